@@ -1,0 +1,17 @@
+"""mindlite: an eager-mode (PyNative) tensor framework for the CPU with MindSpore's API."""
+from .common import dtype  # noqa: F401
+from .common.dtype import *  # noqa: F401,F403
+from .common.dtype import Type  # noqa: F401
+from .common.tensor import Tensor  # noqa: F401
+from .common.parameter import Parameter, ParameterTuple  # noqa: F401
+from .common.initializer import initializer  # noqa: F401
+from .common import initializer as _initializer_module  # noqa: F401
+from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # noqa: F401
+                      set_device)
+from .random_state import set_seed, get_seed  # noqa: F401
+from . import ops  # noqa: F401
+from .kernels.registry import register_kernel  # noqa: F401
+from .backend.session import register_session  # noqa: F401
+
+mstype = dtype
+__version__ = "0.1.0"

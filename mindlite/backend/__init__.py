@@ -1,0 +1,1 @@
+"""Backend: session factory, single-op KernelGraphs and the CPU session."""

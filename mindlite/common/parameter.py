@@ -1,0 +1,81 @@
+"""Parameter: a named, trainable Tensor; its data may be created lazily from an initializer.
+
+As in MindSpore, `Parameter(initializer('normal', (3, 4)), name='w')` allocates
+nothing until `init_data()`, which `Primitive.__call__` triggers the first time a
+primitive sees the parameter (and nn.Cell / the optimizers call as needed).
+"""
+import numpy as np
+
+from .. import abstract
+from .tensor import Tensor
+
+
+class Parameter(Tensor):
+    """`Parameter(default_input, name=None, requires_grad=True, layerwise_parallel=False)`."""
+    __slots__ = ("name", "requires_grad", "layerwise_parallel", "_inited_name")
+
+    def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
+                 parallel_optimizer=True):
+        from .initializer import Initializer
+        if isinstance(default_input, Initializer):
+            if default_input.shape is None or default_input.dtype is None:
+                raise ValueError("For 'Parameter', an initializer used as default_input needs a "
+                                 f"shape and dtype, but got {default_input!r}")
+            self._set_lazy(default_input, default_input.dtype, default_input.shape)
+        elif isinstance(default_input, Tensor):
+            if default_input._arr is None:
+                self._set_lazy(default_input._init, default_input.dtype, default_input.shape)
+            else:
+                self._arr = np.array(default_input._arr)
+                self._abs = abstract.abstract_of_array(self._arr)
+        elif isinstance(default_input, (np.ndarray, list, tuple, int, float, bool, np.generic)):
+            Tensor.__init__(self, default_input)
+        else:
+            raise TypeError("For 'Parameter', 'default_input' must be a Tensor, Initializer, numpy "
+                            f"array or number, but got {type(default_input).__name__}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"For 'Parameter', 'name' must be a str, but got {type(name).__name__}")
+        if not isinstance(requires_grad, bool):
+            raise TypeError("For 'Parameter', 'requires_grad' must be a bool, but got "
+                            f"{type(requires_grad).__name__}")
+        self.name = name if name is not None else "Parameter"
+        self._inited_name = name is not None
+        self.requires_grad = requires_grad
+        self.layerwise_parallel = layerwise_parallel
+
+    @property
+    def data(self):
+        return self
+
+    def set_data(self, data):
+        """Replace the value in place; shape/dtype changes give a new signature (no stale runner)."""
+        if isinstance(data, Tensor) and data._arr is None:
+            data.init_data()
+        return self.assign_value(data)
+
+    def clone(self, init="same"):
+        p = Parameter(Tensor(self._data()), name=self.name, requires_grad=self.requires_grad)
+        return p
+
+    def __repr__(self):
+        return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    def __reduce__(self):
+        return (_rebuild, (self._data(), self.name, self.requires_grad))
+
+
+def _rebuild(arr, name, requires_grad):
+    return Parameter(arr, name=name, requires_grad=requires_grad)
+
+
+class ParameterTuple(tuple):
+    """A tuple of Parameters (the `weights` argument of grad APIs)."""
+
+    def __new__(cls, iterable):
+        items = tuple(iterable)
+        for i, p in enumerate(items):
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For 'ParameterTuple', element {i} must be a Parameter, but got "
+                                f"{type(p).__name__}")
+        return tuple.__new__(cls, items)

@@ -1,0 +1,329 @@
+"""Tensor: a light handle on a numpy array plus its interned abstract (the op signature).
+
+The hot path reads only two slots, `_arr` (the data) and `_abs` (the interned
+AbstractTensor used as the cache key). Every method and operator goes through a
+primitive (ops/functional.py), so it is recorded for autograd like any op.
+Construction rules follow MindSpore (shared/MINDSPORE_API.md): Python floats
+become float32, Python ints int64, numpy arrays keep their dtype and are copied.
+"""
+import numbers
+
+import numpy as np
+
+from .. import abstract
+from . import dtype as mstype
+
+
+def _from_python(data):
+    """list / tuple / scalar -> ndarray with MindSpore's dtype rules for Python values."""
+    if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
+        data = [d.asnumpy() if isinstance(d, Tensor) else d for d in data]
+    arr = np.array(data)
+    if arr.dtype == np.float64 and not _has_numpy_float64(data):
+        arr = arr.astype(np.float32)
+    elif arr.dtype.kind in "iu" and not isinstance(data, np.generic) and arr.dtype != np.int64:
+        if not _has_numpy_values(data):
+            arr = arr.astype(np.int64)
+    return arr
+
+
+def _has_numpy_float64(data):
+    if isinstance(data, (np.ndarray, np.float64)):
+        return True
+    if isinstance(data, (list, tuple)):
+        return any(_has_numpy_float64(d) for d in data)
+    return False
+
+
+def _has_numpy_values(data):
+    if isinstance(data, (np.ndarray, np.generic)):
+        return True
+    if isinstance(data, (list, tuple)):
+        return any(_has_numpy_values(d) for d in data)
+    return False
+
+
+class Tensor:
+    """A tensor: `Tensor(input_data=None, dtype=None, shape=None, init=None)`."""
+    __slots__ = ("_arr", "_abs", "_init", "__weakref__")
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False):
+        if dtype is not None:
+            dtype = mstype.to_type(dtype)
+        if init is not None or (input_data is None and shape is not None):
+            if input_data is not None:
+                raise ValueError("For 'Tensor', 'init' and 'input_data' cannot both be given")
+            if shape is None or dtype is None:
+                raise ValueError("For 'Tensor', lazy initialisation needs 'shape' and 'dtype', "
+                                 f"but got shape={shape!r}, dtype={dtype!r}")
+            shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+            self._set_lazy(init, dtype, shape)
+            return
+        if input_data is None:
+            raise ValueError("For 'Tensor', 'input_data' is required when no 'shape' and 'init' "
+                             "are given, but got None")
+        if isinstance(input_data, Tensor):
+            arr = np.array(input_data.asnumpy())
+        elif isinstance(input_data, np.ndarray):
+            arr = np.array(input_data)
+        elif isinstance(input_data, (numbers.Number, np.generic, list, tuple)):
+            arr = _from_python(input_data)
+        else:
+            raise TypeError("For 'Tensor', 'input_data' must be a Tensor, numpy array, list, tuple "
+                            f"or number, but got {type(input_data).__name__}")
+        if dtype is not None and arr.dtype != dtype.np:
+            arr = arr.astype(dtype.np)
+        self._arr = arr
+        self._abs = abstract.abstract_of_array(arr)
+
+    def _set_lazy(self, init, dtype, shape):
+        self._arr = None
+        self._init = init
+        self._abs = abstract.lazy_abstract(dtype, shape)
+
+    @classmethod
+    def from_numpy(cls, array):
+        """A Tensor sharing memory with `array` (a view: later reshapes of `array` do not leak in)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"For 'Tensor.from_numpy', expected a numpy array, but got "
+                            f"{type(array).__name__}")
+        t = cls.__new__(cls)
+        t._arr = array.view()
+        t._abs = abstract.abstract_of_array(t._arr)
+        return t
+
+    def init_data(self):
+        """Materialise a lazily initialised tensor (initializer given at construction)."""
+        if self._arr is None:
+            from .initializer import materialize
+            arr = materialize(self._init, self._abs.shape, self._abs.dtype)
+            self._arr = arr
+            self._abs = abstract.abstract_of_array(arr)
+        return self
+
+    # ---- attributes -------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._abs.shape
+
+    @property
+    def dtype(self):
+        return self._abs.dtype
+
+    @property
+    def ndim(self):
+        return len(self._abs.shape)
+
+    @property
+    def size(self):
+        return self._abs.size
+
+    @property
+    def itemsize(self):
+        return self._abs.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._abs.size * self._abs.dtype.itemsize
+
+    @property
+    def strides(self):
+        return self._data().strides
+
+    def _data(self):
+        if self._arr is None:
+            self.init_data()
+        return self._arr
+
+    def asnumpy(self):
+        """The data as a numpy array (shares memory with the tensor, as in MindSpore)."""
+        return self._data()
+
+    def numpy(self):
+        return self._data()
+
+    def item(self):
+        arr = self._data()
+        if arr.size != 1:
+            raise ValueError(f"For 'Tensor.item', the tensor must have exactly one element, but "
+                             f"got shape {list(arr.shape)}")
+        return arr.reshape(()).item()
+
+    def tolist(self):
+        return self._data().tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self._data()
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def __len__(self):
+        if not self._abs.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._abs.shape[0]
+
+    def __iter__(self):
+        if not self._abs.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._abs.shape[0]))
+
+    def __bool__(self):
+        arr = self._data()
+        if arr.size != 1:
+            raise ValueError("The truth value of a Tensor with more than one element is "
+                             "ambiguous; use .any() or .all()")
+        return bool(arr.reshape(()))
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if not self._abs.dtype.is_int:
+            raise TypeError(f"only integer tensors can be used as an index, got {self._abs.dtype}")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        if self._arr is None:
+            return (f"Tensor(shape={list(self._abs.shape)}, dtype={self._abs.dtype}, "
+                    f"value=<not initialized: {self._init!r}>)")
+        arr = self._arr
+        if arr.ndim == 0:
+            v = arr.item()
+            text = f"{v:g}" if isinstance(v, float) else str(v)
+            return f"Tensor(shape=[], dtype={self._abs.dtype}, value= {text})"
+        fmt = None
+        if arr.dtype.kind == "f":
+            fmt = {"float_kind": lambda v: f"{v: .8e}"}
+        text = np.array2string(arr, separator=", ", formatter=fmt, threshold=1000)
+        sep = "\n" if arr.ndim > 1 else " "
+        return f"Tensor(shape={list(arr.shape)}, dtype={self._abs.dtype}, value={sep}{text})"
+
+    def __str__(self):
+        if self._arr is None:
+            return repr(self)
+        return str(self._arr)
+
+    def astype(self, dtype):
+        return F.cast(self, mstype.to_type(dtype))
+
+    def to(self, dtype):
+        return self.astype(dtype)
+
+    def copy(self):
+        return Tensor(self)
+
+    def set_dtype(self, dtype):
+        """Change the dtype in place (the signature changes, so cached runners do not match)."""
+        self._arr = self._data().astype(mstype.to_type(dtype).np)
+        self._abs = abstract.abstract_of_array(self._arr)
+        return self
+
+    def assign_value(self, value):
+        """Replace the data in place (shape and dtype may change; the signature follows)."""
+        arr = value.asnumpy() if isinstance(value, Tensor) else np.asarray(value)
+        self._arr = np.array(arr)
+        self._abs = abstract.abstract_of_array(self._arr)
+        return self
+
+    # ---- operators (each one a primitive call) ---------------------------------------
+    def __add__(self, other): return F.add(self, other)
+    def __radd__(self, other): return F.add(other, self)
+    def __sub__(self, other): return F.sub(self, other)
+    def __rsub__(self, other): return F.sub(other, self)
+    def __mul__(self, other): return F.mul(self, other)
+    def __rmul__(self, other): return F.mul(other, self)
+    def __truediv__(self, other): return F.div(self, other)
+    def __rtruediv__(self, other): return F.div(other, self)
+    def __floordiv__(self, other): return F.floor_div(self, other)
+    def __rfloordiv__(self, other): return F.floor_div(other, self)
+    def __mod__(self, other): return F.floor_mod(self, other)
+    def __rmod__(self, other): return F.floor_mod(other, self)
+    def __pow__(self, other): return F.pow(self, other)
+    def __rpow__(self, other): return F.pow(other, self)
+    def __matmul__(self, other): return F.matmul(self, other)
+    def __rmatmul__(self, other): return F.matmul(other, self)
+    def __neg__(self): return F.neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return F.abs(self)
+    def __invert__(self): return F.logical_not(self)
+    def __and__(self, other): return F.logical_and(self, other)
+    def __or__(self, other): return F.logical_or(self, other)
+    def __eq__(self, other): return F.equal(self, other)
+    def __ne__(self, other): return F.not_equal(self, other)
+    def __lt__(self, other): return F.less(self, other)
+    def __le__(self, other): return F.less_equal(self, other)
+    def __gt__(self, other): return F.greater(self, other)
+    def __ge__(self, other): return F.greater_equal(self, other)
+    def __getitem__(self, index): return F.tensor_getitem(self, index)
+
+    def __setitem__(self, index, value):
+        F.tensor_setitem(self, index, value)
+
+    # ---- methods ---------------------------------------------------------------------
+    @property
+    def T(self):
+        return F.transpose(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    def add(self, other): return F.add(self, other)
+    def sub(self, other): return F.sub(self, other)
+    def mul(self, other): return F.mul(self, other)
+    def div(self, other): return F.div(self, other)
+    def pow(self, other): return F.pow(self, other)
+    def matmul(self, other): return F.matmul(self, other)
+    def maximum(self, other): return F.maximum(self, other)
+    def minimum(self, other): return F.minimum(self, other)
+    def abs(self): return F.abs(self)
+    def neg(self): return F.neg(self)
+    def exp(self): return F.exp(self)
+    def log(self): return F.log(self)
+    def sqrt(self): return F.sqrt(self)
+    def square(self): return F.square(self)
+    def sigmoid(self): return F.sigmoid(self)
+    def tanh(self): return F.tanh(self)
+    def relu(self): return F.relu(self)
+    def clamp(self, min=None, max=None): return F.clamp(self, min, max)
+    def sum(self, axis=None, keepdims=False): return F.sum(self, axis, keepdims)
+    def mean(self, axis=None, keep_dims=False): return F.mean(self, axis, keep_dims)
+    def max(self, axis=None, keepdims=False): return F.amax(self, axis, keepdims)
+    def min(self, axis=None, keepdims=False): return F.amin(self, axis, keepdims)
+    def prod(self, axis=None, keep_dims=False): return F.prod(self, axis, keep_dims)
+    def all(self, axis=None, keep_dims=False): return F.all(self, axis, keep_dims)
+    def any(self, axis=None, keep_dims=False): return F.any(self, axis, keep_dims)
+    def argmax(self, axis=None, keepdims=False): return F.argmax(self, axis, keepdims)
+    def argmin(self, axis=None, keepdims=False): return F.argmin(self, axis, keepdims)
+    def softmax(self, axis=-1): return F.softmax(self, axis)
+    def reshape(self, *shape): return F.reshape(self, _shape_args(shape))
+    def view(self, *shape): return F.reshape(self, _shape_args(shape))
+    def flatten(self): return F.reshape(self, (-1,))
+    def ravel(self): return F.reshape(self, (-1,))
+    def squeeze(self, axis=None): return F.squeeze(self, axis)
+    def expand_dims(self, axis): return F.expand_dims(self, axis)
+    def unsqueeze(self, dim): return F.expand_dims(self, dim)
+    def tile(self, multiples): return F.tile(self, multiples)
+    def broadcast_to(self, shape): return F.broadcast_to(self, shape)
+    def expand_as(self, other): return F.broadcast_to(self, other.shape)
+    def gather(self, input_indices, axis): return F.gather(self, input_indices, axis)
+
+    def transpose(self, *axes):
+        axes = _shape_args(axes)
+        if not axes:
+            axes = tuple(range(self.ndim - 1, -1, -1))
+        return F.transpose(self, axes)
+
+    def permute(self, *axes):
+        return F.transpose(self, _shape_args(axes))
+
+
+def _shape_args(args):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+from ..ops import functional as F  # noqa: E402  (functional needs Tensor defined first)

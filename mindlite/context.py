@@ -1,0 +1,78 @@
+"""Global context: set_context / get_context / set_device, as mindspore.context.
+
+Keys that change how ops run (backend_policy, kernel_provider, device_target)
+bump `CONTEXT.version`; cached runners remember the version they were built
+under and are rebuilt when it changes, so a context change is never ignored.
+
+GRAPH_MODE is accepted and, until graph mode exists, runs eagerly like
+PYNATIVE_MODE (documented in the README).
+"""
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+_DEFAULTS = {
+    "mode": PYNATIVE_MODE,
+    "device_target": "CPU",
+    "device_id": 0,
+    "save_graphs": False,
+    "save_graphs_path": ".",
+    "backend_policy": "ms",       # "ms": registered kernels; "vm": numpy reference kernels
+    "kernel_provider": None,      # a provider name that wins kernel selection when it applies
+    "pynative_synchronize": True,
+    "max_call_depth": 1000,
+}
+_CHOICES = {
+    "mode": (GRAPH_MODE, PYNATIVE_MODE),
+    "device_target": ("CPU",),
+    "backend_policy": ("ms", "vm"),
+}
+_RUNNER_KEYS = ("backend_policy", "kernel_provider", "device_target")
+
+
+class _Context:
+    def __init__(self):
+        self.values = dict(_DEFAULTS)
+        self.version = 0
+        self.listeners = []       # called when a key that affects cached runners changes
+
+
+CONTEXT = _Context()
+
+
+def set_context(**kwargs):
+    """Set context keys, e.g. set_context(mode=PYNATIVE_MODE, device_target='CPU')."""
+    for key, value in kwargs.items():
+        if key not in _DEFAULTS:
+            raise ValueError(f"For 'set_context', unknown key '{key}'; expected one of "
+                             f"{sorted(_DEFAULTS)}")
+        if key == "device_target" and isinstance(value, str):
+            value = value.upper() if value.lower() == "cpu" else value
+        choices = _CHOICES.get(key)
+        if choices is not None and value not in choices:
+            raise ValueError(f"For 'set_context', '{key}' must be one of {list(choices)}, but got "
+                             f"{value!r}")
+        if key == "kernel_provider" and value is not None and not isinstance(value, str):
+            raise TypeError("For 'set_context', 'kernel_provider' must be a str or None, but got "
+                            f"{type(value).__name__}")
+        CONTEXT.values[key] = value
+        if key in _RUNNER_KEYS:
+            CONTEXT.version += 1
+            for listener in CONTEXT.listeners:
+                listener()
+
+
+def get_context(key):
+    if key not in CONTEXT.values:
+        raise ValueError(f"For 'get_context', unknown key '{key}'; expected one of "
+                         f"{sorted(CONTEXT.values)}")
+    return CONTEXT.values[key]
+
+
+def set_device(device_target, device_id=None):
+    """Select the device (only 'CPU' exists)."""
+    set_context(device_target=device_target)
+    if device_id is not None:
+        if not isinstance(device_id, int) or device_id < 0:
+            raise ValueError(f"For 'set_device', 'device_id' must be a non-negative int, but got "
+                             f"{device_id!r}")
+        CONTEXT.values["device_id"] = device_id

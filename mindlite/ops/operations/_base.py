@@ -1,0 +1,50 @@
+"""Shared shapes of primitives: elementwise unary and binary (broadcasting) ops.
+
+A concrete op is a subclass with a docstring stating its math, the dtypes it
+accepts and, for binary ops, what its output dtype is (the input's, or bool).
+"""
+from ...common import dtype as mstype
+from ..primitive import Primitive, prim_attr_register
+from ..validator import broadcast_shape, check_dtype, check_tensor, tensor
+
+
+class UnaryOp(Primitive):
+    """y = f(x), same shape and dtype as x."""
+    input_names = ("x",)
+    valid_types = mstype.NUMBER_TYPES
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer(self, x):
+        check_dtype(self, "x", x, self.valid_types)
+        return x
+
+
+class FloatUnaryOp(UnaryOp):
+    """Transcendental: float inputs only (as MindSpore)."""
+    valid_types = mstype.FLOAT_TYPES
+
+
+class BinaryOp(Primitive):
+    """z = f(x, y) with broadcasting; x and y are promoted to one dtype first."""
+    input_names = ("x", "y")
+    same_type_inputs = (0, 1)
+    valid_types = mstype.ALL_TYPES
+    output_bool = False
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer(self, x, y):
+        check_tensor(self, "x", x)
+        check_tensor(self, "y", y)
+        check_dtype(self, "x", x, self.valid_types)
+        shape = x.shape if x.shape == y.shape else broadcast_shape(self, x.shape, y.shape)
+        return tensor(mstype.bool_ if self.output_bool else x.dtype, shape)
+
+
+class CompareOp(BinaryOp):
+    output_bool = True

@@ -1,0 +1,208 @@
+"""Primitive: the named op object every call goes through (MindSpore's ops.Primitive).
+
+    Primitive.__call__(*args)
+      fast path: runners[signature] -> cached runner (one dict lookup, then the kernel)
+      first call of a signature: check_elim -> Parameter.init_data -> _run_op
+        -> PynativeExecutor.real_run_op -> ForwardExecutor.run_op (pynative/forward.py)
+
+A primitive declares, next to its definition:
+  infer(*inputs)            abstracts in (AbstractTensor, or the Python value of a
+                            constant input), abstract(s) out; raises TypeError/ValueError
+  kernel_params(*inputs)    keyword arguments its kernels need (normalised axes, ...)
+  const_inputs              indexes of inputs that are compile-time values (axis, shape)
+  same_type_inputs          indexes promoted to one dtype first (MindSpore's signature 'T')
+The signature of a call is the tuple of its inputs' interned abstracts, so the
+runner cache is hashed by identity; constants enter the key by value, Python
+scalars in tensor positions by type (their value is converted on each call).
+"""
+import functools
+import inspect
+from operator import attrgetter
+
+import numpy as np
+
+from ..common.tensor import Tensor
+from .. import context
+
+_get_abs = attrgetter("_abs")
+
+# (primitive class, attrs key) -> {signature: runner}; shared by equal primitives, so
+# `ops.ReLU()(x)` in a loop reuses the runners of the first ReLU() built.
+RUNNER_CACHES = {}
+
+
+def clear_runner_caches():
+    """Forget every cached runner (after a context change that affects kernel selection)."""
+    for cache in RUNNER_CACHES.values():
+        cache.clear()
+
+
+context.CONTEXT.listeners.append(clear_runner_caches)
+
+
+def _hashable(value):
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return value
+
+
+class Primitive:
+    """Base class of all primitives; `name` is the MindSpore op name."""
+    const_inputs = ()
+    same_type_inputs = ()
+    promote_int_to_float = False      # e.g. Div: int32 / int32 -> float32
+    dynamic_shape = False             # output shape known only after the kernel ran
+    input_names = None                # for error messages and argument-count checks
+
+    def __init__(self, name=None):
+        self.name = name if name is not None else type(self).__name__
+        self.attrs = {}
+        self._refresh_attrs_key()
+
+    # ---- attributes --------------------------------------------------------------------
+    def add_prim_attr(self, name, value):
+        self.attrs[name] = value
+        self._refresh_attrs_key()
+        return self
+
+    def del_prim_attr(self, name):
+        self.attrs.pop(name, None)
+        self._refresh_attrs_key()
+        return self
+
+    def _refresh_attrs_key(self):
+        self.attrs_key = tuple((k, _hashable(v)) for k, v in sorted(self.attrs.items()))
+        self._runners = RUNNER_CACHES.setdefault((type(self), self.name, self.attrs_key), {})
+
+    def __repr__(self):
+        return f"Prim[{self.name}]"
+
+    def __eq__(self, other):
+        return (type(self) is type(other) and self.name == other.name
+                and self.attrs_key == other.attrs_key)
+
+    def __hash__(self):
+        return hash((type(self), self.name, self.attrs_key))
+
+    # ---- contract with the forward executor ----------------------------------------------
+    def infer(self, *inputs):
+        raise NotImplementedError(f"Primitive '{self.name}' defines no inference")
+
+    def kernel_params(self, *inputs):
+        return {}
+
+    def check_elim(self, *args):
+        """(True, value) when the call can be answered without running the op."""
+        return False, None
+
+    # ---- the call ------------------------------------------------------------------------
+    def __call__(self, *args):
+        try:
+            runner = self._runners[tuple(map(_get_abs, args))]
+        except (AttributeError, KeyError):
+            return self._dispatch(args)
+        return runner(args)
+
+    def _dispatch(self, args):
+        runner = self._runners.get(signature_key(self, args))
+        if runner is not None:
+            return runner(args)
+        should_elim, value = self.check_elim(*args)
+        if should_elim:
+            return value
+        _init_parameters(args)
+        return _run_op(self, self.name, args)
+
+
+def _scalar_key(value):
+    t = type(value)
+    if t is float or t is int or t is bool:
+        return t
+    if isinstance(value, np.generic):
+        if value.dtype.kind == "f":
+            return float
+        if value.dtype.kind == "b":
+            return bool
+        if value.dtype.kind in "iu":
+            return int
+    return ("value", _hashable(value))
+
+
+def const_value(value):
+    """A constant input as a plain Python value (Tensors and arrays become lists/scalars)."""
+    if isinstance(value, Tensor):
+        return value.asnumpy().tolist()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, list):
+        return tuple(const_value(v) for v in value)
+    if isinstance(value, tuple):
+        return tuple(const_value(v) for v in value)
+    return value
+
+
+def signature_key(prim, args):
+    """The runner-cache key of a call (see the module docstring)."""
+    key = []
+    const = prim.const_inputs
+    for i, a in enumerate(args):
+        if i in const:
+            key.append(("const", _hashable(const_value(a))))
+        elif isinstance(a, Tensor):
+            key.append(a._abs)
+        elif isinstance(a, (tuple, list)):
+            key.append(tuple(x._abs if isinstance(x, Tensor) else _scalar_key(x) for x in a))
+        else:
+            key.append(_scalar_key(a))
+    return tuple(key)
+
+
+def _init_parameters(args):
+    for a in args:
+        if isinstance(a, Tensor) and a._arr is None:
+            a.init_data()
+        elif isinstance(a, (tuple, list)):
+            _init_parameters(a)
+
+
+def _run_op(prim, name, args):
+    """Hand a primitive call to the PyNative executor (as MindSpore's _run_op)."""
+    from ..pynative.executor import PYNATIVE_EXECUTOR
+    return PYNATIVE_EXECUTOR.real_run_op(prim, name, args)
+
+
+def prim_attr_register(fn):
+    """Decorate `__init__`: its arguments (defaults included) become the primitive's attrs."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        try:
+            bound = sig.bind(self, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"For '{type(self).__name__}', invalid arguments: {e}") from None
+        bound.apply_defaults()
+        Primitive.__init__(self, type(self).__name__)
+        for k, v in list(bound.arguments.items())[1:]:
+            if sig.parameters[k].kind in (inspect.Parameter.VAR_POSITIONAL,
+                                          inspect.Parameter.VAR_KEYWORD):
+                continue
+            self.attrs[k] = v
+        fn(self, *args, **kwargs)
+        self._refresh_attrs_key()
+        self.init_args = bound.arguments
+    return wrapper
+
+
+class PrimitiveWithInfer(Primitive):
+    """Alias kept for MindSpore code that subclasses it."""

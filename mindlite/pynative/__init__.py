@@ -1,0 +1,1 @@
+"""PyNative execution: the executor singleton, the forward executor and the grad recorder."""

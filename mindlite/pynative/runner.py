@@ -1,0 +1,163 @@
+"""Runners: what every repeated call of a cached op signature executes.
+
+A runner is built once, at the end of a signature's first call, from that
+call's OpRunInfo (which inputs are tensors, scalars to convert, casts) and its
+KernelGraph (the selected kernel, the output abstract, the allocation plan held
+by the runtime). It is a closure over those values, so a repeated call does:
+read the input arrays, allocate outputs (pool for large ones), launch the kernel,
+wrap the result, and report to the grad recorder if it is recording.
+The templates below are specialised by arity because each saved Python-level
+step is measurable at 4x4 sizes (benchmarks/op_latency.py).
+"""
+import numpy as np
+
+from .. import abstract
+from ..abstract import AbstractTensor
+from ..common.tensor import Tensor
+
+_new = object.__new__
+
+
+def record(grad, prim, args, result):
+    if grad.recording:
+        grad.record(prim, args, result)
+
+
+def wrap_outputs(outputs, out_abs, dynamic):
+    """Kernel output arrays -> Tensor or tuple of Tensors with their abstracts."""
+    if isinstance(out_abs, AbstractTensor):
+        return _wrap(outputs[0], abstract.abstract_of_array(outputs[0]) if dynamic else out_abs)
+    return tuple(_wrap(o, abstract.abstract_of_array(o) if dynamic else a)
+                 for o, a in zip(outputs, out_abs))
+
+
+def _wrap(arr, abs_):
+    t = _new(Tensor)
+    t._arr = arr
+    t._abs = abs_
+    return t
+
+
+def constant_runner(value):
+    """Constant folding: inference already knew the result (e.g. Shape)."""
+    def run(args):
+        return value
+    return run
+
+
+def const_prim_runner(outputs, out_abs):
+    """An op with only constant inputs: computed once, a fresh copy per call (outputs are mutable)."""
+    def run(args):
+        return wrap_outputs([o.copy() for o in outputs], out_abs, False)
+    return run
+
+
+def make_runner(info, graph, runtime, grad):
+    prim = info.prim
+    kinds = info.kinds
+    launch = graph.launch
+    out_abs = info.output_abstract
+    if graph.kernel.alloc == "kernel" or prim.dynamic_shape:
+        return _kernel_alloc_runner(info, launch, grad)
+    if isinstance(out_abs, AbstractTensor) and all(k == "tensor" for k in kinds) \
+            and all(a._abs.dtype is t for a, t in zip(info.args, info.types)):
+        alloc = runtime.allocator(out_abs)
+        if len(kinds) == 1:
+            return _unary_runner(prim, launch, alloc, out_abs, grad)
+        if len(kinds) == 2:
+            return _binary_runner(prim, launch, alloc, out_abs, grad)
+    return _generic_runner(info, launch, runtime, grad)
+
+
+def _unary_runner(prim, launch, alloc, out_abs, grad):
+    def run(args):
+        out = alloc()
+        launch(args[0]._arr, out)
+        t = _new(Tensor)
+        t._arr = out
+        t._abs = out_abs
+        if grad.recording:
+            grad.record(prim, args, t)
+        return t
+    return run
+
+
+def _binary_runner(prim, launch, alloc, out_abs, grad):
+    def run(args):
+        out = alloc()
+        launch(args[0]._arr, args[1]._arr, out)
+        t = _new(Tensor)
+        t._arr = out
+        t._abs = out_abs
+        if grad.recording:
+            grad.record(prim, args, t)
+        return t
+    return run
+
+
+def input_reader(info):
+    """A function args -> kernel input arrays, applying the casts decided on the first call."""
+    plan = []
+    for i, (kind, t, a) in enumerate(zip(info.kinds, info.types, info.args)):
+        if kind == "const":
+            continue
+        if kind == "tensor":
+            plan.append((i, kind, None if a._abs.dtype is t else t.np))
+        elif kind == "scalar":
+            plan.append((i, kind, t.np))
+        else:
+            plan.append((i, kind, None))
+
+    def read(args):
+        ins = []
+        for i, kind, np_dtype in plan:
+            a = args[i]
+            if kind == "tensor":
+                ins.append(a._arr if np_dtype is None else a._arr.astype(np_dtype))
+            elif kind == "scalar":
+                ins.append(np.asarray(a, dtype=np_dtype))
+            else:
+                ins.append([x._arr if isinstance(x, Tensor) else np.asarray(x) for x in a])
+        return ins
+    return read
+
+
+def _generic_runner(info, launch, runtime, grad):
+    prim = info.prim
+    out_abs = info.output_abstract
+    read = input_reader(info)
+    outs_abs = (out_abs,) if isinstance(out_abs, AbstractTensor) else out_abs
+    allocs = [runtime.allocator(a) for a in outs_abs]
+    single = isinstance(out_abs, AbstractTensor)
+
+    def run(args):
+        outs = [alloc() for alloc in allocs]
+        launch(*read(args), *outs)
+        if single:
+            result = _wrap(outs[0], out_abs)
+        else:
+            result = tuple(_wrap(o, a) for o, a in zip(outs, outs_abs))
+        if grad.recording:
+            grad.record(prim, args, result)
+        return result
+    return run
+
+
+def _kernel_alloc_runner(info, launch, grad):
+    """Kernels that return their outputs: views (Reshape) and dynamic shapes (Unique)."""
+    prim = info.prim
+    read = input_reader(info)
+    out_abs = info.output_abstract
+    dynamic = prim.dynamic_shape
+    single = isinstance(out_abs, AbstractTensor)
+
+    def run(args):
+        outs = launch(*read(args))
+        if single:
+            result = _wrap(outs, abstract.abstract_of_array(outs) if dynamic else out_abs)
+        else:
+            result = wrap_outputs(outs, out_abs, dynamic)
+        if grad.recording:
+            grad.record(prim, args, result)
+        return result
+    return run

@@ -1,0 +1,1 @@
+"""Runtime: the CPU kernel runtime and its memory pool."""
