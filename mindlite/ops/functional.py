@@ -3,3 +3,4 @@ from .function.math_func import *  # noqa: F401,F403
 from .function.nn_func import *  # noqa: F401,F403
 from .function.reduce_func import *  # noqa: F401,F403
 from .function.array_func import *  # noqa: F401,F403
+from .function.index_func import *  # noqa: F401,F403

@@ -3,3 +3,4 @@ from .math_ops import *  # noqa: F401,F403
 from .nn_ops import *  # noqa: F401,F403
 from .array_ops import *  # noqa: F401,F403
 from .reduce_ops import *  # noqa: F401,F403
+from .slice_ops import *  # noqa: F401,F403

@@ -1,0 +1,2 @@
+"""Tensor indexing (t[...] and t[...] = v) expressed with primitives."""
+__all__ = []
