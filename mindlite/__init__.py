@@ -10,6 +10,8 @@ from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # no
                       set_device)
 from .random_state import set_seed, get_seed  # noqa: F401
 from . import ops  # noqa: F401
+from . import nn  # noqa: F401
+from .ops.composite import grad, value_and_grad, GradOperation  # noqa: F401
 from .kernels.registry import register_kernel  # noqa: F401
 from .backend.session import register_session  # noqa: F401
 

@@ -4,3 +4,4 @@ from .function.nn_func import *  # noqa: F401,F403
 from .function.reduce_func import *  # noqa: F401,F403
 from .function.array_func import *  # noqa: F401,F403
 from .function.index_func import *  # noqa: F401,F403
+from .function.grad_api import *  # noqa: F401,F403

@@ -1,20 +1,131 @@
-"""GradExecutor: the grad recorder the forward executor reports every op to.
+"""GradExecutor: the grad recorder the forward executor reports every op to, and backward.
 
-`recording` is read by every cached runner after its kernel ran; while it is
-False (no gradient being taken) recording costs one attribute read. The
-autograd issue fills in `record` and the backward pass.
+While a grad API (ops/composite.py) runs the user's function it opens a Tape
+that tracks the inputs being differentiated. Every op that runs while
+`recording` is True is offered to each open tape; a tape keeps it as a node
+(prim, inputs, output) only if one of its inputs is tracked, and then tracks the
+output. Nothing is kept for ops whose inputs are untracked, for
+non-differentiable primitives, or under stop_gradient.
+
+Backward walks a tape's nodes in reverse (record order is a topological order),
+calls each primitive's bprop `bprop(prim, *inputs, out, dout) -> input grads`
+and accumulates with the Add primitive (fan-out just works). bprops are built
+from primitives, so while an outer tape is open the backward pass is itself
+recorded: grad(grad(f)) works. A tape lives only for one grad call; it holds
+plain references (no cycles through tensors) and is dropped when the call returns.
 """
+from ..common.tensor import Tensor
+
+BPROPS = {}                 # primitive class -> bprop(prim, *inputs, out, dout) -> tuple
+NON_DIFFERENTIABLE = set()  # primitive classes whose outputs carry no gradient
+
+
+def bprop_for(*prim_classes):
+    """Decorator: register the bprop rule of one or more primitive classes."""
+    def deco(fn):
+        for cls in prim_classes:
+            BPROPS[cls] = fn
+        return fn
+    return deco
+
+
+def non_differentiable(*prim_classes):
+    """Mark primitives whose outputs have no gradient (comparisons, Argmax, Shape, ...)."""
+    NON_DIFFERENTIABLE.update(prim_classes)
+
+
+class Tape:
+    __slots__ = ("nodes", "tracked", "keep")
+
+    def __init__(self):
+        self.nodes = []
+        self.tracked = set()      # ids of tensors whose gradient flows to the watched inputs
+        self.keep = []            # the watched tensors themselves (ids stay valid)
+
+    def watch(self, tensor):
+        self.tracked.add(id(tensor))
+        self.keep.append(tensor)
+
+
+def _tensors(args):
+    for a in args:
+        if isinstance(a, Tensor):
+            yield a
+        elif isinstance(a, (tuple, list)):
+            yield from (x for x in a if isinstance(x, Tensor))
 
 
 class GradExecutor:
     def __init__(self):
         self.recording = False
-        self.tape = None
+        self.tapes = []
+
+    # ---- recording ---------------------------------------------------------------------
+    def open_tape(self):
+        tape = Tape()
+        self.tapes.append(tape)
+        self.recording = True
+        return tape
+
+    def close_tape(self, tape):
+        self.tapes.remove(tape)
+        self.recording = bool(self.tapes)
 
     def record(self, prim, inputs, output):
-        """Called after an op ran while `recording` is True."""
-        if self.tape is not None:
-            self.tape.append((prim, inputs, output))
+        """Called by every runner after its kernel ran, while `recording` is True."""
+        if type(prim) in NON_DIFFERENTIABLE:
+            return
+        for tape in self.tapes:
+            tracked = tape.tracked
+            for a in inputs:
+                if id(a) in tracked or (type(a) in (tuple, list)
+                                        and any(id(x) in tracked for x in a)):
+                    break
+            else:
+                continue
+            tape.nodes.append((prim, inputs, output))
+            if type(output) is tuple:
+                tracked.update(id(o) for o in output)
+            else:
+                tracked.add(id(output))
+
+    # ---- backward ----------------------------------------------------------------------
+    def backward(self, tape, outputs, sens):
+        """Gradients of sum(sens_i * outputs_i) w.r.t. every tracked tensor: {id: Tensor}."""
+        from ..ops.function.grad_func import accumulate, zeros_like_tensor
+        grads = {}
+        for out, s in zip(outputs, sens):
+            if id(out) in tape.tracked:
+                accumulate(grads, out, s)
+        for prim, inputs, out in reversed(tape.nodes):
+            if type(out) is tuple:
+                douts = [grads.get(id(o)) for o in out]
+                if all(d is None for d in douts):
+                    continue
+                dout = tuple(zeros_like_tensor(o) if d is None else d for o, d in zip(out, douts))
+            else:
+                dout = grads.get(id(out))
+                if dout is None:
+                    continue
+            bprop = BPROPS.get(type(prim))
+            if bprop is None:
+                raise NotImplementedError(f"For '{prim.name}', no bprop is registered: it cannot "
+                                          "be differentiated")
+            dins = bprop(prim, *inputs, out, dout)
+            if len(dins) != len(inputs):
+                raise RuntimeError(f"The bprop of '{prim.name}' returned {len(dins)} gradients "
+                                   f"for {len(inputs)} inputs")
+            for x, dx in zip(inputs, dins):
+                if dx is None:
+                    continue
+                if isinstance(x, Tensor):
+                    if id(x) in tape.tracked:
+                        accumulate(grads, x, dx)
+                elif isinstance(x, (tuple, list)):
+                    for xi, dxi in zip(x, dx):
+                        if isinstance(xi, Tensor) and dxi is not None and id(xi) in tape.tracked:
+                            accumulate(grads, xi, dxi)
+        return grads
 
 
 GRAD_EXECUTOR = GradExecutor()

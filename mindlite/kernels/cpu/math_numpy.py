@@ -1,14 +1,156 @@
-"""numpy reference kernels for math_ops: the oracle in tests and the last-resort provider."""
+"""numpy reference kernels for math_ops: the oracle in tests and the last-resort provider.
+
+Every kernel here is alloc="runtime": fn(*inputs, out, **params) writes into the
+preallocated C-contiguous output of the inferred shape and dtype. Inputs may be
+non-contiguous, 0-d, empty, or broadcast against each other (inference checked that
+they broadcast to `out.shape`). Math runs in the input dtype, as numpy's ufuncs do
+(float16 ufuncs evaluate in float32 and round each result to float16).
+Domain edges give IEEE / numpy values without a RuntimeWarning: x/0 = +-inf, log(-1)
+= nan, int x // 0 = int x % 0 = 0 (np.errstate inside the kernels that can hit them).
+"""
+import math
+
 import numpy as np
 
+from ...common import dtype as mstype
 from ..registry import register_kernel
 
+# ---- plain ufuncs: one numpy ufunc, computed in the input dtype, no domain edges --------
+_UFUNCS = {
+    "Abs": np.absolute, "Neg": np.negative, "Square": np.square, "Sign": np.sign,
+    "Floor": np.floor, "Ceil": np.ceil, "LogicalNot": np.logical_not,
+    "Add": np.add, "Sub": np.subtract, "Mul": np.multiply,
+    "Maximum": np.maximum, "Minimum": np.minimum,
+    "Equal": np.equal, "NotEqual": np.not_equal, "Less": np.less, "LessEqual": np.less_equal,
+    "Greater": np.greater, "GreaterEqual": np.greater_equal,
+    "LogicalAnd": np.logical_and, "LogicalOr": np.logical_or,
+}
+# ---- ufuncs whose domain edges (x/0, log(-1), exp overflow, sin(inf)) would warn ----------
+_QUIET_UFUNCS = {
+    "Exp": np.exp, "Log": np.log, "Sqrt": np.sqrt, "Sin": np.sin, "Cos": np.cos,
+    "Reciprocal": np.reciprocal, "Div": np.true_divide, "RealDiv": np.true_divide,
+    "FloorDiv": np.floor_divide, "FloorMod": np.remainder, "Mod": np.fmod,
+}
 
-@register_kernel("Add", provider="numpy")
-def add_numpy(x, y, out):
-    np.add(x, y, out=out)
+
+def _snake(name):
+    return "".join("_" + c.lower() if c.isupper() and i else c.lower()
+                   for i, c in enumerate(name))
+
+
+def _plain_kernel(ufunc):
+    if ufunc.nin == 1:
+        def kernel(x, out):
+            ufunc(x, out=out)
+    else:
+        def kernel(x, y, out):
+            ufunc(x, y, out=out)
+    return kernel
+
+
+def _quiet_kernel(ufunc):
+    if ufunc.nin == 1:
+        def kernel(x, out):
+            with np.errstate(all="ignore"):
+                ufunc(x, out=out)
+    else:
+        def kernel(x, y, out):
+            with np.errstate(all="ignore"):
+                ufunc(x, y, out=out)
+    return kernel
+
+
+for _table, _make in ((_UFUNCS, _plain_kernel), (_QUIET_UFUNCS, _quiet_kernel)):
+    for _op, _ufunc in _table.items():
+        _fn = _make(_ufunc)
+        _fn.__name__ = _fn.__qualname__ = f"{_snake(_op)}_numpy"
+        register_kernel(_op, provider="numpy")(_fn)
+
+
+# ---- unary ops with more than one ufunc -------------------------------------------------
+@register_kernel("Rsqrt", provider="numpy")
+def rsqrt_numpy(x, out):
+    with np.errstate(all="ignore"):
+        np.sqrt(x, out=out)
+        np.divide(1, out, out=out)
+
+
+@register_kernel("Round", provider="numpy", dtypes=mstype.FLOAT_TYPES)
+def round_numpy(x, out):
+    np.rint(x, out=out)                       # ties to even
+
+
+@register_kernel("Round", provider="numpy", dtypes=mstype.INT_TYPES)
+def round_int_numpy(x, out):
+    np.copyto(out, x)
+
+
+@register_kernel("Erf", provider="numpy")
+def erf_numpy(x, out):
+    # NOTE: numpy has no erf ufunc; each value goes through math.erf (double precision) and is
+    # rounded once to the input dtype: correctly rounded, at ~50 ns per element.
+    vals = np.fromiter(map(math.erf, x.ravel().tolist()), dtype=np.float64, count=x.size)
+    out[...] = vals.reshape(x.shape)
+
+
+# ---- binary ops with integer edge cases ---------------------------------------------------
+@register_kernel("Pow", provider="numpy", dtypes=mstype.FLOAT_TYPES)
+def pow_numpy(x, y, out):
+    with np.errstate(all="ignore"):
+        np.power(x, y, out=out)
+
+
+@register_kernel("Pow", provider="numpy", dtypes=mstype.INT_TYPES)
+def pow_int_numpy(x, y, out):
+    neg = y < 0 if y.dtype.kind == "i" else False
+    if not np.any(neg):
+        np.power(x, y, out=out)               # overflow wraps, as C
+        return
+    # numpy refuses negative int exponents; trunc(1 / x**n) is 1 for x = 1, +-1 for x = -1,
+    # 0 otherwise (0 ** -n too: the int result of an infinite value is defined as 0 here).
+    np.power(x, np.where(neg, 0, y), out=out)
+    xb = np.broadcast_to(x, out.shape)
+    odd = np.broadcast_to(y % 2 != 0, out.shape)
+    special = np.where(xb == 1, 1, np.where(xb == -1, np.where(odd, -1, 1), 0))
+    np.copyto(out, special, where=np.broadcast_to(neg, out.shape), casting="unsafe")
+
+
+@register_kernel("TruncateDiv", provider="numpy", dtypes=mstype.FLOAT_TYPES)
+def truncate_div_numpy(x, y, out):
+    with np.errstate(all="ignore"):
+        np.true_divide(x, y, out=out)
+    np.trunc(out, out=out)
+
+
+@register_kernel("TruncateDiv", provider="numpy", dtypes=mstype.INT_TYPES)
+def truncate_div_int_numpy(x, y, out):
+    with np.errstate(all="ignore"):
+        np.floor_divide(x, y, out=out)        # x // 0 = 0
+        inexact = np.remainder(x, y) != 0
+    # floor and trunc differ by one where the quotient is inexact and negative
+    np.add(out, inexact & ((x < 0) != (y < 0)), out=out, casting="unsafe")
+
+
+# ---- Select, AddN, matrix products --------------------------------------------------------
+@register_kernel("Select", provider="numpy")
+def select_numpy(condition, x, y, out):
+    np.copyto(out, y)
+    np.copyto(out, x, where=condition)
+
+
+@register_kernel("AddN", provider="numpy")
+def addn_numpy(xs, out):
+    np.copyto(out, xs[0])
+    for x in xs[1:]:
+        np.add(out, x, out=out)
 
 
 @register_kernel("MatMul", provider="numpy")
 def matmul_numpy(x, y, out, transpose_a, transpose_b):
     np.matmul(x.T if transpose_a else x, y.T if transpose_b else y, out=out)
+
+
+@register_kernel("BatchMatMul", provider="numpy")
+def batch_matmul_numpy(x, y, out, transpose_a, transpose_b):
+    np.matmul(np.swapaxes(x, -1, -2) if transpose_a else x,
+              np.swapaxes(y, -1, -2) if transpose_b else y, out=out)

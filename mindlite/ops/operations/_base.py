@@ -2,6 +2,9 @@
 
 A concrete op is a subclass with a docstring stating its math, the dtypes it
 accepts and, for binary ops, what its output dtype is (the input's, or bool).
+Binary ops promote both inputs to one dtype before inference (same_type_inputs),
+so `infer` sees x and y with equal dtypes; logical ops do not promote and demand
+bool inputs, as MindSpore's LogicalAnd / LogicalOr / LogicalNot.
 """
 from ...common import dtype as mstype
 from ..primitive import Primitive, prim_attr_register
@@ -23,7 +26,7 @@ class UnaryOp(Primitive):
 
 
 class FloatUnaryOp(UnaryOp):
-    """Transcendental: float inputs only (as MindSpore)."""
+    """Transcendental: float inputs only (as MindSpore's CPU kernels); int input is a TypeError."""
     valid_types = mstype.FLOAT_TYPES
 
 
@@ -47,4 +50,17 @@ class BinaryOp(Primitive):
 
 
 class CompareOp(BinaryOp):
+    """z = x <op> y -> bool, after promotion of x and y to one dtype."""
     output_bool = True
+
+
+class LogicalBinaryOp(BinaryOp):
+    """z = x <op> y on bool tensors only (no promotion: int or float input is a TypeError)."""
+    same_type_inputs = ()
+    valid_types = (mstype.bool_,)
+    output_bool = True
+
+    def infer(self, x, y):
+        check_dtype(self, "x", x, self.valid_types)
+        check_dtype(self, "y", y, self.valid_types)
+        return super().infer(x, y)

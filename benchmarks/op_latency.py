@@ -1,0 +1,136 @@
+"""Single-op latency: mindlite vs numpy vs PyTorch (when installed), measured side by side.
+
+    python benchmarks/op_latency.py [--sizes 4,256,2048] [--quick]
+
+Prints µs per call (median of repeated batches, one process) and the ratios
+mindlite/torch and mindlite/numpy, then a "grad recorded" table: the same small
+ops while a gradient tape is recording, against PyTorch with requires_grad=True.
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import mindlite as ms
+from mindlite import Tensor, ops
+from mindlite.pynative.grad import GRAD_EXECUTOR
+
+try:
+    import torch
+    torch.set_num_threads(2)
+except ImportError:                       # the table just loses its torch column
+    torch = None
+
+
+def _np_softmax(a):
+    e = np.exp(a - a.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+OPS = {   # name: (mindlite, numpy, torch)
+    "add": (lambda x, y: ops.add(x, y), np.add, lambda x, y: torch.add(x, y)),
+    "mul": (lambda x, y: ops.mul(x, y), np.multiply, lambda x, y: torch.mul(x, y)),
+    "relu": (lambda x, y: ops.relu(x), lambda x, y: np.maximum(x, 0), lambda x, y: torch.relu(x)),
+    "sigmoid": (lambda x, y: ops.sigmoid(x), lambda x, y: 1 / (1 + np.exp(-x)),
+                lambda x, y: torch.sigmoid(x)),
+    "matmul": (lambda x, y: ops.matmul(x, y), np.matmul, lambda x, y: torch.matmul(x, y)),
+    "sum": (lambda x, y: ops.sum(x), lambda x, y: x.sum(), lambda x, y: torch.sum(x)),
+    "softmax": (lambda x, y: ops.softmax(x, -1), lambda x, y: _np_softmax(x),
+                lambda x, y: torch.softmax(x, -1)),
+}
+
+
+def bench(fn, x, y, budget_s):
+    """Median µs per call over batches sized to take ~budget_s / 15 each."""
+    fn(x, y)
+    t0 = time.perf_counter()
+    n = 0
+    while time.perf_counter() - t0 < budget_s / 15:
+        fn(x, y)
+        n += 1
+    batch = max(1, n)
+    samples = []
+    for _ in range(15):
+        t0 = time.perf_counter_ns()
+        for _ in range(batch):
+            fn(x, y)
+        samples.append((time.perf_counter_ns() - t0) / batch / 1e3)
+    return statistics.median(samples)
+
+
+def run(sizes, budget_s, names):
+    rows = []
+    for n in sizes:
+        a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+        b = np.random.default_rng(1).standard_normal((n, n)).astype(np.float32)
+        mx, my = Tensor(a), Tensor(b)
+        tx = torch.from_numpy(a.copy()) if torch else None
+        ty = torch.from_numpy(b.copy()) if torch else None
+        for name in names:
+            if name == "matmul" and n > 2048:
+                continue
+            f_ms, f_np, f_t = OPS[name]
+            budget = budget_s * (4 if n >= 2048 else 1)
+            t_ms = bench(f_ms, mx, my, budget)
+            t_np = bench(f_np, a, b, budget)
+            t_t = bench(f_t, tx, ty, budget) if torch else None
+            rows.append((f"{name} {n}x{n}", t_ms, t_np, t_t))
+    return rows
+
+
+def run_recorded(budget_s):
+    """Small ops while a tape records them (inputs watched), vs torch requires_grad=True."""
+    a = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
+    rows = []
+    for name in ("add", "relu", "matmul"):
+        f_ms, _, f_t = OPS[name]
+        x, y = Tensor(a), Tensor(a.copy())
+        tape = GRAD_EXECUTOR.open_tape()
+        tape.watch(x)
+        tape.watch(y)
+        try:
+            t_ms = bench(f_ms, x, y, budget_s)
+        finally:
+            GRAD_EXECUTOR.close_tape(tape)
+            tape.nodes.clear()
+        t_t = None
+        if torch:
+            tx = torch.from_numpy(a.copy()).requires_grad_(True)
+            ty = torch.from_numpy(a.copy()).requires_grad_(True)
+            t_t = bench(f_t, tx, ty, budget_s)
+        rows.append((f"{name} 4x4 (grad recorded)", t_ms, None, t_t))
+    return rows
+
+
+def _fmt(v):
+    return "-" if v is None else f"{v:.2f}"
+
+
+def print_table(rows):
+    print("| op | mindlite µs | numpy µs | torch µs | mindlite/torch | mindlite/numpy |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, t_ms, t_np, t_t in rows:
+        r_t = f"{t_ms / t_t:.2f}" if t_t else "-"
+        r_np = f"{t_ms / t_np:.2f}" if t_np else "-"
+        print(f"| {label} | {_fmt(t_ms)} | {_fmt(t_np)} | {_fmt(t_t)} | {r_t} | {r_np} |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default="4,256,2048")
+    p.add_argument("--ops", default=",".join(OPS))
+    p.add_argument("--quick", action="store_true", help="shorter measurements")
+    args = p.parse_args()
+    budget = 0.15 if args.quick else 0.6
+    sizes = [int(s) for s in args.sizes.split(",")]
+    names = args.ops.split(",")
+    print(f"mindlite {ms.__version__}, numpy {np.__version__}, "
+          f"torch {torch.__version__ if torch else 'not installed'}; float32, median µs per call")
+    print_table(run(sizes, budget, names))
+    print()
+    print_table(run_recorded(budget))
+
+
+if __name__ == "__main__":
+    main()

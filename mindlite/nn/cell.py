@@ -1,0 +1,245 @@
+"""nn.Cell: the building block of models (MindSpore's Cell), plus SequentialCell and CellList.
+
+Parameters and sub-cells are registered by attribute assignment; parameter
+names follow attribute paths (`seq.0.weight`). A cell that defines
+`bprop(self, *inputs, out, dout)` is differentiated with it instead of through
+its construct: while a gradient is being recorded, its construct runs
+unrecorded and the grad recorder gets one node whose bprop calls the cell's.
+"""
+from collections import OrderedDict
+
+from ..common.parameter import Parameter
+from ..ops.primitive import Primitive
+from ..pynative.grad import BPROPS, GRAD_EXECUTOR
+
+
+class Cell:
+    """Base class: subclasses define __init__ (layers, parameters) and construct(*inputs)."""
+
+    def __init__(self, auto_prefix=True, flags=None):
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "training", False)
+        object.__setattr__(self, "_auto_prefix", auto_prefix)
+        object.__setattr__(self, "_bprop_prim", None)
+
+    # ---- registration ----------------------------------------------------------------
+    def __setattr__(self, name, value):
+        if "_params" not in self.__dict__:
+            raise AttributeError(f"For '{type(self).__name__}', call super().__init__() before "
+                                 f"assigning '{name}'")
+        params, cells = self.__dict__["_params"], self.__dict__["_cells"]
+        if isinstance(value, Parameter):
+            if not value._inited_name:
+                value.name = name
+                value._inited_name = True
+            params[name] = value
+            cells.pop(name, None)
+            self.__dict__.pop(name, None)
+        elif isinstance(value, Cell):
+            if self._auto_prefix:
+                for pname, p in value.parameters_and_names():
+                    p.name = f"{name}.{pname}"
+            cells[name] = value
+            params.pop(name, None)
+            self.__dict__.pop(name, None)
+        else:
+            if name in params and value is not None:
+                raise TypeError(f"For '{type(self).__name__}', '{name}' is a Parameter; assign a "
+                                f"Parameter, not {type(value).__name__}")
+            params.pop(name, None)
+            cells.pop(name, None)
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        if "_params" in d and name in d["_params"]:
+            return d["_params"][name]
+        if "_cells" in d and name in d["_cells"]:
+            return d["_cells"][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        if name in self._params:
+            del self._params[name]
+        elif name in self._cells:
+            del self._cells[name]
+        else:
+            object.__delattr__(self, name)
+
+    def insert_child_to_cell(self, child_name, child_cell):
+        setattr(self, child_name, child_cell)
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        setattr(self, param_name, param)
+
+    # ---- calling -----------------------------------------------------------------------
+    def construct(self, *inputs):
+        raise NotImplementedError(f"'{type(self).__name__}' must define construct()")
+
+    def __call__(self, *args, **kwargs):
+        if GRAD_EXECUTOR.recording and hasattr(type(self), "bprop"):
+            return self._call_with_custom_bprop(args, kwargs)
+        return self.construct(*args, **kwargs)
+
+    def _call_with_custom_bprop(self, args, kwargs):
+        GRAD_EXECUTOR.recording = False
+        try:
+            out = self.construct(*args, **kwargs)
+        finally:
+            GRAD_EXECUTOR.recording = bool(GRAD_EXECUTOR.tapes)
+        if self._bprop_prim is None:
+            object.__setattr__(self, "_bprop_prim", CellBprop(self))
+        GRAD_EXECUTOR.record(self._bprop_prim, args, out)
+        return out
+
+    # ---- parameters and cells ------------------------------------------------------------
+    def parameters_and_names(self, name_prefix="", expand=True):
+        seen = set()
+        for cell_name, cell in (self.cells_and_names(name_prefix) if expand
+                                else [(name_prefix, self)]):
+            for pname, p in cell._params.items():
+                if id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{cell_name}.{pname}" if cell_name else pname), p
+
+    def get_parameters(self, expand=True):
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse=True):
+        return OrderedDict(self.parameters_and_names(expand=recurse))
+
+    def cells_and_names(self, cell=None, name_prefix=""):
+        if isinstance(cell, str):
+            cell, name_prefix = None, cell
+        seen = set()
+        stack = [(name_prefix, self)]
+        while stack:
+            name, c = stack.pop(0)
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            yield name, c
+            stack[0:0] = [(f"{name}.{k}" if name else k, v) for k, v in c._cells.items()]
+
+    def cells(self):
+        return list(self._cells.values())
+
+    def name_cells(self):
+        return OrderedDict(self._cells)
+
+    def set_train(self, mode=True):
+        for _, c in self.cells_and_names():
+            object.__setattr__(c, "training", bool(mode))
+        return self
+
+    def set_grad(self, requires_grad=True):
+        return self
+
+    def to_float(self, dst_type):
+        for p in self.get_parameters():
+            p.set_dtype(dst_type)
+        return self
+
+    # ---- repr --------------------------------------------------------------------------
+    def extend_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = [f"  ({k}): " + repr(v).replace("\n", "\n  ") for k, v in self._cells.items()]
+        head = f"{type(self).__name__}({self.extend_repr()}"
+        if not lines:
+            return head + ")"
+        return head + "\n" + "\n".join(lines) + "\n)"
+
+
+class CellBprop(Primitive):
+    """The grad recorder's node for a Cell with a user-defined bprop."""
+
+    def __init__(self, cell):
+        super().__init__(f"{type(cell).__name__}.bprop")
+        self.cell = cell
+
+
+def _cell_bprop(prim, *args):
+    *inputs, out, dout = args
+    grads = prim.cell.bprop(*inputs, out, dout)
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    if len(grads) != len(inputs):
+        raise ValueError(f"For '{prim.name}', bprop must return {len(inputs)} gradients (one per "
+                         f"input), but returned {len(grads)}")
+    return grads
+
+
+BPROPS[CellBprop] = _cell_bprop
+
+
+class SequentialCell(Cell):
+    """Cells applied in order; indexable; `append` adds one."""
+
+    def __init__(self, *args):
+        super().__init__()
+        cells = args[0] if len(args) == 1 and isinstance(args[0], (list, OrderedDict)) else args
+        items = cells.items() if isinstance(cells, OrderedDict) else enumerate(cells)
+        for k, c in items:
+            if not isinstance(c, Cell):
+                raise TypeError(f"For 'SequentialCell', every element must be a Cell, but got "
+                                f"{type(c).__name__}")
+            setattr(self, str(k), c)
+
+    def __getitem__(self, i):
+        cells = list(self._cells.values())
+        if isinstance(i, slice):
+            return SequentialCell(cells[i])
+        return cells[i]
+
+    def __len__(self):
+        return len(self._cells)
+
+    def append(self, cell):
+        setattr(self, str(len(self._cells)), cell)
+        return self
+
+    def construct(self, x):
+        for c in self._cells.values():
+            x = c(x)
+        return x
+
+
+class CellList(Cell):
+    """A list of cells registered as children (no construct of its own)."""
+
+    def __init__(self, cells=()):
+        super().__init__()
+        for c in cells:
+            self.append(c)
+
+    def __getitem__(self, i):
+        return list(self._cells.values())[i]
+
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+    def append(self, cell):
+        if not isinstance(cell, Cell):
+            raise TypeError(f"For 'CellList', elements must be Cells, but got "
+                            f"{type(cell).__name__}")
+        setattr(self, str(len(self._cells)), cell)
+        return self
+
+    def extend(self, cells):
+        for c in cells:
+            self.append(c)
+        return self

@@ -1,0 +1,2 @@
+"""nn/layer/activation."""
+__all__ = []

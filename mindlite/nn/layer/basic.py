@@ -1,0 +1,2 @@
+"""nn/layer/basic."""
+__all__ = []

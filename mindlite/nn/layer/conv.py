@@ -1,0 +1,2 @@
+"""nn/layer/conv."""
+__all__ = []

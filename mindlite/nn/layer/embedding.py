@@ -1,0 +1,2 @@
+"""nn/layer/embedding."""
+__all__ = []

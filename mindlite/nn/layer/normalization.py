@@ -1,0 +1,2 @@
+"""nn/layer/normalization."""
+__all__ = []

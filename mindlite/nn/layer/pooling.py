@@ -1,0 +1,2 @@
+"""nn/layer/pooling."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn/learning_rate_schedule."""
+__all__ = []

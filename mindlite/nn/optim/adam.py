@@ -1,0 +1,2 @@
+"""nn/optim/adam."""
+__all__ = []

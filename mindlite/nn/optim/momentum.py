@@ -1,0 +1,2 @@
+"""nn/optim/momentum."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn/optim/optimizer."""
+__all__ = []

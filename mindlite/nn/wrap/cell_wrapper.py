@@ -1,0 +1,2 @@
+"""nn/wrap/cell_wrapper."""
+__all__ = []

@@ -1,0 +1,11 @@
+"""Functional autodiff helpers: ops.stop_gradient, and the grad APIs re-exported."""
+from ..composite import GradOperation, grad, value_and_grad  # noqa: F401
+from ..operations import other_ops
+
+__all__ = ["stop_gradient", "grad", "value_and_grad", "GradOperation"]
+
+_stop_gradient = other_ops.StopGradient()
+
+
+def stop_gradient(input):
+    return _stop_gradient(input)

@@ -1,0 +1,165 @@
+"""Gradient primitives (MindSpore's ops.operations._grad_ops): fused backward kernels with
+MindSpore's names and argument orders, each with its own bprop so grad(grad(f)) works.
+Kernels: kernels/cpu/grad_*.py."""
+from ...common import dtype as mstype
+from ...pynative.grad import bprop_for
+from ..primitive import Primitive, prim_attr_register
+from ..validator import check_axis, check_dtype, check_same_dtype, tensor
+
+__all__ = ["ReluGrad", "ReLU6Grad", "SigmoidGrad", "TanhGrad", "SqrtGrad", "SoftmaxGrad",
+           "LogSoftmaxGrad", "BiasAddGrad"]
+
+
+class _ElementwiseGrad(Primitive):
+    """Two same-shape, same-dtype inputs -> one output of that shape."""
+    valid_types = mstype.FLOAT_TYPES
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer(self, a, b):
+        n0, n1 = self.input_names
+        check_dtype(self, n0, a, self.valid_types)
+        check_same_dtype(self, [(n0, a), (n1, b)])
+        if a.shape != b.shape:
+            raise ValueError(f"For '{self.name}', '{n0}' and '{n1}' must have the same shape, "
+                             f"but got {list(a.shape)} and {list(b.shape)}")
+        return a
+
+
+class ReluGrad(_ElementwiseGrad):
+    """dx = dy * (x > 0)  (the subgradient at 0 is 0)."""
+    input_names = ("y_backprop", "x")
+    valid_types = mstype.SIGNED_TYPES
+
+
+class ReLU6Grad(_ElementwiseGrad):
+    """dx = dy * (0 < x < 6)."""
+    input_names = ("y_grad", "x")
+
+
+class SigmoidGrad(_ElementwiseGrad):
+    """dx = dy * y * (1 - y), y = sigmoid(x)."""
+    input_names = ("y", "dy")
+
+
+class TanhGrad(_ElementwiseGrad):
+    """dx = dy * (1 - y^2), y = tanh(x)."""
+    input_names = ("y", "dy")
+
+
+class SqrtGrad(_ElementwiseGrad):
+    """dx = dy / (2 y), y = sqrt(x)."""
+    input_names = ("y", "dy")
+
+
+class _SoftmaxGradBase(_ElementwiseGrad):
+    @prim_attr_register
+    def __init__(self, axis=-1):
+        pass
+
+    def kernel_params(self, y, dy):
+        return {"axis": check_axis(self, "axis", self.attrs["axis"], len(y.shape))}
+
+    def infer(self, y, dy):
+        check_axis(self, "axis", self.attrs["axis"], len(y.shape))
+        return super().infer(y, dy)
+
+
+class SoftmaxGrad(_SoftmaxGradBase):
+    """dx = y * (dy - sum(dy * y, axis)), y = softmax(x, axis)."""
+    input_names = ("y", "dy")
+
+
+class LogSoftmaxGrad(_SoftmaxGradBase):
+    """dx = dy - exp(y) * sum(dy, axis), y = log_softmax(x, axis)."""
+    input_names = ("y", "dy")
+
+
+class BiasAddGrad(Primitive):
+    """db = sum of dout over every axis but the channel axis (1 for NCHW, last for NHWC)."""
+    input_names = ("dout",)
+
+    @prim_attr_register
+    def __init__(self, data_format="NCHW"):
+        if data_format not in ("NCHW", "NHWC", "NCDHW"):
+            raise ValueError(f"For 'BiasAddGrad', 'data_format' must be 'NCHW', 'NHWC' or "
+                             f"'NCDHW', but got {data_format!r}")
+
+    def _channel(self, dout):
+        return len(dout.shape) - 1 if self.attrs["data_format"] == "NHWC" else 1
+
+    def infer(self, dout):
+        check_dtype(self, "dout", dout, mstype.NUMBER_TYPES)
+        if len(dout.shape) < 2:
+            raise ValueError(f"For 'BiasAddGrad', 'dout' must have rank >= 2, but got shape "
+                             f"{list(dout.shape)}")
+        return tensor(dout.dtype, (dout.shape[self._channel(dout)],))
+
+    def kernel_params(self, dout):
+        c = self._channel(dout)
+        return {"axis": tuple(i for i in range(len(dout.shape)) if i != c)}
+
+
+# ---- bprops of the gradient primitives (for higher-order gradients) -----------------------
+def _ops():
+    from .. import functional as F
+    return F
+
+
+@bprop_for(ReluGrad)
+def relu_grad_bprop(prim, dy, x, out, dout):
+    return ReluGrad()(dout, x), None
+
+
+@bprop_for(ReLU6Grad)
+def relu6_grad_bprop(prim, dy, x, out, dout):
+    return ReLU6Grad()(dout, x), None
+
+
+@bprop_for(SigmoidGrad)
+def sigmoid_grad_bprop(prim, y, dy, out, dout):
+    F = _ops()
+    return F.mul(F.mul(dout, dy), F.sub(1, F.mul(2, y))), SigmoidGrad()(y, dout)
+
+
+@bprop_for(TanhGrad)
+def tanh_grad_bprop(prim, y, dy, out, dout):
+    F = _ops()
+    return F.mul(F.mul(-2, y), F.mul(dy, dout)), TanhGrad()(y, dout)
+
+
+@bprop_for(SqrtGrad)
+def sqrt_grad_bprop(prim, y, dy, out, dout):
+    F = _ops()
+    return F.neg(F.div(F.mul(dout, dy), F.mul(2, F.mul(y, y)))), SqrtGrad()(y, dout)
+
+
+@bprop_for(SoftmaxGrad)
+def softmax_grad_bprop(prim, y, dy, out, dout):
+    F = _ops()
+    axis = prim.attrs["axis"]
+    s = F.sum(F.mul(dy, y), axis, True)
+    t = F.sum(F.mul(dout, y), axis, True)
+    dy_y = F.sub(F.mul(dout, F.sub(dy, s)), F.mul(t, dy))
+    return dy_y, SoftmaxGrad(axis)(y, dout)
+
+
+@bprop_for(LogSoftmaxGrad)
+def log_softmax_grad_bprop(prim, y, dy, out, dout):
+    F = _ops()
+    axis = prim.attrs["axis"]
+    e = F.exp(y)
+    d_y = F.neg(F.mul(F.mul(dout, e), F.sum(dy, axis, True)))
+    d_dy = F.sub(dout, F.sum(F.mul(dout, e), axis, True))
+    return d_y, d_dy
+
+
+@bprop_for(BiasAddGrad)
+def bias_add_grad_bprop(prim, dout_in, out, dout):
+    F = _ops()
+    shape = [1] * len(dout_in.shape)
+    c = prim._channel(dout_in)
+    shape[c] = dout_in.shape[c]
+    return (F.broadcast_to(F.reshape(dout, tuple(shape)), dout_in.shape),)

@@ -1,0 +1,2 @@
+"""conv_ops primitives."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""norm_ops primitives."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""optim_ops primitives."""
+__all__ = []

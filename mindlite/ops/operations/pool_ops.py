@@ -1,0 +1,2 @@
+"""pool_ops primitives."""
+__all__ = []

@@ -1,0 +1,99 @@
+"""nn.Cell mechanics: registration, names, traversal, set_train, repr, custom bprop."""
+import numpy as np
+import pytest
+
+import mindlite as ms
+from mindlite import Parameter, Tensor, nn, ops
+
+
+class Affine(nn.Cell):
+    def __init__(self, n):
+        super().__init__()
+        self.weight = Parameter(np.ones((n,), np.float64))
+        self.bias = Parameter(np.zeros((n,), np.float64), requires_grad=False)
+
+    def construct(self, x):
+        return x * self.weight + self.bias
+
+    def extend_repr(self):
+        return f"n={self.weight.shape[0]}"
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.seq = nn.SequentialCell([Affine(2), Affine(2)])
+        self.head = Affine(2)
+
+    def construct(self, x):
+        return self.head(self.seq(x))
+
+
+def test_parameter_names_follow_paths():
+    net = Net()
+    names = list(net.parameters_dict())
+    assert names == ["seq.0.weight", "seq.0.bias", "seq.1.weight", "seq.1.bias", "head.weight",
+                     "head.bias"]
+    assert net.seq[0].weight.name == "seq.0.weight"
+    assert [p.name for p in net.trainable_params()] == ["seq.0.weight", "seq.1.weight",
+                                                        "head.weight"]
+    assert [n for n, _ in net.cells_and_names()] == ["", "seq", "seq.0", "seq.1", "head"]
+
+
+def test_set_train_recursive_and_training_default():
+    net = Net()
+    assert net.training is False
+    assert net.set_train() is net
+    assert all(c.training for _, c in net.cells_and_names())
+    net.set_train(False)
+    assert not net.seq[1].training
+
+
+def test_repr():
+    net = nn.SequentialCell([Affine(2), Affine(3)])
+    assert repr(net) == "SequentialCell(\n  (0): Affine(n=2)\n  (1): Affine(n=3)\n)"
+
+
+def test_call_and_shared_parameters_counted_once():
+    a = Affine(2)
+    seq = nn.SequentialCell([a, a])
+    assert len(list(seq.get_parameters())) == 2
+    out = seq(Tensor(np.array([1.0, 2.0])))
+    assert np.allclose(out.asnumpy(), [1.0, 2.0])
+
+
+def test_cell_list_and_errors():
+    cl = nn.CellList([Affine(1)])
+    cl.append(Affine(1))
+    assert len(cl) == 2 and isinstance(cl[1], Affine)
+    with pytest.raises(TypeError, match="CellList"):
+        cl.append(3)
+    with pytest.raises(TypeError, match="SequentialCell"):
+        nn.SequentialCell([3])
+
+    class Bad(nn.Cell):
+        def __init__(self):
+            self.x = 1
+    with pytest.raises(AttributeError, match="super"):
+        Bad()
+
+
+def test_custom_bprop_replaces_differentiation():
+    class Scaled(nn.Cell):
+        def construct(self, x):
+            return x * 3
+
+        def bprop(self, x, out, dout):
+            return (dout * 100,)
+    g = ms.grad(lambda x: Scaled()(x).sum())(Tensor(np.array([1.0, 2.0])))
+    assert np.allclose(g.asnumpy(), [100.0, 100.0])
+
+
+def test_grad_through_cell_weights():
+    net = Affine(2)
+    x = Tensor(np.array([3.0, 4.0]))
+    (gw, gb) = ms.grad(lambda x: net(x).sum(), None, [net.weight, net.bias])(x)
+    assert np.allclose(gw.asnumpy(), [3.0, 4.0]) and np.allclose(gb.asnumpy(), [0.0, 0.0])
+    f = ms.value_and_grad(lambda x: ops.relu(net(x)).sum(), None, net.trainable_params())
+    loss, (gw,) = f(x)
+    assert float(loss) == pytest.approx(7.0)
