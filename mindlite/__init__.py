@@ -12,6 +12,9 @@ from .random_state import set_seed, get_seed  # noqa: F401
 from . import ops  # noqa: F401
 from . import nn  # noqa: F401
 from .ops.composite import grad, value_and_grad, GradOperation  # noqa: F401
+from . import dataset, train  # noqa: F401
+from .train import Model  # noqa: F401
+from .train.serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
 from .kernels.registry import register_kernel  # noqa: F401
 from .backend.session import register_session  # noqa: F401
 

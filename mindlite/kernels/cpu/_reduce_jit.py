@@ -8,68 +8,55 @@ reductions are answered by the caller without a launch).
 Two loop shapes:
   I > 1   reduce over the middle axis: a row of I accumulators updated by every reduced
           row; the inner loop is elementwise over i, so LLVM vectorises it.
-  I == 1  each output is a contiguous run of R values: folded LANES-wide into LANES
-          accumulators (the same elementwise loop with I = LANES), then a scalar tail and
-          a fold of the lanes. This vectorises sum/max/... without reassociation flags.
+  I == 1  each output is a contiguous run of R values: a running sum/product (vectorised
+          under 'reassoc'), any/all (integer reductions vectorise as they are), or for
+          max/min LANES running extremes (the I > 1 loop over LANES-wide blocks).
 """
 import numba as nb
 import numpy as np
 
-LANES = 32
-
 _jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+# NOTE: 'reassoc' (and no other fast-math flag) lets LLVM vectorise a running sum or product
+# by reordering it; NaN and inf still propagate. Used only for sum/mean/prod.
+_jit_reassoc = nb.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
 
-# NOTE: only scalar indexing and explicit loops below: numpy slice assignment and array
-# methods (acc[:] = ..., np.full, .sum()) each add 0.2-2 s to a cold compile.
-
-
-@_jit
-def _fill(acc, n, value):
-    for i in range(n):
-        acc[i] = value
-
-
-@_jit
-def _store(out, start, acc, n):
-    for i in range(n):
-        out[start + i] = acc[i]
+# NOTE: loops index row views (`row = x[start:]`; `row[i]`, i from range) so LLVM can prove
+# the index is non-negative: `x[base + i]` keeps numba's negative-index wraparound select in
+# the loop and stops vectorisation (5-15x slower). Explicit loops only: numpy slice
+# assignment and array methods (acc[:] = ..., np.full, .sum()) each add 0.2-2 s to a cold
+# compile.
 
 
-@_jit
-def _sum_cols(x, base, nrows, width, acc):
-    for r in range(nrows):
-        off = base + r * width
-        for i in range(width):
-            acc[i] += x[off + i]
-
-
-@_jit
+@_jit_reassoc
 def _sum(x, out, O, R, I, acc, mean):
-    zero = acc[0] - acc[0]
+    acc[0] = 0
+    zero = acc[0]
     if I == 1:
-        nblk = R // LANES
         for o in range(O):
-            base = o * R
-            _fill(acc, LANES, zero)
-            _sum_cols(x, base, nblk, LANES, acc)
+            row = x[o * R:]
             s = zero
-            for j in range(LANES):
-                s += acc[j]
-            for r in range(nblk * LANES, R):
-                s += x[base + r]
+            for r in range(R):
+                s += row[r]
             if mean:
                 out[o] = s / R
             else:
                 out[o] = s
-    else:
-        for o in range(O):
-            _fill(acc, I, zero)
-            _sum_cols(x, o * R * I, R, I, acc)
-            if mean:
-                for i in range(I):
-                    out[o * I + i] = acc[i] / R
-            else:
-                _store(out, o * I, acc, I)
+        return
+    for o in range(O):
+        blk = x[o * R * I:]
+        for i in range(I):
+            acc[i] = zero
+        for r in range(R):
+            row = blk[r * I:]
+            for i in range(I):
+                acc[i] += row[i]
+        dst = out[o * I:]
+        if mean:
+            for i in range(I):
+                dst[i] = acc[i] / R
+        else:
+            for i in range(I):
+                dst[i] = acc[i]
 
 
 @_jit
@@ -80,199 +67,185 @@ def reduce_sum(x, out, O, R, I, mean):
     float32 tolerance of numpy's pairwise float32 sum, and closer to the exact value.
     Integer means are float64 means truncated toward zero, as np.mean(x).astype(dtype).
     """
-    acc = np.empty(max(I, LANES), np.float64)
-    _sum(x, out, O, R, I, acc, mean)
+    _sum(x, out, O, R, I, np.empty(max(I, 1), np.float64), mean)
 
 
 @_jit
 def reduce_sum_int(x, out, O, R, I):
     """integer sum over R in int64; the store into int32 wraps like numpy's sum."""
-    acc = np.empty(max(I, LANES), np.int64)
-    _sum(x, out, O, R, I, acc, False)
+    _sum(x, out, O, R, I, np.empty(max(I, 1), np.int64), False)
 
 
-@_jit
-def _prod_cols(x, base, nrows, width, acc):
-    for r in range(nrows):
-        off = base + r * width
-        for i in range(width):
-            acc[i] *= x[off + i]
-
-
-@_jit
+@_jit_reassoc
 def reduce_prod(x, out, O, R, I):
     """product over R, in the input dtype (integers wrap like numpy's)."""
-    acc = np.empty(max(I, LANES), x.dtype)
-    for o in range(O):
-        if I == 1:
-            base = o * R
-            nblk = R // LANES
-            _fill(acc, LANES, 1)
-            _prod_cols(x, base, nblk, LANES, acc)
-            p = acc[0]
-            for j in range(1, LANES):
-                p *= acc[j]
-            for r in range(nblk * LANES, R):
-                p *= x[base + r]
-            out[o] = p
-        else:
-            _fill(acc, I, 1)
-            _prod_cols(x, o * R * I, R, I, acc)
-            _store(out, o * I, acc, I)
-
-
-@_jit
-def _max_cols(x, base, nrows, width, acc):
-    # NOTE: `v != v` makes a NaN stick (np.max propagates NaN); for integers it folds away.
-    for r in range(nrows):
-        off = base + r * width
-        for i in range(width):
-            v = x[off + i]
-            a = acc[i]
-            acc[i] = v if (v > a or v != v) else a
-
-
-@_jit
-def _min_cols(x, base, nrows, width, acc):
-    for r in range(nrows):
-        off = base + r * width
-        for i in range(width):
-            v = x[off + i]
-            a = acc[i]
-            acc[i] = v if (v < a or v != v) else a
-
-
-@_jit
-def reduce_max(x, out, O, R, I):
-    """max over R; NaN propagates like np.max."""
-    width = LANES if I == 1 else I
-    acc = np.empty(width + 1, x.dtype)
-    for o in range(O):
-        base = o * R * I
-        if I == 1:
-            nblk = R // LANES
-            _fill(acc, LANES + 1, x[base])
-            _max_cols(x, base, nblk, LANES, acc)
-            _max_cols(x, base + nblk * LANES, R - nblk * LANES, 1, acc[LANES:])
-            _max_cols(acc, 0, LANES, 1, acc[LANES:])
-            out[o] = acc[LANES]
-        else:
-            _store(acc, 0, x[base:], I)
-            _max_cols(x, base, R, I, acc)
-            _store(out, o * I, acc, I)
-
-
-@_jit
-def reduce_min(x, out, O, R, I):
-    """min over R; NaN propagates like np.min."""
-    width = LANES if I == 1 else I
-    acc = np.empty(width + 1, x.dtype)
-    for o in range(O):
-        base = o * R * I
-        if I == 1:
-            nblk = R // LANES
-            _fill(acc, LANES + 1, x[base])
-            _min_cols(x, base, nblk, LANES, acc)
-            _min_cols(x, base + nblk * LANES, R - nblk * LANES, 1, acc[LANES:])
-            _min_cols(acc, 0, LANES, 1, acc[LANES:])
-            out[o] = acc[LANES]
-        else:
-            _store(acc, 0, x[base:], I)
-            _min_cols(x, base, R, I, acc)
-            _store(out, o * I, acc, I)
-
-
-@_jit
-def _logical(x, out, O, R, I, is_all):
-    acc = np.empty(max(I, LANES), np.bool_)
-    for o in range(O):
-        base = o * R * I
-        if I == 1:
-            nblk = R // LANES
-            _fill(acc, LANES, is_all)
-            _logic_cols(x, base, nblk, LANES, acc, is_all)
-            b = is_all
-            for j in range(LANES):
-                b = (b and acc[j]) if is_all else (b or acc[j])
-            for r in range(nblk * LANES, R):
-                b = (b and x[base + r]) if is_all else (b or x[base + r])
-            out[o] = b
-        else:
-            _fill(acc, I, is_all)
-            _logic_cols(x, base, R, I, acc, is_all)
-            _store(out, o * I, acc, I)
-
-
-@_jit
-def _logic_cols(x, base, nrows, width, acc, is_all):
-    for r in range(nrows):
-        off = base + r * width
-        if is_all:
-            for i in range(width):
-                acc[i] &= x[off + i]
-        else:
-            for i in range(width):
-                acc[i] |= x[off + i]
-
-
-@_jit
-def reduce_all(x, out, O, R, I):
-    _logical(x, out, O, R, I, True)
-
-
-@_jit
-def reduce_any(x, out, O, R, I):
-    _logical(x, out, O, R, I, False)
-
-
-@_jit
-def _arg_extreme(x, idx, O, R, I, is_max):
-    # NOTE: strict comparisons keep the first extreme; the first NaN wins (as np.argmax).
     if I == 1:
         for o in range(O):
-            base = o * R
-            best = x[base]
-            k = 0
-            if best == best:
-                for r in range(1, R):
-                    v = x[base + r]
-                    if v != v:
-                        k = r
-                        break
-                    if (v > best) if is_max else (v < best):
-                        best = v
-                        k = r
-            idx[o] = k
+            row = x[o * R:]
+            p = row[0]
+            for r in range(1, R):
+                p *= row[r]
+            out[o] = p
         return
-    best = np.empty(I, x.dtype)
     for o in range(O):
-        base = o * R * I
-        _store(best, 0, x[base:], I)
-        _fill(idx[o * I:], I, 0)
-        for r in range(1, R):
-            off = base + r * I
-            for i in range(I):
-                v = x[off + i]
-                b = best[i]
-                better = (v > b) if is_max else (v < b)
-                if better or (v != v and b == b):
-                    best[i] = v
-                    idx[o * I + i] = r
-
-
-@_jit
-def argmax(x, idx, O, R, I):
-    _arg_extreme(x, idx, O, R, I, True)
-
-
-@_jit
-def argmin(x, idx, O, R, I):
-    _arg_extreme(x, idx, O, R, I, False)
-
-
-@_jit
-def argmax_with_value(x, idx, values, O, R, I):
-    _arg_extreme(x, idx, O, R, I, True)
-    for o in range(O):
+        blk = x[o * R * I:]
+        dst = out[o * I:]
         for i in range(I):
-            values[o * I + i] = x[(o * R + idx[o * I + i]) * I + i]
+            dst[i] = blk[i]
+        for r in range(1, R):
+            row = blk[r * I:]
+            for i in range(I):
+                dst[i] *= row[i]
+
+
+LANES = 256   # max/min of a contiguous run: 256 running extremes, then a tree fold
+
+
+@_jit
+def _better(v, a, is_max):
+    """v replaces the running extreme a: v beyond a, or v NaN (a NaN sticks, as np.max)."""
+    # NOTE: bitwise `|`, not `or`: a branch in the loop stops vectorisation; isnan folds
+    # away for integers.
+    return (v > a if is_max else v < a) | np.isnan(v)
+
+
+@_jit
+def _row_extreme(row, R, acc, is_max):
+    """max/min of row[:R], NaN-propagating; acc is LANES scratch."""
+    nblk = R // LANES
+    m = row[0]
+    if nblk:
+        for i in range(LANES):
+            acc[i] = row[i]
+        for b in range(1, nblk):
+            blk = row[b * LANES:]
+            for i in range(LANES):
+                v = blk[i]
+                a = acc[i]
+                acc[i] = v if _better(v, a, is_max) else a
+        h = LANES // 2
+        while h:
+            for i in range(h):
+                v = acc[i + h]
+                a = acc[i]
+                acc[i] = v if _better(v, a, is_max) else a
+            h //= 2
+        m = acc[0]
+    for r in range(nblk * LANES, R):
+        v = row[r]
+        m = v if _better(v, m, is_max) else m
+    return m
+
+
+@_jit
+def reduce_extreme(x, out, O, R, I, is_max):
+    """max (is_max) or min over R; NaN propagates like np.max / np.min."""
+    if I == 1:
+        acc = np.empty(LANES, x.dtype)
+        for o in range(O):
+            out[o] = _row_extreme(x[o * R:], R, acc, is_max)
+        return
+    for o in range(O):
+        blk = x[o * R * I:]
+        dst = out[o * I:]
+        for i in range(I):
+            dst[i] = blk[i]
+        for r in range(1, R):
+            row = blk[r * I:]
+            for i in range(I):
+                v = row[i]
+                a = dst[i]
+                dst[i] = v if _better(v, a, is_max) else a
+
+
+@_jit
+def _find_first(row, R, m):
+    """index of the first m in row[:R] (of the first NaN when m is NaN); m is present.
+    Scans LANES-wide blocks with a vectorised test, then the hit block element-wise."""
+    isnan = np.isnan(m)
+    start = (R // LANES) * LANES
+    for b in range(R // LANES):
+        blk = row[b * LANES:]
+        hit = False
+        if isnan:
+            for i in range(LANES):
+                hit |= np.isnan(blk[i])
+        else:
+            for i in range(LANES):
+                hit |= blk[i] == m
+        if hit:
+            start = b * LANES
+            break
+    k = start
+    while k < R - 1 and not (np.isnan(row[k]) if isnan else row[k] == m):
+        k += 1
+    return k
+
+
+@_jit
+def reduce_logical(x, out, O, R, I, is_all):
+    """all (is_all) or any over R: looks for an element != is_all, stopping at the first
+    LANES-wide block that has one."""
+    if I == 1:
+        nblk = R // LANES
+        for o in range(O):
+            row = x[o * R:]
+            found = False
+            for b in range(nblk):
+                blk = row[b * LANES:]
+                for i in range(LANES):
+                    found |= blk[i] != is_all
+                if found:
+                    break
+            if not found:
+                for r in range(nblk * LANES, R):
+                    found |= row[r] != is_all
+            out[o] = found != is_all
+        return
+    for o in range(O):
+        blk = x[o * R * I:]
+        dst = out[o * I:]
+        for i in range(I):
+            dst[i] = False
+        for r in range(R):
+            row = blk[r * I:]
+            for i in range(I):
+                dst[i] |= row[i] != is_all
+        for i in range(I):
+            dst[i] = dst[i] != is_all
+
+
+@_jit
+def arg_extreme(x, idx, values, O, R, I, is_max, with_values):
+    """index of the first max (is_max) or min over R into idx (the first NaN wins, as
+    np.argmax); with_values: the extremes into values too (callers without values pass x
+    itself, unused, so that Argmax and ArgMaxWithValue share one compile)."""
+    if I == 1:
+        acc = np.empty(LANES, x.dtype)
+        for o in range(O):
+            row = x[o * R:]
+            m = _row_extreme(row, R, acc, is_max)
+            idx[o] = _find_first(row, R, m)
+            if with_values:
+                values[o] = m
+        return
+    top = np.empty(I, x.dtype)
+    for o in range(O):
+        blk = x[o * R * I:]
+        dst = idx[o * I:]
+        for i in range(I):
+            top[i] = blk[i]
+            dst[i] = 0
+        for r in range(1, R):
+            row = blk[r * I:]
+            for i in range(I):
+                v = row[i]
+                b = top[i]
+                # strict comparison keeps the first extreme; the first NaN sticks
+                if (v > b if is_max else v < b) | (np.isnan(v) & (not np.isnan(b))):
+                    top[i] = v
+                    dst[i] = r
+        if with_values:
+            vals = values[o * I:]
+            for i in range(I):
+                vals[i] = top[i]

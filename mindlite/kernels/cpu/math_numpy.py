@@ -5,8 +5,10 @@ preallocated C-contiguous output of the inferred shape and dtype. Inputs may be
 non-contiguous, 0-d, empty, or broadcast against each other (inference checked that
 they broadcast to `out.shape`). Math runs in the input dtype, as numpy's ufuncs do
 (float16 ufuncs evaluate in float32 and round each result to float16).
-Domain edges give IEEE / numpy values without a RuntimeWarning: x/0 = +-inf, log(-1)
-= nan, int x // 0 = int x % 0 = 0 (np.errstate inside the kernels that can hit them).
+Domain edges give IEEE / numpy values. Kernels whose ordinary use hits them (division,
+log, sqrt, pow, exp, sin/cos of inf, int x // 0 = int x % 0 = 0) compute inside
+np.errstate so that no RuntimeWarning is raised; Add/Sub/Mul keep numpy's warnings for
+inf - inf and inf * 0 (an errstate costs ~1 us, too much for the most common ops).
 """
 import math
 

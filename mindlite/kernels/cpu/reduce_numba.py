@@ -1,12 +1,15 @@
 """numba kernels for reduce_ops: ReduceSum/Mean/Max/Min/Prod/All/Any, Argmax/Argmin,
-ArgMaxWithValue (provider "numba"; the loops live in _reduce_jit.py).
+ArgMaxWithValue/ArgMinWithValue (provider "numba"; the loops live in _reduce_jit.py).
 
 This module does not import numba: the jitted loops are loaded on the first launch and
 kept in the module global `_J`. Each launch canonicalises the input to the flat C-order
 data of an (outer, reduced, inner) array: adjacent reduced axes merge into one; otherwise
-the kept axes are moved in front of the reduced ones (a copy). So every loop compiles
-once per dtype, not per rank or axis set.
+the reduced axes are gathered next to each other (a copy). Non-contiguous inputs are
+first viewed in memory order (a transposed array costs no copy; the small result is
+permuted back). So every loop compiles once per dtype, not per rank or axis set.
 """
+import numpy as np
+
 from ...common import dtype as mstype
 from ..registry import register_kernel
 
@@ -15,7 +18,7 @@ INTS = (mstype.int32, mstype.int64)
 NUMBERS = FLOATS + INTS
 
 _J = None                 # the module _reduce_jit, once loaded
-_PLANS = {}               # (shape, axes) -> (outer, reduced, inner, perm or None)
+_PLANS = {}               # (shape, axes) or (shape, strides, axes) -> plan
 _MAX_PLANS = 4096
 
 
@@ -26,21 +29,33 @@ def _load():
     return _J
 
 
+def _remember(key, plan):
+    if len(_PLANS) >= _MAX_PLANS:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
 def _plan(shape, axes):
-    """(O, R, I, perm): x.transpose(perm) (when perm is not None) is (O, R, I) in C order."""
-    key = (shape, axes)
-    plan = _PLANS.get(key)
+    """(O, R, I, perm) for a C-ordered `shape`: x.transpose(perm) (when perm is not None) is
+    (O, R, I) in C order and keeps the kept axes in their order."""
+    plan = _PLANS.get((shape, axes))
     if plan is not None:
         return plan
     o = r = i = 1
     perm = None
     if axes and axes[-1] - axes[0] + 1 != len(axes):
+        # NOTE: the last (fastest) axis stays last, so the gathering copy moves whole rows:
+        # (kept, reduced) when it is reduced (I = 1), else (reduced, kept) (O = 1).
         kept = tuple(a for a in range(len(shape)) if a not in axes)
-        perm = kept + tuple(axes)
-        for a in kept:
-            o *= shape[a]
+        perm = kept + axes if axes[-1] == len(shape) - 1 else axes + kept
         for a in axes:
             r *= shape[a]
+        for a in kept:
+            if axes[-1] == len(shape) - 1:
+                o *= shape[a]
+            else:
+                i *= shape[a]
     else:
         lo, hi = (axes[0], axes[-1] + 1) if axes else (len(shape), len(shape))
         for d in shape[:lo]:
@@ -49,20 +64,48 @@ def _plan(shape, axes):
             r *= d
         for d in shape[hi:]:
             i *= d
-    if len(_PLANS) >= _MAX_PLANS:
-        _PLANS.clear()
-    plan = _PLANS[key] = (o, r, i, perm)
-    return plan
+    return _remember((shape, axes), (o, r, i, perm))
+
+
+def _strided_plan(x, axes):
+    """(perm, O, R, I, back) for a non-C-contiguous x, its axes taken in memory order (so a
+    transposed array needs no copy). back is None when the kept axes keep their order,
+    else (tmp shape, kept shape, axes) to copy a memory-order result into out."""
+    key = (x.shape, x.strides, axes)
+    plan = _PLANS.get(key)
+    if plan is not None:
+        return plan
+    strides = x.strides
+    p = tuple(sorted(range(x.ndim), key=lambda a: (-abs(strides[a]), a)))
+    axes_p = tuple(sorted(p.index(a) for a in axes))
+    o, r, i, perm = _plan(tuple(x.shape[a] for a in p), axes_p)
+    kept = [a for a in p if a not in axes]              # the order _plan keeps
+    back = None
+    if kept != sorted(kept):
+        back = (tuple(x.shape[a] for a in kept), tuple(x.shape[a] for a in sorted(kept)),
+                tuple(sorted(range(len(kept)), key=kept.__getitem__)))
+    full = p if perm is None else tuple(p[j] for j in perm)
+    return _remember(key, (full, o, r, i, back))
 
 
 def _canon(x, axes):
-    """(flat x, O, R, I); full reductions skip the plan lookup."""
-    if len(axes) == x.ndim:
-        return x.ravel(), 1, x.size, 1
-    o, r, i, perm = _plan(x.shape, axes)
-    if perm is not None:
-        x = x.transpose(perm)
-    return x.ravel(), o, r, i
+    """(flat C-order x, O, R, I, back): see _plan and _strided_plan."""
+    if len(axes) == x.ndim:               # a full reduction reads x in memory order
+        return x.ravel("K"), 1, x.size, 1, None
+    return _canon_axes(x, axes)
+
+
+def _canon_axes(x, axes):
+    if x.flags.c_contiguous:
+        o, r, i, perm = _PLANS.get((x.shape, axes)) or _plan(x.shape, axes)
+        return (x if perm is None else x.transpose(perm)).ravel(), o, r, i, None
+    perm, o, r, i, back = _strided_plan(x, axes)
+    return x.transpose(perm).ravel(), o, r, i, back
+
+
+def _restore(out, dst, back):
+    """copy a result computed with the kept axes in memory order (dst) into out."""
+    np.copyto(out.reshape(back[1]), dst.reshape(back[0]).transpose(back[2]))
 
 
 def _empty_extreme(op):
@@ -70,109 +113,113 @@ def _empty_extreme(op):
                      f"identity for the maximum or minimum), but got a reduction over 0 elements")
 
 
+def _reduce(op, loop, x, out, axis, empty, *args):
+    """Run `_J.<loop>(x_flat, out_flat, O, R, I, *args)`; `empty`: the result of a reduction
+    over nothing (None: an error, as for max/min)."""
+    xf, o, r, i, back = _canon(x, axis)
+    if r == 0:
+        if empty is not None:
+            out.fill(empty)
+        elif out.size:
+            _empty_extreme(op)
+        return
+    dst = out.ravel() if back is None else np.empty(out.size, out.dtype)
+    getattr(_J or _load(), loop)(xf, dst, o, r, i, *args)
+    if back is not None:
+        _restore(out, dst, back)
+
+
 @register_kernel("ReduceSum", provider="numba", dtypes=FLOATS)
 def reduce_sum_numba(x, out, axis, keep_dims):
-    xf, o, r, i = _canon(x, axis)
-    if r == 0:
-        out.fill(0)
-        return
-    (_J or _load()).reduce_sum(xf, out.ravel(), o, r, i, False)
+    _reduce("ReduceSum", "reduce_sum", x, out, axis, 0, False)
 
 
 @register_kernel("ReduceSum", provider="numba", dtypes=INTS)
 def reduce_sum_int_numba(x, out, axis, keep_dims):
-    xf, o, r, i = _canon(x, axis)
-    if r == 0:
-        out.fill(0)
-        return
-    (_J or _load()).reduce_sum_int(xf, out.ravel(), o, r, i)
+    _reduce("ReduceSum", "reduce_sum_int", x, out, axis, 0)
 
 
-@register_kernel("ReduceMean", provider="numba", dtypes=NUMBERS)
+@register_kernel("ReduceMean", provider="numba", dtypes=FLOATS)
 def reduce_mean_numba(x, out, axis, keep_dims):
-    """float64 accumulation for every dtype; integer means truncate toward zero.
-    The mean of nothing is nan for floats (numpy) and 0 for integers."""
-    xf, o, r, i = _canon(x, axis)
-    if r == 0:
-        out.fill(float("nan") if out.dtype.kind == "f" else 0)
-        return
-    (_J or _load()).reduce_sum(xf, out.ravel(), o, r, i, True)
+    """float64 accumulation; the mean of nothing is nan (numpy)."""
+    _reduce("ReduceMean", "reduce_sum", x, out, axis, float("nan"), True)
+
+
+@register_kernel("ReduceMean", provider="numba", dtypes=INTS)
+def reduce_mean_int_numba(x, out, axis, keep_dims):
+    """the float64 mean truncated toward zero; the mean of nothing is 0."""
+    _reduce("ReduceMean", "reduce_sum", x, out, axis, 0, True)
 
 
 @register_kernel("ReduceProd", provider="numba", dtypes=NUMBERS)
 def reduce_prod_numba(x, out, axis, keep_dims):
-    xf, o, r, i = _canon(x, axis)
-    if r == 0:
-        out.fill(1)
-        return
-    (_J or _load()).reduce_prod(xf, out.ravel(), o, r, i)
+    _reduce("ReduceProd", "reduce_prod", x, out, axis, 1)
 
 
 @register_kernel("ReduceMax", provider="numba", dtypes=NUMBERS)
 def reduce_max_numba(x, out, axis, keep_dims):
-    xf, o, r, i = _canon(x, axis)
-    if r == 0:
-        if out.size:
-            _empty_extreme("ReduceMax")
-        return
-    (_J or _load()).reduce_max(xf, out.ravel(), o, r, i)
+    _reduce("ReduceMax", "reduce_extreme", x, out, axis, None, True)
 
 
 @register_kernel("ReduceMin", provider="numba", dtypes=NUMBERS)
 def reduce_min_numba(x, out, axis, keep_dims):
-    xf, o, r, i = _canon(x, axis)
-    if r == 0:
-        if out.size:
-            _empty_extreme("ReduceMin")
-        return
-    (_J or _load()).reduce_min(xf, out.ravel(), o, r, i)
+    _reduce("ReduceMin", "reduce_extreme", x, out, axis, None, False)
 
 
 @register_kernel("ReduceAll", provider="numba", dtypes=(mstype.bool_,))
 def reduce_all_numba(x, out, axis, keep_dims):
-    xf, o, r, i = _canon(x, axis)
-    if r == 0:
-        out.fill(True)
-        return
-    (_J or _load()).reduce_all(xf, out.ravel(), o, r, i)
+    _reduce("ReduceAll", "reduce_logical", x, out, axis, True, True)
 
 
 @register_kernel("ReduceAny", provider="numba", dtypes=(mstype.bool_,))
 def reduce_any_numba(x, out, axis, keep_dims):
-    xf, o, r, i = _canon(x, axis)
-    if r == 0:
-        out.fill(False)
-        return
-    (_J or _load()).reduce_any(xf, out.ravel(), o, r, i)
+    _reduce("ReduceAny", "reduce_logical", x, out, axis, False, False)
 
 
 def _canon_axis(x, axis, op):
-    """(flat x, O, R, I) for a single reduced axis; raises on an empty one."""
-    o, r, i, _ = _plan(x.shape, (axis,) if x.ndim else ())
+    """(flat x, O, R, I, back) for one reduced axis (none for a 0-d x); raises on an empty
+    one. Never the full-reduction shortcut: indices count in C order along the axis."""
+    xf, o, r, i, back = _canon_axes(x, (axis,) if x.ndim else ())
     if r == 0 and o * i:
         _empty_extreme(op)
-    return x.ravel(), o, r, i
+    return xf, o, r, i, back
+
+
+def _arg(x, out_index, out_values, axis, is_max, op):
+    xf, o, r, i, back = _canon_axis(x, axis, op)
+    if o * i == 0:
+        return
+    idx = out_index.ravel() if back is None else np.empty(out_index.size, out_index.dtype)
+    if out_values is None:
+        vals = xf                         # unused; keeps one compile per dtype
+    else:
+        vals = out_values.ravel() if back is None else np.empty(out_values.size, x.dtype)
+    (_J or _load()).arg_extreme(xf, idx, vals, o, r, i, is_max, out_values is not None)
+    if back is not None:
+        _restore(out_index, idx, back)
+        if out_values is not None:
+            _restore(out_values, vals, back)
 
 
 @register_kernel("Argmax", provider="numba", dtypes=NUMBERS)
 def argmax_numba(x, out, axis):
     """index of the first maximum along `axis` (the first NaN, as np.argmax)."""
-    xf, o, r, i = _canon_axis(x, axis, "Argmax")
-    if o * i:
-        (_J or _load()).argmax(xf, out.ravel(), o, r, i)
+    _arg(x, out, None, axis, True, "Argmax")
 
 
 @register_kernel("Argmin", provider="numba", dtypes=NUMBERS)
 def argmin_numba(x, out, axis):
     """index of the first minimum along `axis` (the first NaN, as np.argmin)."""
-    xf, o, r, i = _canon_axis(x, axis, "Argmin")
-    if o * i:
-        (_J or _load()).argmin(xf, out.ravel(), o, r, i)
+    _arg(x, out, None, axis, False, "Argmin")
 
 
 @register_kernel("ArgMaxWithValue", provider="numba", dtypes=NUMBERS)
 def arg_max_with_value_numba(x, out_index, out_values, axis, keep_dims):
     """(index, value) of the first maximum along `axis`, one pass over x."""
-    xf, o, r, i = _canon_axis(x, axis, "ArgMaxWithValue")
-    if o * i:
-        (_J or _load()).argmax_with_value(xf, out_index.ravel(), out_values.ravel(), o, r, i)
+    _arg(x, out_index, out_values, axis, True, "ArgMaxWithValue")
+
+
+@register_kernel("ArgMinWithValue", provider="numba", dtypes=NUMBERS)
+def arg_min_with_value_numba(x, out_index, out_values, axis, keep_dims):
+    """(index, value) of the first minimum along `axis`, one pass over x."""
+    _arg(x, out_index, out_values, axis, False, "ArgMinWithValue")

@@ -1,2 +1,321 @@
-"""Tensor indexing (t[...] and t[...] = v) expressed with primitives."""
-__all__ = []
+"""Slicing and gathering functions (ops.gather, one_hot, unique, masked_select, slice,
+strided_slice) and Tensor indexing: `t[index]` and `t[index] = value`.
+
+tensor_getitem: ints, slices (any step, negative too), Ellipsis and None, alone or in a
+tuple, become ONE StridedSlice call with masks. One int index array (a Tensor, list or
+ndarray of ints) anywhere in the tuple adds one Gather along the axis numpy would put its
+dimensions at; a bool mask (Tensor, list or ndarray) alone selects as numpy does (a mask
+of x's shape is one MaskedSelect call). Out-of-range ints and index values raise
+IndexError (the Python convention) before any op runs.
+
+tensor_setitem: validates the whole assignment first (index range, value shape broadcast
+to the indexed shape, value dtype equal or safely castable for Tensors; Python values
+are converted to x's dtype), then writes in place with numpy on x's own array (basic
+indices give a numpy view; advanced ones use numpy's indexed assignment). NOTE: this
+write is not an op call, so it is not recorded for autograd.
+"""
+import builtins
+import numbers
+
+import numpy as np
+
+from ...common.tensor import Tensor
+from ..operations import array_ops as A
+from ..operations import slice_ops as S
+from ..primitive import signature_key
+from .array_func import cached_prim
+
+__all__ = ['gather', 'one_hot', 'unique', 'masked_select', 'slice', 'strided_slice',
+           'tensor_getitem', 'tensor_setitem']
+
+_reshape = A.Reshape()
+_slice = S.Slice()
+_unique = S.Unique()
+_masked_select = S.MaskedSelect()
+
+
+def gather(input_params, input_indices, axis, batch_dims=0):
+    return cached_prim(S.Gather, batch_dims)(input_params, input_indices, axis)
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    return cached_prim(S.OneHot, axis)(indices, depth, on_value, off_value)
+
+
+def unique(input):
+    return _unique(input)
+
+
+def masked_select(input, mask):
+    return _masked_select(input, mask)
+
+
+def slice(input_x, begin, size):
+    return _slice(input_x, tuple(begin), tuple(size))
+
+
+def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0):
+    prim = cached_prim(S.StridedSlice, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                       shrink_axis_mask)
+    return prim(input_x, tuple(begin), tuple(end), tuple(strides))
+
+
+# ---- indexing ------------------------------------------------------------------------------
+_SLICE = builtins.slice
+_FULL = _SLICE(None)
+_BASIC = (numbers.Integral, type(None), type(Ellipsis), _SLICE)
+
+
+def _as_index_array(item):
+    """An advanced index as an ndarray (int or bool), or None if `item` is basic."""
+    if isinstance(item, Tensor):
+        arr = item.asnumpy()
+        if arr.ndim == 0 and arr.dtype.kind in "iu":
+            return None
+    elif isinstance(item, np.ndarray):
+        arr = item
+    elif isinstance(item, list):
+        arr = np.asarray(item)
+        if arr.size == 0:
+            arr = arr.astype(np.int64)
+    else:
+        return None
+    if arr.dtype.kind not in "iub" or (arr.ndim == 0 and arr.dtype.kind == "b"):
+        raise IndexError(f"tensors used as indices must be integer, or bool with at least one "
+                         f"dimension, but got {arr.dtype} of shape {list(arr.shape)}")
+    return arr
+
+
+def _plan(shape, index):
+    """Split `index` into a basic tuple (ints checked and non-negative) and at most one
+    advanced index: returns (basic, adv) with adv None or (position in basic, array, axis of
+    x it indexes, axis of x[basic] it indexes, whether numpy puts its dims first)."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    adv = None
+    basic = []
+    for pos, item in enumerate(items):
+        arr = _as_index_array(item)
+        if arr is not None:
+            if adv is not None:
+                raise IndexError("mindlite supports at most one tensor/list index per indexing")
+            adv = (pos, arr)
+            basic.append(_FULL)
+        elif isinstance(item, (bool, np.bool_)):
+            raise IndexError("a Python bool is not a supported index")
+        elif isinstance(item, Tensor):
+            basic.append(int(item))
+        elif isinstance(item, _BASIC):
+            basic.append(item)
+        else:
+            raise IndexError(f"only integers, slices, ellipsis, None, and integer or bool "
+                             f"tensors/lists are valid indices, but got {type(item).__name__}")
+    if sum(1 for b in basic if b is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    ndim = len(shape)
+    consuming = sum(1 for b in basic if b is not None and b is not Ellipsis)
+    if adv is not None and adv[1].dtype == np.bool_:
+        consuming += adv[1].ndim - 1
+    if consuming > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    axis = out_axis = 0
+    for pos, b in enumerate(basic):
+        if adv is not None and pos == adv[0]:
+            adv = (pos, adv[1], axis, out_axis)
+        if b is Ellipsis:
+            axis += ndim - consuming
+            out_axis += ndim - consuming
+        elif b is None:
+            out_axis += 1
+        elif isinstance(b, numbers.Integral):
+            d = shape[axis]
+            if not -d <= b < d:
+                raise IndexError(f"index {b} is out of bounds for axis {axis} with size {d}")
+            basic[pos] = int(b) % d
+            axis += 1
+        else:
+            if b.step == 0:
+                raise ValueError("slice step cannot be zero")
+            axis += 1
+            out_axis += 1
+    if adv is not None:
+        adv = adv + (_separated(items, adv[0]),)
+    return tuple(basic), adv
+
+
+def _separated(items, pos):
+    """numpy's rule: with an index array, ints are advanced indices too; if a slice, None or
+    Ellipsis lies between two advanced indices, their dimensions go first."""
+    adv = [i for i, b in enumerate(items) if i == pos or (
+        isinstance(b, (numbers.Integral, Tensor)) and not isinstance(b, (bool, np.bool_)))]
+    return any(i not in adv for i in builtins.range(adv[0], adv[-1] + 1))
+
+
+def _strided_args(basic):
+    begin, end, strides = [], [], []
+    masks = [0, 0, 0, 0, 0]          # begin, end, ellipsis, new_axis, shrink
+    for pos, b in enumerate(basic):
+        bit = 1 << pos
+        if b is Ellipsis or b is None:
+            masks[2 if b is Ellipsis else 3] |= bit
+            begin.append(0), end.append(0), strides.append(1)
+        elif isinstance(b, numbers.Integral):
+            masks[4] |= bit
+            begin.append(b), end.append(b + 1), strides.append(1)
+        else:
+            step = 1 if b.step is None else b.step.__index__()
+            for vals, v, m in ((begin, b.start, 0), (end, b.stop, 1)):
+                if v is None:
+                    masks[m] |= bit
+                    vals.append(0)
+                else:
+                    vals.append(v.__index__())
+            strides.append(step)
+    return tuple(begin), tuple(end), tuple(strides), tuple(masks)
+
+
+def _basic_getitem(x, basic):
+    begin, end, strides, masks = _strided_args(basic)
+    return cached_prim(S.StridedSlice, *masks)(x, begin, end, strides)
+
+
+def _check_int_index(arr, d, axis):
+    if arr.size:
+        lo, hi = int(arr.min()), int(arr.max())
+        if lo < -d or hi >= d:
+            bad = lo if lo < -d else hi
+            raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {d}")
+    return np.where(arr < 0, arr + d, arr).astype(np.int64)
+
+
+def _check_mask(arr, shape, axis):
+    if arr.shape != tuple(shape[axis:axis + arr.ndim]):
+        raise IndexError(f"boolean index of shape {list(arr.shape)} does not match the indexed "
+                         f"tensor's shape {list(shape)} at axis {axis}")
+
+
+# (abstract of x, index key) -> (StridedSlice primitive, its inputs, runner-cache key) for
+# indices made of Python ints, None, Ellipsis and int slices.
+# NOTE: a repeated `t[i]` skips the planning and the signature hashing of the three constant
+# tuples (most of its cost): it looks the primitive's cached runner up directly. A missing
+# runner (first call, or the runner caches were cleared) takes the ordinary call.
+_BASIC_PLANS = {}
+_MAX_PLANS = 4096
+
+
+def _index_key(index):
+    """A hashable key for an index of ints / None / Ellipsis / int slices, else None."""
+    items = index if type(index) is tuple else (index,)
+    key = []
+    for i in items:
+        t = type(i)
+        if t is int or i is None or i is Ellipsis:
+            key.append(i)
+        elif t is _SLICE and all(type(v) is int or v is None for v in (i.start, i.stop, i.step)):
+            key.append((i.start, i.stop, i.step))
+        else:
+            return None
+    return tuple(key)
+
+
+def tensor_getitem(x, index):
+    """x[index] (see the module docstring)."""
+    key = _index_key(index)
+    if key is not None:
+        plan = _BASIC_PLANS.get((x._abs, key))
+        if plan is not None:
+            prim, args, sig = plan
+            run = prim._runners.get(sig)
+            return prim(x, *args) if run is None else run((x,) + args)
+    basic, adv = _plan(x.shape, index)
+    if adv is None:
+        begin, end, strides, masks = _strided_args(basic)
+        prim = cached_prim(S.StridedSlice, *masks)
+        y = prim(x, begin, end, strides)
+        if key is not None:
+            if len(_BASIC_PLANS) >= _MAX_PLANS:
+                _BASIC_PLANS.clear()
+            sig = signature_key(prim, (x, begin, end, strides))
+            _BASIC_PLANS[(x._abs, key)] = (prim, (begin, end, strides), sig)
+        return y
+    _, arr, axis, out_axis, front = adv
+    if arr.dtype == np.bool_:
+        if len(basic) != 1:
+            raise IndexError("mindlite supports a bool mask only as the whole index")
+        _check_mask(arr, x.shape, 0)
+        mask = Tensor.from_numpy(arr)
+        if arr.shape == x.shape:
+            return _masked_select(x, mask)
+        lead = int(np.prod(arr.shape))
+        flat = _reshape(x, (lead,) + x.shape[arr.ndim:])
+        idx = Tensor.from_numpy(np.flatnonzero(arr).astype(np.int64))
+        return gather(flat, idx, 0)
+    idx = Tensor.from_numpy(_check_int_index(arr, x.shape[axis], axis))
+    trivial = all(b is Ellipsis or (isinstance(b, _SLICE) and b == _FULL) for b in basic)
+    y = gather(x if trivial else _basic_getitem(x, basic), idx, out_axis)
+    if front and out_axis:
+        k = arr.ndim
+        perm = tuple(builtins.range(out_axis, out_axis + k)) + tuple(builtins.range(out_axis)) \
+            + tuple(builtins.range(out_axis + k, y.ndim))
+        y = cached_prim(A.Transpose)(y, perm)
+    return y
+
+
+def _value_array(x, value):
+    """value as an ndarray that numpy can write into x without changing x's dtype."""
+    target = x.dtype.np
+    if isinstance(value, Tensor):
+        arr = value.asnumpy()
+        if not np.can_cast(arr.dtype, target, "safe"):
+            raise TypeError(f"For 'tensor_setitem', the type of 'value' should be the same as "
+                            f"or safely castable to the tensor's {x.dtype}, but got "
+                            f"{value.dtype}")
+        return arr
+    if isinstance(value, (numbers.Number, np.generic, np.ndarray, list, tuple)):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.asarray(value).astype(target)
+    raise TypeError(f"For 'tensor_setitem', 'value' must be a Tensor, number, list or "
+                    f"ndarray, but got {type(value).__name__}")
+
+
+def _check_broadcast(value, target_shape):
+    shape = value.shape
+    while len(shape) > len(target_shape) and shape[0] == 1:
+        shape = shape[1:]
+    try:
+        ok = np.broadcast_shapes(shape, target_shape) == tuple(target_shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"For 'tensor_setitem', 'value' of shape {list(value.shape)} cannot be "
+                         f"broadcast to the indexed shape {list(target_shape)}")
+    return value.reshape(shape)
+
+
+def tensor_setitem(x, index, value):
+    """x[index] = value, in place (see the module docstring)."""
+    arr = x.asnumpy()
+    basic, adv = _plan(x.shape, index)
+    val = _value_array(x, value)
+    if not arr.flags.writeable:
+        raise ValueError("For 'tensor_setitem', the tensor is backed by a read-only array")
+    if adv is None:
+        view = arr[basic if any(b is Ellipsis for b in basic) else basic + (Ellipsis,)]
+        np.copyto(view, _check_broadcast(val, view.shape))
+        return x
+    pos, idx, axis, out_axis, front = adv
+    if idx.dtype == np.bool_:
+        if len(basic) != 1:
+            raise IndexError("mindlite supports a bool mask only as the whole index")
+        _check_mask(idx, x.shape, 0)
+        target = (int(idx.sum()),) + x.shape[idx.ndim:]
+        arr[idx] = _check_broadcast(val, target)
+        return x
+    idx = _check_int_index(idx, x.shape[axis], axis)
+    view_shape = arr[basic].shape
+    rest = view_shape[:out_axis] + view_shape[out_axis + 1:]
+    target = idx.shape + rest if front else \
+        view_shape[:out_axis] + idx.shape + view_shape[out_axis + 1:]
+    full = basic[:pos] + (idx,) + basic[pos + 1:]
+    arr[full] = _check_broadcast(val, target)
+    return x

@@ -18,7 +18,8 @@ __all__ = ['add', 'sub', 'mul', 'div', 'true_divide', 'floor_div', 'floor_mod', 
 
 _abs, _neg, _exp, _log = P.Abs(), P.Neg(), P.Exp(), P.Log()
 _sqrt, _rsqrt, _square = P.Sqrt(), P.Rsqrt(), P.Square()
-_sin, _cos, _sign, _floor, _ceil, _round = P.Sin(), P.Cos(), P.Sign(), P.Floor(), P.Ceil(), P.Round()
+_sin, _cos, _sign = P.Sin(), P.Cos(), P.Sign()
+_floor, _ceil, _round = P.Floor(), P.Ceil(), P.Round()
 _reciprocal, _erf, _logical_not = P.Reciprocal(), P.Erf(), P.LogicalNot()
 _add, _sub, _mul, _div = P.Add(), P.Sub(), P.Mul(), P.Div()
 _floor_div, _floor_mod, _mod, _truncate_div = P.FloorDiv(), P.FloorMod(), P.Mod(), P.TruncateDiv()

@@ -1,14 +1,130 @@
-"""Functional reductions: ops.sum, ops.mean, ops.amax, ops.argmax, ..."""
+"""Functional reductions (MindSpore 2.x): ops.sum, mean, amax, amin, prod, all, any, argmax,
+argmin, max, min. Each uses a module-level primitive per attribute combination (keep_dims,
+axis, output type), so repeated calls hit the runner cache. axis=None means all axes.
+"""
+from ...common import dtype as mstype
+from ...common.tensor import Tensor
+from ..operations import array_ops as A
 from ..operations import reduce_ops as P
 
-__all__ = ['sum']
-
-_sum = {False: P.ReduceSum(False), True: P.ReduceSum(True)}
-
-
-def _axis(axis):
-    return () if axis is None else axis
+__all__ = ['sum', 'mean', 'amax', 'amin', 'prod', 'all', 'any', 'argmax', 'argmin', 'max',
+           'min']
 
 
-def sum(input, dim=None, keepdim=False):
-    return _sum[bool(keepdim)](input, _axis(dim))
+def _pair(cls):
+    return {False: cls(False), True: cls(True)}
+
+
+_sum = _pair(P.ReduceSum)
+_mean = _pair(P.ReduceMean)
+_max = _pair(P.ReduceMax)
+_min = _pair(P.ReduceMin)
+_prod = _pair(P.ReduceProd)
+_all = _pair(P.ReduceAll)
+_any = _pair(P.ReduceAny)
+_cast = A.Cast()
+_reshape = A.Reshape()
+_expand_dims = A.ExpandDims()
+_ARGS = {}
+
+
+def _arg_prim(cls, *attrs):
+    key = (cls, attrs)
+    prim = _ARGS.get(key)
+    if prim is None:
+        prim = _ARGS[key] = cls(*attrs)
+    return prim
+
+
+def _keep(keep):
+    if keep is not True and keep is not False:
+        raise TypeError(f"'keepdims' / 'keep_dims' must be a bool, but got {keep!r}")
+    return keep
+
+
+def _reduce(prims, input, axis, keep):
+    """All axes (None or ()) call the primitive with x alone: the one-lookup fast path."""
+    prim = prims[_keep(keep)]
+    if axis is None or (type(axis) is tuple and not axis):
+        return prim(input)
+    return prim(input, tuple(axis) if isinstance(axis, list) else axis)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum over `dim` (all for None); bool inputs are summed as int64 (as MindSpore)."""
+    if dtype is not None:
+        input = _cast(input, dtype)
+    elif getattr(input, "dtype", None) is mstype.bool_:
+        input = _cast(input, mstype.int64)
+    return _reduce(_sum, input, dim, keepdim)
+
+
+def mean(input, axis=None, keep_dims=False):
+    return _reduce(_mean, input, axis, keep_dims)
+
+
+def amax(input, axis=None, keepdims=False):
+    return _reduce(_max, input, axis, keepdims)
+
+
+def amin(input, axis=None, keepdims=False):
+    return _reduce(_min, input, axis, keepdims)
+
+
+def prod(input, axis=None, keep_dims=False):
+    return _reduce(_prod, input, axis, keep_dims)
+
+
+def all(input, axis=None, keep_dims=False):
+    return _reduce(_all, input, axis, keep_dims)
+
+
+def any(input, axis=None, keep_dims=False):
+    return _reduce(_any, input, axis, keep_dims)
+
+
+def _arg(cls, input, axis, keepdims, out_type):
+    _keep(keepdims)
+    if getattr(input, "dtype", None) is mstype.bool_:
+        input = _cast(input, mstype.int32)
+    if axis is None:
+        return _arg_prim(cls, 0, out_type)(_reshape(input, (-1,)))
+    out = _arg_prim(cls, axis, out_type)(input)
+    if keepdims and input.ndim:
+        out = _expand_dims(out, axis)
+    return out
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index (int64) of the first maximum along `dim`; over the flattened input for None
+    (then `keepdim` is ignored, as MindSpore)."""
+    return _arg(P.Argmax, input, dim, keepdim, mstype.int64)
+
+
+def argmin(input, axis=None, keepdims=False):
+    """Index (int32, as MindSpore's ops.argmin) of the first minimum along `axis`; over the
+    flattened input for None (then `keepdims` is ignored)."""
+    return _arg(P.Argmin, input, axis, keepdims, mstype.int32)
+
+
+def _extreme(cls, reduce, input, axis, keepdims):
+    if axis is None:
+        return reduce[False](input), _zero_index()
+    index, values = _arg_prim(cls, axis, _keep(keepdims))(input)
+    return values, index
+
+
+def _zero_index():
+    return Tensor(0, mstype.int64)
+
+
+def max(input, axis=None, keepdims=False):
+    """(values, indices) of the maximum along `axis` (ArgMaxWithValue); for axis=None the
+    maximum of all elements and index 0, as MindSpore documents."""
+    return _extreme(P.ArgMaxWithValue, _max, input, axis, keepdims)
+
+
+def min(input, axis=None, keepdims=False):
+    """(values, indices) of the minimum along `axis` (ArgMinWithValue); for axis=None the
+    minimum of all elements and index 0, as MindSpore documents."""
+    return _extreme(P.ArgMinWithValue, _min, input, axis, keepdims)

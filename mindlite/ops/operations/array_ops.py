@@ -14,7 +14,7 @@ from ...abstract import AbstractScalar, AbstractTensor
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Primitive, prim_attr_register
-from ..validator import (broadcast_shape, check_axes, check_axis, check_dtype, check_int,
+from ..validator import (check_axes, check_axis, check_dtype, check_int,
                          check_same_dtype, check_shape_arg, check_tensor, check_type_arg, tensor)
 
 __all__ = ["Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten", "Concat", "Stack",
@@ -40,14 +40,25 @@ def _check_tensors(prim, arg, xs):
     return xs
 
 
-class Reshape(Primitive):
-    """y = x with `shape` (one -1 is inferred); returns a view when numpy can."""
-    input_names = ("input_x", "input_shape")
-    const_inputs = (1,)
+class _Plain(Primitive):
+    """A primitive without attributes."""
 
     @prim_attr_register
     def __init__(self):
         pass
+
+
+class _View(_Plain):
+    """Reshape-like: the kernel gets the output shape and may return a view."""
+
+    def kernel_params(self, *inputs):
+        return {"shape": self.infer(*inputs).shape}
+
+
+class Reshape(_View):
+    """y = x with `shape` (one -1 is inferred); returns a view when numpy can."""
+    input_names = ("input_x", "input_shape")
+    const_inputs = (1,)
 
     def infer(self, x, shape):
         check_tensor(self, "input_x", x)
@@ -66,18 +77,12 @@ class Reshape(Primitive):
                              f"equal the size of 'input_x' {x.size} (shape {list(x.shape)})")
         return tensor(x.dtype, shape)
 
-    def kernel_params(self, x, shape):
-        return {"shape": self.infer(x, shape).shape}
 
 
-class Transpose(Primitive):
+class Transpose(_Plain):
     """y = x with its axes permuted: y.shape[i] = x.shape[perm[i]]."""
     input_names = ("input_x", "input_perm")
     const_inputs = (1,)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def _perm(self, x, perm):
         check_tensor(self, "input_x", x)
@@ -100,25 +105,19 @@ class Transpose(Primitive):
         return {"perm": self._perm(x, perm)}
 
 
-class ExpandDims(Primitive):
+class ExpandDims(_View):
     """y = x with a new axis of size 1 at `axis` in [-x.ndim-1, x.ndim] (a view)."""
     input_names = ("input_x", "axis")
     const_inputs = (1,)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def infer(self, x, axis):
         check_tensor(self, "input_x", x)
         a = check_axis(self, "axis", axis, len(x.shape) + 1)
         return tensor(x.dtype, x.shape[:a] + (1,) + x.shape[a:])
 
-    def kernel_params(self, x, axis):
-        return {"shape": self.infer(x, axis).shape}
 
 
-class Squeeze(Primitive):
+class Squeeze(_View):
     """y = x without the size-1 axes in `axis` (all of them for ()) (a view).
     Squeezing an axis whose size is not 1 is a ValueError."""
     input_names = ("input_x",)
@@ -146,17 +145,10 @@ class Squeeze(Primitive):
                                  f"be 1, but got shape {list(x.shape)}")
         return tensor(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
-    def kernel_params(self, x):
-        return {"shape": self.infer(x).shape}
 
-
-class Flatten(Primitive):
+class Flatten(_View):
     """y = x reshaped to (x.shape[0], prod(x.shape[1:])); x must have rank >= 1."""
     input_names = ("input_x",)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def infer(self, x):
         check_tensor(self, "input_x", x)
@@ -165,8 +157,6 @@ class Flatten(Primitive):
                              f"0-d tensor")
         return tensor(x.dtype, (x.shape[0], _prod(x.shape[1:])))
 
-    def kernel_params(self, x):
-        return {"shape": self.infer(x).shape}
 
 
 class Concat(Primitive):
@@ -263,15 +253,11 @@ class Split(Primitive):
         return {"axis": self._axis(x), "output_num": self.attrs["output_num"]}
 
 
-class Tile(Primitive):
+class Tile(_Plain):
     """y = x repeated multiples[i] times along axis i; a shorter `multiples` is padded
     with leading 1s, a shorter x.shape with leading 1s (MindSpore 2.x)."""
     input_names = ("input_x", "multiples")
     const_inputs = (1,)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def _multiples(self, x, multiples):
         check_tensor(self, "input_x", x)
@@ -325,15 +311,11 @@ class BroadcastTo(Primitive):
         return tensor(x.dtype, out)
 
 
-class Cast(Primitive):
+class Cast(_Plain):
     """y = x converted to `dtype` (numpy's unsafe cast: float -> int truncates toward zero;
     NaN/inf/out-of-range -> int is unspecified, as in C)."""
     input_names = ("input_x", "type")
     const_inputs = (1,)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def infer(self, x, dtype):
         check_tensor(self, "input_x", x)
@@ -344,26 +326,18 @@ class Cast(Primitive):
         return {"quiet": x.dtype.kind == "f" and t.kind != "f"}
 
 
-class Shape(Primitive):
+class Shape(_Plain):
     """The shape of x as a tuple of ints (constant-folded: no kernel runs)."""
     input_names = ("input_x",)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def infer(self, x):
         check_tensor(self, "input_x", x)
         return AbstractScalar(x.shape)
 
 
-class ZerosLike(Primitive):
+class ZerosLike(_Plain):
     """y = zeros of x's shape and dtype."""
     input_names = ("input_x",)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def infer(self, x):
         check_tensor(self, "input_x", x)
@@ -395,14 +369,10 @@ def _fill_value(prim, t, value):
         return np.array(value).astype(t.np)[()]
 
 
-class Fill(Primitive):
+class Fill(_Plain):
     """Fill()(type, shape, value): a tensor of `shape` filled with `value` (const prim)."""
     input_names = ("type", "shape", "value")
     const_inputs = (0, 1, 2)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def infer(self, t, shape, value):
         t = check_type_arg(self, "type", t)
@@ -413,14 +383,10 @@ class Fill(Primitive):
         return {"value": _fill_value(self, check_type_arg(self, "type", t), value)}
 
 
-class Zeros(Primitive):
+class Zeros(_Plain):
     """Zeros()(size, type=float32): a tensor of zeros (const prim)."""
     const_inputs = (0, 1)
     fill = 0
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def infer(self, size, t=None, *extra):
         if extra:
@@ -435,14 +401,10 @@ class Ones(Zeros):
     fill = 1
 
 
-class Eye(Primitive):
+class Eye(_Plain):
     """Eye()(n, m, t): an n x m tensor with ones on the main diagonal (const prim)."""
     input_names = ("n", "m", "t")
     const_inputs = (0, 1, 2)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def infer(self, n, m, t):
         n = check_int(self, "n", n, lo=0)
@@ -484,14 +446,15 @@ class Range(Primitive):
 
     def infer(self, start, limit, delta):
         vals = self._values(start, limit, delta)
-        n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
+        ints = all(isinstance(v, numbers.Integral) for v in vals)
+        start, limit, delta = vals
+        n = -((start - limit) // delta) if ints else int(np.ceil((limit - start) / delta))
         if n > self.attrs["maxlen"]:
             raise ValueError(f"For '{self.name}', the output would have {n} values, more than "
                              f"'maxlen' {self.attrs['maxlen']}")
         t = self.attrs["dtype"]
         if t is None:
-            t = mstype.int64 if all(isinstance(v, numbers.Integral) for v in vals) else \
-                mstype.float32
+            t = mstype.int64 if ints else mstype.float32
         return tensor(t, (n,))
 
     def kernel_params(self, start, limit, delta):
@@ -499,17 +462,13 @@ class Range(Primitive):
         return {"start": start, "delta": delta}
 
 
-class _AssignBase(Primitive):
+class _AssignBase(_Plain):
     """Writes into `variable`'s own array; the result is a Tensor sharing that memory.
     Inference validates first (value broadcastable to variable's shape; value's dtype equal
     or safely castable), so a failed call leaves the variable unchanged. A Python scalar
     `value` is converted to the variable's dtype (as MindSpore's implicit conversion)."""
     input_names = ("variable", "value")
     valid_types = mstype.ALL_TYPES
-
-    @prim_attr_register
-    def __init__(self):
-        pass
 
     def __call__(self, variable, value):
         if isinstance(value, (bool, int, float, np.generic)) and isinstance(variable, Tensor):
@@ -527,8 +486,9 @@ class _AssignBase(Primitive):
             raise TypeError(f"For '{self.name}', the type of 'value' should be the same as or "
                             f"safely castable to 'variable' {variable.dtype}, but got "
                             f"{value.dtype}")
-        if value.shape != variable.shape and broadcast_shape(
-                self, variable.shape, value.shape, ("variable", "value")) != variable.shape:
+        vs, ws = value.shape, variable.shape
+        if vs != ws and (len(vs) > len(ws) or any(
+                d not in (1, w) for d, w in zip(vs[::-1], ws[::-1]))):
             raise ValueError(f"For '{self.name}', 'value' of shape {list(value.shape)} cannot be "
                              f"broadcast to 'variable' shape {list(variable.shape)}")
         return variable

@@ -61,7 +61,7 @@ def strided_slice_spec(prim, shape, begin, end, strides, masks):
     if len(end) != n or len(strides) != n:
         raise ValueError(f"For '{prim.name}', 'begin', 'end' and 'strides' must have the same "
                          f"length, but got {len(begin)}, {len(end)} and {len(strides)}")
-    if bin(ellipsis_mask & ((1 << n) - 1)).count("1") > 1:
+    if (ellipsis_mask & ((1 << n) - 1)).bit_count() > 1:
         raise ValueError(f"For '{prim.name}', 'ellipsis_mask' may have at most one bit set, but "
                          f"got {ellipsis_mask}")
     has_ellipsis = bool(ellipsis_mask & ((1 << n) - 1))
@@ -108,7 +108,7 @@ def strided_slice_spec(prim, shape, begin, end, strides, masks):
         e = (hi if s > 0 else lo) if em else min(max(e + d if e < 0 else e, lo), hi)
         length = e - b
         size = 0 if length == 0 or (length < 0) != (s < 0) else -(-abs(length) // abs(s))
-        slices.append(slice(b, None if e < 0 else e, s))
+        slices.append(slice(b, None if e < 0 else e, s) if size else slice(0, 0, 1))
         proc.append(size)
     final = tuple(1 if g == "new" else proc[g] for g in gather)
     return tuple(slices), final

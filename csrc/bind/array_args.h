@@ -1,0 +1,45 @@
+// Argument checks shared by the fast-call kernel entry points (elementwise_bind.cc,
+// matmul_bind.cc). Every check runs before any memory is touched; a failed check sets a
+// TypeError / ValueError naming the function, the op, the argument and what was wrong, and
+// returns false / nullptr.
+#pragma once
+
+#include <string>
+
+#include "bind/numpy_api.h"
+#include "kernels/elementwise.h"
+
+namespace mindlite {
+
+static_assert(sizeof(npy_intp) == sizeof(int64_t), "npy_intp must be 64-bit");
+
+// The context an error message names: "For 'mindlite._C.binary' (op 'Add'), ..."
+struct CallSite {
+  const char* fn;
+  const char* op;
+};
+
+std::string shape_str(int nd, const npy_intp* shape);
+
+// `o` must be an ndarray; returns it, or nullptr with TypeError.
+PyArrayObject* as_array(const CallSite& cs, const char* arg, PyObject* o);
+
+// The kernel dtype of `a` (native byte order float32/float64/int32/int64/bool), or -1.
+int array_dtype(PyArrayObject* a);
+
+// TypeError "'arg' dtype must be ..., but got ..." listing the dtypes the op supports.
+void dtype_error(const CallSite& cs, const char* arg, PyArrayObject* a, const bool* supported);
+
+// out must be writeable, C-contiguous and aligned (ValueError otherwise).
+bool check_out(const CallSite& cs, PyArrayObject* out);
+
+// A new reference to an array holding `a`'s values that is aligned and does not partially
+// overlap `out` (a copy when needed); `same_ok`: `a` may be `out` element for element.
+PyArrayObject* readable(PyArrayObject* a, PyArrayObject* out, bool same_ok);
+
+Operand operand_of(PyArrayObject* a, int64_t n);
+
+// Op code from a Python int in [0, count), or -1 with TypeError / ValueError.
+int op_code(const CallSite& cs, PyObject* o, int count);
+
+}  // namespace mindlite

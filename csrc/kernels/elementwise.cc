@@ -1,0 +1,276 @@
+// Elementwise launch: ISA dispatch of the loop tables, op metadata, and the strided /
+// broadcasting iteration that splits any numpy layout into runs for the contiguous loops.
+//
+// Plan: the output shape with size-1 dims dropped and adjacent dims merged wherever every
+// operand's strides allow, so a contiguous or simply-broadcast call becomes one run. Each
+// thread takes [begin, end) of the flat output index and walks rows of the innermost dim; a row
+// whose input strides are not (itemsize | 0) is gathered in blocks into a stack buffer first.
+#include "kernels/elementwise.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/thread_pool.h"
+
+namespace mindlite {
+
+const char* const kUnaryNames[kNumUnary] = {
+    "Abs", "Neg", "Exp", "Log", "Sqrt", "Rsqrt", "Square", "Sin", "Cos", "Sign", "Floor",
+    "Ceil", "Round", "Reciprocal", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GeLU", "SiLU",
+    "Softplus", "Erf"};
+const char* const kBinaryNames[kNumBinary] = {
+    "Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow", "Equal",
+    "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"};
+const char* const kDTypeNames[kNumDTypes] = {"float32", "float64", "int32", "int64", "bool"};
+const int kDTypeSize[kNumDTypes] = {4, 8, 4, 8, 1};
+
+namespace {
+
+const char* g_isa = "base";
+
+// MINDLITE_ISA=base|avx2 picks a lower instruction set than the CPU's best (for tests).
+const KernelTables* build_tables() {
+  KernelTables* t = new KernelTables();  // value-initialized: unsupported entries are null
+  const char* want = std::getenv("MINDLITE_ISA");
+  auto allowed = [want](const char* isa) { return want == nullptr || !std::strcmp(want, isa); };
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                __builtin_cpu_supports("fma");
+  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (avx512 && allowed("avx512")) {
+    fill_tables_avx512(t);
+    g_isa = "avx512";
+    return t;
+  }
+  if (avx2 && (allowed("avx2") || (want && !std::strcmp(want, "avx512")))) {
+    fill_tables_avx2(t);
+    g_isa = "avx2";
+    return t;
+  }
+#endif
+  fill_tables_base(t);
+  return t;
+}
+
+struct Plan {
+  int nd;
+  int osz;  // output itemsize
+  int64_t shape[kMaxDims];
+  int64_t sx[kMaxDims], sy[kMaxDims];  // byte strides, 0 along broadcast dims
+  const char* x;
+  const char* y;
+  char* o;
+};
+
+int64_t operand_stride(const Operand& a, int nd, int d) {
+  int off = d - (nd - a.nd);
+  return (off >= 0 && a.shape[off] != 1) ? a.strides[off] : 0;
+}
+
+void build_plan(Plan* p, const Operand& x, const Operand* y, int nd, const int64_t* shape) {
+  int k = 0;
+  for (int d = 0; d < nd; ++d) {
+    if (shape[d] == 1) continue;
+    int64_t sx = operand_stride(x, nd, d);
+    int64_t sy = y ? operand_stride(*y, nd, d) : 0;
+    if (k > 0 && p->sx[k - 1] == sx * shape[d] && p->sy[k - 1] == sy * shape[d]) {
+      p->shape[k - 1] *= shape[d];
+      p->sx[k - 1] = sx;
+      p->sy[k - 1] = sy;
+    } else {
+      p->shape[k] = shape[d];
+      p->sx[k] = sx;
+      p->sy[k] = sy;
+      ++k;
+    }
+  }
+  p->nd = k;
+  p->x = x.data;
+  p->y = y ? y->data : nullptr;
+}
+
+// Calls inner(x, sx, y, sy, out, len) for each innermost-dim run of flat range [begin, end).
+template <class Inner>
+void walk(const Plan& p, int64_t begin, int64_t end, Inner& inner) {
+  if (p.nd == 0) {
+    inner(p.x, 0, p.y, 0, p.o, 1);
+    return;
+  }
+  const int last = p.nd - 1;
+  int64_t idx[kMaxDims];
+  int64_t rem = begin, ox = 0, oy = 0;
+  for (int d = last; d >= 0; --d) {
+    idx[d] = rem % p.shape[d];
+    rem /= p.shape[d];
+    ox += idx[d] * p.sx[d];
+    oy += idx[d] * p.sy[d];
+  }
+  for (int64_t pos = begin; pos < end;) {
+    int64_t len = p.shape[last] - idx[last];
+    if (len > end - pos) len = end - pos;
+    inner(p.x + ox, p.sx[last], p.y + oy, p.sy[last], p.o + pos * p.osz, len);
+    pos += len;
+    idx[last] += len;
+    ox += len * p.sx[last];
+    oy += len * p.sy[last];
+    for (int d = last; d > 0 && idx[d] == p.shape[d]; --d) {
+      idx[d] = 0;
+      ox += p.sx[d - 1] - p.shape[d] * p.sx[d];
+      oy += p.sy[d - 1] - p.shape[d] * p.sy[d];
+      ++idx[d - 1];
+    }
+  }
+}
+
+constexpr int64_t kBlock = 512;
+
+void gather(char* buf, const char* src, int64_t stride, int64_t n, int isz) {
+  switch (isz) {
+    case 1:
+      for (int64_t i = 0; i < n; ++i) buf[i] = src[i * stride];
+      break;
+    case 4:
+      for (int64_t i = 0; i < n; ++i) std::memcpy(buf + 4 * i, src + i * stride, 4);
+      break;
+    default:
+      for (int64_t i = 0; i < n; ++i) std::memcpy(buf + 8 * i, src + i * stride, 8);
+  }
+}
+
+struct UnaryInner {
+  UnaryFn fn;
+  int isz;
+  void operator()(const char* x, int64_t sx, const char*, int64_t, char* o, int64_t n) const {
+    if (sx == isz) {
+      fn(x, o, n);
+      return;
+    }
+    alignas(64) char buf[kBlock * 8];
+    for (int64_t off = 0; off < n; off += kBlock) {
+      int64_t m = n - off < kBlock ? n - off : kBlock;
+      gather(buf, x + off * sx, sx, m, isz);
+      fn(buf, o + off * isz, m);
+    }
+  }
+};
+
+struct BinaryInner {
+  const BinaryFn* fn;
+  int isz, osz;
+  void operator()(const char* x, int64_t sx, const char* y, int64_t sy, char* o,
+                  int64_t n) const {
+    const bool xc = sx == isz, yc = sy == isz;
+    if (xc && yc) return fn[kVV](x, y, o, n);
+    if (sx == 0 && yc) return fn[kSV](x, y, o, n);
+    if (xc && sy == 0) return fn[kVS](x, y, o, n);
+    const bool xs = sx == 0 && sy != 0, ys = sy == 0 && sx != 0;
+    alignas(64) char bx[kBlock * 8], by[kBlock * 8];
+    for (int64_t off = 0; off < n; off += kBlock) {
+      int64_t m = n - off < kBlock ? n - off : kBlock;
+      const char* qx = x;
+      const char* qy = y;
+      if (!xs) {
+        if (xc) qx = x + off * sx; else gather(bx, x + off * sx, sx, m, isz), qx = bx;
+      }
+      if (!ys) {
+        if (yc) qy = y + off * sy; else gather(by, y + off * sy, sy, m, isz), qy = by;
+      }
+      fn[xs ? kSV : ys ? kVS : kVV](qx, qy, o + off * osz, m);
+    }
+  }
+};
+
+int64_t operand_size(const Operand& a) {
+  int64_t s = 1;
+  for (int d = 0; d < a.nd; ++d) s *= a.shape[d];
+  return s;
+}
+
+}  // namespace
+
+const KernelTables& kernel_tables() {
+  static const KernelTables* t = build_tables();
+  return *t;
+}
+
+const char* kernel_isa() {
+  kernel_tables();
+  return g_isa;
+}
+
+int unary_cost(int op) {
+  switch (op) {
+    case kExp: case kLog: case kSigmoid: case kTanh: case kGeLU: case kSiLU: case kSoftplus:
+    case kSin: case kCos:
+      return 4;
+    case kErf:
+      return 8;
+    case kSqrt: case kRsqrt: case kReciprocal:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+int binary_cost(int op) {
+  switch (op) {
+    case kFloorDiv: case kFloorMod: case kPow:
+      return 8;
+    case kDiv:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+void run_unary(int op, int dt, const Operand& x, char* out, int nd, const int64_t* out_shape,
+               int64_t n) {
+  if (n == 0) return;
+  const UnaryFn fn = kernel_tables().unary[op][dt];
+  const int isz = kDTypeSize[dt];
+  const uint32_t key = split_key(kFamilyUnary, op, dt);
+  if (x.contig) {
+    auto body = [&](int64_t b, int64_t e) { fn(x.data + b * isz, out + b * isz, e - b); };
+    parallel_launch(key, n, unary_cost(op), body);
+    return;
+  }
+  Plan plan;
+  build_plan(&plan, x, nullptr, nd, out_shape);
+  plan.o = out;
+  plan.osz = isz;
+  UnaryInner inner{fn, isz};
+  auto body = [&](int64_t b, int64_t e) { walk(plan, b, e, inner); };
+  parallel_launch(key, n, unary_cost(op), body);
+}
+
+void run_binary(int op, int dt, const Operand& x, const Operand& y, char* out, int nd,
+                const int64_t* out_shape, int64_t n) {
+  if (n == 0) return;
+  const BinaryFn* fn = kernel_tables().binary[op][dt];
+  const int isz = kDTypeSize[dt], osz = is_bool_result(op) ? 1 : isz;
+  const uint32_t key = split_key(kFamilyBinary, op, dt);
+  const int cost = binary_cost(op);
+  const bool xs = !x.contig && operand_size(x) == 1, ys = !y.contig && operand_size(y) == 1;
+  if ((x.contig || xs) && (y.contig || ys)) {
+    const BinaryFn f = fn[xs && !ys ? kSV : ys && !xs ? kVS : kVV];
+    const int64_t stx = xs ? 0 : isz, sty = ys ? 0 : isz;
+    if (!(xs && ys)) {
+      auto body = [&](int64_t b, int64_t e) {
+        f(x.data + b * stx, y.data + b * sty, out + b * osz, e - b);
+      };
+      parallel_launch(key, n, cost, body);
+      return;
+    }
+  }
+  Plan plan;
+  build_plan(&plan, x, &y, nd, out_shape);
+  plan.o = out;
+  plan.osz = osz;
+  BinaryInner inner{fn, isz, osz};
+  auto body = [&](int64_t b, int64_t e) { walk(plan, b, e, inner); };
+  parallel_launch(key, n, cost, body);
+}
+
+}  // namespace mindlite

@@ -1,0 +1,10 @@
+// Headers shared by the per-ISA kernel files (isa_*.cc). Included BEFORE any
+// `#pragma GCC target`, so library inline functions keep the baseline target.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/elementwise.h"

@@ -1,0 +1,225 @@
+// Branch-free vector math on GCC vector extensions, for float32 and float64 lanes.
+//
+// NOTE: included by isa_*.cc INSIDE an ISA namespace, after `#pragma GCC target(...)` and with
+// ML_VBYTES (vector width in bytes) defined, so every ISA gets its own copy; it must not
+// include any header. Functions are written once for both precisions through VT<V> traits:
+//   vexp   Cody-Waite reduction x = n ln2 + r, Taylor polynomial of exp(r) on |r| <= ln2/2,
+//          2^n applied in two halves so subnormal results round once; NaN/inf exact.
+//   vlog   x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(f/(2+f)) series (f = m-1);
+//          subnormal inputs pre-scaled; x<0 -> NaN, 0 -> -inf, inf -> inf.
+//   vtanh  |x| < 0.625: sinh/cosh Taylor quotient (no cancellation); else 1 - 2/(e^{2|x|}+1).
+//   vround half-to-even by adding/subtracting 2^mant; vfloor/vceil from it; zero keeps x's sign.
+// Errors are within about 2 ulp of the exact result (tests check rtol 1e-6 / 1e-12).
+#ifndef ML_VBYTES
+#error "define ML_VBYTES before including simd_math.h"
+#endif
+
+#define ML_AI inline __attribute__((always_inline))
+
+typedef float vf32 __attribute__((vector_size(ML_VBYTES)));
+typedef int32_t vi32 __attribute__((vector_size(ML_VBYTES)));
+typedef uint32_t vu32 __attribute__((vector_size(ML_VBYTES)));
+typedef double vf64 __attribute__((vector_size(ML_VBYTES)));
+typedef int64_t vi64 __attribute__((vector_size(ML_VBYTES)));
+typedef uint64_t vu64 __attribute__((vector_size(ML_VBYTES)));
+typedef float vf32h __attribute__((vector_size(ML_VBYTES / 2)));  // as many lanes as vf64
+
+template <class V> struct VT;
+
+template <> struct VT<vf32> {
+  typedef float T;
+  typedef vi32 I;
+  typedef vu32 U;
+  static constexpr int kLanes = ML_VBYTES / 4;
+  static constexpr int kMant = 23;
+  static constexpr int32_t kBias = 127, kExpMask = 0xff;
+  static constexpr T kMagic = 12582912.0f;        // 1.5 * 2^23: adding it rounds to integer
+  static constexpr T kTwoMant = 8388608.0f;       // 2^23: |x| >= this is already integral
+  static constexpr T kExpHi = 88.8f, kExpLo = -104.0f;
+  static constexpr T kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+  static constexpr T kMinNormal = 1.17549435e-38f, kDenormScale = 33554432.0f;  // 2^25
+  static constexpr int kDenormExp = 25;
+  static constexpr int kExpTerms = 8, kLogTerms = 5, kHypTerms = 6;
+};
+
+template <> struct VT<vf64> {
+  typedef double T;
+  typedef vi64 I;
+  typedef vu64 U;
+  static constexpr int kLanes = ML_VBYTES / 8;
+  static constexpr int kMant = 52;
+  static constexpr int64_t kBias = 1023, kExpMask = 0x7ff;
+  static constexpr T kMagic = 6755399441055744.0;  // 1.5 * 2^52
+  static constexpr T kTwoMant = 4503599627370496.0;
+  static constexpr T kExpHi = 709.8, kExpLo = -746.0;
+  static constexpr T kLn2Hi = 6.93145751953125e-1, kLn2Lo = 1.42860682030941723212e-6;
+  static constexpr T kMinNormal = 2.2250738585072014e-308, kDenormScale = 18014398509481984.0;
+  static constexpr int kDenormExp = 54;
+  static constexpr int kExpTerms = 14, kLogTerms = 12, kHypTerms = 10;
+};
+
+template <class V>
+static inline __attribute__((always_inline)) V splat(typename VT<V>::T c) {
+  V v;
+  for (int i = 0; i < VT<V>::kLanes; ++i) v[i] = c;
+  return v;
+}
+
+template <class V>
+static inline __attribute__((always_inline)) typename VT<V>::I sign_bits() {
+  return (typename VT<V>::I)splat<V>(typename VT<V>::T(-0.0));
+}
+
+template <class V> static inline __attribute__((always_inline)) V vabs(V x) {
+  return (V)((typename VT<V>::I)x & ~sign_bits<V>());
+}
+
+// |x| with the sign of s (s's sign bit only).
+template <class V> static inline __attribute__((always_inline)) V vcopysign(V x, V s) {
+  typedef typename VT<V>::I I;
+  return (V)(((I)x & ~sign_bits<V>()) | ((I)s & sign_bits<V>()));
+}
+
+// Integer-valued V (|v| < 2^(mant-1)) -> 2^v as V, built from the exponent bits.
+template <class V> static inline __attribute__((always_inline)) V vpow2i(V v) {
+  typedef VT<V> K;
+  typedef typename K::I I;
+  I n = (I)(v + K::kMagic) - (I)splat<V>(K::kMagic);
+  return (V)((n + K::kBias) << K::kMant);
+}
+
+template <class V> static inline __attribute__((always_inline)) V vround(V x) {
+  typedef VT<V> K;
+  V ax = vabs(x);
+  V r = (ax + K::kTwoMant) - K::kTwoMant;  // NOTE: rounds half to even in the default mode
+  return ax < K::kTwoMant ? vcopysign(r, x) : x;
+}
+
+// A zero result of floor/ceil takes x's sign, as numpy's (ceil(-0.5) == -0.0).
+template <class V> static inline __attribute__((always_inline)) V vfloor(V x) {
+  V r = vround(x);
+  r = r > x ? r - 1 : r;
+  return r == 0 ? vcopysign(r, x) : r;
+}
+
+template <class V> static inline __attribute__((always_inline)) V vceil(V x) {
+  V r = vround(x);
+  r = r < x ? r + 1 : r;
+  return r == 0 ? vcopysign(r, x) : r;
+}
+
+template <class V> static inline __attribute__((always_inline)) V vexp(V x) {
+  typedef VT<V> K;
+  typedef typename K::T T;
+  V xc = x > K::kExpHi ? splat<V>(K::kExpHi) : x;
+  xc = xc < K::kExpLo ? splat<V>(K::kExpLo) : xc;
+  xc = x != x ? splat<V>(0) : xc;
+  V n = (xc * T(1.4426950408889634) + K::kMagic) - K::kMagic;
+  V r = (xc - n * K::kLn2Hi) - n * K::kLn2Lo;
+  T ce[K::kExpTerms];  // Taylor coefficients 1/k!
+  T f = 1;
+  for (int k = 0; k < K::kExpTerms; ++k) {
+    f *= k > 0 ? T(k) : T(1);
+    ce[k] = 1 / f;
+  }
+  V p = splat<V>(ce[K::kExpTerms - 1]);
+  for (int k = K::kExpTerms - 2; k >= 0; --k) p = p * r + ce[k];
+  V h1 = vround(n * T(0.5));
+  V y = p * vpow2i(h1) * vpow2i(n - h1);
+  return x != x ? x : y;
+}
+
+template <class V> static inline __attribute__((always_inline)) V vlog(V x) {
+  typedef VT<V> K;
+  typedef typename K::T T;
+  typedef typename K::I I;
+  typedef typename K::U U;
+  auto den = x < K::kMinNormal;
+  V xs = den ? x * K::kDenormScale : x;
+  I bits = (I)xs;
+  I ebits = (I)(((U)bits >> K::kMant) & K::kExpMask);
+  V e = (V)(ebits | (I)splat<V>(K::kTwoMant)) - K::kTwoMant;  // exponent field as V
+  e = e - T(K::kBias) - (den ? splat<V>(T(K::kDenormExp)) : splat<V>(0));
+  I one = (I)splat<V>(1);
+  I zero = one - one;
+  V m = (V)((bits & (((zero + 1) << K::kMant) - 1)) | one);  // mantissa in [1, 2)
+  auto big = m > T(1.4142135623730951);
+  m = big ? m * T(0.5) : m;
+  e = big ? e + 1 : e;
+  // fdlibm's arrangement: log(1+f) = f - (hfsq - s (hfsq + R)), s = f/(2+f), R = 2s atanh(s)/s
+  // - 2 - ... expanded as z (2/3 + 2z/5 + ...): f exact, the corrections small.
+  V f = m - 1;
+  V hfsq = T(0.5) * f * f;
+  V s = f / (f + 2);
+  V z = s * s;
+  V p = splat<V>(T(2) / T(2 * K::kLogTerms - 1));
+  for (int k = K::kLogTerms - 2; k >= 1; --k) p = p * z + T(2) / T(2 * k + 1);
+  V R = z * p;
+  V y = e * K::kLn2Hi - ((hfsq - (s * (hfsq + R) + e * K::kLn2Lo)) - f);
+  y = x == 0 ? splat<V>(-__builtin_inf()) : y;
+  y = x == __builtin_inf() ? x : y;
+  return (x < 0) | (x != x) ? splat<V>(__builtin_nan("")) : y;
+}
+
+template <class V> static inline __attribute__((always_inline)) V vsigmoid(V x) {
+  V e = vexp(-vabs(x));
+  V r = 1 / (1 + e);
+  return x >= 0 ? r : e * r;
+}
+
+template <class V> static inline __attribute__((always_inline)) V vtanh(V x) {
+  typedef VT<V> K;
+  typedef typename K::T T;
+  V ax = vabs(x);
+  V z = ax * ax;
+  // sinh(a)/a = sum z^k/(2k+1)!, cosh(a) = sum z^k/(2k)!
+  T cs[K::kHypTerms], cc[K::kHypTerms];
+  T f = 1;
+  cs[0] = cc[0] = 1;
+  for (int k = 1; k < K::kHypTerms; ++k) {
+    f *= T(2 * k);
+    cc[k] = 1 / f;
+    f *= T(2 * k + 1);
+    cs[k] = 1 / f;
+  }
+  V ps = splat<V>(cs[K::kHypTerms - 1]), pc = splat<V>(cc[K::kHypTerms - 1]);
+  for (int k = K::kHypTerms - 2; k >= 0; --k) {
+    ps = ps * z + cs[k];
+    pc = pc * z + cc[k];
+  }
+  V small = ax * ps / pc;
+  V large = 1 - 2 / (vexp(ax + ax) + 1);
+  V t = ax < T(0.625) ? small : large;
+  return x != x ? x : vcopysign(t, x);
+}
+
+// log(1 + e^x) = max(x, 0) + log1p(e^-|x|), log1p(t) = log(u) * t / (u - 1) with u = 1 + t.
+template <class V> static inline __attribute__((always_inline)) V vsoftplus(V x) {
+  V t = vexp(-vabs(x));
+  V u = 1 + t;
+  V l = vlog(u) * t / (u - 1);
+  l = u == 1 ? t : l;
+  return (x > 0 ? x : splat<V>(0)) + l;
+}
+
+// MindSpore's tanh GeLU, 0.5 x (1 + tanh(k (x + 0.044715 x^3))) == x * sigmoid(2k (...)).
+template <class V> static inline __attribute__((always_inline)) V vgelu(V x) {
+  typedef typename VT<V>::T T;
+  V inner = x + T(0.044715) * x * x * x;
+  return x * vsigmoid(T(2 * 0.7978845608028654) * inner);
+}
+
+// sin or cos of float32 lanes evaluated in float64: x = j pi/2 + r with a 33+53-bit pi/2
+// (exact for |x| < 2^20), Taylor polynomials on |r| <= pi/4, quadrant from j.
+template <bool kCos> static inline __attribute__((always_inline)) vf64 vsincos_f32(vf64 x) {
+  vf64 j = (x * 0.63661977236758134 + VT<vf64>::kMagic) - VT<vf64>::kMagic;
+  vf64 r = (x - j * 1.57079632673412561417e+00) - j * 6.07710050650619224932e-11;
+  vf64 z = r * r;
+  vf64 s = (((((z * (-1.0 / 39916800) + 1.0 / 362880) * z - 1.0 / 5040) * z + 1.0 / 120) * z
+             - 1.0 / 6) * z + 1) * r;  // r * (...) keeps sin(-0) == -0
+  vf64 c = ((((z * (1.0 / 3628800) - 1.0 / 40320) * z + 1.0 / 720) * z - 1.0 / 24) * z
+            + 0.5) * -z + 1;
+  vi64 q = (vi64)(j + VT<vf64>::kMagic) + (kCos ? 1 : 0);
+  vf64 y = (q & 1) != 0 ? c : s;
+  return (q & 2) != 0 ? -y : y;
+}

@@ -1,0 +1,249 @@
+// Thread pool workers, the launch protocol, and the split table (see thread_pool.h).
+#include "runtime/thread_pool.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define ML_CPU_RELAX() _mm_pause()
+#else
+#define ML_CPU_RELAX() std::this_thread::yield()
+#endif
+
+namespace mindlite {
+namespace {
+
+constexpr int kMaxPoolThreads = 256;
+constexpr double kSpinSeconds = 100e-6;   // a worker spins this long before sleeping
+constexpr int kSearchReps = 3;            // timings per candidate thread count
+
+thread_local bool tls_in_pool = false;
+
+class ThreadPool {
+ public:
+  void run(int nthreads, PoolTask task, void* ctx);
+
+ private:
+  struct alignas(64) Worker {
+    std::atomic<uint64_t> gen{0};
+    std::atomic<bool> sleeping{false};
+    std::mutex m;
+    std::condition_variable cv;
+  };
+  void ensure_workers(int n);
+  void worker_loop(Worker* w, int id);
+
+ public:
+  std::mutex launch_mutex;
+
+ private:
+  std::vector<std::unique_ptr<Worker>> workers_;  // grown under launch_mutex only
+  PoolTask task_ = nullptr;
+  void* ctx_ = nullptr;
+  int nthreads_ = 0;
+  uint64_t gen_ = 0;
+  alignas(64) std::atomic<int> pending_{0};
+};
+
+void ThreadPool::ensure_workers(int n) {
+  while (static_cast<int>(workers_.size()) < n) {
+    workers_.emplace_back(new Worker());
+    Worker* w = workers_.back().get();
+    int id = static_cast<int>(workers_.size()) - 1;
+    std::thread([this, w, id] { worker_loop(w, id); }).detach();
+  }
+}
+
+void ThreadPool::worker_loop(Worker* w, int id) {
+  tls_in_pool = true;
+  uint64_t seen = 0;
+  for (;;) {
+    uint64_t g = w->gen.load(std::memory_order_acquire);
+    if (g == seen) {
+      auto start = std::chrono::steady_clock::now();
+      for (int spins = 1; (g = w->gen.load(std::memory_order_acquire)) == seen; ++spins) {
+        ML_CPU_RELAX();
+        if ((spins & 255) == 0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+                kSpinSeconds) {
+          w->sleeping.store(true);
+          std::unique_lock<std::mutex> lk(w->m);
+          while ((g = w->gen.load()) == seen) w->cv.wait(lk);
+          w->sleeping.store(false, std::memory_order_relaxed);
+          break;
+        }
+      }
+    }
+    seen = g;
+    task_(ctx_, id + 1, nthreads_);
+    pending_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+}
+
+void ThreadPool::run(int nthreads, PoolTask task, void* ctx) {
+  std::unique_lock<std::mutex> lk(launch_mutex, std::try_to_lock);
+  if (nthreads <= 1 || tls_in_pool || !lk.owns_lock()) {
+    for (int t = 0; t < nthreads; ++t) task(ctx, t, nthreads);
+    return;
+  }
+  ensure_workers(nthreads - 1);
+  task_ = task;
+  ctx_ = ctx;
+  nthreads_ = nthreads;
+  pending_.store(nthreads - 1, std::memory_order_relaxed);
+  ++gen_;
+  for (int i = 0; i < nthreads - 1; ++i) {
+    Worker* w = workers_[i].get();
+    w->gen.store(gen_);  // seq_cst: pairs with the worker's sleeping flag (no lost wake-up)
+    if (w->sleeping.load()) {
+      { std::lock_guard<std::mutex> g(w->m); }
+      w->cv.notify_one();
+    }
+  }
+  tls_in_pool = true;
+  task(ctx, 0, nthreads);
+  tls_in_pool = false;
+  for (int spins = 1; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+    if (spins < 4096) ML_CPU_RELAX(); else std::this_thread::yield();
+  }
+}
+
+// ---- globals (leaked on purpose: detached workers may outlive static destruction) ---------
+std::mutex* g_init_mu = new std::mutex();
+ThreadPool* g_pool = nullptr;
+
+ThreadPool* pool() {
+  std::lock_guard<std::mutex> g(*g_init_mu);
+  if (g_pool == nullptr) g_pool = new ThreadPool();
+  return g_pool;
+}
+
+struct SearchState {
+  int best = 0;                 // chosen thread count; 0 while searching
+  int trials = 0;               // launches timed so far
+  std::vector<double> per_elem;  // min seconds per element, per candidate (index t - 1)
+};
+
+std::mutex* g_split_mu = new std::mutex();
+auto* g_split = new std::unordered_map<uint64_t, SearchState>();
+std::atomic<int> g_forced{0};
+std::atomic<int64_t> g_threshold{32768};
+
+int bucket_of(int64_t n) {
+  int b = 0;
+  while (n > 1) {
+    n >>= 1;
+    ++b;
+  }
+  return b;
+}
+
+uint64_t full_key(uint32_t key, int64_t n) { return (uint64_t(key) << 8) | bucket_of(n); }
+
+void fork_prepare() {
+  g_init_mu->lock();
+  g_split_mu->lock();
+  if (g_pool != nullptr) g_pool->launch_mutex.lock();
+}
+
+void fork_parent() {
+  if (g_pool != nullptr) g_pool->launch_mutex.unlock();
+  g_split_mu->unlock();
+  g_init_mu->unlock();
+}
+
+void fork_child() {
+  // The child has no workers: forget the parent's pool (leaked) and start a fresh one lazily.
+  g_pool = nullptr;
+  g_split_mu->unlock();
+  g_init_mu->unlock();
+}
+
+}  // namespace
+
+void pool_run(int nthreads, PoolTask task, void* ctx) {
+  if (nthreads <= 1 || tls_in_pool) {
+    for (int t = 0; t < nthreads; ++t) task(ctx, t, nthreads);
+    return;
+  }
+  pool()->run(nthreads, task, ctx);
+}
+
+int max_threads() {
+  static const int n = std::max(1u, std::min(std::thread::hardware_concurrency(), 64u));
+  return n;
+}
+
+void set_num_threads(int k) { g_forced.store(std::max(0, std::min(k, kMaxPoolThreads))); }
+int get_num_threads() { return g_forced.load(); }
+void set_parallel_threshold(int64_t work) { g_threshold.store(std::max<int64_t>(1, work)); }
+int64_t parallel_threshold() { return g_threshold.load(std::memory_order_relaxed); }
+
+bool will_parallelize(int64_t n, int cost) {
+  return n >= 2 && n * cost >= g_threshold.load(std::memory_order_relaxed);
+}
+
+SplitDecision split_decide(uint32_t key, int64_t n) {
+  int forced = g_forced.load(std::memory_order_relaxed);
+  if (forced > 0) return {forced, false};
+  int cands = max_threads();
+  if (cands == 1) return {1, false};
+  std::lock_guard<std::mutex> g(*g_split_mu);
+  SearchState& st = (*g_split)[full_key(key, n)];
+  if (st.best > 0) return {st.best, false};
+  if (st.per_elem.empty()) st.per_elem.assign(cands, 1e300);
+  return {st.trials % cands + 1, true};  // round-robin over 1..cands
+}
+
+void split_record(uint32_t key, int64_t n, int threads, double seconds) {
+  std::lock_guard<std::mutex> g(*g_split_mu);
+  SearchState& st = (*g_split)[full_key(key, n)];
+  int cands = static_cast<int>(st.per_elem.size());
+  if (st.best > 0 || threads < 1 || threads > cands) return;
+  double& slot = st.per_elem[threads - 1];
+  slot = std::min(slot, seconds / static_cast<double>(n));
+  if (++st.trials < cands * kSearchReps) return;
+  double fastest = *std::min_element(st.per_elem.begin(), st.per_elem.end());
+  // NOTE: the fewest threads within 3% of the fastest: spare cores are worth a tiny loss.
+  for (int t = 1; t <= cands; ++t) {
+    if (st.per_elem[t - 1] <= fastest * 1.03) {
+      st.best = t;
+      break;
+    }
+  }
+}
+
+std::vector<SplitEntry> split_table() {
+  std::lock_guard<std::mutex> g(*g_split_mu);
+  std::vector<SplitEntry> out;
+  for (const auto& kv : *g_split) {
+    if (kv.second.best == 0) continue;
+    uint32_t key = static_cast<uint32_t>(kv.first >> 8);
+    out.push_back({key >> 16, (key >> 4) & 0xfff, key & 0xf,
+                   static_cast<uint32_t>(kv.first & 0xff), kv.second.best});
+  }
+  return out;
+}
+
+void reset_split_table() {
+  std::lock_guard<std::mutex> g(*g_split_mu);
+  g_split->clear();
+}
+
+void install_fork_handlers() {
+  static bool done = false;
+  if (!done) {
+    done = true;
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+  }
+}
+
+}  // namespace mindlite

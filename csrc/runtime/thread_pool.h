@@ -1,0 +1,103 @@
+// Persistent thread pool and MindSpore-style parallel launch with a measured split.
+//
+// ThreadPool: workers are created once, lazily (at the first launch that needs them), spin
+// briefly after each job and then sleep on a condition variable. The calling thread always runs
+// chunk 0 itself. A launch from inside a pool task, or while another thread owns the pool, runs
+// serially on the calling thread (same chunks, same results), so nesting can never deadlock.
+//
+// parallel_launch(key, n, cost, body): the ParallelLaunchAutoSearch policy. Work below
+// parallel_threshold() (n * cost) runs on the calling thread without searching. Above it, a
+// forced thread count (set_num_threads) wins; otherwise, per (key, floor(log2(n))), the first
+// launches try every thread count 1..max_threads() round-robin, kSearchReps timings each
+// (steady_clock), and the fastest per element is kept in the split table from then on.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+namespace mindlite {
+
+using PoolTask = void (*)(void* ctx, int tid, int nthreads);
+
+// Runs task(ctx, tid, nthreads) for tid in [0, nthreads); returns when all have finished.
+void pool_run(int nthreads, PoolTask task, void* ctx);
+
+// [begin, end) of chunk `tid` of `nthreads` over n elements (chunk starts aligned to 64
+// elements so threads never write the same cache line of a float or bool output).
+inline void chunk_range(int64_t n, int tid, int nthreads, int64_t* begin, int64_t* end) {
+  int64_t chunk = (n + nthreads - 1) / nthreads;
+  chunk = (chunk + 63) & ~int64_t(63);
+  int64_t b = chunk * tid;
+  int64_t e = b + chunk;
+  *begin = b < n ? b : n;
+  *end = e < n ? e : n;
+}
+
+template <class F>
+void parallel_for(int64_t n, int nthreads, F& body) {
+  if (nthreads <= 1) {
+    body(int64_t(0), n);
+    return;
+  }
+  struct Ctx {
+    F* body;
+    int64_t n;
+  } ctx{&body, n};
+  pool_run(nthreads, [](void* p, int tid, int nt) {
+    Ctx* c = static_cast<Ctx*>(p);
+    int64_t b, e;
+    chunk_range(c->n, tid, nt, &b, &e);
+    if (b < e) (*c->body)(b, e);
+  }, &ctx);
+}
+
+// ---- split selection -------------------------------------------------------------------
+enum SplitFamily : uint32_t { kFamilyUnary = 0, kFamilyBinary = 1 };
+
+inline uint32_t split_key(uint32_t family, uint32_t op, uint32_t dtype) {
+  return (family << 16) | (op << 4) | dtype;
+}
+
+struct SplitEntry {
+  uint32_t family, op, dtype, bucket;
+  int threads;
+};
+
+int max_threads();                     // hardware threads (at least 1)
+void set_num_threads(int k);           // 0 = auto search, k > 0 forces k threads
+int get_num_threads();
+void set_parallel_threshold(int64_t work);
+int64_t parallel_threshold();
+bool will_parallelize(int64_t n, int cost);
+std::vector<SplitEntry> split_table();  // decided entries only
+void reset_split_table();
+
+// Decision for one launch: how many threads, and whether this launch is a timed search trial.
+struct SplitDecision {
+  int threads;
+  bool searching;
+};
+SplitDecision split_decide(uint32_t key, int64_t n);
+void split_record(uint32_t key, int64_t n, int threads, double seconds);
+
+template <class F>
+void parallel_launch(uint32_t key, int64_t n, int cost, F& body) {
+  if (!will_parallelize(n, cost)) {
+    body(int64_t(0), n);
+    return;
+  }
+  SplitDecision d = split_decide(key, n);
+  if (!d.searching) {
+    parallel_for(n, d.threads, body);
+    return;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  parallel_for(n, d.threads, body);
+  auto t1 = std::chrono::steady_clock::now();
+  split_record(key, n, d.threads, std::chrono::duration<double>(t1 - t0).count());
+}
+
+void install_fork_handlers();
+
+}  // namespace mindlite

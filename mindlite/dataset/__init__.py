@@ -1,0 +1,12 @@
+"""mindlite.dataset: MindSpore's mindspore.dataset pipeline for in-memory and Python data.
+
+Sources (sources.py): NumpySlicesDataset, GeneratorDataset. Ops and iterators
+(engine.py): .shuffle, .batch, .map, .repeat, .take, .create_tuple_iterator,
+.create_dict_iterator, .get_dataset_size, .get_col_names. Seed: config.set_seed
+(the same global seed as mindlite.set_seed).
+"""
+from . import config
+from .engine import Dataset, DatasetIterator
+from .sources import GeneratorDataset, NumpySlicesDataset
+
+__all__ = ["Dataset", "DatasetIterator", "GeneratorDataset", "NumpySlicesDataset", "config"]

@@ -1,0 +1,221 @@
+"""mindlite.train.Model: MindSpore's high-level train / eval / predict loop.
+
+`Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
+eval_indexes=None)`. One training step on a batch (the dataset's columns):
+
+- with an optimizer: loss = loss_fn(network(*data), label) (label = last column;
+  without loss_fn the network's output is the loss), gradients of the loss
+  with respect to `optimizer.parameters` by mindlite.value_and_grad, then
+  `optimizer(grads)`;
+- without one: `network(*columns)` is the whole step (e.g. a TrainOneStepCell);
+  its output is the loss.
+
+Evaluation runs loss_fn over network(*data) (or `eval_network`) and updates the
+metrics with MindSpore's (loss, output, label) convention. Dataset sink mode
+does not exist on the CPU; as MindSpore there, asking for it warns and trains
+without it.
+"""
+import numbers
+import warnings
+
+from ..nn.cell import Cell
+from ..ops.composite import value_and_grad
+from .callback import CallbackList, CallbackParam, RunContext
+from .metrics import Loss, get_metrics
+
+__all__ = ["Model"]
+
+
+def _check_dataset(api, arg, dataset):
+    if not hasattr(dataset, "create_tuple_iterator") or not hasattr(dataset, "get_dataset_size"):
+        raise TypeError(f"For '{api}', '{arg}' must be a mindlite.dataset Dataset, but got "
+                        f"{type(dataset).__name__}")
+
+
+def _check_sink(api, dataset_sink_mode):
+    if not isinstance(dataset_sink_mode, bool):
+        raise TypeError(f"For '{api}', 'dataset_sink_mode' must be a bool, but got "
+                        f"{dataset_sink_mode!r}")
+    if dataset_sink_mode:
+        warnings.warn(f"For '{api}', the CPU has no dataset sink mode; running without it",
+                      stacklevel=3)
+
+
+class Model:
+    """High-level API wrapping a network, its loss, optimizer and metrics."""
+
+    def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
+                 eval_indexes=None):
+        if not isinstance(network, Cell):
+            raise TypeError(f"For 'Model', 'network' must be a Cell, but got "
+                            f"{type(network).__name__}")
+        if loss_fn is not None and not callable(loss_fn):
+            raise TypeError(f"For 'Model', 'loss_fn' must be callable or None, but got "
+                            f"{type(loss_fn).__name__}")
+        if optimizer is not None and (not callable(optimizer)
+                                      or not hasattr(optimizer, "parameters")):
+            raise TypeError("For 'Model', 'optimizer' must be callable as optimizer(grads) and "
+                            f"have 'parameters', but got {type(optimizer).__name__}")
+        if eval_network is not None and not callable(eval_network):
+            raise TypeError(f"For 'Model', 'eval_network' must be callable or None, but got "
+                            f"{type(eval_network).__name__}")
+        if eval_indexes is not None and (
+                not isinstance(eval_indexes, list) or len(eval_indexes) != 3
+                or not all(isinstance(i, int) for i in eval_indexes)):
+            raise ValueError("For 'Model', 'eval_indexes' must be a list of 3 ints (positions "
+                             f"of loss, output and label), but got {eval_indexes!r}")
+        self._network, self._loss_fn, self._optimizer = network, loss_fn, optimizer
+        self._metric_fns = get_metrics(metrics)
+        self._eval_network = eval_network
+        self._eval_indexes = eval_indexes if eval_network is not None else (
+            [0, 1, 2] if loss_fn is not None else None)
+        self._train_step = self._build_train_step()
+
+    # ---- steps -------------------------------------------------------------------------
+    def _loss(self, *batch):
+        if self._loss_fn is None:
+            return self._network(*batch)
+        if len(batch) < 2:
+            raise ValueError("For 'Model', with a loss_fn each batch needs data and label "
+                             f"columns (the label last), but the batch has {len(batch)} column")
+        return self._loss_fn(self._network(*batch[:-1]), batch[-1])
+
+    def _build_train_step(self):
+        if self._optimizer is None:
+            return self._network
+        grad_fn = value_and_grad(self._loss, None, list(self._optimizer.parameters))
+        optimizer = self._optimizer
+
+        def train_step(*batch):
+            loss, grads = grad_fn(*batch)
+            optimizer(grads)
+            return loss
+        return train_step
+
+    def _eval_step(self, *batch):
+        if self._eval_network is not None:
+            return self._eval_network(*batch)
+        if len(batch) < 2:
+            raise ValueError("For 'Model.eval', each batch needs data and label columns (the "
+                             f"label last), but the batch has {len(batch)} column")
+        out = self._network(*batch[:-1])
+        return self._loss_fn(out, batch[-1]), out, batch[-1]
+
+    def _update_metrics(self, outputs):
+        if not isinstance(outputs, tuple):
+            outputs = (outputs,)
+        if self._eval_indexes is not None and len(outputs) < 3:
+            raise ValueError("For 'Model.eval', the evaluation network must return at least 3 "
+                             f"outputs when 'eval_indexes' is set, but returned {len(outputs)}")
+        for metric in self._metric_fns.values():
+            if self._eval_indexes is None:
+                metric.update(*outputs)
+            elif isinstance(metric, Loss):
+                metric.update(outputs[self._eval_indexes[0]])
+            else:
+                metric.update(outputs[self._eval_indexes[1]], outputs[self._eval_indexes[2]])
+
+    # ---- train -------------------------------------------------------------------------
+    def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1,
+              initial_epoch=0):
+        """Train for epochs initial_epoch+1 .. epoch over `train_dataset`, calling `callbacks`
+        (`sink_size` belongs to sink mode, which the CPU does not have)."""
+        self._run_train("Model.train", epoch, train_dataset, callbacks, dataset_sink_mode,
+                        initial_epoch, None, 1)
+
+    def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
+            dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1,
+            initial_epoch=0):
+        """train, plus eval on `valid_dataset` every `valid_frequency` epochs (the results are
+        the callbacks' `metrics`; LossMonitor prints them)."""
+        if valid_dataset is not None:
+            _check_dataset("Model.fit", "valid_dataset", valid_dataset)
+            if not self._metric_fns:
+                raise ValueError("For 'Model.fit', a 'valid_dataset' needs metrics; pass "
+                                 "'metrics' when creating the Model")
+        if not isinstance(valid_frequency, int) or isinstance(valid_frequency, bool) \
+                or valid_frequency < 1:
+            raise ValueError("For 'Model.fit', 'valid_frequency' must be a positive int, but "
+                             f"got {valid_frequency!r}")
+        self._run_train("Model.fit", epoch, train_dataset, callbacks, dataset_sink_mode,
+                        initial_epoch, valid_dataset, valid_frequency)
+
+    def _run_train(self, api, epoch, dataset, callbacks, sink, initial_epoch, valid, valid_freq):
+        for arg, v, lo in (("epoch", epoch, 1), ("initial_epoch", initial_epoch, 0)):
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < lo:
+                raise ValueError(f"For '{api}', '{arg}' must be an int >= {lo}, but got {v!r}")
+        if initial_epoch >= epoch:
+            raise ValueError(f"For '{api}', 'initial_epoch' ({initial_epoch}) must be less than "
+                             f"'epoch' ({epoch})")
+        _check_dataset(api, "train_dataset", dataset)
+        _check_sink(api, sink)
+        cbs = CallbackList(callbacks, api)
+        cb = CallbackParam(
+            train_network=self._network, network=self._network, loss_fn=self._loss_fn,
+            optimizer=self._optimizer, train_dataset=dataset, epoch_num=epoch,
+            batch_num=dataset.get_dataset_size(), cur_epoch_num=initial_epoch, cur_step_num=0,
+            net_outputs=None, mode="train", dataset_sink_mode=False, parallel_mode="stand_alone",
+            device_number=1, list_callback=cbs.callbacks)
+        run_context = RunContext(cb)
+        batches = dataset.create_tuple_iterator(num_epochs=epoch - initial_epoch)
+        self._network.set_train(True)
+        cbs("on_train_begin", run_context)
+        for ep in range(initial_epoch, epoch):
+            cb.cur_epoch_num = ep + 1
+            cbs("on_train_epoch_begin", run_context)
+            for batch in batches:
+                cb.cur_step_num += 1
+                cb.train_dataset_element = batch
+                cbs("on_train_step_begin", run_context)
+                cb.net_outputs = self._train_step(*batch)
+                cbs("on_train_step_end", run_context)
+                if run_context.get_stop_requested():
+                    break
+            if valid is not None and (ep + 1 - initial_epoch) % valid_freq == 0:
+                cb.metrics = self.eval(valid)
+                self._network.set_train(True)
+            cbs("on_train_epoch_end", run_context)
+            if run_context.get_stop_requested():
+                break
+        cbs("on_train_end", run_context)
+
+    # ---- eval / predict ------------------------------------------------------------------
+    def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):
+        """Run the metrics over `valid_dataset` -> dict metric name -> value."""
+        api = "Model.eval"
+        _check_dataset(api, "valid_dataset", valid_dataset)
+        _check_sink(api, dataset_sink_mode)
+        if not self._metric_fns:
+            raise ValueError("For 'Model.eval', the model has no metrics; pass 'metrics' when "
+                             "creating the Model")
+        if self._eval_network is None and self._loss_fn is None:
+            raise ValueError("For 'Model.eval', the model needs a 'loss_fn' or an "
+                             "'eval_network' to evaluate with")
+        cbs = CallbackList(callbacks, api)
+        cb = CallbackParam(
+            eval_network=self._eval_network or self._network, valid_dataset=valid_dataset,
+            batch_num=valid_dataset.get_dataset_size(), epoch_num=1, cur_epoch_num=1,
+            cur_step_num=0, net_outputs=None, mode="eval", dataset_sink_mode=False,
+            list_callback=cbs.callbacks)
+        run_context = RunContext(cb)
+        for metric in self._metric_fns.values():
+            metric.clear()
+        self._network.set_train(False)
+        cbs("on_eval_begin", run_context)
+        cbs("on_eval_epoch_begin", run_context)
+        for batch in valid_dataset.create_tuple_iterator(num_epochs=1):
+            cb.cur_step_num += 1
+            cbs("on_eval_step_begin", run_context)
+            outputs = self._eval_step(*batch)
+            cb.net_outputs = outputs
+            self._update_metrics(outputs)
+            cbs("on_eval_step_end", run_context)
+        cb.metrics = {name: metric.eval() for name, metric in self._metric_fns.items()}
+        cbs("on_eval_epoch_end", run_context)
+        cbs("on_eval_end", run_context)
+        return cb.metrics
+
+    def predict(self, *predict_data):
+        """The network's output on `predict_data` (in inference mode)."""
+        self._network.set_train(False)
+        return self._network(*predict_data)
