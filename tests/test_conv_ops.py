@@ -414,3 +414,18 @@ def test_pool_errors_name_op_and_argument():
         P.MaxPoolGrad(2, 2)(x, y, x)
     assert P.MaxPool(2, 2).attrs["kernel_size"] == (1, 1, 2, 2)
     assert P.MaxPool(2, 2, "same").attrs["pad_mode"] == "SAME"
+
+
+def test_empty_batch_through_every_pool_and_gradient():
+    x = Tensor(np.zeros((0, 3, 5, 5), np.float32))
+    y = P.MaxPool(2, 2)(x)
+    assert y.shape == (0, 3, 2, 2)
+    assert P.MaxPoolGrad(2, 2)(x, y, y).shape == (0, 3, 5, 5)
+    assert P.AvgPoolGrad(2, 2)(x, y, y).shape == (0, 3, 5, 5)
+    assert P.AvgPool(2, 2, "same")(x).shape == (0, 3, 3, 3)
+    out, idx = P.MaxPoolWithArgmaxV2(3, 2, 1)(x)
+    assert out.shape == idx.shape == (0, 3, 3, 3)
+    assert P.AvgPool2D(3, 2, 1, True)(x).shape == (0, 3, 3, 3)
+    dw = C.Conv2DBackpropFilter(4, 3)(Tensor(np.zeros((0, 4, 3, 3), np.float32)), x,
+                                      (4, 3, 3, 3))
+    np.testing.assert_array_equal(dw.asnumpy(), 0)

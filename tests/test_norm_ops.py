@@ -215,3 +215,12 @@ def test_dropout_errors():
         N.Dropout(0.5)(Tensor(np.ones(3, np.int32)))
     with pytest.raises(ValueError, match="For 'DropoutGrad', 'mask' must have the shape"):
         N.DropoutGrad(0.5)(Tensor(np.ones(3)), Tensor(np.ones(4)))
+
+
+def test_empty_batch_in_inference():
+    x = Tensor(np.zeros((0, 3, 2, 2), np.float32))
+    c = Tensor(np.ones(3, np.float32))
+    assert [t.shape for t in N.BatchNorm()(x, c, c, c, c)] == [(0, 3, 2, 2)] + [(3,)] * 4
+    g = Tensor(np.ones((3, 2, 2), np.float32))
+    assert [t.shape for t in N.LayerNorm(1, 1)(x, g, g)] == [(0, 3, 2, 2)] + [(0, 1, 1, 1)] * 2
+    assert [t.shape for t in N.Dropout(0.5)(x)] == [(0, 3, 2, 2)] * 2

@@ -197,14 +197,14 @@ def test_every_axis_combination(dtype):
     permuted in memory, keep_dims both ways; the last axis is longer than a 256-lane block
     so lanes, tree fold and tail all run."""
     rng = np.random.default_rng(0)
-    x = (rng.standard_normal((2, 3, 2, 300)) * 100).astype(dtype)
-    if x.dtype.kind == "f":
-        x[1, 2, 1, 17] = np.nan
-        x[0, 1, 0, 299] = np.inf
+    x0 = (rng.standard_normal((2, 3, 2, 300)) * 100).astype(dtype)
+    if x0.dtype.kind == "f":
+        x0[1, 2, 1, 17] = np.nan
+        x0[0, 1, 0, 299] = np.inf
     ops = ([("ReduceAll", np.all), ("ReduceAny", np.any)] if dtype == np.bool_ else
            [("ReduceMax", np.max), ("ReduceMin", np.min)])
-    permuted = np.ascontiguousarray(x.transpose(2, 0, 3, 1)).transpose(1, 3, 0, 2)
-    for n, x in itertools.product(range(5), (x, permuted)):
+    permuted = np.ascontiguousarray(x0.transpose(2, 0, 3, 1)).transpose(1, 3, 0, 2)
+    for n, x in itertools.product(range(5), (x0, permuted)):
         for axes in itertools.combinations(range(4), n):
             for keep in (False, True):
                 for op, ref in ops:

@@ -187,6 +187,9 @@ class Tensor:
         return int(self.item())
 
     __hash__ = object.__hash__
+    # numpy scalars and arrays on the left defer to our reflected operators
+    # (np.float64(1.5) + t is a Tensor, as in MindSpore), instead of converting us.
+    __array_ufunc__ = None
 
     def __repr__(self):
         if self._arr is None:

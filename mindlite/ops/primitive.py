@@ -60,6 +60,7 @@ class Primitive:
     same_type_inputs = ()
     promote_int_to_float = False      # e.g. Div: int32 / int32 -> float32
     dynamic_shape = False             # output shape known only after the kernel ran
+    constant_folded = False           # inference always yields the value: no kernel needed
     input_names = None                # for error messages and argument-count checks
 
     def __init__(self, name=None):

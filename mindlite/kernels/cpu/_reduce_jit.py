@@ -1,16 +1,16 @@
-"""numba loops behind kernels/cpu/reduce_numba.py (imported on the first launch, never at import).
+"""numba loops behind kernels/cpu/reduce_numba.py, imported on its first launch (never at
+`import mindlite`); softmax's loops reuse the row max from here.
 
-Every reduction arrives canonicalised by the caller: `x` is the flat C-order data of a
+Every reduction arrives canonicalised by the caller: `x` is the flat C-order data of an
 (O, R, I) array (outer, reduced, inner) and `out` the flat (O * I) output, so each
-function compiles once per dtype, whatever the rank or the axes. R >= 1 here (empty
-reductions are answered by the caller without a launch).
-
-Two loop shapes:
+function compiles once per dtype whatever the rank or the axes. R >= 1 here (empty
+reductions are answered by the caller without a launch). Two loop shapes:
   I > 1   reduce over the middle axis: a row of I accumulators updated by every reduced
           row; the inner loop is elementwise over i, so LLVM vectorises it.
   I == 1  each output is a contiguous run of R values: a running sum/product (vectorised
-          under 'reassoc'), any/all (integer reductions vectorise as they are), or for
-          max/min LANES running extremes (the I > 1 loop over LANES-wide blocks).
+          under 'reassoc'); any/all a block at a time with an early exit; max/min and
+          argmax/argmin with LANES running extremes (the I > 1 loop over LANES-wide
+          blocks) folded as a tree, argmax then finding the first index of the extreme.
 """
 import numba as nb
 import numpy as np

@@ -48,14 +48,15 @@ def _plan(shape, axes):
         # NOTE: the last (fastest) axis stays last, so the gathering copy moves whole rows:
         # (kept, reduced) when it is reduced (I = 1), else (reduced, kept) (O = 1).
         kept = tuple(a for a in range(len(shape)) if a not in axes)
-        perm = kept + axes if axes[-1] == len(shape) - 1 else axes + kept
+        n_kept = 1
+        for a in kept:
+            n_kept *= shape[a]
         for a in axes:
             r *= shape[a]
-        for a in kept:
-            if axes[-1] == len(shape) - 1:
-                o *= shape[a]
-            else:
-                i *= shape[a]
+        if axes[-1] == len(shape) - 1:
+            perm, o = kept + axes, n_kept
+        else:
+            perm, i = axes + kept, n_kept
     else:
         lo, hi = (axes[0], axes[-1] + 1) if axes else (len(shape), len(shape))
         for d in shape[:lo]:
@@ -70,7 +71,8 @@ def _plan(shape, axes):
 def _strided_plan(x, axes):
     """(perm, O, R, I, back) for a non-C-contiguous x, its axes taken in memory order (so a
     transposed array needs no copy). back is None when the kept axes keep their order,
-    else (tmp shape, kept shape, axes) to copy a memory-order result into out."""
+    else (result shape in memory order, out shape without reduced dims, transpose axes)
+    to copy a memory-order result into out."""
     key = (x.shape, x.strides, axes)
     plan = _PLANS.get(key)
     if plan is not None:

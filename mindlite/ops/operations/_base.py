@@ -5,8 +5,12 @@ accepts and, for binary ops, what its output dtype is (the input's, or bool).
 Binary ops promote both inputs to one dtype before inference (same_type_inputs),
 so `infer` sees x and y with equal dtypes; logical ops do not promote and demand
 bool inputs, as MindSpore's LogicalAnd / LogicalOr / LogicalNot.
+
+Also the two helpers bprops share: needs_grad (which inputs get a gradient at all) and
+cached_prim (one primitive instance per attribute combination, so its runners are reused).
 """
 from ...common import dtype as mstype
+from ...common.tensor import Tensor
 from ..primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_tensor, tensor
 
@@ -64,3 +68,21 @@ class LogicalBinaryOp(BinaryOp):
         check_dtype(self, "x", x, self.valid_types)
         check_dtype(self, "y", y, self.valid_types)
         return super().infer(x, y)
+
+
+def needs_grad(x):
+    """True for a float Tensor: backward gives no gradient to Python scalars, int or bool
+    tensors, so a bprop skips computing theirs (and never runs a float-only op on an int)."""
+    return isinstance(x, Tensor) and x.dtype.kind == "f"
+
+
+_PRIMS = {}
+
+
+def cached_prim(cls, *attrs):
+    """The shared instance of cls(*attrs) (bprops build primitives from a forward op's attrs)."""
+    key = (cls, attrs)
+    prim = _PRIMS.get(key)
+    if prim is None:
+        prim = _PRIMS[key] = cls(*attrs)
+    return prim

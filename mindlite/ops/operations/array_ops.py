@@ -329,6 +329,7 @@ class Cast(_Plain):
 class Shape(_Plain):
     """The shape of x as a tuple of ints (constant-folded: no kernel runs)."""
     input_names = ("input_x",)
+    constant_folded = True
 
     def infer(self, x):
         check_tensor(self, "input_x", x)

@@ -1,0 +1,86 @@
+"""Comparison and logical primitives (Equal, Less, ..., LogicalAnd / Or / Not) and Select.
+Kernels: kernels/cpu/math_*.py. Re-exported by math_ops, so `math_ops.Equal` keeps working.
+
+Comparisons promote x and y to one dtype and return bool; logical ops take bool tensors
+only (no promotion), as MindSpore. None of them is differentiable: they are marked
+non_differentiable, so the grad recorder never keeps them. Select passes the gradient
+to x where the condition holds and to y elsewhere; the condition gets none.
+"""
+from ...common import dtype as mstype
+from ...pynative.grad import bprop_for, non_differentiable
+from ..primitive import Primitive, prim_attr_register
+from ..validator import broadcast_shape, check_dtype, check_tensor, tensor
+from ._base import CompareOp, LogicalBinaryOp, UnaryOp, needs_grad
+
+__all__ = ["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+           "LogicalNot", "LogicalAnd", "LogicalOr", "Select"]
+
+
+class Equal(CompareOp):
+    """z = (x == y) -> bool, after promotion (nan != nan). Not differentiable."""
+
+
+class NotEqual(CompareOp):
+    """z = (x != y) -> bool. Not differentiable."""
+
+
+class Less(CompareOp):
+    """z = (x < y) -> bool. Not differentiable."""
+
+
+class LessEqual(CompareOp):
+    """z = (x <= y) -> bool. Not differentiable."""
+
+
+class Greater(CompareOp):
+    """z = (x > y) -> bool. Not differentiable."""
+
+
+class GreaterEqual(CompareOp):
+    """z = (x >= y) -> bool. Not differentiable."""
+
+
+class LogicalNot(UnaryOp):
+    """y = not x, bool input only (TypeError otherwise). Not differentiable."""
+    valid_types = (mstype.bool_,)
+
+
+class LogicalAnd(LogicalBinaryOp):
+    """z = x and y, bool inputs only (TypeError otherwise). Not differentiable."""
+
+
+class LogicalOr(LogicalBinaryOp):
+    """z = x or y, bool inputs only (TypeError otherwise). Not differentiable."""
+
+
+non_differentiable(Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
+                   LogicalNot, LogicalAnd, LogicalOr)
+
+
+class Select(Primitive):
+    """z = condition ? x : y elementwise; condition is bool, the three inputs broadcast and x, y
+    are promoted to one dtype. Gradient (None, dz where condition else 0, dz elsewhere)."""
+    input_names = ("condition", "x", "y")
+    same_type_inputs = (1, 2)
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer(self, condition, x, y):
+        check_dtype(self, "condition", condition, (mstype.bool_,))
+        check_tensor(self, "x", x)
+        check_tensor(self, "y", y)
+        shape = broadcast_shape(self, x.shape, y.shape, ("x", "y"))
+        shape = broadcast_shape(self, condition.shape, shape, ("condition", "x/y"))
+        return tensor(x.dtype, shape)
+
+
+_select = Select()
+
+
+@bprop_for(Select)
+def select_bprop(prim, condition, x, y, out, dout):
+    # dout has the broadcast output shape; backward sums it back to x's and y's shapes
+    return (None, _select(condition, dout, 0.0) if needs_grad(x) else None,
+            _select(condition, 0.0, dout) if needs_grad(y) else None)
