@@ -7,7 +7,7 @@
 //          2^n applied in two halves so subnormal results round once; NaN/inf exact.
 //   vlog   x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(f/(2+f)) series (f = m-1);
 //          subnormal inputs pre-scaled; x<0 -> NaN, 0 -> -inf, inf -> inf.
-//   vtanh  |x| < 0.625: sinh/cosh Taylor quotient (no cancellation); else 1 - 2/(e^{2|x|}+1).
+//   vtanh  -m/(m+2), m = expm1(-2|x|) from the same reduction (no cancellation near 0).
 //   vround half-to-even by adding/subtracting 2^mant; vfloor/vceil from it; zero keeps x's sign.
 // Errors are within about 2 ulp of the exact result (tests check rtol 1e-6 / 1e-12).
 #ifndef ML_VBYTES
@@ -29,6 +29,7 @@ template <class V> struct VT;
 template <> struct VT<vf32> {
   typedef float T;
   typedef vi32 I;
+  typedef int32_t IS;
   typedef vu32 U;
   static constexpr int kLanes = ML_VBYTES / 4;
   static constexpr int kMant = 23;
@@ -39,12 +40,15 @@ template <> struct VT<vf32> {
   static constexpr T kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
   static constexpr T kMinNormal = 1.17549435e-38f, kDenormScale = 33554432.0f;  // 2^25
   static constexpr int kDenormExp = 25;
-  static constexpr int kExpTerms = 8, kLogTerms = 5, kHypTerms = 6;
+  static constexpr int32_t kScaleOff = 256;  // > -min exponent: keeps n + off positive
+  static constexpr T kTanhLo = -20.0f;
+  static constexpr int kExpTerms = 8, kLogTerms = 5;
 };
 
 template <> struct VT<vf64> {
   typedef double T;
   typedef vi64 I;
+  typedef int64_t IS;
   typedef vu64 U;
   static constexpr int kLanes = ML_VBYTES / 8;
   static constexpr int kMant = 52;
@@ -55,7 +59,9 @@ template <> struct VT<vf64> {
   static constexpr T kLn2Hi = 6.93145751953125e-1, kLn2Lo = 1.42860682030941723212e-6;
   static constexpr T kMinNormal = 2.2250738585072014e-308, kDenormScale = 18014398509481984.0;
   static constexpr int kDenormExp = 54;
-  static constexpr int kExpTerms = 14, kLogTerms = 12, kHypTerms = 10;
+  static constexpr int64_t kScaleOff = 2048;
+  static constexpr T kTanhLo = -50.0;
+  static constexpr int kExpTerms = 14, kLogTerms = 12;
 };
 
 template <class V>
@@ -80,14 +86,6 @@ template <class V> static inline __attribute__((always_inline)) V vcopysign(V x,
   return (V)(((I)x & ~sign_bits<V>()) | ((I)s & sign_bits<V>()));
 }
 
-// Integer-valued V (|v| < 2^(mant-1)) -> 2^v as V, built from the exponent bits.
-template <class V> static inline __attribute__((always_inline)) V vpow2i(V v) {
-  typedef VT<V> K;
-  typedef typename K::I I;
-  I n = (I)(v + K::kMagic) - (I)splat<V>(K::kMagic);
-  return (V)((n + K::kBias) << K::kMant);
-}
-
 template <class V> static inline __attribute__((always_inline)) V vround(V x) {
   typedef VT<V> K;
   V ax = vabs(x);
@@ -108,25 +106,57 @@ template <class V> static inline __attribute__((always_inline)) V vceil(V x) {
   return r == 0 ? vcopysign(r, x) : r;
 }
 
-template <class V> static inline __attribute__((always_inline)) V vexp(V x) {
-  typedef VT<V> K;
-  typedef typename K::T T;
-  V xc = x > K::kExpHi ? splat<V>(K::kExpHi) : x;
-  xc = xc < K::kExpLo ? splat<V>(K::kExpLo) : xc;
-  xc = x != x ? splat<V>(0) : xc;
-  V n = (xc * T(1.4426950408889634) + K::kMagic) - K::kMagic;
-  V r = (xc - n * K::kLn2Hi) - n * K::kLn2Lo;
-  T ce[K::kExpTerms];  // Taylor coefficients 1/k!
+// Taylor coefficients 1/k! of exp, k < VT<V>::kExpTerms (constant-folded).
+template <class V> static ML_AI V exp_poly(V r, int first) {
+  typedef typename VT<V>::T T;
+  T ce[VT<V>::kExpTerms];
   T f = 1;
-  for (int k = 0; k < K::kExpTerms; ++k) {
+  for (int k = 0; k < VT<V>::kExpTerms; ++k) {
     f *= k > 0 ? T(k) : T(1);
     ce[k] = 1 / f;
   }
-  V p = splat<V>(ce[K::kExpTerms - 1]);
-  for (int k = K::kExpTerms - 2; k >= 0; --k) p = p * r + ce[k];
-  V h1 = vround(n * T(0.5));
-  V y = p * vpow2i(h1) * vpow2i(n - h1);
+  V p = splat<V>(ce[VT<V>::kExpTerms - 1]);
+  for (int k = VT<V>::kExpTerms - 2; k >= first; --k) p = p * r + ce[k];
+  return p;
+}
+
+template <class V> static ML_AI typename VT<V>::I isplat(int64_t c) {
+  typename VT<V>::I v = {};
+  return v + static_cast<typename VT<V>::IS>(c);
+}
+
+template <class V> static inline __attribute__((always_inline)) V vexp(V x) {
+  typedef VT<V> K;
+  typedef typename K::T T;
+  typedef typename K::I I;
+  typedef typename K::U U;
+  V xc = x > K::kExpHi ? splat<V>(K::kExpHi) : x;
+  xc = xc < K::kExpLo ? splat<V>(K::kExpLo) : xc;
+  V t = xc * T(1.4426950408889634) + K::kMagic;
+  V n = t - K::kMagic;
+  V r = (xc - n * K::kLn2Hi) - n * K::kLn2Lo;
+  V p = exp_poly(r, 0);
+  // 2^n = 2^n1 * 2^n2 with n1 = floor(n/2): both halves normal, a subnormal result rounds once.
+  I ni = (I)t - (I)splat<V>(K::kMagic);
+  I n1 = (I)((U)(ni + isplat<V>(K::kScaleOff)) >> 1) - isplat<V>(K::kScaleOff / 2);
+  I n2 = ni - n1;
+  V y = p * (V)((n1 + isplat<V>(K::kBias)) << K::kMant) *
+        (V)((n2 + isplat<V>(K::kBias)) << K::kMant);
   return x != x ? x : y;
+}
+
+// expm1(a) for a in [kTanhLo, 0]: 2^n (e^r - 1) + (2^n - 1), no cancellation at n == 0.
+template <class V> static inline __attribute__((always_inline)) V vexpm1_neg(V a) {
+  typedef VT<V> K;
+  typedef typename K::T T;
+  typedef typename K::I I;
+  V t = a * T(1.4426950408889634) + K::kMagic;
+  V n = t - K::kMagic;
+  V r = (a - n * K::kLn2Hi) - n * K::kLn2Lo;
+  V em1 = r + r * r * exp_poly(r, 2);
+  I ni = (I)t - (I)splat<V>(K::kMagic);
+  V s = (V)((ni + isplat<V>(K::kBias)) << K::kMant);
+  return s * em1 + (s - 1);
 }
 
 template <class V> static inline __attribute__((always_inline)) V vlog(V x) {
@@ -167,29 +197,13 @@ template <class V> static inline __attribute__((always_inline)) V vsigmoid(V x) 
   return x >= 0 ? r : e * r;
 }
 
+// tanh|x| = -m / (m + 2) with m = expm1(-2|x|); beyond kTanhLo the result rounds to 1.
 template <class V> static inline __attribute__((always_inline)) V vtanh(V x) {
   typedef VT<V> K;
-  typedef typename K::T T;
-  V ax = vabs(x);
-  V z = ax * ax;
-  // sinh(a)/a = sum z^k/(2k+1)!, cosh(a) = sum z^k/(2k)!
-  T cs[K::kHypTerms], cc[K::kHypTerms];
-  T f = 1;
-  cs[0] = cc[0] = 1;
-  for (int k = 1; k < K::kHypTerms; ++k) {
-    f *= T(2 * k);
-    cc[k] = 1 / f;
-    f *= T(2 * k + 1);
-    cs[k] = 1 / f;
-  }
-  V ps = splat<V>(cs[K::kHypTerms - 1]), pc = splat<V>(cc[K::kHypTerms - 1]);
-  for (int k = K::kHypTerms - 2; k >= 0; --k) {
-    ps = ps * z + cs[k];
-    pc = pc * z + cc[k];
-  }
-  V small = ax * ps / pc;
-  V large = 1 - 2 / (vexp(ax + ax) + 1);
-  V t = ax < T(0.625) ? small : large;
+  V a = -2 * vabs(x);
+  a = a < K::kTanhLo ? splat<V>(K::kTanhLo) : a;
+  V m = vexpm1_neg(a);
+  V t = -m / (m + 2);
   return x != x ? x : vcopysign(t, x);
 }
 

@@ -108,7 +108,7 @@ def softmax(x, out, O, R, I, log):
     """softmax (log_softmax when `log`) over R.
 
     NOTE: the sum of the exps accumulates in float64 (for float32 too): it scales every
-    output of the slice, so its rounding error is kept below one float32 ulp.
+    output of the slice, so its own rounding stays far below a float32 ulp.
     """
     if I == 1:
         acc = np.empty(LANES, x.dtype)

@@ -1,25 +1,27 @@
 """Array primitives: shape manipulation (Reshape, Transpose, ExpandDims, Squeeze, Flatten,
-Concat, Stack, Split, Tile, BroadcastTo), Cast, Shape, creation (ZerosLike, OnesLike, Fill,
-Zeros, Ones, Eye, Range) and in-place Assign / AssignAdd.
+Concat, Stack, Split, Tile, BroadcastTo), Cast and Shape, each with its bprop below it.
 
-Creation ops whose inputs are all constants (Fill, Zeros, Ones, Eye, Range) are "const
-prims": the forward executor runs the kernel once per signature and hands out a fresh copy
-on every call. Slicing and gathering live in slice_ops.py. Kernels: kernels/cpu/array_*.py.
+Every bprop is built from primitives (reshape, transpose, slice, concat, reduce-sum), so
+gradients are differentiable again. Creation prims (ZerosLike, OnesLike, Fill, Zeros, Ones,
+Eye, Range) and in-place Assign / AssignAdd live in creation_ops.py and are re-exported
+here; slicing and gathering live in slice_ops.py. Kernels: kernels/cpu/array_*.py.
 """
-import numbers
-
-import numpy as np
-
 from ...abstract import AbstractScalar, AbstractTensor
-from ...common import dtype as mstype
-from ...common.tensor import Tensor
-from ..primitive import Primitive, prim_attr_register
-from ..validator import (check_axes, check_axis, check_dtype, check_int,
-                         check_same_dtype, check_shape_arg, check_tensor, check_type_arg, tensor)
+from ...pynative.grad import bprop_for, non_differentiable
+from ..primitive import Primitive, const_value, prim_attr_register
+from ..validator import (check_axes, check_axis, check_int, check_same_dtype, check_shape_arg,
+                         check_tensor, check_type_arg, tensor)
+from ._base import cached_prim, needs_grad
+from .creation_ops import (Assign, AssignAdd, Eye, Fill, Ones, OnesLike,  # noqa: F401
+                           Range, Zeros, ZerosLike)
 
 __all__ = ["Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten", "Concat", "Stack",
-           "Split", "Tile", "BroadcastTo", "Cast", "Shape", "ZerosLike", "OnesLike", "Fill",
-           "Zeros", "Ones", "Eye", "Range", "Assign", "AssignAdd"]
+           "Split", "Tile", "BroadcastTo", "Cast", "Shape"]
+
+
+def _F():
+    from .. import functional as F  # bprops only: functional imports this module
+    return F
 
 
 def _prod(shape):
@@ -78,6 +80,15 @@ class Reshape(_View):
         return tensor(x.dtype, shape)
 
 
+_reshape = Reshape()
+
+
+@bprop_for(Reshape)
+def reshape_bprop(prim, x, *rest):
+    """Views (Reshape, ExpandDims, Squeeze, Flatten): dx = dout reshaped to x's shape; the
+    constant input (shape, axis) gets None. rest = (*constant inputs, out, dout)."""
+    return (_reshape(rest[-1], x.shape),) + (None,) * (len(rest) - 2)
+
 
 class Transpose(_Plain):
     """y = x with its axes permuted: y.shape[i] = x.shape[perm[i]]."""
@@ -105,6 +116,19 @@ class Transpose(_Plain):
         return {"perm": self._perm(x, perm)}
 
 
+_transpose = Transpose()
+
+
+@bprop_for(Transpose)
+def transpose_bprop(prim, x, perm, out, dout):
+    """dx = dout transposed by the inverse permutation."""
+    perm = prim._perm(x._abs, const_value(perm))
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return _transpose(dout, tuple(inv)), None
+
+
 class ExpandDims(_View):
     """y = x with a new axis of size 1 at `axis` in [-x.ndim-1, x.ndim] (a view)."""
     input_names = ("input_x", "axis")
@@ -115,6 +139,8 @@ class ExpandDims(_View):
         a = check_axis(self, "axis", axis, len(x.shape) + 1)
         return tensor(x.dtype, x.shape[:a] + (1,) + x.shape[a:])
 
+
+bprop_for(ExpandDims)(reshape_bprop)
 
 
 class Squeeze(_View):
@@ -146,6 +172,9 @@ class Squeeze(_View):
         return tensor(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
+bprop_for(Squeeze)(reshape_bprop)
+
+
 class Flatten(_View):
     """y = x reshaped to (x.shape[0], prod(x.shape[1:])); x must have rank >= 1."""
     input_names = ("input_x",)
@@ -157,6 +186,8 @@ class Flatten(_View):
                              f"0-d tensor")
         return tensor(x.dtype, (x.shape[0], _prod(x.shape[1:])))
 
+
+bprop_for(Flatten)(reshape_bprop)
 
 
 class Concat(Primitive):
@@ -196,6 +227,19 @@ class Concat(Primitive):
         return {"axis": self._axis(xs)}
 
 
+@bprop_for(Concat)
+def concat_bprop(prim, xs, out, dout):
+    """dx_i = the slice of dout that x_i filled along `axis` (a list: one per element)."""
+    axis = prim._axis(tuple(x._abs for x in xs))
+    F, dxs, begin = _F(), [], 0
+    for x in xs:
+        b = [0] * len(x.shape)
+        b[axis] = begin
+        dxs.append(F.slice(dout, b, x.shape))
+        begin += x.shape[axis]
+    return (dxs,)
+
+
 class Stack(Primitive):
     """y = the tensors (all of one shape and dtype) stacked along a new axis `axis`."""
     input_names = ("input_x",)
@@ -220,6 +264,13 @@ class Stack(Primitive):
 
     def kernel_params(self, xs):
         return {"axis": self._axis(xs)}
+
+
+@bprop_for(Stack)
+def stack_bprop(prim, xs, out, dout):
+    """dx_i = dout split along `axis` into len(xs) parts, each reshaped to x_i's shape."""
+    parts = cached_prim(Split, prim._axis(tuple(x._abs for x in xs)), len(xs))(dout)
+    return ([_reshape(p, x.shape) for p, x in zip(parts, xs)],)
 
 
 class Split(Primitive):
@@ -253,6 +304,12 @@ class Split(Primitive):
         return {"axis": self._axis(x), "output_num": self.attrs["output_num"]}
 
 
+@bprop_for(Split)
+def split_bprop(prim, x, out, dout):
+    """dx = the douts (zeros for unused outputs) concatenated along `axis`."""
+    return (cached_prim(Concat, prim._axis(x._abs))(dout),)
+
+
 class Tile(_Plain):
     """y = x repeated multiples[i] times along axis i; a shorter `multiples` is padded
     with leading 1s, a shorter x.shape with leading 1s (MindSpore 2.x)."""
@@ -274,6 +331,15 @@ class Tile(_Plain):
 
     def kernel_params(self, x, multiples):
         return {"multiples": self._multiples(x, multiples)[0]}
+
+
+@bprop_for(Tile)
+def tile_bprop(prim, x, multiples, out, dout):
+    """dx = dout viewed as (m0, d0, m1, d1, ...) summed over the m axes."""
+    m, s = prim._multiples(x._abs, const_value(multiples))
+    F = _F()
+    d = F.reshape(dout, tuple(v for a, b in zip(m, s) for v in (a, b)))
+    return _reshape(F.sum(d, tuple(range(0, 2 * len(m), 2))), x.shape), None
 
 
 class BroadcastTo(Primitive):
@@ -311,6 +377,13 @@ class BroadcastTo(Primitive):
         return tensor(x.dtype, out)
 
 
+@bprop_for(BroadcastTo)
+def broadcast_to_bprop(prim, x, out, dout):
+    """dx = dout summed over the broadcast axes."""
+    from ..function.grad_func import sum_to
+    return (sum_to(dout, x.shape),)
+
+
 class Cast(_Plain):
     """y = x converted to `dtype` (numpy's unsafe cast: float -> int truncates toward zero;
     NaN/inf/out-of-range -> int is unspecified, as in C)."""
@@ -326,6 +399,17 @@ class Cast(_Plain):
         return {"quiet": x.dtype.kind == "f" and t.kind != "f"}
 
 
+_cast = Cast()
+
+
+@bprop_for(Cast)
+def cast_bprop(prim, x, dtype, out, dout):
+    """dx = dout cast back to x's dtype; an int or bool x gets no gradient."""
+    if not needs_grad(x):
+        return None, None
+    return (dout if dout.dtype is x.dtype else _cast(dout, x.dtype)), None
+
+
 class Shape(_Plain):
     """The shape of x as a tuple of ints (constant-folded: no kernel runs)."""
     input_names = ("input_x",)
@@ -336,169 +420,4 @@ class Shape(_Plain):
         return AbstractScalar(x.shape)
 
 
-class ZerosLike(_Plain):
-    """y = zeros of x's shape and dtype."""
-    input_names = ("input_x",)
-
-    def infer(self, x):
-        check_tensor(self, "input_x", x)
-        return x
-
-
-class OnesLike(ZerosLike):
-    """y = ones of x's shape and dtype."""
-
-
-def _check_size(prim, arg, shape):
-    shape = check_shape_arg(prim, arg, shape)
-    if any(d < 0 for d in shape):
-        raise ValueError(f"For '{prim.name}', '{arg}' must be non-negative, but got {list(shape)}")
-    return shape
-
-
-def _fill_value(prim, t, value):
-    """`value` as a numpy scalar of type t; ints must fit t."""
-    if not isinstance(value, (numbers.Number, np.bool_)) or isinstance(value, complex):
-        raise TypeError(f"For '{prim.name}', 'value' must be a bool, int or float, but got "
-                        f"{type(value).__name__}: {value!r}")
-    if t.kind in "iu" and isinstance(value, numbers.Integral):
-        info = np.iinfo(t.np)
-        if not info.min <= int(value) <= info.max:
-            raise ValueError(f"For '{prim.name}', 'value' {value} is out of range for {t} "
-                             f"[{info.min}, {info.max}]")
-    with np.errstate(invalid="ignore", over="ignore"):
-        return np.array(value).astype(t.np)[()]
-
-
-class Fill(_Plain):
-    """Fill()(type, shape, value): a tensor of `shape` filled with `value` (const prim)."""
-    input_names = ("type", "shape", "value")
-    const_inputs = (0, 1, 2)
-
-    def infer(self, t, shape, value):
-        t = check_type_arg(self, "type", t)
-        _fill_value(self, t, value)
-        return tensor(t, _check_size(self, "shape", shape))
-
-    def kernel_params(self, t, shape, value):
-        return {"value": _fill_value(self, check_type_arg(self, "type", t), value)}
-
-
-class Zeros(_Plain):
-    """Zeros()(size, type=float32): a tensor of zeros (const prim)."""
-    const_inputs = (0, 1)
-    fill = 0
-
-    def infer(self, size, t=None, *extra):
-        if extra:
-            raise TypeError(f"For '{self.name}', expected the inputs (size, type), but got "
-                            f"{2 + len(extra)} inputs")
-        t = mstype.float32 if t is None else check_type_arg(self, "type", t)
-        return tensor(t, _check_size(self, "size", size))
-
-
-class Ones(Zeros):
-    """Ones()(size, type=float32): a tensor of ones (const prim)."""
-    fill = 1
-
-
-class Eye(_Plain):
-    """Eye()(n, m, t): an n x m tensor with ones on the main diagonal (const prim)."""
-    input_names = ("n", "m", "t")
-    const_inputs = (0, 1, 2)
-
-    def infer(self, n, m, t):
-        n = check_int(self, "n", n, lo=0)
-        m = check_int(self, "m", m, lo=0)
-        return tensor(check_type_arg(self, "t", t), (n, m))
-
-
-class Range(Primitive):
-    """Range()(start, limit, delta): [start, start + delta, ...) stopping before `limit`
-    (const prim). Output int64 when all three are ints, else float32; `dtype` (a mindlite
-    extension, default None) overrides it. As MindSpore: delta == 0, start >= limit with
-    delta > 0, start <= limit with delta < 0 and more than `maxlen` values are ValueErrors."""
-    input_names = ("start", "limit", "delta")
-    const_inputs = (0, 1, 2)
-
-    @prim_attr_register
-    def __init__(self, maxlen=1000000, dtype=None):
-        check_int(self, "maxlen", maxlen, lo=1)
-        if dtype is not None:
-            self.add_prim_attr("dtype", check_type_arg(self, "dtype", dtype))
-
-    def _values(self, start, limit, delta):
-        vals = []
-        for name, v in (("start", start), ("limit", limit), ("delta", delta)):
-            if isinstance(v, (list, tuple)) and len(v) == 1:
-                v = v[0]
-            if not isinstance(v, numbers.Real) or isinstance(v, bool):
-                raise TypeError(f"For '{self.name}', '{name}' must be an int or float (or a "
-                                f"0-d Tensor), but got {type(v).__name__}: {v!r}")
-            vals.append(v)
-        start, limit, delta = vals
-        if delta == 0:
-            raise ValueError(f"For '{self.name}', 'delta' must not be 0, but got {delta}")
-        if (delta > 0 and start >= limit) or (delta < 0 and start <= limit):
-            raise ValueError(f"For '{self.name}', 'start' must be {'<' if delta > 0 else '>'} "
-                             f"'limit' when 'delta' is {'positive' if delta > 0 else 'negative'}"
-                             f", but got start={start}, limit={limit}, delta={delta}")
-        return vals
-
-    def infer(self, start, limit, delta):
-        vals = self._values(start, limit, delta)
-        ints = all(isinstance(v, numbers.Integral) for v in vals)
-        start, limit, delta = vals
-        n = -((start - limit) // delta) if ints else int(np.ceil((limit - start) / delta))
-        if n > self.attrs["maxlen"]:
-            raise ValueError(f"For '{self.name}', the output would have {n} values, more than "
-                             f"'maxlen' {self.attrs['maxlen']}")
-        t = self.attrs["dtype"]
-        if t is None:
-            t = mstype.int64 if ints else mstype.float32
-        return tensor(t, (n,))
-
-    def kernel_params(self, start, limit, delta):
-        start, limit, delta = self._values(start, limit, delta)
-        return {"start": start, "delta": delta}
-
-
-class _AssignBase(_Plain):
-    """Writes into `variable`'s own array; the result is a Tensor sharing that memory.
-    Inference validates first (value broadcastable to variable's shape; value's dtype equal
-    or safely castable), so a failed call leaves the variable unchanged. A Python scalar
-    `value` is converted to the variable's dtype (as MindSpore's implicit conversion)."""
-    input_names = ("variable", "value")
-    valid_types = mstype.ALL_TYPES
-
-    def __call__(self, variable, value):
-        if isinstance(value, (bool, int, float, np.generic)) and isinstance(variable, Tensor):
-            try:
-                value = Tensor.from_numpy(np.asarray(value, dtype=variable.dtype.np))
-            except (OverflowError, ValueError):
-                raise ValueError(f"For '{self.name}', 'value' {value!r} cannot be represented "
-                                 f"as {variable.dtype}") from None
-        return Primitive.__call__(self, variable, value)
-
-    def infer(self, variable, value):
-        check_dtype(self, "variable", variable, self.valid_types)
-        check_tensor(self, "value", value)
-        if not np.can_cast(value.np, variable.np, "safe"):
-            raise TypeError(f"For '{self.name}', the type of 'value' should be the same as or "
-                            f"safely castable to 'variable' {variable.dtype}, but got "
-                            f"{value.dtype}")
-        vs, ws = value.shape, variable.shape
-        if vs != ws and (len(vs) > len(ws) or any(
-                d not in (1, w) for d, w in zip(vs[::-1], ws[::-1]))):
-            raise ValueError(f"For '{self.name}', 'value' of shape {list(value.shape)} cannot be "
-                             f"broadcast to 'variable' shape {list(variable.shape)}")
-        return variable
-
-
-class Assign(_AssignBase):
-    """variable[...] = value, in place; returns the updated variable's data."""
-
-
-class AssignAdd(_AssignBase):
-    """variable += value, in place; returns the updated variable's data."""
-    valid_types = mstype.NUMBER_TYPES
+non_differentiable(Shape)

@@ -1,93 +1,54 @@
-"""Elementwise math primitives: unary, binary arithmetic, comparison, logical, Select, AddN,
-and MatMul / BatchMatMul. Kernels: kernels/cpu/math_*.py; bprops: ops/bprop/math_bprop.py.
+"""Arithmetic primitives (Neg, Add, Sub, Mul, Div, FloorDiv, Mod, Maximum, ...), AddN and
+MatMul / BatchMatMul, each with its bprop below it. Kernels: kernels/cpu/math_*.py.
+
+The rest of the math family lives beside it and is re-exported from here, so
+`math_ops.Exp` / `from .math_ops import Equal` keep working: elementwise_ops.py (unary
+math and Pow), logic_ops.py (comparisons, logical ops, Select).
 
 Binary ops broadcast and promote their two inputs to one dtype first (MindSpore's
 implicit type conversion, shared/MINDSPORE_API.md); Div / RealDiv promote int and
-bool to float32. Transcendental ops accept float tensors only, as MindSpore's CPU
-kernels: an int input is a TypeError naming the op, not a silent cast.
+bool to float32. A bprop may return a gradient of the broadcast output shape:
+backward sums it back to the input's shape and casts it to the input's dtype.
 """
 from ...common import dtype as mstype
+from ...pynative.grad import bprop_for
 from ..primitive import Primitive, prim_attr_register
-from ..validator import (broadcast_shape, check_bool, check_dtype, check_same_dtype,
-                         check_tensor, tensor)
-from ._base import BinaryOp, CompareOp, FloatUnaryOp, LogicalBinaryOp, UnaryOp
+from ..validator import broadcast_shape, check_bool, check_dtype, check_same_dtype, check_tensor
+from ..validator import tensor
+from ._base import BinaryOp, UnaryOp, cached_prim, needs_grad
+from .logic_ops import GreaterEqual, LessEqual, Select
 
-__all__ = ["Abs", "Neg", "Exp", "Log", "Sqrt", "Rsqrt", "Square", "Sin", "Cos", "Sign", "Floor",
-           "Ceil", "Round", "Reciprocal", "Erf", "LogicalNot",
-           "Add", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "FloorMod", "Mod", "TruncateDiv",
-           "Pow", "Maximum", "Minimum",
-           "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
-           "LogicalAnd", "LogicalOr", "Select", "AddN", "MatMul", "BatchMatMul"]
+_OWN = ["Neg", "Add", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "FloorMod", "Mod",
+        "TruncateDiv", "Maximum", "Minimum", "AddN", "MatMul", "BatchMatMul"]
+
+_select = Select()
+_greater_equal, _less_equal = GreaterEqual(), LessEqual()
+_zeros_like = []
 
 
-# ---- unary ------------------------------------------------------------------------------
-class Abs(UnaryOp):
-    """y = |x|. Gradient sign(x), 0 at x = 0. Ints wrap at their minimum (|-128| = -128 in
-    int8), unsigned ints are unchanged."""
+def zeros_grad(x):
+    """The zero gradient of a piecewise-constant op's input, zeros_like(x) as MindSpore (None
+    for a non-float input)."""
+    if not needs_grad(x):
+        return None
+    if not _zeros_like:
+        # NOTE: looked up through the package on first use: ZerosLike belongs to the creation
+        # family, which is imported after this module.
+        from . import ZerosLike
+        _zeros_like.append(ZerosLike())
+    return _zeros_like[0](x)
 
 
 class Neg(UnaryOp):
     """y = -x. Gradient -1. Unsigned ints wrap modulo 2**bits (as numpy and C)."""
 
 
-class Exp(FloatUnaryOp):
-    """y = e**x. Gradient e**x (= y). Float only."""
+_neg = Neg()
 
 
-class Log(FloatUnaryOp):
-    """y = ln(x); ln(0) = -inf, ln(x < 0) = nan. Gradient 1/x. Float only."""
-
-
-class Sqrt(FloatUnaryOp):
-    """y = sqrt(x); sqrt(x < 0) = nan. Gradient 1/(2 sqrt(x)) (inf at 0). Float only."""
-
-
-class Rsqrt(FloatUnaryOp):
-    """y = 1/sqrt(x); rsqrt(0) = inf. Gradient -1/(2 x**1.5). Float only."""
-
-
-class Square(UnaryOp):
-    """y = x*x (ints wrap on overflow). Gradient 2x."""
-
-
-class Sin(FloatUnaryOp):
-    """y = sin(x). Gradient cos(x). Float only."""
-
-
-class Cos(FloatUnaryOp):
-    """y = cos(x). Gradient -sin(x). Float only."""
-
-
-class Sign(UnaryOp):
-    """y = -1, 0 or 1 by the sign of x; sign(nan) = nan. Gradient 0 everywhere."""
-
-
-class Floor(FloatUnaryOp):
-    """y = floor(x). Gradient 0 everywhere (the jumps are ignored). Float only."""
-
-
-class Ceil(FloatUnaryOp):
-    """y = ceil(x). Gradient 0 everywhere. Float only."""
-
-
-class Round(UnaryOp):
-    """y = x rounded to the nearest integer, ties to even (2.5 -> 2, as MindSpore and numpy).
-    Ints are returned unchanged. Gradient 0 everywhere."""
-
-
-class Reciprocal(FloatUnaryOp):
-    """y = 1/x; 1/0 = inf. Gradient -1/x**2. Float only: MindSpore's CPU kernel has no int
-    version, and numpy's integer reciprocal (truncating, 1/0 undefined) is not offered."""
-
-
-class Erf(FloatUnaryOp):
-    """y = erf(x) = 2/sqrt(pi) * integral_0^x e**(-t*t) dt. Gradient 2/sqrt(pi) e**(-x*x).
-    Float only."""
-
-
-class LogicalNot(UnaryOp):
-    """y = not x, bool input only (TypeError otherwise). Not differentiable."""
-    valid_types = (mstype.bool_,)
+@bprop_for(Neg)
+def neg_bprop(prim, x, out, dout):
+    return (_neg(dout) if needs_grad(x) else None,)
 
 
 # ---- binary arithmetic ------------------------------------------------------------------
@@ -96,18 +57,36 @@ class Add(BinaryOp):
     dimensions."""
 
 
+@bprop_for(Add)
+def add_bprop(prim, x, y, out, dout):
+    return (dout if needs_grad(x) else None), (dout if needs_grad(y) else None)
+
+
 class Sub(BinaryOp):
     """z = x - y; not defined on bool (TypeError). Gradient (1, -1)."""
     valid_types = mstype.NUMBER_TYPES
+
+
+@bprop_for(Sub)
+def sub_bprop(prim, x, y, out, dout):
+    return (dout if needs_grad(x) else None), (_neg(dout) if needs_grad(y) else None)
 
 
 class Mul(BinaryOp):
     """z = x * y (bool * bool is logical and). Gradient (y, x)."""
 
 
+_mul = Mul()
+
+
+@bprop_for(Mul)
+def mul_bprop(prim, x, y, out, dout):
+    return (_mul(dout, y) if needs_grad(x) else None), (_mul(dout, x) if needs_grad(y) else None)
+
+
 class Div(BinaryOp):
     """z = x / y, true division: int and bool inputs give float32 (int32 / int32 -> float32).
-    x/0 = +-inf, 0/0 = nan. Gradient (1/y, -x/y**2)."""
+    x/0 = +-inf, 0/0 = nan. Gradient (1/y, -x/y**2) = (1/y, -z/y)."""
     promote_int_to_float = True
     valid_types = mstype.FLOAT_TYPES
 
@@ -116,15 +95,37 @@ class RealDiv(Div):
     """z = x / y, as Div (true division; int inputs give float32)."""
 
 
+_div = Div()
+
+
+@bprop_for(Div, RealDiv)
+def div_bprop(prim, x, y, out, dout):
+    dx = _div(dout, y) if needs_grad(x) else None
+    dy = _neg(_div(_mul(dout, out), y)) if needs_grad(y) else None
+    return dx, dy
+
+
 class FloorDiv(BinaryOp):
     """z = floor(x / y); ints stay ints. Int division by zero gives 0 (numpy's convention;
-    MindSpore documents it as unsupported), floats give +-inf / nan. Gradient 0."""
+    MindSpore documents it as unsupported), floats give +-inf / nan. Gradient 0 (zeros for
+    both inputs, as MindSpore)."""
     valid_types = mstype.NUMBER_TYPES
+
+
+class TruncateDiv(BinaryOp):
+    """z = trunc(x / y), rounding toward zero; ints stay ints (int division by zero gives 0).
+    Gradient 0 (zeros for both inputs)."""
+    valid_types = mstype.NUMBER_TYPES
+
+
+@bprop_for(FloorDiv, TruncateDiv)
+def floor_div_bprop(prim, x, y, out, dout):
+    return zeros_grad(x), zeros_grad(y)
 
 
 class FloorMod(BinaryOp):
     """z = x - floor(x / y) * y: the remainder takes the sign of y (Python's %). Int x % 0 = 0,
-    float x % 0 = nan. Gradient (1, -floor(x / y))."""
+    float x % 0 = nan. Gradient (1, -floor(x / y)), as MindSpore (the jumps are ignored)."""
     valid_types = mstype.NUMBER_TYPES
 
 
@@ -135,17 +136,15 @@ class Mod(BinaryOp):
     valid_types = mstype.NUMBER_TYPES
 
 
-class TruncateDiv(BinaryOp):
-    """z = trunc(x / y), rounding toward zero; ints stay ints (int division by zero gives 0).
-    Gradient 0."""
-    valid_types = mstype.NUMBER_TYPES
+_floor_div, _truncate_div = FloorDiv(), TruncateDiv()
 
 
-class Pow(BinaryOp):
-    """z = x ** y. Ints stay ints: a negative exponent gives trunc(1 / x**|y|), i.e. 1 for
-    x = 1, +-1 for x = -1 and 0 otherwise (0 ** -n included); overflow wraps. Gradient
-    (y x**(y-1), x**y ln x); d/dy is taken as 0 where x = 0."""
-    valid_types = mstype.NUMBER_TYPES
+@bprop_for(FloorMod, Mod)
+def floor_mod_bprop(prim, x, y, out, dout):
+    quotient = _floor_div if type(prim) is FloorMod else _truncate_div
+    dx = dout if needs_grad(x) else None
+    dy = _mul(dout, _neg(quotient(x, y))) if needs_grad(y) else None
+    return dx, dy
 
 
 class Maximum(BinaryOp):
@@ -157,61 +156,18 @@ class Minimum(BinaryOp):
     """z = min(x, y); nan if either is nan. Gradient goes to x where x <= y (ties to x)."""
 
 
-# ---- comparison and logical -------------------------------------------------------------
-class Equal(CompareOp):
-    """z = (x == y) -> bool, after promotion (nan != nan). Not differentiable."""
-
-
-class NotEqual(CompareOp):
-    """z = (x != y) -> bool. Not differentiable."""
-
-
-class Less(CompareOp):
-    """z = (x < y) -> bool. Not differentiable."""
-
-
-class LessEqual(CompareOp):
-    """z = (x <= y) -> bool. Not differentiable."""
-
-
-class Greater(CompareOp):
-    """z = (x > y) -> bool. Not differentiable."""
-
-
-class GreaterEqual(CompareOp):
-    """z = (x >= y) -> bool. Not differentiable."""
-
-
-class LogicalAnd(LogicalBinaryOp):
-    """z = x and y, bool inputs only (TypeError otherwise). Not differentiable."""
-
-
-class LogicalOr(LogicalBinaryOp):
-    """z = x or y, bool inputs only (TypeError otherwise). Not differentiable."""
-
-
-class Select(Primitive):
-    """z = condition ? x : y elementwise; condition is bool, the three inputs broadcast and x, y
-    are promoted to one dtype. Gradient (0, dz where condition, dz elsewhere)."""
-    input_names = ("condition", "x", "y")
-    same_type_inputs = (1, 2)
-
-    @prim_attr_register
-    def __init__(self):
-        pass
-
-    def infer(self, condition, x, y):
-        check_dtype(self, "condition", condition, (mstype.bool_,))
-        check_tensor(self, "x", x)
-        check_tensor(self, "y", y)
-        shape = broadcast_shape(self, x.shape, y.shape, ("x", "y"))
-        shape = broadcast_shape(self, condition.shape, shape, ("condition", "x/y"))
-        return tensor(x.dtype, shape)
+@bprop_for(Maximum, Minimum)
+def maximum_minimum_bprop(prim, x, y, out, dout):
+    to_x = (_greater_equal if type(prim) is Maximum else _less_equal)(x, y)
+    dx = _select(to_x, dout, 0.0) if needs_grad(x) else None
+    dy = _select(to_x, 0.0, dout) if needs_grad(y) else None
+    return dx, dy
 
 
 class AddN(Primitive):
     """z = x[0] + x[1] + ... for a tuple or list of tensors of one shape and dtype (no
-    broadcasting, no promotion). Gradient dz for every input."""
+    broadcasting, no promotion). Gradient dz for every input: the bprop returns one tuple of
+    per-element gradients in the list position."""
     input_names = ("x",)
 
     @prim_attr_register
@@ -233,6 +189,11 @@ class AddN(Primitive):
                 raise ValueError(f"For '{self.name}', the shape of 'x[{i}]' should be same as "
                                  f"'x[0]', but got {list(a.shape)} and {list(xs[0].shape)}")
         return xs[0]
+
+
+@bprop_for(AddN)
+def addn_bprop(prim, xs, out, dout):
+    return (tuple(dout if needs_grad(x) else None for x in xs),)
 
 
 # ---- matrix products --------------------------------------------------------------------
@@ -265,6 +226,23 @@ class MatMul(Primitive):
     def kernel_params(self, x1, x2):
         return {"transpose_a": self.attrs["transpose_a"],
                 "transpose_b": self.attrs["transpose_b"]}
+
+
+@bprop_for(MatMul)
+def matmul_bprop(prim, x1, x2, out, dout):
+    return _matmul_grads(MatMul, prim, x1, x2, dout)
+
+
+def _matmul_grads(cls, prim, a, b, dout):
+    """z = A B with A = op(a), B = op(b): dA = dz B^T, dB = A^T dz, each written as one
+    product of a, b and dz with transpose flags (no explicit transposes), batched or not."""
+    ta, tb = prim.attrs["transpose_a"], prim.attrs["transpose_b"]
+    da = db = None
+    if needs_grad(a):     # ta: dA^T = B dz^T = op(b) dz^T
+        da = cached_prim(cls, tb, True)(b, dout) if ta else cached_prim(cls, False, not tb)(dout, b)
+    if needs_grad(b):     # tb: dB^T = dz^T A = dz^T op(a)
+        db = cached_prim(cls, True, ta)(dout, a) if tb else cached_prim(cls, not ta, False)(a, dout)
+    return da, db
 
 
 class BatchMatMul(Primitive):
@@ -304,3 +282,17 @@ class BatchMatMul(Primitive):
     def kernel_params(self, x, y):
         return {"transpose_a": self.attrs["transpose_a"],
                 "transpose_b": self.attrs["transpose_b"]}
+
+
+@bprop_for(BatchMatMul)
+def batch_matmul_bprop(prim, x, y, out, dout):
+    # the gradients carry the broadcast batch dimensions; backward sums them back
+    return _matmul_grads(BatchMatMul, prim, x, y, dout)
+
+
+# NOTE: re-exported at the end: elementwise_ops imports the arithmetic primitives above.
+from .elementwise_ops import *  # noqa: E402,F401,F403
+from .logic_ops import *  # noqa: E402,F401,F403
+from . import elementwise_ops as _elementwise, logic_ops as _logic  # noqa: E402
+
+__all__ = _OWN + _elementwise.__all__ + _logic.__all__

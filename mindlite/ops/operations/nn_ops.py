@@ -1,16 +1,22 @@
-"""Neural-network primitives: activations, Softmax / LogSoftmax, BiasAdd.
-Kernels: kernels/cpu/nn_*.py; bprops: ops/bprop/nn_bprop.py.
+"""Neural-network primitives: activations, Softmax / LogSoftmax, BiasAdd, each with its bprop
+below it. Kernels: kernels/cpu/nn_*.py. ReLU, ReLU6, Sigmoid, Tanh, Softmax, LogSoftmax and
+BiasAdd differentiate through the fused gradient primitives of _grad_ops.py.
 
 Activations other than ReLU accept float tensors only (as MindSpore's CPU kernels)
 and compute in the input dtype; Sigmoid, Softplus, Softmax and LogSoftmax are
 evaluated in numerically stable forms (no overflow for large |x|).
 """
+import math
 import numbers
 
 from ...common import dtype as mstype
+from ...pynative.grad import bprop_for
 from ..primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_dtype, check_same_dtype, check_tensor
-from ._base import FloatUnaryOp, UnaryOp
+from ._base import FloatUnaryOp, UnaryOp, cached_prim, needs_grad
+from ._grad_ops import (BiasAddGrad, LogSoftmaxGrad, ReLU6Grad, ReluGrad, SigmoidGrad,
+                        SoftmaxGrad, TanhGrad)
+from .math_ops import Add, Mul, Sub
 
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "GeLU", "SiLU", "Softplus", "Softmax",
            "LogSoftmax", "BiasAdd"]
@@ -22,9 +28,25 @@ class ReLU(UnaryOp):
     valid_types = mstype.SIGNED_TYPES
 
 
+_mul, _add, _sub = Mul(), Add(), Sub()
+_relu_grad, _relu6_grad = ReluGrad(), ReLU6Grad()
+_sigmoid_grad, _tanh_grad = SigmoidGrad(), TanhGrad()
+
+
+@bprop_for(ReLU)
+def relu_bprop(prim, x, out, dout):
+    # out > 0 exactly where x > 0: the mask at x = 0 is 0
+    return (_relu_grad(dout, out) if needs_grad(x) else None,)
+
+
 class ReLU6(FloatUnaryOp):
     """y = min(max(x, 0), 6). Gradient 1 for 0 < x < 6, else 0: at both kinks (0 and 6) it is
     0. Float only."""
+
+
+@bprop_for(ReLU6)
+def relu6_bprop(prim, x, out, dout):
+    return (_relu6_grad(dout, x),)
 
 
 class Sigmoid(FloatUnaryOp):
@@ -32,14 +54,45 @@ class Sigmoid(FloatUnaryOp):
     overflows; sigmoid(0) = 0.5. Gradient y (1 - y). Float only."""
 
 
+_sigmoid = Sigmoid()
+
+
+@bprop_for(Sigmoid)
+def sigmoid_bprop(prim, x, out, dout):
+    return (_sigmoid_grad(out, dout),)
+
+
 class Tanh(FloatUnaryOp):
     """y = tanh(x). Gradient 1 - y**2. Float only."""
+
+
+_tanh = Tanh()
+
+
+@bprop_for(Tanh)
+def tanh_bprop(prim, x, out, dout):
+    return (_tanh_grad(out, dout),)
 
 
 class GeLU(FloatUnaryOp):
     """y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3))), the tanh approximation MindSpore's
     GeLU primitive uses (ops.gelu(x, approximate='none') is the erf form). gelu(-inf) = nan
-    (-inf * 0), as PyTorch's tanh form. Smooth: gradient defined everywhere. Float only."""
+    (-inf * 0), as PyTorch's tanh form. Smooth: gradient 0.5 (1 + t) + 0.5 x (1 - t**2) u',
+    t = tanh(u), u = sqrt(2/pi) (x + 0.044715 x**3). Float only."""
+
+
+_GELU_C = math.sqrt(2.0 / math.pi)
+_GELU_A = 0.044715
+
+
+@bprop_for(GeLU)
+def gelu_bprop(prim, x, out, dout):
+    x2 = _mul(x, x)
+    t = _tanh(_mul(_mul(x, _add(_mul(x2, _GELU_A), 1.0)), _GELU_C))
+    du = _mul(_add(_mul(x2, 3.0 * _GELU_A), 1.0), _GELU_C)
+    dt = _sub(1.0, _mul(t, t))
+    grad = _mul(_add(_add(t, 1.0), _mul(_mul(x, dt), du)), 0.5)
+    return (_mul(dout, grad),)
 
 
 class SiLU(FloatUnaryOp):
@@ -47,9 +100,20 @@ class SiLU(FloatUnaryOp):
     s = sigmoid(x). Float only."""
 
 
+@bprop_for(SiLU)
+def silu_bprop(prim, x, out, dout):
+    s = _sigmoid(x)
+    return (_mul(dout, _mul(s, _add(_mul(x, _sub(1.0, s)), 1.0))),)
+
+
 class Softplus(FloatUnaryOp):
     """y = ln(1 + e**x), evaluated as max(x, 0) + ln(1 + e**-|x|) (no overflow, exact for large
     |x|). Gradient sigmoid(x). Float only."""
+
+
+@bprop_for(Softplus)
+def softplus_bprop(prim, x, out, dout):
+    return (_mul(dout, _sigmoid(x)),)
 
 
 def _check_axis_attr(prim, axis):
@@ -87,9 +151,19 @@ class Softmax(Primitive):
         return {"axis": self._axis(x)}
 
 
+@bprop_for(Softmax)
+def softmax_bprop(prim, x, out, dout):
+    return (cached_prim(SoftmaxGrad, _check_axis_attr(prim, prim.attrs["axis"]))(out, dout),)
+
+
 class LogSoftmax(Softmax):
     """y = x - m - ln(sum(e**(x - m))) along `axis`, m = max along axis (stable). Gradient
     dy - e**y sum(dy). axis as Softmax. Float only."""
+
+
+@bprop_for(LogSoftmax)
+def log_softmax_bprop(prim, x, out, dout):
+    return (cached_prim(LogSoftmaxGrad, _check_axis_attr(prim, prim.attrs["axis"]))(out, dout),)
 
 
 _CHANNEL_AXIS = {"NCHW": 1, "NCDHW": 1, "NHWC": -1}
@@ -134,3 +208,9 @@ class BiasAdd(Primitive):
 
     def kernel_params(self, x, bias):
         return {"data_format": self.attrs["data_format"]}
+
+
+@bprop_for(BiasAdd)
+def bias_add_bprop(prim, x, bias, out, dout):
+    return (dout if needs_grad(x) else None,
+            cached_prim(BiasAddGrad, prim.attrs["data_format"])(dout) if needs_grad(bias) else None)
