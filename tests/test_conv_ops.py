@@ -2,7 +2,8 @@
 group, 'valid' / 'same' / 'pad'), Conv2DBackpropInput / Conv2DTranspose / Conv2DBackpropFilter,
 MaxPool / AvgPool, MaxPoolWithArgmaxV2 / AvgPool2D (padding, dilation, ceil_mode), their
 gradient primitives; float64 finite-difference checks of every differentiable input, second
-order through the gradient primitives, and inference errors."""
+order through the gradient primitives, and inference errors. (The explicit-padding pools
+behind the pooling layers' pad mode are tested in test_nn_layers_conv.py.)"""
 import math
 
 import numpy as np
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 import mindlite as ms
 from mindlite import Tensor, ops
+from mindlite.kernels.cpu import conv_numba, conv_numpy
 from mindlite.ops.operations import conv_ops as C
 from mindlite.ops.operations import pool_ops as P
 
@@ -96,6 +98,14 @@ conv_cases = st.fixed_dictionaries({
                                                                       st.integers(1, 2)),
     "pad_mode": st.sampled_from(["valid", "same", "pad", "SAME", "Pad"]),
     "pad": st.tuples(*[st.integers(0, 2)] * 4)})
+
+
+@pytest.fixture(params=["ms", "vm"])
+def policy(request):
+    """'ms': the selected (numba) kernels; 'vm': the numpy reference kernels."""
+    ms.set_context(backend_policy=request.param)
+    yield request.param
+    ms.set_context(backend_policy="ms")
 
 
 @settings(max_examples=40)
@@ -201,7 +211,7 @@ GRAD_CASES = [{}, {"pad_mode": "same", "stride": 2}, {"pad_mode": "pad", "pad": 
 
 
 @pytest.mark.parametrize("kw", GRAD_CASES)
-def test_conv2d_gradients(kw):
+def test_conv2d_gradients(kw, policy):
     group = kw.get("group", 1)
     x = RNG.standard_normal((2, 3, 5, 5))
     w = RNG.standard_normal((3, 3 // group, 3, 2))
@@ -232,6 +242,43 @@ def test_conv2d_second_order_wrt_input():
     def f(a, b):
         return inner(a, b, g)
     check_grad(f, x, w)
+
+
+@settings(max_examples=30)
+@given(conv_cases, st.sampled_from([np.float32, np.float64]))
+def test_numba_kernels_agree_with_numpy_reference(c, dtype):
+    x = RNG.standard_normal((c["n"], c["cg"] * c["group"], c["h"] + 3, c["w"] + 3))
+    w = RNG.standard_normal((c["og"] * c["group"], c["cg"], c["kh"], c["kw"]))
+    x, w = x.astype(dtype), w.astype(dtype)
+    stride, dilation = c["stride"], c["dilation"]
+    if c["pad_mode"].lower() == "same":       # exercise the stride-1 numba im2col often
+        stride, dilation = (1, 1), (1, 1)
+    pads = c["pad"]
+    eff = [dilation[i] * ((c["kh"], c["kw"])[i] - 1) + 1 for i in range(2)]
+    oh = (x.shape[2] + pads[0] + pads[1] - eff[0]) // stride[0] + 1
+    ow = (x.shape[3] + pads[2] + pads[3] - eff[1]) // stride[1] + 1
+    if oh <= 0 or ow <= 0:
+        return
+    geo = (stride, dilation, pads, c["group"])
+    dout = RNG.standard_normal((x.shape[0], w.shape[0], oh, ow)).astype(dtype)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    for ref, fast, args, shape in (
+            (conv_numpy.conv2d_numpy, conv_numba.conv2d_numba, (x, w), dout.shape),
+            (conv_numpy.conv2d_backprop_filter_numpy, conv_numba.conv2d_backprop_filter_numba,
+             (dout, x), w.shape),
+            (conv_numpy.conv2d_backprop_input_numpy, conv_numba.conv2d_backprop_input_numba,
+             (dout, w), x.shape)):
+        a, b = np.empty(shape, dtype), np.empty(shape, dtype)
+        ref(*args, a, *geo)
+        fast(*(noncontig(v) for v in args), b, *geo)
+        np.testing.assert_allclose(b, a, rtol=tol, atol=tol)
+
+
+def test_kernel_selection_prefers_numba_for_float32_64():
+    from mindlite.kernels import registry
+    for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv2DTranspose"):
+        assert registry.select_kernel(op, "CPU", ms.float32).provider == "numba"
+        assert registry.select_kernel(op, "CPU", ms.float16).provider == "numpy"
 
 
 def test_conv2d_transpose_alias_and_backprop_errors():
@@ -318,79 +365,6 @@ def test_max_pool_nan_propagates_and_float16():
     assert dx[0, 0, 0, 1] == 1 and dx.sum() == 4
     h = P.AvgPool(2, 2)(Tensor(np.ones((1, 2, 4, 4), np.float16)))
     assert h.dtype == ms.float16 and (h.asnumpy() == 1).all()
-
-
-explicit_cases = st.fixed_dictionaries({
-    "h": st.integers(2, 7), "w": st.integers(2, 7), "k": st.tuples(st.integers(1, 3),
-                                                                   st.integers(1, 3)),
-    "s": st.tuples(st.integers(1, 3), st.integers(1, 3)), "p": st.tuples(st.integers(0, 1),
-                                                                         st.integers(0, 1)),
-    "d": st.tuples(st.integers(1, 2), st.integers(1, 2)), "ceil": st.booleans(),
-    "include": st.booleans()})
-
-
-@settings(max_examples=40)
-@given(explicit_cases)
-def test_explicit_padding_pools_match_naive_loop(c):
-    k, s, d = c["k"], c["s"], c["d"]
-    p = (min(c["p"][0], k[0] // 2), min(c["p"][1], k[1] // 2))
-    x = np.round(RNG.standard_normal((1, 2, c["h"], c["w"])), 1)
-    out_hw = []
-    for size, ki, si, pi, di in zip((c["h"], c["w"]), k, s, p, d):
-        span = size + 2 * pi - di * (ki - 1) - 1
-        o = (span + (si - 1 if c["ceil"] else 0)) // si + 1
-        if c["ceil"] and (o - 1) * si >= size + pi:
-            o -= 1
-        out_hw.append(o)
-    mp = P.MaxPoolWithArgmaxV2(k, s, p, d, c["ceil"])
-    if min(out_hw) <= 0:
-        with pytest.raises(ValueError, match="For 'MaxPoolWithArgmaxV2'"):
-            mp(Tensor(x))
-        return
-    pads = (p[0], p[0], p[1], p[1])
-    want, want_idx = pool_ref(x, k, s, pads, d, out_hw)
-    y, idx = mp(Tensor(x))
-    np.testing.assert_array_equal(y.asnumpy(), want)
-    np.testing.assert_array_equal(idx.asnumpy(), want_idx)
-    assert idx.dtype == ms.int64
-    avg = P.AvgPool2D(k, s, p, c["ceil"], c["include"])
-    avg_hw = tuple(_explicit_out(c, k, s, p))
-    if min(avg_hw) <= 0:
-        with pytest.raises(ValueError, match="For 'AvgPool2D'"):
-            avg(Tensor(x))
-        return
-    want_avg, _ = pool_ref(x, k, s, pads, (1, 1), avg_hw, "avg", c["include"])
-    np.testing.assert_allclose(avg(Tensor(x)).asnumpy(), want_avg, rtol=1e-12, atol=1e-12)
-
-
-def _explicit_out(c, k, s, p):
-    for size, ki, si, pi in zip((c["h"], c["w"]), k, s, p):
-        o = (size + 2 * pi - ki + (si - 1 if c["ceil"] else 0)) // si + 1
-        yield o - 1 if c["ceil"] and (o - 1) * si >= size + pi else o
-
-
-def test_explicit_pool_gradients_and_errors():
-    x = RNG.standard_normal((1, 2, 5, 5))
-    mp = P.MaxPoolWithArgmaxV2(3, 2, 1, 1, True)
-    check_grad(lambda a: mp(a)[0], x)
-    y, idx = mp(Tensor(x))
-    g = RNG.standard_normal(y.shape)
-    grad = P.MaxPoolGradWithArgmaxV2(3, 2, 1, 1, True)
-    check_grad(lambda d: grad(Tensor(x), d, idx), g)
-    gg = P.MaxPoolGradGradWithArgmax(3, 2, 1, 1, True)
-    check_grad(lambda d: gg(Tensor(x), d, idx), RNG.standard_normal(x.shape))
-    for kw in ({"count_include_pad": True}, {"count_include_pad": False},
-               {"divisor_override": 4}):
-        ap = P.AvgPool2D(3, 2, 1, True, **kw)
-        check_grad(ap, x)
-        ap_grad = P.AvgPool2DGrad(3, 2, 1, True, **kw)
-        check_grad(lambda d, p=ap_grad: p(Tensor(x), d), RNG.standard_normal(ap(Tensor(x)).shape))
-    with pytest.raises(ValueError, match="For 'MaxPoolWithArgmaxV2', 'pads' must be at most"):
-        P.MaxPoolWithArgmaxV2(2, 1, 2)
-    with pytest.raises(TypeError, match="For 'MaxPoolWithArgmaxV2', 'argmax_type'"):
-        P.MaxPoolWithArgmaxV2(2, argmax_type=ms.float32)
-    with pytest.raises(ValueError, match="For 'AvgPool2D', 'divisor_override'"):
-        P.AvgPool2D(2, divisor_override=-1)
 
 
 def test_pool_errors_name_op_and_argument():

@@ -1,17 +1,23 @@
 """nn layers over the conv / pool / norm primitives (Conv2d, MaxPool2d, AvgPool2d, BatchNorm1d,
 BatchNorm2d, LayerNorm) and the functional ops (conv2d, max_pool2d, avg_pool2d, batch_norm,
 layer_norm, dropout): MindSpore defaults, repr, parameters, train / eval behaviour, errors
-naming the layer at the call, and a float64 gradient check through a small LeNet-like net."""
+naming the layer at the call, a float64 gradient check through a small LeNet-like net, and the
+explicit-padding pooling primitives behind pad_mode='pad' (MaxPoolWithArgmaxV2, AvgPool2D and
+their gradients) against the naive loop of test_conv_ops.py."""
 import math
 
 import numpy as np
 import pytest
 from gradcheck import check_grad
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_conv_ops import pool_ref
 
 import mindlite as ms
 from mindlite import Tensor, nn, ops
 from mindlite.ops.function import conv_func as F
 from mindlite.ops.operations import conv_ops as C
+from mindlite.ops.operations import pool_ops as P
 
 RNG = np.random.default_rng(0)
 
@@ -203,3 +209,77 @@ def test_gradient_through_a_lenet_like_net():
     ]).set_train()
     x = RNG.standard_normal((2, 1, 6, 6))
     check_grad(lambda a: net(a), x, rtol=1e-4, atol=1e-6)
+
+
+# ---- explicit-padding pooling primitives --------------------------------------------------
+explicit_cases = st.fixed_dictionaries({
+    "h": st.integers(2, 7), "w": st.integers(2, 7), "k": st.tuples(st.integers(1, 3),
+                                                                   st.integers(1, 3)),
+    "s": st.tuples(st.integers(1, 3), st.integers(1, 3)), "p": st.tuples(st.integers(0, 1),
+                                                                         st.integers(0, 1)),
+    "d": st.tuples(st.integers(1, 2), st.integers(1, 2)), "ceil": st.booleans(),
+    "include": st.booleans()})
+
+
+@settings(max_examples=40)
+@given(explicit_cases)
+def test_explicit_padding_pools_match_naive_loop(c):
+    k, s, d = c["k"], c["s"], c["d"]
+    p = (min(c["p"][0], k[0] // 2), min(c["p"][1], k[1] // 2))
+    x = np.round(RNG.standard_normal((1, 2, c["h"], c["w"])), 1)
+    out_hw = []
+    for size, ki, si, pi, di in zip((c["h"], c["w"]), k, s, p, d):
+        span = size + 2 * pi - di * (ki - 1) - 1
+        o = (span + (si - 1 if c["ceil"] else 0)) // si + 1
+        if c["ceil"] and (o - 1) * si >= size + pi:
+            o -= 1
+        out_hw.append(o)
+    mp = P.MaxPoolWithArgmaxV2(k, s, p, d, c["ceil"])
+    if min(out_hw) <= 0:
+        with pytest.raises(ValueError, match="For 'MaxPoolWithArgmaxV2'"):
+            mp(Tensor(x))
+        return
+    pads = (p[0], p[0], p[1], p[1])
+    want, want_idx = pool_ref(x, k, s, pads, d, out_hw)
+    y, idx = mp(Tensor(x))
+    np.testing.assert_array_equal(y.asnumpy(), want)
+    np.testing.assert_array_equal(idx.asnumpy(), want_idx)
+    assert idx.dtype == ms.int64
+    avg = P.AvgPool2D(k, s, p, c["ceil"], c["include"])
+    avg_hw = tuple(_explicit_out(c, k, s, p))
+    if min(avg_hw) <= 0:
+        with pytest.raises(ValueError, match="For 'AvgPool2D'"):
+            avg(Tensor(x))
+        return
+    want_avg, _ = pool_ref(x, k, s, pads, (1, 1), avg_hw, "avg", c["include"])
+    np.testing.assert_allclose(avg(Tensor(x)).asnumpy(), want_avg, rtol=1e-12, atol=1e-12)
+
+
+def _explicit_out(c, k, s, p):
+    for size, ki, si, pi in zip((c["h"], c["w"]), k, s, p):
+        o = (size + 2 * pi - ki + (si - 1 if c["ceil"] else 0)) // si + 1
+        yield o - 1 if c["ceil"] and (o - 1) * si >= size + pi else o
+
+
+def test_explicit_pool_gradients_and_errors():
+    x = RNG.standard_normal((1, 2, 5, 5))
+    mp = P.MaxPoolWithArgmaxV2(3, 2, 1, 1, True)
+    check_grad(lambda a: mp(a)[0], x)
+    y, idx = mp(Tensor(x))
+    g = RNG.standard_normal(y.shape)
+    grad = P.MaxPoolGradWithArgmaxV2(3, 2, 1, 1, True)
+    check_grad(lambda d: grad(Tensor(x), d, idx), g)
+    gg = P.MaxPoolGradGradWithArgmax(3, 2, 1, 1, True)
+    check_grad(lambda d: gg(Tensor(x), d, idx), RNG.standard_normal(x.shape))
+    for kw in ({"count_include_pad": True}, {"count_include_pad": False},
+               {"divisor_override": 4}):
+        ap = P.AvgPool2D(3, 2, 1, True, **kw)
+        check_grad(ap, x)
+        ap_grad = P.AvgPool2DGrad(3, 2, 1, True, **kw)
+        check_grad(lambda d, p=ap_grad: p(Tensor(x), d), RNG.standard_normal(ap(Tensor(x)).shape))
+    with pytest.raises(ValueError, match="For 'MaxPoolWithArgmaxV2', 'pads' must be at most"):
+        P.MaxPoolWithArgmaxV2(2, 1, 2)
+    with pytest.raises(TypeError, match="For 'MaxPoolWithArgmaxV2', 'argmax_type'"):
+        P.MaxPoolWithArgmaxV2(2, argmax_type=ms.float32)
+    with pytest.raises(ValueError, match="For 'AvgPool2D', 'divisor_override'"):
+        P.AvgPool2D(2, divisor_override=-1)

@@ -28,9 +28,11 @@ enum BinaryMode : int { kVV = 0, kSV, kVS, kNumModes };  // SV: x is one scalar;
 
 using UnaryFn = void (*)(const char* x, char* out, int64_t n);
 using BinaryFn = void (*)(const char* x, const char* y, char* out, int64_t n);
-// C[M,N] = A[M,K] @ B[K,N], all packed row-major.
+// C[M,N] = A[M,K] @ B[K,N]: A and C packed row-major, B rows ldb apart and readable up to
+// kMatmulPad-aligned column counts (zero padding beyond n).
 using MatmulFn = void (*)(const char* a, const char* b, char* c, int64_t m, int64_t n,
-                          int64_t k);
+                          int64_t k, int64_t ldb);
+constexpr int64_t kMatmulPad = 8;
 
 struct KernelTables {
   UnaryFn unary[kNumUnary][kNumDTypes];

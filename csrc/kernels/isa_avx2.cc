@@ -4,6 +4,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,bmi,bmi2,popcnt,f16c")
+#define ML_HAS_FMA 1
 #define ML_VBYTES 32
 namespace mindlite {
 namespace isa_avx2 {

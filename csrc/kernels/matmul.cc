@@ -7,12 +7,13 @@
 namespace mindlite {
 namespace {
 
-// dst[i, j] (rows x cols, row-major) = src at i * rs + j * cs bytes.
-void pack(char* dst, const char* src, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
-          int isz) {
+// dst[i, j] (rows x cols, row stride ld elements) = src at i * rs + j * cs bytes; columns
+// cols..ld-1 are zero.
+void pack(char* dst, const char* src, int64_t rows, int64_t cols, int64_t ld, int64_t rs,
+          int64_t cs, int isz) {
   for (int64_t i = 0; i < rows; ++i) {
     const char* s = src + i * rs;
-    char* d = dst + i * cols * isz;
+    char* d = dst + i * ld * isz;
     if (cs == isz) {
       std::memcpy(d, s, cols * isz);
     } else if (isz == 4) {
@@ -20,20 +21,26 @@ void pack(char* dst, const char* src, int64_t rows, int64_t cols, int64_t rs, in
     } else {
       for (int64_t j = 0; j < cols; ++j) std::memcpy(d + 8 * j, s + j * cs, 8);
     }
+    std::memset(d + cols * isz, 0, (ld - cols) * isz);
   }
 }
 
-// The operand as a row-major (rows x cols) matrix: itself when it already is, else packed.
-const char* as_row_major(const Operand& a, bool transpose, int64_t rows, int64_t cols, int isz,
-                         std::vector<char>* buf) {
+// The operand as a row-major (rows x cols) matrix with row stride *ld: itself when it already
+// is one (and ld_multiple divides cols), else packed into buf with ld rounded up.
+const char* as_row_major(const Operand& a, bool transpose, int64_t rows, int64_t cols,
+                         int64_t ld_multiple, int isz, std::vector<char>* buf, int64_t* ld) {
   int64_t rs = a.strides[0], cs = a.strides[1];
   if (transpose) {
     rs = a.strides[1];
     cs = a.strides[0];
   }
-  if ((cs == isz || cols <= 1) && (rs == cols * isz || rows <= 1)) return a.data;
-  buf->resize(static_cast<size_t>(rows * cols * isz));
-  pack(buf->data(), a.data, rows, cols, rs, cs, isz);
+  if (cols % ld_multiple == 0 && (cs == isz || cols <= 1) && (rs == cols * isz || rows <= 1)) {
+    *ld = cols;
+    return a.data;
+  }
+  *ld = (cols + ld_multiple - 1) / ld_multiple * ld_multiple;
+  buf->resize(static_cast<size_t>(rows * *ld * isz));
+  pack(buf->data(), a.data, rows, cols, *ld, rs, cs, isz);
   return buf->data();
 }
 
@@ -48,9 +55,11 @@ void run_matmul(int dt, const Operand& a, const Operand& b, bool transpose_a, bo
     return;
   }
   thread_local std::vector<char> abuf, bbuf;
-  const char* pa = as_row_major(a, transpose_a, m, k, isz, &abuf);
-  const char* pb = as_row_major(b, transpose_b, k, n, isz, &bbuf);
-  kernel_tables().matmul[dt](pa, pb, out, m, n, k);
+  int64_t lda, ldb;
+  const char* pa = as_row_major(a, transpose_a, m, k, 1, isz, &abuf, &lda);  // lda == k
+  const char* pb = as_row_major(b, transpose_b, k, n, kMatmulPad, isz, &bbuf, &ldb);
+  (void)lda;
+  kernel_tables().matmul[dt](pa, pb, out, m, n, k, ldb);
 }
 
 }  // namespace mindlite

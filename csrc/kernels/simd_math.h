@@ -107,16 +107,16 @@ template <class V> static inline __attribute__((always_inline)) V vceil(V x) {
 }
 
 // Taylor coefficients 1/k! of exp, k < VT<V>::kExpTerms (constant-folded).
-template <class V> static ML_AI V exp_poly(V r, int first) {
+template <class V, int kTerms = VT<V>::kExpTerms> static ML_AI V exp_poly(V r, int first) {
   typedef typename VT<V>::T T;
-  T ce[VT<V>::kExpTerms];
+  T ce[kTerms];
   T f = 1;
-  for (int k = 0; k < VT<V>::kExpTerms; ++k) {
+  for (int k = 0; k < kTerms; ++k) {
     f *= k > 0 ? T(k) : T(1);
     ce[k] = 1 / f;
   }
-  V p = splat<V>(ce[VT<V>::kExpTerms - 1]);
-  for (int k = VT<V>::kExpTerms - 2; k >= first; --k) p = p * r + ce[k];
+  V p = splat<V>(ce[kTerms - 1]);
+  for (int k = kTerms - 2; k >= first; --k) p = p * r + ce[k];
   return p;
 }
 
@@ -125,7 +125,8 @@ template <class V> static ML_AI typename VT<V>::I isplat(int64_t c) {
   return v + static_cast<typename VT<V>::IS>(c);
 }
 
-template <class V> static inline __attribute__((always_inline)) V vexp(V x) {
+template <class V, int kTerms = VT<V>::kExpTerms>
+static inline __attribute__((always_inline)) V vexp(V x) {
   typedef VT<V> K;
   typedef typename K::T T;
   typedef typename K::I I;
@@ -135,7 +136,7 @@ template <class V> static inline __attribute__((always_inline)) V vexp(V x) {
   V t = xc * T(1.4426950408889634) + K::kMagic;
   V n = t - K::kMagic;
   V r = (xc - n * K::kLn2Hi) - n * K::kLn2Lo;
-  V p = exp_poly(r, 0);
+  V p = exp_poly<V, kTerms>(r, 0);
   // 2^n = 2^n1 * 2^n2 with n1 = floor(n/2): both halves normal, a subnormal result rounds once.
   I ni = (I)t - (I)splat<V>(K::kMagic);
   I n1 = (I)((U)(ni + isplat<V>(K::kScaleOff)) >> 1) - isplat<V>(K::kScaleOff / 2);
@@ -159,7 +160,8 @@ template <class V> static inline __attribute__((always_inline)) V vexpm1_neg(V a
   return s * em1 + (s - 1);
 }
 
-template <class V> static inline __attribute__((always_inline)) V vlog(V x) {
+template <class V, int kTerms = VT<V>::kLogTerms>
+static inline __attribute__((always_inline)) V vlog(V x) {
   typedef VT<V> K;
   typedef typename K::T T;
   typedef typename K::I I;
@@ -182,8 +184,8 @@ template <class V> static inline __attribute__((always_inline)) V vlog(V x) {
   V hfsq = T(0.5) * f * f;
   V s = f / (f + 2);
   V z = s * s;
-  V p = splat<V>(T(2) / T(2 * K::kLogTerms - 1));
-  for (int k = K::kLogTerms - 2; k >= 1; --k) p = p * z + T(2) / T(2 * k + 1);
+  V p = splat<V>(T(2) / T(2 * kTerms - 1));
+  for (int k = kTerms - 2; k >= 1; --k) p = p * z + T(2) / T(2 * k + 1);
   V R = z * p;
   V y = e * K::kLn2Hi - ((hfsq - (s * (hfsq + R) + e * K::kLn2Lo)) - f);
   y = x == 0 ? splat<V>(-__builtin_inf()) : y;

@@ -2,7 +2,12 @@
 
 compile_op: graph-info key (prim, attrs, input abstracts, policy, provider) ->
 KernelGraph with the kernel selected from the registry and its parameters bound.
+select_kernel: the selection itself (kernels/registry.py's order): the primitive's own
+"kernel_provider" attr is a strict request, the context's a preference; policy "vm" asks for
+the numpy reference. A Custom primitive chooses among the kernels registered for its type
+("Custom:<type>") and, last, its own func's generic kernel.
 run_op: hands the graph and input arrays to the CPUKernelRuntime.
+Registering a kernel after graphs were built drops them (registry.LISTENERS).
 """
 from ..kernels import registry
 from ..runtime.cpu_kernel_runtime import CPUKernelRuntime
@@ -15,23 +20,40 @@ class CPUSession:
     def __init__(self):
         self.runtime = CPUKernelRuntime()
         self.graphs = {}
+        registry.LISTENERS.append(self.graphs.clear)
 
     def compile_op(self, info, policy="ms", provider=None):
         prim = info.prim
         key = (type(prim), prim.name, prim.attrs_key, info.key, policy, provider)
         graph = self.graphs.get(key)
         if graph is None:
-            main_type = _main_type(info)
-            if policy == "vm":
-                provider = "numpy"
-            kernel = registry.select_kernel(prim.name, "CPU", main_type, provider,
-                                            info.input_abstracts)
+            kernel = self.select_kernel(info, policy, provider)
             params = prim.kernel_params(*info.input_abstracts)
             launch = kernel.bind(params, info)
             node = KernelNode(prim, kernel, launch, info.input_abstracts, info.output_abstract)
             graph = KernelGraph(len(self.graphs), node, prim.dynamic_shape)
             self.graphs[key] = graph
         return graph
+
+    def select_kernel(self, info, policy="ms", provider=None):
+        prim = info.prim
+        op = getattr(prim, "kernel_key", None) or prim.name
+        label = getattr(prim, "label", prim.name)
+        candidates = registry.kernels_for(op, "CPU")
+        own = list(prim.own_kernels()) if hasattr(prim, "own_kernels") else []
+        strict = False
+        requested = prim.attrs.get("kernel_provider")
+        if requested is not None:
+            if not isinstance(requested, str):
+                raise TypeError(f"For '{label}', the attr 'kernel_provider' must be a str, but "
+                                f"got {requested!r}")
+            provider, strict = requested, True
+        if policy == "vm":
+            if own:
+                candidates = []
+            provider, strict = "numpy", False
+        return registry.select_from(label, candidates + own, "CPU", _main_type(info), provider,
+                                    info.input_abstracts, strict)
 
     def run_op(self, graph, inputs):
         return self.runtime.run(graph, inputs)
@@ -45,4 +67,6 @@ def _main_type(info):
         if kind == "list" and t:
             return t[0]
     out = info.output_abstract
+    if out is None:
+        return None
     return out.dtype if hasattr(out, "dtype") else out[0].dtype

@@ -1,24 +1,71 @@
 """Kernel registry: `register_kernel(op, device, dtypes, provider, priority)` fills KERNELS.
 
-A kernel is a function of arrays. Two conventions, declared at registration:
+A kernel is a function of arrays, or a class with MindSpore Lite's life cycle. Conventions,
+declared at registration:
   alloc="runtime"  fn(*inputs, *outputs, **params): writes into preallocated outputs
   alloc="kernel"   fn(*inputs, **params) -> array or tuple: allocates (views, dynamic shapes)
-`params` are what the primitive's kernel_params() returns (normalised axes...),
-bound once per signature. Selection (select_kernel), as MindSpore Lite's
-REGISTER_KERNEL: an explicit provider (context or argument) if it has a kernel
-for the dtype, else the highest priority kernel that supports the dtype and
-whose `when` predicate accepts the input abstracts; the numpy provider is the
-reference, the oracle in tests and the last resort.
+`params` are what the primitive's kernel_params() returns (normalised axes...), bound once
+per signature. A class kernel (subclass of `Kernel`, or any class with `execute`) gets one
+instance per (primitive, input dtypes): prepare() once, resize(inputs, outputs) whenever the
+signature it runs for changes (inputs/outputs: the AbstractTensors, shape and dtype), and
+execute(*inputs, *outputs) per call; `self.params` holds the signature's kernel params.
+
+Selection (select_from), as MindSpore Lite's REGISTER_KERNEL:
+  1. the requested provider (context `kernel_provider`, or the primitive's own
+     "kernel_provider" attr) if it has a kernel for the dtype. A per-primitive request is
+     strict: a provider with no kernel for the op (ValueError) or none for the dtype
+     (TypeError) is an error, never a silent fallback. The context one is a preference;
+  2. else the highest priority kernel that supports the dtype and whose `when` predicate
+     accepts the input abstracts;
+  3. the numpy provider (priority 0) is the reference, the oracle in tests and the last resort.
+User registrations (anything not under mindlite.kernels) are checked: the op must exist
+(a Primitive, or a Custom type with custom=True), registering a different kernel for the same
+(op, device, provider, dtypes, when) needs override=True, and a kernel that raises is
+reported as a KernelError (RuntimeError) naming the op and the provider.
+`register_kernel_interface(op, provider)` registers a provider's InferShape (INTERFACES); the
+forward executor applies it when that provider's kernel is the one selected.
 """
-KERNELS = {}          # op name -> [KernelDef], highest priority first
+import sys
+
+from ..common import dtype as mstype
+
+KERNELS = {}          # op name -> [KernelDef], highest priority first ("Custom:<type>" for types)
+INTERFACES = {}       # op name -> {provider: infer(inputs, attrs)}  (REGISTER_KERNEL_INTERFACE)
 PROVIDER_PRIORITY = {"numpy": 0, "numba": 10, "cpp": 20}
+USER_PRIORITY = 100   # a provider without a listed priority outranks the built-ins
+LISTENERS = []        # called after a user (un)registration: cached selections are stale
+OP_CHECKERS = []      # fn(name) -> bool, installed by the ops layer: does a primitive exist
 _LOADED = []
+_BUILTIN_PREFIX = "mindlite.kernels."
+
+
+class KernelError(RuntimeError):
+    """A registered kernel failed (raised, or returned something other than inference said)."""
+
+
+class Kernel:
+    """Base of class kernels (MindSpore Lite's kernel::Kernel): override what you need."""
+
+    def __init__(self, op, attrs):
+        self.op = op              # the op name ("Add", or "Custom:<type>")
+        self.attrs = attrs        # the primitive's attributes (a Custom's: name -> bytes)
+        self.params = {}          # kernel params of the signature last resized to
+
+    def prepare(self):
+        """Called once, before the first resize."""
+
+    def resize(self, inputs, outputs):
+        """Called before the first execute of each new signature (shape/dtype abstracts)."""
+
+    def execute(self, *arrays):
+        raise NotImplementedError(f"Kernel {type(self).__name__} of '{self.op}' has no execute")
 
 
 class KernelDef:
-    __slots__ = ("op", "device", "dtypes", "provider", "priority", "alloc", "fn", "name", "when")
+    __slots__ = ("op", "device", "dtypes", "provider", "priority", "alloc", "fn", "name", "when",
+                 "builtin", "kind", "instances")
 
-    def __init__(self, op, device, dtypes, provider, priority, alloc, fn, when):
+    def __init__(self, op, device, dtypes, provider, priority, alloc, fn, when, builtin=True):
         self.op = op
         self.device = device
         self.dtypes = None if dtypes is None else frozenset(dtypes)
@@ -28,6 +75,9 @@ class KernelDef:
         self.fn = fn
         self.name = getattr(fn, "__name__", f"{op}_{provider}")
         self.when = when
+        self.builtin = builtin
+        self.kind = "class" if isinstance(fn, type) else "function"
+        self.instances = {}       # class kernels: (prim key, input dtypes) -> [instance, sig]
 
     def supports(self, dtype, input_abstracts=None):
         if self.dtypes is not None and dtype not in self.dtypes:
@@ -36,42 +86,294 @@ class KernelDef:
             return bool(self.when(*input_abstracts))
         return True
 
+    def error(self, exc, label=None, name=None):
+        """The KernelError reporting that this kernel failed with `exc`."""
+        if isinstance(exc, KernelError):
+            return exc
+        return KernelError(f"For '{label or self.op}', the {self.device} kernel "
+                           f"'{name or self.name}' of provider '{self.provider}' failed: "
+                           f"{type(exc).__name__}: {exc}")
+
     def bind(self, params, info=None):
         """The launch function for one signature: params bound once, not per call."""
+        if self.kind == "class":
+            return self._bind_class(params, info)
         fn = self.fn
-        if not params:
-            return fn
+        if self.builtin:
+            if not params:
+                return fn
 
-        def launch(*arrays):
-            return fn(*arrays, **params)
-        launch.__name__ = self.name
-        return launch
+            def launch(*arrays):
+                return fn(*arrays, **params)
+            launch.__name__ = self.name
+            return launch
+        return guard(fn, self, params, _arity(self, info), _label(info, self.op))
+
+    # ---- class kernels: MindSpore Lite's Prepare / ReSize / Execute --------------------
+    def _bind_class(self, params, info):
+        label = _label(info, self.op)
+        key = None
+        ins, outs = [], []
+        if info is not None:
+            prim = info.prim
+            key = (type(prim), prim.name, prim.attrs_key, tuple(info.types))
+            ins = [a for kind, a in zip(info.kinds, info.input_abstracts) if kind != "const"]
+            out = info.output_abstract
+            outs = list(out) if isinstance(out, tuple) else [out]
+        cell = self.instances.get(key)
+        if cell is None:
+            cell = self.instances[key] = [self._create(info, label), None]
+        inst = cell[0]
+        sig = (info.key if info is not None else None, object())
+
+        def resize():
+            try:
+                inst.params = params
+                if hasattr(inst, "resize"):
+                    inst.resize(ins, outs)
+            except Exception as e:
+                raise self.error(e, label) from e
+            cell[1] = sig
+        execute = inst.execute
+        if _arity(self, info) == 3:
+            def run(a, b, c):
+                if cell[1] is not sig:
+                    resize()
+                try:
+                    return execute(a, b, c)
+                except Exception as e:
+                    raise self.error(e, label) from e
+        else:
+            def run(*arrays):
+                if cell[1] is not sig:
+                    resize()
+                try:
+                    return execute(*arrays)
+                except Exception as e:
+                    raise self.error(e, label) from e
+        run.__name__ = self.name
+        return run
+
+    def _create(self, info, label):
+        cls = self.fn
+        attrs = dict(getattr(info.prim, "kernel_attrs", None) or info.prim.attrs) \
+            if info is not None else {}
+        try:
+            if issubclass(cls, Kernel):
+                inst = cls(label, attrs)
+            else:
+                inst = cls()
+                inst.op, inst.attrs, inst.params = label, attrs, {}
+            if hasattr(inst, "prepare"):
+                inst.prepare()
+        except Exception as e:
+            raise self.error(e, label) from e
+        return inst
 
     def __repr__(self):
         dts = "all" if self.dtypes is None else sorted(str(d) for d in self.dtypes)
         return (f"KernelDef({self.op}, provider={self.provider}, priority={self.priority}, "
-                f"dtypes={dts})")
+                f"dtypes={dts}, {self.kind} {self.name})")
+
+
+def _label(info, op):
+    prim = getattr(info, "prim", None)
+    return getattr(prim, "label", op) if prim is not None else op
+
+
+def _arity(kdef, info):
+    """How many arrays a launch gets (inputs, then outputs for alloc="runtime"), or None."""
+    if info is None:
+        return None
+    n = sum(1 for kind in info.kinds if kind != "const")
+    if kdef.alloc == "runtime" and not getattr(info.prim, "dynamic_shape", False):
+        out = info.output_abstract
+        n += len(out) if isinstance(out, tuple) else 1
+    return n
+
+
+def guard(fn, kdef, params, nargs, label, name=None):
+    """fn wrapped so that any exception becomes a KernelError naming op and provider.
+
+    NOTE: specialised by arity: a *args frame costs ~40 ns more on the 4x4 fast path."""
+    def err(e):
+        return kdef.error(e, label, name)
+    if params:
+        def launch(*arrays):
+            try:
+                return fn(*arrays, **params)
+            except Exception as e:
+                raise err(e) from e
+    elif nargs == 2:
+        def launch(a, b):
+            try:
+                return fn(a, b)
+            except Exception as e:
+                raise err(e) from e
+    elif nargs == 3:
+        def launch(a, b, c):
+            try:
+                return fn(a, b, c)
+            except Exception as e:
+                raise err(e) from e
+    else:
+        def launch(*arrays):
+            try:
+                return fn(*arrays)
+            except Exception as e:
+                raise err(e) from e
+    launch.__name__ = name or kdef.name
+    return launch
+
+
+# ---- registration ---------------------------------------------------------------------------
+def _fail(exc, what, op, provider, msg):
+    return exc(f"For '{what}' (op '{op}', provider '{provider}'), {msg}")
+
+
+def _check_common(what, op, provider, custom):
+    if not isinstance(op, str) or not op:
+        raise TypeError(f"For '{what}', 'op' must be a non-empty str, but got {op!r}")
+    if not isinstance(provider, str) or not provider:
+        raise TypeError(f"For '{what}', 'provider' must be a non-empty str, but got {provider!r}")
+    if custom or op.startswith("Custom:"):
+        return op if op.startswith("Custom:") else "Custom:" + op
+    if OP_CHECKERS and not any(check(op) for check in OP_CHECKERS):
+        raise _fail(ValueError, what, op, provider,
+                    f"there is no primitive named '{op}'; register a Custom op type with "
+                    "custom=True")
+    return op
+
+
+def _is_builtin_caller(depth=2):
+    return sys._getframe(depth).f_globals.get("__name__", "").startswith(_BUILTIN_PREFIX)
+
+
+def _norm_dtypes(op, provider, dtypes):
+    if dtypes is None:
+        return None
+    if isinstance(dtypes, (mstype.Type, str)):
+        dtypes = (dtypes,)
+    try:
+        return tuple(mstype.to_type(d) for d in dtypes)
+    except TypeError as e:
+        raise _fail(TypeError, "register_kernel", op, provider,
+                    f"'dtypes' must be mindlite dtypes, but got {dtypes!r}: {e}") from None
 
 
 def register_kernel(op, device="CPU", dtypes=None, provider="numpy", priority=None,
-                    alloc="runtime", when=None):
-    """Decorator: register `fn` as a kernel of primitive `op` on `device`."""
-    if not isinstance(op, str) or not op:
-        raise TypeError(f"For 'register_kernel', 'op' must be a non-empty str, but got {op!r}")
+                    alloc="runtime", when=None, *, kernel=None, arch=None, override=False,
+                    custom=False):
+    """Register a kernel of primitive `op` (MindSpore Lite's REGISTER_KERNEL).
+
+    Decorator form `@register_kernel("Add", provider="mine", dtypes=(float32,))` over a
+    function or class (returned unchanged); call form `register_kernel("Add", provider="mine",
+    kernel=MyAdd)` returns the KernelDef. `arch` is an alias of `device`; `custom=True`
+    registers for a Custom op type (MindSpore Lite's REGISTER_CUSTOM_KERNEL).
+    """
+    builtin = _is_builtin_caller()
+    if arch is not None:
+        device = arch
+    if not isinstance(device, str) or not device:
+        raise TypeError(f"For 'register_kernel', 'device' must be a non-empty str, but got "
+                        f"{device!r}")
+    op = _check_common("register_kernel", op, provider, custom) if not builtin else op
     if alloc not in ("runtime", "kernel"):
-        raise ValueError(f"For 'register_kernel', 'alloc' must be 'runtime' or 'kernel', but got "
-                         f"{alloc!r}")
+        raise _fail(ValueError, "register_kernel", op, provider,
+                    f"'alloc' must be 'runtime' or 'kernel', but got {alloc!r}")
     if priority is None:
-        priority = PROVIDER_PRIORITY.get(provider, 100)
+        priority = PROVIDER_PRIORITY.get(provider, USER_PRIORITY)
+    elif isinstance(priority, bool) or not isinstance(priority, (int, float)):
+        raise _fail(TypeError, "register_kernel", op, provider,
+                    f"'priority' must be a number, but got {priority!r}")
+    dtypes = _norm_dtypes(op, provider, dtypes)
+    if when is not None and not callable(when):
+        raise _fail(TypeError, "register_kernel", op, provider, "'when' must be callable")
 
     def deco(fn):
-        kernels = KERNELS.setdefault(op, [])
-        kernels.append(KernelDef(op, device, dtypes, provider, priority, alloc, fn, when))
-        kernels.sort(key=lambda k: -k.priority)
+        if isinstance(fn, type) and not callable(getattr(fn, "execute", None)):
+            raise _fail(TypeError, "register_kernel", op, provider,
+                        f"the kernel class {fn.__name__} has no execute() method")
+        if not callable(fn):
+            raise _fail(TypeError, "register_kernel", op, provider,
+                        f"the kernel must be a function or a class, but got {fn!r}")
+        kdef = KernelDef(op, device, dtypes, provider, priority, alloc, fn, when, builtin)
+        return _add(kdef, override)
+    if kernel is not None:
+        return deco(kernel)
+
+    def decorator(fn):
+        deco(fn)
         return fn
+    return decorator
+
+
+def _add(kdef, override):
+    kernels = KERNELS.setdefault(kdef.op, [])
+    for i, k in enumerate(kernels):
+        if (k.device, k.provider, k.dtypes, k.when) == (kdef.device, kdef.provider, kdef.dtypes,
+                                                       kdef.when):
+            if k.fn is kdef.fn:
+                return k                        # the same kernel registered again: no-op
+            if not override:
+                raise _fail(ValueError, "register_kernel", kdef.op, kdef.provider,
+                            f"a different {kdef.device} kernel '{k.name}' is already registered "
+                            "for these dtypes; pass override=True to replace it")
+            del kernels[i]
+            break
+    kernels.append(kdef)
+    kernels.sort(key=lambda k: -k.priority)
+    if not kdef.builtin:
+        notify()
+    return kdef
+
+
+def unregister_kernel(op, provider, device="CPU", custom=False):
+    """Remove every `device` kernel of `provider` for `op`; returns how many were removed."""
+    if custom and not op.startswith("Custom:"):
+        op = "Custom:" + op
+    kernels = KERNELS.get(op, [])
+    keep = [k for k in kernels if not (k.provider == provider and k.device == device)]
+    removed = len(kernels) - len(keep)
+    if op in KERNELS:
+        KERNELS[op] = keep
+    if INTERFACES.get(op, {}).pop(provider, None) is not None or removed:
+        notify()
+    return removed
+
+
+def register_kernel_interface(op, provider, infer=None, *, override=False, custom=False):
+    """Register `provider`'s InferShape for `op` (MindSpore Lite's REGISTER_KERNEL_INTERFACE).
+
+    infer(inputs, attrs) gets the inputs as inference sees them (AbstractTensors with shape
+    and dtype, constants as values) and the primitive's attrs, and returns an AbstractTensor,
+    a (shape, dtype) pair, or a list of those (one per output). Decorator or call form.
+    """
+    op = _check_common("register_kernel_interface", op, provider, custom)
+
+    def deco(fn):
+        if not callable(fn):
+            raise _fail(TypeError, "register_kernel_interface", op, provider,
+                        f"the InferShape must be callable, but got {fn!r}")
+        table = INTERFACES.setdefault(op, {})
+        old = table.get(provider)
+        if old is not None and old is not fn and not override:
+            raise _fail(ValueError, "register_kernel_interface", op, provider,
+                        "a different InferShape is already registered; pass override=True")
+        table[provider] = fn
+        notify()
+        return fn
+    if infer is not None:
+        return deco(infer)
     return deco
 
 
+def notify():
+    for listener in LISTENERS:
+        listener()
+
+
+# ---- lookup and selection -------------------------------------------------------------------
 def load_builtin_kernels():
     """Import the built-in kernel modules (once, at the first kernel selection)."""
     if not _LOADED:
@@ -84,15 +386,44 @@ def kernels_for(op, device="CPU"):
     return [k for k in KERNELS.get(op, ()) if k.device == device]
 
 
-def select_kernel(op, device, dtype, provider=None, input_abstracts=None):
+def registered_kernels(op=None, device="CPU"):
+    """What is registered: the KernelDefs of `op` (a name or a primitive), best first, with
+    provider, dtypes, priority, kind and name; with no op, a dict op -> list for all ops."""
+    load_builtin_kernels()
+    if op is None:
+        return {name: [k for k in ks if device is None or k.device == device]
+                for name, ks in sorted(KERNELS.items())}
+    if isinstance(op, str):
+        return [k for k in KERNELS.get(op, ()) if device is None or k.device == device]
+    key = getattr(op, "kernel_key", None) or op.name
+    own = list(getattr(op, "own_kernels", lambda: ())())
+    return [k for k in KERNELS.get(key, ()) if device is None or k.device == device] + own
+
+
+def select_kernel(op, device, dtype, provider=None, input_abstracts=None, strict=False):
     """The kernel that runs `op` for inputs of `dtype` (see the module docstring)."""
-    candidates = kernels_for(op, device)
+    return select_from(op, kernels_for(op, device), device, dtype, provider, input_abstracts,
+                       strict)
+
+
+def select_from(op, candidates, device, dtype, provider=None, input_abstracts=None,
+                strict=False):
     if not candidates:
         raise NotImplementedError(f"No {device} kernel is registered for '{op}'")
     if provider is not None:
-        for k in candidates:
-            if k.provider == provider and k.supports(dtype, input_abstracts):
+        mine = [k for k in candidates if k.provider == provider]
+        for k in mine:
+            if k.supports(dtype, input_abstracts):
                 return k
+        if strict and not mine:
+            raise ValueError(f"For '{op}', the requested kernel provider '{provider}' has no "
+                             f"{device} kernel; registered providers: "
+                             f"{sorted({k.provider for k in candidates})}")
+        if strict:
+            have = sorted({str(d) for k in mine for d in (k.dtypes or ())}) or "all dtypes"
+            raise TypeError(f"For '{op}', the requested kernel provider '{provider}' has no "
+                            f"{device} kernel for dtype {dtype} and these inputs (its kernels "
+                            f"support {have})")
     for k in candidates:
         if k.supports(dtype, input_abstracts):
             return k

@@ -21,6 +21,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from ..common.dtype import Type
 from ..common.tensor import Tensor
 from .. import context
 
@@ -40,7 +41,22 @@ def clear_runner_caches():
 context.CONTEXT.listeners.append(clear_runner_caches)
 
 
+# Constants that are already plain and hashable: const_value and _hashable return them as
+# they are (the hot path of calls like Reshape(x, (2, 3)) or ReduceSum(x, 1)).
+_PLAIN = frozenset((int, float, bool, str, type(None), Type))
+
+
+def _int_tuple(value):
+    for v in value:
+        if type(v) is not int:
+            return False
+    return True
+
+
 def _hashable(value):
+    t = type(value)
+    if t in _PLAIN or (t is tuple and _int_tuple(value)):
+        return value
     if isinstance(value, list):
         return tuple(_hashable(v) for v in value)
     if isinstance(value, dict):
@@ -139,6 +155,9 @@ def _scalar_key(value):
 
 def const_value(value):
     """A constant input as a plain Python value (Tensors and arrays become lists/scalars)."""
+    t = type(value)
+    if t in _PLAIN or (t is tuple and _int_tuple(value)):
+        return value
     if isinstance(value, Tensor):
         return value.asnumpy().tolist()
     if isinstance(value, np.ndarray):
@@ -158,7 +177,11 @@ def signature_key(prim, args):
     const = prim.const_inputs
     for i, a in enumerate(args):
         if i in const:
-            key.append(("const", _hashable(const_value(a))))
+            t = type(a)
+            if t in _PLAIN or (t is tuple and _int_tuple(a)):
+                key.append(("const", a))
+            else:
+                key.append(("const", _hashable(const_value(a))))
         elif isinstance(a, Tensor):
             key.append(a._abs)
         elif isinstance(a, (tuple, list)):

@@ -4,7 +4,9 @@
                             Python scalars converted (weakly typed), constants extracted
     2. forward node         a CNode(prim, input abstracts) for the grad recorder / graphs
     3. input abstracts      interned AbstractTensor per tensor input, values for constants
-    4. output abstract      prim.infer, cached by (prim, attrs, input abstracts)
+    4. output abstract      prim.infer, cached by (prim, attrs, input abstracts); a provider's
+                            InferShape (register_kernel_interface) overrides it when that
+                            provider's kernel is selected
     5. output               constant folding (infer gave a value), const prims (no tensor
                             input: computed once), else the backend session by policy
 
@@ -20,6 +22,7 @@ from ..common.tensor import Tensor
 from ..context import CONTEXT
 from ..ops.primitive import const_value, signature_key
 from ..backend.session import session_factory
+from ..kernels import registry
 from . import runner as runner_mod
 
 T, S, L, K = "tensor", "scalar", "list", "const"
@@ -57,6 +60,7 @@ class ForwardExecutor:
     def __init__(self, grad_executor):
         self.grad_executor = grad_executor
         self.infer_cache = {}
+        registry.LISTENERS.append(self.infer_cache.clear)   # a new InferShape may apply
 
     def run_op(self, prim, args):
         info = OpRunInfo(prim, args)
@@ -146,8 +150,35 @@ class ForwardExecutor:
             out = prim.infer(*info.input_abstracts)
             _check_infer_result(prim, out)
             self.infer_cache[key] = out
+        if registry.INTERFACES:
+            out = self._provider_infer(info, key, out)
         info.output_abstract = out
         info.cnode.abstract = out
+
+    def _provider_infer(self, info, key, out):
+        """A provider's InferShape (REGISTER_KERNEL_INTERFACE) replaces the primitive's result
+        when that provider's kernel is the one selected; the primitive's own infer ran first
+        and validated the inputs. Cached by the provider and its InferShape."""
+        prim = info.prim
+        table = registry.INTERFACES.get(getattr(prim, "kernel_key", None) or prim.name)
+        if not table or not isinstance(out, (AbstractTensor, tuple)):
+            return out
+        info.output_abstract = out
+        session = session_factory(CONTEXT.values["device_target"])
+        kernel = session.select_kernel(info, CONTEXT.values["backend_policy"],
+                                       CONTEXT.values["kernel_provider"])
+        fn = table.get(kernel.provider)
+        if fn is None:
+            return out
+        pkey = key + (kernel.provider, fn)
+        result = self.infer_cache.get(pkey)
+        if result is None:
+            from ..ops.operations.custom_ops import interface_outputs
+            attrs = dict(getattr(prim, "kernel_attrs", None) or prim.attrs)
+            result = interface_outputs(getattr(prim, "label", prim.name), kernel.provider,
+                                       fn(list(info.input_abstracts), attrs))
+            self.infer_cache[pkey] = result
+        return result
 
     # 5 ------------------------------------------------------------------------------------
     def get_output(self, info):

@@ -26,17 +26,16 @@ def _jit():
         njit = numba.njit(cache=True, nogil=True)
 
         @njit
-        def im2col_s1(xp, cols, kh, kw, oh, ow, batch_major):
-            """cols[n, r, p] (batch_major) or cols[r, n, p], r = (c kh + i) kw + j."""
+        def im2col_s1(xp, cols, kh, kw, oh, ow):
+            """cols[n, r, y * ow + x] = xp[n, c, y + i, x + j], r = (c kh + i) kw + j."""
             for n in range(xp.shape[0]):
                 for c in range(xp.shape[1]):
                     for i in range(kh):
                         for j in range(kw):
                             r = (c * kh + i) * kw + j
-                            dst = cols[n, r] if batch_major else cols[r, n]
                             for y in range(oh):
                                 for x in range(ow):
-                                    dst[y * ow + x] = xp[n, c, y + i, x + j]
+                                    cols[n, r, y * ow + x] = xp[n, c, y + i, x + j]
 
         @njit
         def col2im(dcols, out, sh, sw, dh, dw, top, left):
@@ -66,14 +65,13 @@ def _unit(stride, dilation):
     return stride == (1, 1) and dilation == (1, 1)
 
 
-def _columns(x, kernel, out_hw, pads, batch_major):
-    """im2col of x for stride 1, dilation 1: (N, K_all, P) or (K_all, N, P)."""
+def _columns(x, kernel, out_hw, pads):
+    """im2col (N, C_in kh kw, P) of x for stride 1, dilation 1."""
     n, c = x.shape[:2]
     kh, kw = kernel
     xp = base._padded(x, pads, x.dtype)
-    k_all, p = c * kh * kw, out_hw[0] * out_hw[1]
-    cols = base.np.empty((n, k_all, p) if batch_major else (k_all, n, p), dtype=x.dtype)
-    _jit()["im2col_s1"](xp, cols, kh, kw, out_hw[0], out_hw[1], batch_major)
+    cols = base.np.empty((n, c * kh * kw, out_hw[0] * out_hw[1]), dtype=x.dtype)
+    _jit()["im2col_s1"](xp, cols, kh, kw, out_hw[0], out_hw[1])
     return cols
 
 
@@ -84,7 +82,7 @@ def conv2d_numba(x, w, out, stride, dilation, pads, group):
     n = x.shape[0]
     o, cg, kh, kw = w.shape
     oh, ow = out.shape[2:]
-    cols = _columns(x, (kh, kw), (oh, ow), pads, True).reshape(n, group, cg * kh * kw, oh * ow)
+    cols = _columns(x, (kh, kw), (oh, ow), pads).reshape(n, group, cg * kh * kw, oh * ow)
     base.np.matmul(w.reshape(group, o // group, cg * kh * kw), cols,
                    out=out.reshape(n, group, o // group, oh * ow))
 
@@ -93,13 +91,10 @@ def conv2d_numba(x, w, out, stride, dilation, pads, group):
 def conv2d_backprop_filter_numba(dout, x, out, stride, dilation, pads, group):
     if not _unit(stride, dilation):
         return base.conv2d_backprop_filter_numpy(dout, x, out, stride, dilation, pads, group)
-    n, o, oh, ow = dout.shape
+    n, _, oh, ow = dout.shape
     _, cg, kh, kw = out.shape
-    k = cg * kh * kw
-    cols = _columns(x, (kh, kw), (oh, ow), pads, False).reshape(group, k, n * oh * ow)
-    d = dout.reshape(n, group, o // group, oh * ow).transpose(1, 2, 0, 3)
-    d = d.reshape(group, o // group, n * oh * ow)
-    base.np.matmul(d, cols.transpose(0, 2, 1), out=out.reshape(group, o // group, k))
+    cols = _columns(x, (kh, kw), (oh, ow), pads)
+    base.filter_grad(dout, cols.reshape(n, group, cg * kh * kw, oh * ow), out, group)
 
 
 def _backprop_input(dout, w, out, stride, dilation, pads, group):

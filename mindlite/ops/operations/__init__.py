@@ -7,7 +7,9 @@ from .array_ops import *  # noqa: F401,F403
 from .creation_ops import *  # noqa: F401,F403
 from .reduce_ops import *  # noqa: F401,F403
 from .slice_ops import *  # noqa: F401,F403
+from .scatter_ops import *  # noqa: F401,F403
 from .other_ops import *  # noqa: F401,F403
+from .custom_ops import *  # noqa: F401,F403
 from ._grad_ops import *  # noqa: F401,F403
 from . import _grad_ops  # noqa: F401
 from .conv_ops import *  # noqa: F401,F403

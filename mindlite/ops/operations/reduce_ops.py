@@ -5,13 +5,24 @@ Called as MindSpore's `ReduceSum(keep_dims=False)(x, axis)`, axis an int, tuple 
 (= all axes; may be left out). Kernels get `axis` as a sorted tuple of non-negative ints
 (() for a 0-d input) and `keep_dims`; Argmax/Argmin/ArgM*WithValue get one non-negative
 int `axis` (0 for a 0-d input). Kernels: kernels/cpu/reduce_*.py.
+
+Each differentiable reduction has its bprop below it, built from primitives (reshape,
+broadcast, compare, select, multiply, ...) so gradients are differentiable again; the
+boolean reductions and the index-valued Argmax / Argmin are non-differentiable.
 """
 from ...common import dtype as mstype
-from ..primitive import Primitive, prim_attr_register
+from ...pynative.grad import bprop_for, non_differentiable
+from ..primitive import Primitive, const_value, prim_attr_register
 from ..validator import check_axes, check_axis, check_bool, check_dtype, check_int, tensor
+from ._base import needs_grad
 
 __all__ = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll",
            "ReduceAny", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue"]
+
+
+def _F():
+    from .. import functional as F  # bprops only: functional imports this module
+    return F
 
 
 class _Reduce(Primitive):
@@ -47,8 +58,34 @@ class _Reduce(Primitive):
         return {"axis": self._axes(x, axis, extra), "keep_dims": self.attrs["keep_dims"]}
 
 
+def _reduce_args(prim, x, rest):
+    """(axes, keep-dims shape, out, dout) of a reduction's bprop; rest = ([axis,] out, dout)."""
+    axes = prim._axes(x._abs, const_value(rest[0]) if len(rest) == 3 else (), ())
+    kshape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    return axes, kshape, rest[-2], rest[-1]
+
+
+def _grads(rest, dx):
+    """dx followed by None for the constant axis input, if the call had one."""
+    return (dx,) + (None,) * (len(rest) - 2)
+
+
+def _keep(t, kshape):
+    return t if t.shape == kshape else _F().reshape(t, kshape)
+
+
 class ReduceSum(_Reduce):
     """sum over `axis` (all axes for ()); the sum of an empty set is 0."""
+
+
+@bprop_for(ReduceSum)
+def reduce_sum_bprop(prim, x, *rest):
+    """dx = dout broadcast back over the reduced axes."""
+    if not needs_grad(x):
+        return _grads(rest, None)
+    axes, kshape, out, dout = _reduce_args(prim, x, rest)
+    dx = _keep(dout, kshape)
+    return _grads(rest, dx if kshape == x.shape else _F().broadcast_to(dx, x.shape))
 
 
 class ReduceMean(_Reduce):
@@ -57,9 +94,36 @@ class ReduceMean(_Reduce):
     truncated toward zero; the mean of an empty set is 0 for them."""
 
 
+@bprop_for(ReduceMean)
+def reduce_mean_bprop(prim, x, *rest):
+    """dx = dout / count broadcast back over the reduced axes (count = reduced elements)."""
+    if not needs_grad(x):
+        return _grads(rest, None)
+    axes, kshape, out, dout = _reduce_args(prim, x, rest)
+    F, count = _F(), 1
+    for a in axes:
+        count *= x.shape[a]
+    dx = _keep(F.div(dout, count) if count > 1 else dout, kshape)
+    return _grads(rest, dx if kshape == x.shape else F.broadcast_to(dx, x.shape))
+
+
 class ReduceMax(_Reduce):
     """maximum over `axis` (NaN propagates); a reduced axis of size 0 is a ValueError."""
     needs_elements = True
+
+
+@bprop_for(ReduceMax)
+def reduce_extreme_bprop(prim, x, *rest):
+    """ReduceMax / ReduceMin: dout goes to the positions equal to the result, shared equally
+    among ties (MindSpore's and TensorFlow's convention: k tied maxima get dout / k each).
+    A slice holding NaN has no position equal to its NaN result and gets NaN."""
+    if not needs_grad(x):
+        return _grads(rest, None)
+    axes, kshape, out, dout = _reduce_args(prim, x, rest)
+    F = _F()
+    hit = F.cast(F.equal(x, _keep(out, kshape)), x.dtype)
+    share = F.div(hit, F.sum(hit, axes, True))
+    return _grads(rest, F.mul(share, _keep(dout, kshape)))
 
 
 class ReduceMin(_Reduce):
@@ -67,8 +131,30 @@ class ReduceMin(_Reduce):
     needs_elements = True
 
 
+bprop_for(ReduceMin)(reduce_extreme_bprop)
+
+
 class ReduceProd(_Reduce):
     """product over `axis`; the product of an empty set is 1 (integers wrap around)."""
+
+
+@bprop_for(ReduceProd)
+def reduce_prod_bprop(prim, x, *rest):
+    """dx_i = dout * (product of the other elements of x_i's slice), safe with zeros: a slice
+    without zeros gives prod / x_i; with one zero only that position gets the product of
+    the rest; with two or more every position gets 0. NOTE: the zero cases are picked by
+    masks, so second derivatives are exact only away from inputs that are exactly 0."""
+    if not needs_grad(x):
+        return _grads(rest, None)
+    axes, kshape, out, dout = _reduce_args(prim, x, rest)
+    F = _F()
+    zero = F.equal(x, 0)
+    x1 = F.select(zero, F.ones_like(x), x)                  # zeros replaced by 1
+    p = F.prod(x1, axes, True)                              # product of the non-zeros
+    nz = F.sum(F.cast(zero, x.dtype), axes, True)           # zeros per slice
+    at_zero = F.mul(p, F.cast(F.equal(nz, 1), x.dtype))
+    elsewhere = F.mul(F.div(p, x1), F.cast(F.equal(nz, 0), x.dtype))
+    return _grads(rest, F.mul(F.select(zero, at_zero, elsewhere), _keep(dout, kshape)))
 
 
 class ReduceAll(_Reduce):
@@ -79,6 +165,9 @@ class ReduceAll(_Reduce):
 class ReduceAny(_Reduce):
     """logical or over `axis` (bool only); False for an empty set."""
     valid_types = (mstype.bool_,)
+
+
+non_differentiable(ReduceAll, ReduceAny)
 
 
 class _ArgReduce(Primitive):
@@ -128,6 +217,9 @@ class Argmin(_ArgReduce):
     """index of the minimum along `axis`, as `output_type` (int32 or int64)."""
 
 
+non_differentiable(Argmax, Argmin)
+
+
 class ArgMaxWithValue(_ArgReduce):
     """(index int32, value): the first maximum along `axis` and where it is."""
 
@@ -145,5 +237,26 @@ class ArgMaxWithValue(_ArgReduce):
         return {"axis": self._axis(x), "keep_dims": self.attrs["keep_dims"]}
 
 
+@bprop_for(ArgMaxWithValue)
+def arg_max_with_value_bprop(prim, x, out, dout):
+    """ArgMaxWithValue / ArgMinWithValue: dx = the values' gradient at the selected index
+    along `axis` (one position per slice: the first extreme); the index output carries none."""
+    if not needs_grad(x):
+        return (None,)
+    dv = dout[1]
+    if not x.shape:
+        return (dv,)
+    F, axis, index = _F(), prim._axis(x._abs), out[0]
+    if prim.attrs["keep_dims"]:
+        index = F.squeeze(index, axis)
+    else:
+        dv = F.expand_dims(dv, axis)
+    hot = F.one_hot(index, x.shape[axis], 1.0, 0.0, axis)
+    return (F.mul(F.cast(hot, x.dtype) if hot.dtype is not x.dtype else hot, dv),)
+
+
 class ArgMinWithValue(ArgMaxWithValue):
     """(index int32, value): the first minimum along `axis` and where it is."""
+
+
+bprop_for(ArgMinWithValue)(arg_max_with_value_bprop)

@@ -1,17 +1,29 @@
-"""Slicing and indexing primitives: Slice, StridedSlice, Gather, OneHot, Unique, MaskedSelect.
+"""Slicing and indexing primitives: Slice, StridedSlice, Gather, OneHot, Unique, MaskedSelect,
+each with its bprop below it.
 
 StridedSlice follows MindSpore's (= TensorFlow's) mask semantics; `strided_slice_spec`
 turns its arguments into per-axis Python slices plus the final shape, which both the
 inference and the numpy kernel use. Unique and MaskedSelect are dynamic-shape ops: their
 inferred shapes hold -1 and the kernels allocate their outputs. Tensor indexing built on
 these lives in ops/function/index_func.py. Kernels: kernels/cpu/array_*.py.
+
+The bprops scatter dout back into zeros of the input's shape with the primitives of
+scatter_ops.py (StridedSliceGrad, UnsortedSegmentSum, MaskedSelectGrad), which have bprops
+of their own, so gradients are differentiable again.
 """
 from ...common import dtype as mstype
-from ..primitive import Primitive, prim_attr_register
+from ...pynative.grad import bprop_for, non_differentiable
+from ..primitive import Primitive, const_value, prim_attr_register
 from ..validator import (broadcast_shape, check_axis, check_dtype, check_int, check_shape_arg,
                          check_tensor, tensor)
+from ._base import cached_prim, needs_grad
 
 __all__ = ["Slice", "StridedSlice", "Gather", "OneHot", "Unique", "MaskedSelect"]
+
+
+def _scatter():
+    from . import scatter_ops  # bprops only: scatter_ops imports this module
+    return scatter_ops
 
 
 class Slice(Primitive):
@@ -47,6 +59,17 @@ class Slice(Primitive):
 
     def kernel_params(self, x, begin, size):
         return {"slices": self._slices(x, begin, size)}
+
+
+@bprop_for(Slice)
+def slice_bprop(prim, x, begin, size, out, dout):
+    """dx = zeros of x's shape with dout at the slice (a StridedSliceGrad with strides 1)."""
+    if not needs_grad(x):
+        return None, None, None
+    sl = prim._slices(x._abs, const_value(begin), const_value(size))
+    grad = cached_prim(_scatter().StridedSliceGrad, 0, 0, 0, 0, 0)
+    return (grad(dout, x.shape, tuple(s.start for s in sl), tuple(s.stop for s in sl),
+                 (1,) * len(sl)), None, None)
 
 
 def strided_slice_spec(prim, shape, begin, end, strides, masks):
@@ -147,6 +170,17 @@ class StridedSlice(Primitive):
         return {"slices": slices, "shape": shape}
 
 
+@bprop_for(StridedSlice)
+def strided_slice_bprop(prim, x, begin, end, strides, out, dout):
+    """dx = zeros of x's shape with dout written at the strided slice (StridedSliceGrad)."""
+    if not needs_grad(x):
+        return None, None, None, None
+    a = prim.attrs
+    grad = cached_prim(_scatter().StridedSliceGrad, a["begin_mask"], a["end_mask"],
+                       a["ellipsis_mask"], a["new_axis_mask"], a["shrink_axis_mask"])
+    return grad(dout, x.shape, begin, end, strides), None, None, None
+
+
 class Gather(Primitive):
     """y = x gathered along `axis` at `indices` (int32/int64):
     y.shape = x.shape[:axis] + indices.shape[batch_dims:] + x.shape[axis + 1:].
@@ -187,6 +221,33 @@ class Gather(Primitive):
 
     def kernel_params(self, x, indices, axis):
         return {"axis": self._axis(x, indices, axis), "batch_dims": self.attrs["batch_dims"]}
+
+
+@bprop_for(Gather)
+def gather_bprop(prim, x, indices, axis, out, dout):
+    """dx = dout scatter-added into zeros at `indices` along `axis` (UnsortedSegmentSum), so
+    repeated indices accumulate. With batch_dims b, batch j's indices are offset by j * n."""
+    if not needs_grad(x):
+        return None, None, None
+    from .. import functional as F
+    a = prim._axis(x._abs, indices._abs, const_value(axis))
+    b, xs = prim.attrs["batch_dims"], x.shape
+    n, ni, nb = xs[a], len(indices.shape) - b, 1
+    for d in xs[:b]:
+        nb *= d
+    if not nb * n:
+        return F.zeros_like(x), None, None
+    # dout: B + P + I + S (B batch, P = xs[b:a], I index dims, S = xs[a+1:]) -> B + I + P + S
+    perm = (*range(b), *range(a, a + ni), *range(b, a), *range(a + ni, len(dout.shape)))
+    d = F.transpose(dout, perm) if perm != tuple(range(len(perm))) else dout
+    ids = indices
+    if b:
+        offsets = F.arange(0, nb * n, n, dtype=indices.dtype)
+        ids = F.add(indices, F.reshape(offsets, xs[:b] + (1,) * ni))
+    seg = cached_prim(_scatter().UnsortedSegmentSum)(d, ids, nb * n)   # (nb*n,) + P + S
+    seg = F.reshape(seg, xs[:b] + (n,) + xs[b:a] + xs[a + 1:])        # B + n + P + S
+    inv = (*range(b), *range(b + 1, a + 1), b, *range(a + 1, len(xs)))
+    return (F.transpose(seg, inv) if inv != tuple(range(len(xs))) else seg), None, None
 
 
 class OneHot(Primitive):
@@ -260,3 +321,15 @@ class MaskedSelect(Primitive):
         check_dtype(self, "mask", mask, (mstype.bool_,))
         broadcast_shape(self, x.shape, mask.shape, ("x", "mask"))
         return tensor(x.dtype, (-1,))
+
+
+@bprop_for(MaskedSelect)
+def masked_select_bprop(prim, x, mask, out, dout):
+    """dx = zeros of the broadcast shape with dout at the True positions (MaskedSelectGrad);
+    backward sums it back to x's shape. The mask gets no gradient."""
+    if not needs_grad(x):
+        return None, None
+    return cached_prim(_scatter().MaskedSelectGrad)(x, mask, dout), None
+
+
+non_differentiable(OneHot, Unique)

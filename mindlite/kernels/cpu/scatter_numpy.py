@@ -1,0 +1,37 @@
+"""numpy reference kernels for scatter_ops (StridedSliceGrad, UnsortedSegmentSum,
+MaskedSelectGrad): each writes its input into a zeroed, preallocated output."""
+import numpy as np
+
+from ..registry import register_kernel
+
+
+@register_kernel("StridedSliceGrad", provider="numpy")
+def strided_slice_grad_numpy(dy, out, slices, shape):
+    """`slices` are the per-axis slices of StridedSlice; `shape` is out[slices].shape."""
+    out.fill(0)
+    out[slices] = np.reshape(dy, shape)
+
+
+@register_kernel("UnsortedSegmentSum", provider="numpy")
+def unsorted_segment_sum_numpy(x, ids, out):
+    """np.add.at accumulates repeated ids; ids outside [0, num_segments) are dropped."""
+    out.fill(0)
+    n = out.shape[0]
+    ids = np.reshape(ids, -1)
+    data = np.reshape(x, (ids.size,) + out.shape[1:])
+    valid = (ids >= 0) & (ids < n)
+    if not valid.all():
+        ids, data = ids[valid], data[valid]
+    np.add.at(out, ids, data)
+
+
+@register_kernel("MaskedSelectGrad", provider="numpy")
+def masked_select_grad_numpy(x, mask, grad, out):
+    """NOTE: the count of True elements is only known here, so it is checked before writing."""
+    m = np.broadcast_to(mask, out.shape)
+    n = int(np.count_nonzero(m))
+    if n != grad.shape[0]:
+        raise ValueError(f"For 'MaskedSelectGrad', 'grad' must have one value per True element "
+                         f"of 'mask' ({n}), but got {grad.shape[0]} values")
+    out.fill(0)
+    out[m] = grad
