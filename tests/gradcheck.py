@@ -35,7 +35,7 @@ def check_grad(fn, *arrays, positions=None, eps=1e-6, rtol=1e-5, atol=1e-7, seed
     analytic = [grads[p] for p in positions]
     for p, g in zip(positions, analytic):
         num = np.zeros_like(arrays[p])
-        it = np.nditer(arrays[p], flags=["multi_index"])
+        it = np.nditer(arrays[p], flags=["multi_index", "zerosize_ok"])
         for _ in it:
             idx = it.multi_index
             plus = [a.copy() for a in arrays]

@@ -156,30 +156,36 @@ def test_every_op_has_a_cpp_kernel():
     assert _C.BINARY_OPS["RealDiv"] == _C.BINARY_OPS["Div"]
 
 
-@pytest.mark.parametrize("threads", SPLITS)
+def at_every_split(run, *args):
+    """run(*args) forced to 1 and 2 threads and at the measured split, arrays from 64
+    elements split; the three results must be bit-identical."""
+    results = []
+    for threads in SPLITS:
+        with split(threads):
+            results.append(run(*args))
+    for r in results[1:]:
+        assert r.tobytes() == results[0].tobytes()
+    return results[0]
+
+
 @pytest.mark.parametrize("op", UNARY_OPS)
 @given(data=st.data())
-def test_unary_matches_numpy(op, threads, data):
+def test_unary_matches_numpy(op, data):
     dtype = data.draw(st.sampled_from(cpp_dtypes(op)))
     x = layout(data.draw(arrays(dtype, shapes(max_side=9))), data.draw(st.sampled_from(LAYOUTS)))
-    with split(threads):
-        got = run_unary(op, x)
-    assert_matches(op, got, reference(op, x))
+    assert_matches(op, at_every_split(run_unary, op, x), reference(op, x))
 
 
-@pytest.mark.parametrize("threads", SPLITS)
 @pytest.mark.parametrize("op", sorted(BINARY))
 @given(data=st.data())
-def test_binary_matches_numpy(op, threads, data):
+def test_binary_matches_numpy(op, data):
     dtype = data.draw(st.sampled_from(cpp_dtypes(op)))
     sx, sy = data.draw(broadcast_pairs(max_side=7))
     x = layout(data.draw(arrays(dtype, sx)), data.draw(st.sampled_from(LAYOUTS)))
     y = layout(data.draw(arrays(dtype, sy)), data.draw(st.sampled_from(LAYOUTS)))
     if data.draw(st.booleans()) and x.ndim:  # a scalar operand: the SV / VS fast paths
         y = layout(data.draw(arrays(dtype, ())), "contig")
-    with split(threads):
-        got = run_binary(op, x, y)
-    assert_matches(op, got, reference(op, x, y))
+    assert_matches(op, at_every_split(run_binary, op, x, y), reference(op, x, y))
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
@@ -203,6 +209,18 @@ def test_float_edges(dtype):
         assert_matches(op, run_binary(op, a, b), reference(op, a, b))
     for op in UNARY_OPS:
         assert_matches(op, run_unary(op, v), reference(op, v))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@given(data=st.data())
+def test_floordiv_floormod_near_integer_quotients(dtype, data):
+    """The FMA fmod path: quotients that round up to an integer must still give numpy's."""
+    b = data.draw(arrays(dtype, (40,), allow_special=False, min_value=-50, max_value=50))
+    q = data.draw(arrays(np.int32, (40,), min_value=-10**6, max_value=10**6)).astype(dtype)
+    ulps = data.draw(arrays(np.int32, (40,), min_value=-2, max_value=2)).astype(dtype)
+    a = q * b + ulps * np.spacing(q * b)
+    for op in ("FloorDiv", "FloorMod"):
+        assert_matches(op, run_binary(op, a, b), reference(op, a, b))
 
 
 LARGE_OPS = ["Add", "Mul", "Maximum", "GreaterEqual", "FloorMod", "ReLU", "Sigmoid", "Exp",
@@ -309,7 +327,7 @@ def check_all_ops_fixed_inputs():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @given(data=st.data())
 def test_matmul_matches_numpy(dtype, data):
-    m, n, k = (data.draw(st.integers(0, 20)) for _ in range(3))
+    m, n, k = (data.draw(st.integers(0, 40)) for _ in range(3))
     ta, tb = data.draw(st.booleans()), data.draw(st.booleans())
     a = data.draw(arrays(dtype, (k, m) if ta else (m, k), allow_special=False,
                          min_value=-2, max_value=2))
@@ -323,13 +341,17 @@ def test_matmul_matches_numpy(dtype, data):
     np.testing.assert_allclose(out, want, rtol=tol, atol=tol * (k + 1))
 
 
-def test_matmul_when_predicate_picks_small_only():
+def test_when_predicates_pick_small_sizes_only():
     when = cpp_kernel("MatMul").when
     f32 = mstype.float32
     from mindlite.abstract import AbstractTensor
     assert when(AbstractTensor(f32, (4, 4)), AbstractTensor(f32, (4, 4)))
+    assert when(AbstractTensor(f32, (32, 7)), AbstractTensor(f32, (7, 32)))
     assert not when(AbstractTensor(f32, (256, 256)), AbstractTensor(f32, (256, 4)))
     assert not when(AbstractTensor(f32, (2, 4, 4)), AbstractTensor(f32, (4, 4)))
+    pow_when = cpp_kernel("Pow").when
+    assert pow_when(AbstractTensor(f32, (4, 4)), AbstractTensor(f32, ()))
+    assert not pow_when(AbstractTensor(f32, (1024, 1024)), AbstractTensor(f32, ()))
 
 
 def test_aliasing_and_alignment():

@@ -183,7 +183,8 @@ def test_pow_conventions():
 
 
 @FEW
-@given(x=small_shapes.flatmap(lambda s: arr(s, floats(0.2, 2))))
+@given(x=small_shapes.flatmap(lambda s: arr(s, floats(0.2, 2).filter(
+    lambda v: abs(v - 1.0) > 0.05 and abs(v - 0.7) > 0.05))))      # no ties with 1.0 and 0.7
 def test_python_scalars_in_tensor_positions(x):
     check_grad(lambda a: a * 2.0 + 3.0 / a - (1.0 - a) / 4.0 + (a - 0.5), x)
     check_grad(lambda a: a ** 3 + 2.0 ** a + ops.pow(a, -1.5) + ops.maximum(a, 1.0), x)

@@ -122,6 +122,8 @@ class Primitive:
 
     # ---- the call ------------------------------------------------------------------------
     def __call__(self, *args):
+        if self.const_inputs:          # constants enter the key by value: no all-tensor key
+            return self._dispatch(args)
         try:
             runner = self._runners[tuple(map(_get_abs, args))]
         except (AttributeError, KeyError):

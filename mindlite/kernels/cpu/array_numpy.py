@@ -171,7 +171,7 @@ def gather_numpy(x, indices, out, axis, batch_dims):
         np.take(x, indices, axis=axis, out=out, mode="clip")
         return
     for b in np.ndindex(*x.shape[:batch_dims]):
-        np.copyto(out[b], np.take(x[b], indices[b], axis=axis - batch_dims))
+        np.copyto(out[b + (Ellipsis,)], np.take(x[b], indices[b], axis=axis - batch_dims))
 
 
 @register_kernel("OneHot", provider="numpy")

@@ -8,7 +8,8 @@ kernel offsets in row-major order; each offset is one strided slice of the padde
 the output's shape, so a pooling is kh * kw vectorised numpy operations. The padded input is
 extended at the bottom/right when ceil_mode windows overhang it.
 Max: padding is -inf and never selected; the gradient goes to the first maximum of each
-window in row-major order (a NaN counts as the maximum, so NaN propagates).
+window (the one equal to the forward output given) in row-major order; a NaN counts as
+the maximum, so NaN propagates.
 Avg: the divisor counts the window's elements inside the input ('valid'/'same' and
 count_include_pad=False) or inside input + explicit padding (count_include_pad=True), or is
 divisor_override. float16 accumulates in float32.

@@ -13,30 +13,23 @@ backward sums it back to the input's shape and casts it to the input's dtype.
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
 from ..primitive import Primitive, prim_attr_register
-from ..validator import broadcast_shape, check_bool, check_dtype, check_same_dtype, check_tensor
-from ..validator import tensor
+from ..validator import (broadcast_shape, check_bool, check_dtype, check_same_dtype,
+                         check_tensor, tensor)
 from ._base import BinaryOp, UnaryOp, cached_prim, needs_grad
+from .creation_ops import ZerosLike
 from .logic_ops import GreaterEqual, LessEqual, Select
 
 _OWN = ["Neg", "Add", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "FloorMod", "Mod",
         "TruncateDiv", "Maximum", "Minimum", "AddN", "MatMul", "BatchMatMul"]
 
-_select = Select()
+_select, _zeros_like = Select(), ZerosLike()
 _greater_equal, _less_equal = GreaterEqual(), LessEqual()
-_zeros_like = []
 
 
 def zeros_grad(x):
-    """The zero gradient of a piecewise-constant op's input, zeros_like(x) as MindSpore (None
-    for a non-float input)."""
-    if not needs_grad(x):
-        return None
-    if not _zeros_like:
-        # NOTE: looked up through the package on first use: ZerosLike belongs to the creation
-        # family, which is imported after this module.
-        from . import ZerosLike
-        _zeros_like.append(ZerosLike())
-    return _zeros_like[0](x)
+    """The zero gradient of a piecewise-constant op's input: zeros_like(x), as MindSpore (None
+    for a non-float input). ZerosLike is non-differentiable: never recorded."""
+    return _zeros_like(x) if needs_grad(x) else None
 
 
 class Neg(UnaryOp):
@@ -291,8 +284,11 @@ def batch_matmul_bprop(prim, x, y, out, dout):
 
 
 # NOTE: re-exported at the end: elementwise_ops imports the arithmetic primitives above.
+from . import elementwise_ops as _elementwise  # noqa: E402
+from . import logic_ops as _logic  # noqa: E402
 from .elementwise_ops import *  # noqa: E402,F401,F403
 from .logic_ops import *  # noqa: E402,F401,F403
-from . import elementwise_ops as _elementwise, logic_ops as _logic  # noqa: E402
 
-__all__ = _OWN + _elementwise.__all__ + _logic.__all__
+__all__ = list(_OWN)
+__all__ += _elementwise.__all__
+__all__ += _logic.__all__

@@ -108,7 +108,8 @@ def reduce_mean_bprop(prim, x, *rest):
 
 
 class ReduceMax(_Reduce):
-    """maximum over `axis` (NaN propagates); a reduced axis of size 0 is a ValueError."""
+    """maximum over `axis` (NaN propagates); a reduced axis of size 0 is a ValueError.
+    Gradient: to the positions equal to the result, shared equally among ties."""
     needs_elements = True
 
 
@@ -127,7 +128,8 @@ def reduce_extreme_bprop(prim, x, *rest):
 
 
 class ReduceMin(_Reduce):
-    """minimum over `axis` (NaN propagates); a reduced axis of size 0 is a ValueError."""
+    """minimum over `axis` (NaN propagates); a reduced axis of size 0 is a ValueError.
+    Gradient: to the positions equal to the result, shared equally among ties."""
     needs_elements = True
 
 
