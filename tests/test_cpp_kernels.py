@@ -16,9 +16,10 @@ import threading
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from helpers import arrays, broadcast_pairs, noncontig, shapes
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from mindlite.common import dtype as mstype
 from mindlite.kernels import registry
 from mindlite.kernels.cpu._cext import _C
@@ -301,8 +302,8 @@ def test_other_isa_builds(isa):
     code = (f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
             "import test_cpp_kernels as t; t.check_all_ops_fixed_inputs()")
     env = dict(os.environ, MINDLITE_ISA=isa)
-    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=120)
+    res = subprocess.run([sys.executable, "-c", code], check=False, env=env,
+                         capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-3000:]
     if _C.kernel_isa() in ("avx512", "avx2") or isa == "base":
         assert res.stdout.split()[-1] == isa

@@ -30,7 +30,7 @@ void bind_runtime(py::module_& m) {
     if (work < 1) throw py::value_error("For 'set_parallel_threshold', 'work' must be >= 1");
     ml::set_parallel_threshold(work);
   }, py::arg("work"),
-        "Elements x op cost below which a launch stays on the calling thread (default 32768).");
+        "Elements x op cost below which a launch stays on the calling thread (default 65536).");
   m.def("parallel_threshold", &ml::parallel_threshold);
   m.def("split_table", []() {
     py::dict d;

@@ -21,12 +21,17 @@
 namespace mindlite {
 namespace {
 
-constexpr int kMaxPoolThreads = 256;
+constexpr int kMaxPoolThreads = 256;  // chunk indices fit the claim word's 16 bits
 constexpr double kSpinSeconds = 100e-6;   // a worker spins this long before sleeping
 constexpr int kSearchReps = 3;            // timings per candidate thread count
 
 thread_local bool tls_in_pool = false;
 
+// NOTE: chunks are claimed, not assigned: the caller and the woken workers take chunk indices
+// from one atomic word (job generation | chunk count | next chunk), so a worker the OS has not
+// scheduled yet never holds the caller up (the caller runs the chunks itself), and a worker
+// that wakes after its job ended sees a stale generation and touches nothing. Chunk bounds
+// depend only on (n, nthreads), so results do not depend on who ran which chunk.
 class ThreadPool {
  public:
   void run(int nthreads, PoolTask task, void* ctx);
@@ -39,7 +44,8 @@ class ThreadPool {
     std::condition_variable cv;
   };
   void ensure_workers(int n);
-  void worker_loop(Worker* w, int id);
+  void worker_loop(Worker* w);
+  void run_chunks(uint32_t gen);
 
  public:
   std::mutex launch_mutex;
@@ -48,21 +54,35 @@ class ThreadPool {
   std::vector<std::unique_ptr<Worker>> workers_;  // grown under launch_mutex only
   PoolTask task_ = nullptr;
   void* ctx_ = nullptr;
-  int nthreads_ = 0;
-  uint64_t gen_ = 0;
-  alignas(64) std::atomic<int> pending_{0};
+  uint32_t gen_ = 0;
+  alignas(64) std::atomic<uint64_t> claim_{0};  // gen << 32 | nchunks << 16 | next chunk
+  alignas(64) std::atomic<int> done_{0};
 };
 
 void ThreadPool::ensure_workers(int n) {
   while (static_cast<int>(workers_.size()) < n) {
     workers_.emplace_back(new Worker());
     Worker* w = workers_.back().get();
-    int id = static_cast<int>(workers_.size()) - 1;
-    std::thread([this, w, id] { worker_loop(w, id); }).detach();
+    std::thread([this, w] { worker_loop(w); }).detach();
   }
 }
 
-void ThreadPool::worker_loop(Worker* w, int id) {
+// Claims and runs chunks of job `gen` until none are left (or the job is over).
+void ThreadPool::run_chunks(uint32_t gen) {
+  uint64_t s = claim_.load(std::memory_order_acquire);
+  for (;;) {
+    if (static_cast<uint32_t>(s >> 32) != gen) return;
+    const int nchunks = static_cast<int>((s >> 16) & 0xffff), next = static_cast<int>(s & 0xffff);
+    if (next >= nchunks) return;
+    if (claim_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) {
+      task_(ctx_, next, nchunks);
+      done_.fetch_add(1, std::memory_order_acq_rel);
+      s = claim_.load(std::memory_order_acquire);
+    }
+  }
+}
+
+void ThreadPool::worker_loop(Worker* w) {
   tls_in_pool = true;
   uint64_t seen = 0;
   for (;;) {
@@ -83,8 +103,7 @@ void ThreadPool::worker_loop(Worker* w, int id) {
       }
     }
     seen = g;
-    task_(ctx_, id + 1, nthreads_);
-    pending_.fetch_sub(1, std::memory_order_acq_rel);
+    run_chunks(static_cast<uint32_t>(g));
   }
 }
 
@@ -97,21 +116,21 @@ void ThreadPool::run(int nthreads, PoolTask task, void* ctx) {
   ensure_workers(nthreads - 1);
   task_ = task;
   ctx_ = ctx;
-  nthreads_ = nthreads;
-  pending_.store(nthreads - 1, std::memory_order_relaxed);
-  ++gen_;
+  done_.store(0, std::memory_order_relaxed);
+  const uint32_t gen = ++gen_;
+  claim_.store((uint64_t(gen) << 32) | (uint64_t(nthreads) << 16), std::memory_order_release);
   for (int i = 0; i < nthreads - 1; ++i) {
     Worker* w = workers_[i].get();
-    w->gen.store(gen_);  // seq_cst: pairs with the worker's sleeping flag (no lost wake-up)
+    w->gen.store(gen);  // seq_cst: pairs with the worker's sleeping flag (no lost wake-up)
     if (w->sleeping.load()) {
       { std::lock_guard<std::mutex> g(w->m); }
       w->cv.notify_one();
     }
   }
   tls_in_pool = true;
-  task(ctx, 0, nthreads);
+  run_chunks(gen);
   tls_in_pool = false;
-  for (int spins = 1; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+  for (int spins = 1; done_.load(std::memory_order_acquire) != nthreads; ++spins) {
     if (spins < 4096) ML_CPU_RELAX(); else std::this_thread::yield();
   }
 }
@@ -135,7 +154,7 @@ struct SearchState {
 std::mutex* g_split_mu = new std::mutex();
 auto* g_split = new std::unordered_map<uint64_t, SearchState>();
 std::atomic<int> g_forced{0};
-std::atomic<int64_t> g_threshold{32768};
+std::atomic<int64_t> g_threshold{65536};  // elements x cost; measured, see module.cc
 
 int bucket_of(int64_t n) {
   int b = 0;

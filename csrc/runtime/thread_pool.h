@@ -1,9 +1,11 @@
 // Persistent thread pool and MindSpore-style parallel launch with a measured split.
 //
 // ThreadPool: workers are created once, lazily (at the first launch that needs them), spin
-// briefly after each job and then sleep on a condition variable. The calling thread always runs
-// chunk 0 itself. A launch from inside a pool task, or while another thread owns the pool, runs
-// serially on the calling thread (same chunks, same results), so nesting can never deadlock.
+// briefly after each job and then sleep on a condition variable. A launch splits the range into
+// nthreads fixed chunks that the caller and the woken workers claim from an atomic counter, so
+// a descheduled worker costs nothing but its share. A launch from inside a pool task, or while
+// another thread owns the pool, runs serially on the calling thread (same chunks, same
+// results), so nesting can never deadlock.
 //
 // parallel_launch(key, n, cost, body): the ParallelLaunchAutoSearch policy. Work below
 // parallel_threshold() (n * cost) runs on the calling thread without searching. Above it, a
@@ -20,7 +22,7 @@ namespace mindlite {
 
 using PoolTask = void (*)(void* ctx, int tid, int nthreads);
 
-// Runs task(ctx, tid, nthreads) for tid in [0, nthreads); returns when all have finished.
+// Runs task(ctx, chunk, nthreads) for every chunk in [0, nthreads); returns when all are done.
 void pool_run(int nthreads, PoolTask task, void* ctx);
 
 // [begin, end) of chunk `tid` of `nthreads` over n elements (chunk starts aligned to 64

@@ -80,22 +80,24 @@ def _pyfunc(kdef, func, label, attrs, ins, outs):
 
 
 def _writes_outputs(func, label, n_in, n_out, attrs):
+    """True when func takes inputs + outputs (required positional parameters) and writes."""
     try:
         sig = inspect.signature(func)
-    except (TypeError, ValueError):          # builtins and ufuncs: they return
+    except (TypeError, ValueError):          # some builtins: they return
         return False
-    kinds = [p.kind for p in sig.parameters.values() if p.name not in attrs]
-    if inspect.Parameter.VAR_POSITIONAL in kinds:
+    params = [p for p in sig.parameters.values() if p.name not in attrs]
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
         return False
-    n = sum(k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-            for k in kinds)
-    if n == n_in + n_out and n_out:
+    positional = [p for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                  inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    required = sum(p.default is inspect.Parameter.empty for p in positional)
+    if n_out and required == n_in + n_out:
         return True
-    if n != n_in:
-        raise KernelError(f"For '{label}', the pyfunc kernel takes {n} positional arguments, "
-                          f"but it is called with {n_in} inputs (returning its outputs) or "
-                          f"{n_in + n_out} (inputs, then the outputs to write)")
-    return False
+    if required <= n_in <= len(positional):
+        return False
+    raise KernelError(f"For '{label}', the pyfunc kernel takes {required} positional "
+                      f"arguments, but it is called with {n_in} inputs (returning its outputs) "
+                      f"or {n_in + n_out} (inputs, then the outputs to write)")
 
 
 def _numba(kdef, func, label, attrs, ins, outs):

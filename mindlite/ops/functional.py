@@ -6,3 +6,4 @@ from .function.array_func import *  # noqa: F401,F403
 from .function.index_func import *  # noqa: F401,F403
 from .function.grad_api import *  # noqa: F401,F403
 from .function.loss_func import *  # noqa: F401,F403
+from .function.conv_func import *  # noqa: F401,F403

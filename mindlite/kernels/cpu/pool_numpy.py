@@ -14,6 +14,8 @@ Avg: the divisor counts the window's elements inside the input ('valid'/'same' a
 count_include_pad=False) or inside input + explicit padding (count_include_pad=True), or is
 divisor_override. float16 accumulates in float32.
 """
+import functools
+
 import numpy as np
 
 from ..registry import register_kernel
@@ -62,7 +64,7 @@ def _first_max_hits(x, out, kernel, stride, dilation, pads):
     out_hw = out.shape[2:]
     xp = _pad(x, out_hw, kernel, stride, dilation, pads, -np.inf, x.dtype)
     valid = None if xp is x else _valid(xp.shape, x.shape[2:], pads)
-    found = np.zeros(out.shape, dtype=bool)
+    found = None
     out_nan = np.isnan(out)
     any_nan = out_nan.any()
     for _, _, sl in _offsets(out_hw, kernel, stride, dilation):
@@ -72,8 +74,11 @@ def _first_max_hits(x, out, kernel, stride, dilation, pads):
             hit |= np.isnan(s) & out_nan
         if valid is not None:
             hit &= valid[sl[1:]]
-        hit &= ~found
-        found |= hit
+        if found is None:
+            found = hit.copy()
+        else:
+            np.greater(hit, found, out=hit)         # hit and not found
+            found |= hit
         yield sl, hit
 
 
@@ -88,11 +93,20 @@ def _max_pool(x, out, kernel, stride, pads, dilation):
 
 def _max_pool_grad(x, out, grad, dx, kernel, stride, pads, dilation):
     shape = _padded_shape(x.shape, out.shape[2:], kernel, stride, dilation, pads)
-    dxp = np.zeros(shape, dtype=np.float32 if dx.dtype == np.float16 else dx.dtype)
+    if shape == dx.shape and dx.dtype != np.float16:
+        dxp = dx                # NOTE: no padded copy: a fresh large buffer costs page faults
+        dxp[...] = 0
+    else:
+        dxp = np.zeros(shape, dtype=np.float32 if dx.dtype == np.float16 else dx.dtype)
+    disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
     for sl, hit in _first_max_hits(x, out, kernel, stride, dilation, pads):
-        dxp[sl] += np.where(hit, grad, 0)
-    t, l = pads[0], pads[2]
-    dx[...] = dxp[:, :, t:t + x.shape[2], l:l + x.shape[3]]
+        if disjoint:            # each input element is in one window at most
+            np.copyto(dxp[sl], grad, where=hit)
+        else:
+            dxp[sl] += np.where(hit, grad, 0)
+    if dxp is not dx:
+        t, l = pads[0], pads[2]
+        dx[...] = dxp[:, :, t:t + x.shape[2], l:l + x.shape[3]]
 
 
 def _max_pool_grad_grad(x, out, grad, y, kernel, stride, pads, dilation):
@@ -108,12 +122,16 @@ def _axis_counts(size, out, k, s, before, after, include_pad):
     return np.minimum(start + k, hi) - np.maximum(start, lo)
 
 
+@functools.lru_cache(maxsize=256)
 def _avg_divisor(x_shape, out_hw, kernel, stride, pads, include_pad, divisor, dtype):
+    """The (H_out, W_out) divisors (read-only: cached per geometry)."""
     if divisor:
         return np.asarray(divisor, dtype=dtype)
     ch = _axis_counts(x_shape[2], out_hw[0], kernel[0], stride[0], pads[0], pads[1], include_pad)
     cw = _axis_counts(x_shape[3], out_hw[1], kernel[1], stride[1], pads[2], pads[3], include_pad)
-    return np.maximum(np.outer(ch, cw), 1).astype(dtype)
+    div = np.maximum(np.outer(ch, cw), 1).astype(dtype)
+    div.flags.writeable = False
+    return div
 
 
 def _avg_pool(x, out, kernel, stride, pads, dilation, include_pad, divisor):
@@ -122,15 +140,16 @@ def _avg_pool(x, out, kernel, stride, pads, dilation, include_pad, divisor):
     acc = np.zeros(out.shape, dtype=dtype)
     for _, _, sl in _offsets(out.shape[2:], kernel, stride, dilation):
         acc += xp[sl]
-    acc /= _avg_divisor(x.shape, out.shape[2:], kernel, stride, pads, include_pad, divisor,
-                        dtype)
+    acc /= _avg_divisor(x.shape, tuple(out.shape[2:]), kernel, stride, pads, include_pad,
+                        divisor, np.dtype(dtype))
     out[...] = acc
 
 
 def _avg_pool_grad(x_shape, grad, dx, kernel, stride, pads, dilation, include_pad, divisor):
     dtype = np.float32 if dx.dtype == np.float16 else dx.dtype
     out_hw = grad.shape[2:]
-    g = grad / _avg_divisor(x_shape, out_hw, kernel, stride, pads, include_pad, divisor, dtype)
+    g = grad / _avg_divisor(tuple(x_shape), tuple(out_hw), kernel, stride, pads, include_pad,
+                            divisor, np.dtype(dtype))
     dxp = np.zeros(_padded_shape(x_shape, out_hw, kernel, stride, dilation, pads), dtype=dtype)
     for _, _, sl in _offsets(out_hw, kernel, stride, dilation):
         dxp[sl] += g

@@ -163,3 +163,23 @@ def bias_add_grad_bprop(prim, dout_in, out, dout):
     c = prim._channel(dout_in)
     shape[c] = dout_in.shape[c]
     return (F.broadcast_to(F.reshape(dout, tuple(shape)), dout_in.shape),)
+
+
+
+# ---- gradient primitives defined next to their forward ops are reachable here too, where
+# MindSpore keeps them; resolved lazily (PEP 562) because those modules import this one.
+_ELSEWHERE = {
+    "Conv2DBackpropFilter": "conv_ops", "Conv2DBackpropInput": "conv_ops",
+    "AvgPool2DGrad": "pool_ops", "AvgPoolGrad": "pool_ops", "MaxPoolGrad": "pool_ops",
+    "MaxPoolGradGrad": "pool_ops", "MaxPoolGradGradWithArgmax": "pool_ops",
+    "MaxPoolGradWithArgmaxV2": "pool_ops", "BatchNormGrad": "norm_ops",
+    "DropoutGrad": "norm_ops", "LayerNormGrad": "norm_ops", "NLLLossGrad": "loss_ops",
+}
+
+
+def __getattr__(name):
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
