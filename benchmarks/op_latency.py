@@ -152,12 +152,13 @@ def run_custom(budget_s):
         for label, provider, prim, kernel in cases:
             ms.set_context(kernel_provider=provider)
             assert selected_kernel(prim, x, y).fn in (kernel, None), label
-            rows.append((label, bench(lambda p, q: prim(p, q), x, y, budget_s), t_np, t_t))
+            rows.append((label, bench(lambda p, q, f=prim: f(p, q), x, y, budget_s), t_np, t_t))
         for _ in range(ROUNDS):
             for label, provider, prim, kernel in cases:
                 ms.set_context(kernel_provider=provider)
-                t = (bench(lambda p, q: prim(p, q), x, y, budget_s / ROUNDS, time.thread_time_ns),
-                     bench(lambda p, q: kernel(p, q, out), a, b, budget_s / ROUNDS,
+                t = (bench(lambda p, q, f=prim: f(p, q), x, y, budget_s / ROUNDS,
+                           time.thread_time_ns),
+                     bench(lambda p, q, k=kernel: k(p, q, out), a, b, budget_s / ROUNDS,
                            time.thread_time_ns))
                 best[label] = tuple(map(min, zip(best.get(label, t), t)))
     finally:

@@ -1,9 +1,11 @@
 // Fast-call entry point of the small-matrix MatMul kernel:
 //   _C.matmul(a, b, out, transpose_a=False, transpose_b=False)
 // out = op(a) @ op(b); a, b 2-D float32/float64 of one dtype, out C-contiguous (M, N).
-#include "bind/array_args.h"
+#include "bind/array_args.h"  // Python.h first
 #include "bind/elementwise_bind.h"
 #include "kernels/matmul.h"
+
+#include <new>
 
 namespace mindlite {
 namespace {
@@ -104,9 +106,15 @@ PyObject* py_matmul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     Py_DECREF(ar);
     return nullptr;
   }
-  run_matmul(dt, operand_of(ar, 0), operand_of(br, 0), ta, tb, PyArray_BYTES(out), m, n, k);
+  bool ok = true;
+  try {
+    run_matmul(dt, operand_of(ar, 0), operand_of(br, 0), ta, tb, PyArray_BYTES(out), m, n, k);
+  } catch (const std::bad_alloc&) {  // packing buffers
+    ok = false;
+  }
   Py_DECREF(ar);
   Py_DECREF(br);
+  if (!ok) return PyErr_NoMemory();
   Py_RETURN_NONE;
 }
 

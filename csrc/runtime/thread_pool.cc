@@ -61,9 +61,10 @@ class ThreadPool {
 
 void ThreadPool::ensure_workers(int n) {
   while (static_cast<int>(workers_.size()) < n) {
-    workers_.emplace_back(new Worker());
-    Worker* w = workers_.back().get();
-    std::thread([this, w] { worker_loop(w); }).detach();
+    std::unique_ptr<Worker> w(new Worker());
+    Worker* p = w.get();
+    std::thread([this, p] { worker_loop(p); }).detach();  // may throw: w is then freed
+    workers_.push_back(std::move(w));
   }
 }
 
@@ -113,7 +114,12 @@ void ThreadPool::run(int nthreads, PoolTask task, void* ctx) {
     for (int t = 0; t < nthreads; ++t) task(ctx, t, nthreads);
     return;
   }
-  ensure_workers(nthreads - 1);
+  try {
+    ensure_workers(nthreads - 1);
+  } catch (const std::exception&) {  // no more threads (resource limits): run serially
+    for (int t = 0; t < nthreads; ++t) task(ctx, t, nthreads);
+    return;
+  }
   task_ = task;
   ctx_ = ctx;
   done_.store(0, std::memory_order_relaxed);

@@ -21,8 +21,6 @@ aot     "path:function", `extern "C" int f(int nparam, void **params, int *ndims
         or MINDLITE_CUSTOM_AOT_WHITE_LIST (directories, os.pathsep-separated) is set, only
         paths under them load. Inputs are made C-contiguous and checked before the call.
 """
-import ctypes
-import hashlib
 import inspect
 import os
 
@@ -36,9 +34,6 @@ WHITE_LIST_VARS = ("MS_CUSTOM_AOT_WHITE_LIST", "MINDLITE_CUSTOM_AOT_WHITE_LIST")
 CXX_FLAGS = ("-O2", "-shared", "-fPIC", "-std=c++17")
 _JITTED = {}          # python function -> numba dispatcher
 _LIBS = {}            # real path -> ctypes.CDLL
-_AOT_ARGTYPES = (ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int),
-                 ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)), ctypes.POINTER(ctypes.c_char_p),
-                 ctypes.c_void_p, ctypes.c_void_p)
 
 
 class CustomKernelDef(KernelDef):
@@ -128,6 +123,7 @@ def _jit(func, label):
 
 # ---- aot: MindSpore's C ABI -----------------------------------------------------------------
 def _aot(kdef, func, label, attrs, ins, outs):
+    import ctypes        # NOTE: ctypes and hashlib load lazily (20 ms of `import mindlite`)
     path, symbol = func.rsplit(":", 1)
     cfunc = load_aot(path, symbol, label)
     abstracts = ins + outs
@@ -144,22 +140,25 @@ def _aot(kdef, func, label, attrs, ins, outs):
     expect = [(a.shape, a.np) for a in abstracts]
 
     def launch(*arrays):
+        if len(arrays) != n:
+            raise KernelError(f"For '{label}', the aot kernel got {len(arrays)} buffers, "
+                              f"expected {n}")
         keep = []
         for i, a in enumerate(arrays):
             if a.shape != expect[i][0] or a.dtype != expect[i][1]:
                 raise KernelError(f"For '{label}', aot argument {i} has shape {list(a.shape)} "
                                   f"{a.dtype}, expected {list(expect[i][0])} {expect[i][1]}")
-            if not a.flags.c_contiguous:
+            if not a.flags.c_contiguous or (i >= n_in and not a.flags.writeable):
                 if i >= n_in:
-                    raise KernelError(f"For '{label}', aot output {i - n_in} is not contiguous")
+                    raise KernelError(f"For '{label}', aot output {i - n_in} is not a "
+                                      "contiguous writable buffer")
                 a = np.ascontiguousarray(a)
-                keep.append(a)
+                keep.append(a)            # alive until the call returned
             ptrs[i] = a.ctypes.data
         ret = cfunc(n, ptrs, ndims, shapes, dtypes, None, None)
         if ret != 0:
             raise KernelError(f"For '{label}', the aot kernel '{func}' returned {ret} "
                               "(non-zero means failure)")
-        del keep
     launch.__name__ = symbol
     launch.keepalive = (dims, shapes, dtypes, ndims, ptrs)
     return launch
@@ -188,6 +187,7 @@ def _check_white_list(path, label):
 
 def load_aot(path, symbol, label):
     """The C function `symbol` of the library (or .cc/.cpp source, compiled) at `path`."""
+    import ctypes
     if not os.path.isfile(path):
         raise KernelError(f"For '{label}', the aot file '{path}' does not exist")
     _check_white_list(path, label)
@@ -206,7 +206,10 @@ def load_aot(path, symbol, label):
     except AttributeError:
         raise KernelError(f"For '{label}', the aot library '{path}' has no symbol '{symbol}' "
                           "(declare it extern \"C\")") from None
-    cfunc.argtypes = _AOT_ARGTYPES
+    ptr = ctypes.POINTER
+    cfunc.argtypes = (ctypes.c_int, ptr(ctypes.c_void_p), ptr(ctypes.c_int),
+                      ptr(ptr(ctypes.c_int64)), ptr(ctypes.c_char_p), ctypes.c_void_p,
+                      ctypes.c_void_p)
     cfunc.restype = ctypes.c_int
     return cfunc
 
@@ -218,6 +221,7 @@ def cache_dir():
 
 def compile_source(src, label):
     """Compile a .cc/.cpp once (cached by the hash of source, compiler and flags)."""
+    import hashlib
     import subprocess
     cxx = os.environ.get("CXX", "g++")
     with open(src, "rb") as f:
@@ -230,7 +234,7 @@ def compile_source(src, label):
     tmp = f"{out}.{os.getpid()}.tmp"
     try:
         proc = subprocess.run([cxx, *CXX_FLAGS, src, "-o", tmp], capture_output=True, text=True,
-                              timeout=600)
+                              timeout=600, check=False)
     except (OSError, subprocess.SubprocessError) as e:
         raise KernelError(f"For '{label}', compiling '{src}' with {cxx} failed: {e}") from None
     if proc.returncode != 0:

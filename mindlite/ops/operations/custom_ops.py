@@ -16,7 +16,6 @@ it when that provider's kernel is selected. bprop(*inputs, out, dout) -> grads, 
 Also here: the checks the registry runs on user registrations (does a primitive of that name
 exist), cache invalidation after a registration, and `selected_kernel(prim, *args)`.
 """
-import json
 import numbers
 
 import numpy as np
@@ -114,31 +113,23 @@ def custom_bprop(prim, *args):
 
 # ---- validation -----------------------------------------------------------------------------
 def _custom_type(func, func_type, ctype):
+    """Check func for its func_type; the Custom's type (default: the function's name)."""
+    if func_type == "aot":
+        if func is not None and (not isinstance(func, str) or ":" not in func
+                                 or not all(func.rsplit(":", 1))):
+            raise TypeError(f"For 'Custom', an aot 'func' must be a str 'path:function', but "
+                            f"got {func!r}")
+    elif func is not None and not callable(func):
+        raise TypeError(f"For 'Custom', a {func_type} 'func' must be callable, but got {func!r}")
     if ctype is None:
-        if func_type == "aot":
-            if not isinstance(func, str) or func.count(":") < 1 or not all(
-                    func.rsplit(":", 1)):
-                raise TypeError(f"For 'Custom', an aot 'func' must be a str 'path:function', "
-                                f"but got {func!r}")
-            ctype = func.rsplit(":", 1)[1]
-        elif func is None:
+        if func is None:
             raise TypeError("For 'Custom', 'func' is required unless 'type' names a Custom type "
                             "with registered kernels")
-        elif not callable(func):
-            raise TypeError(f"For 'Custom', a {func_type} 'func' must be callable, but got "
-                            f"{func!r}")
-        else:
-            ctype = getattr(func, "__name__", "custom").replace("<", "").replace(">", "")
+        ctype = func.rsplit(":", 1)[1] if func_type == "aot" else \
+            getattr(func, "__name__", "custom").strip("<>")
     if not isinstance(ctype, str) or not ctype or ":" in ctype:
         raise TypeError(f"For 'Custom', 'type' must be a non-empty str without ':', but got "
                         f"{ctype!r}")
-    if func is not None and func_type != "aot" and not callable(func):
-        raise TypeError(f"For 'Custom:{ctype}', a {func_type} 'func' must be callable, but got "
-                        f"{func!r}")
-    if func_type == "aot" and func is not None and (
-            not isinstance(func, str) or ":" not in func or not all(func.rsplit(":", 1))):
-        raise TypeError(f"For 'Custom:{ctype}', an aot 'func' must be a str 'path:function', "
-                        f"but got {func!r}")
     return ctype
 
 
@@ -229,6 +220,7 @@ def serialize_attr(label, name, value):
         return value.tobytes()
     if isinstance(value, np.generic):
         value = value.item()
+    import json          # only Customs with attrs pay for it
     try:
         return json.dumps(value, allow_nan=True).encode()
     except (TypeError, ValueError) as e:
