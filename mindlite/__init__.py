@@ -15,7 +15,9 @@ from .ops.composite import grad, value_and_grad, GradOperation  # noqa: F401
 from . import dataset, train  # noqa: F401
 from .train import Model  # noqa: F401
 from .train.serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
-from .kernels.registry import register_kernel  # noqa: F401
+from .kernels.registry import (register_kernel, register_kernel_interface,  # noqa: F401
+                               registered_kernels, unregister_kernel, Kernel, KernelError)
+from .ops.operations.custom_ops import selected_kernel  # noqa: F401
 from .backend.session import register_session  # noqa: F401
 
 mstype = dtype
