@@ -7,7 +7,7 @@ install:
 	$(PYTHON) -m pip install -q -e '.[test]'
 
 demo: install
-	$(PYTHON) examples/demo.py
+	$(PYTHON) examples/train_digits.py
 
 test: install
 	$(PYTHON) -m pytest tests

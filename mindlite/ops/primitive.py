@@ -208,25 +208,41 @@ def _run_op(prim, name, args):
 
 
 def prim_attr_register(fn):
-    """Decorate `__init__`: its arguments (defaults included) become the primitive's attrs."""
-    sig = inspect.signature(fn)
+    """Decorate `__init__`: its arguments (defaults included) become the primitive's attrs.
 
-    @functools.wraps(fn)
-    def wrapper(self, *args, **kwargs):
+    NOTE: `ops.ReLU()(x)` inside a loop builds a primitive per call, so binding is
+    precomputed here (names, defaults) instead of calling inspect's Signature.bind each time.
+    """
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())[1:]
+    simple = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params)
+    names = tuple(p.name for p in params)
+    defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+
+    def slow_bind(self, args, kwargs):
         try:
             bound = sig.bind(self, *args, **kwargs)
         except TypeError as e:
             raise TypeError(f"For '{type(self).__name__}', invalid arguments: {e}") from None
         bound.apply_defaults()
-        Primitive.__init__(self, type(self).__name__)
-        for k, v in list(bound.arguments.items())[1:]:
-            if sig.parameters[k].kind in (inspect.Parameter.VAR_POSITIONAL,
-                                          inspect.Parameter.VAR_KEYWORD):
-                continue
-            self.attrs[k] = v
+        return {k: v for k, v in list(bound.arguments.items())[1:]
+                if sig.parameters[k].kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                  inspect.Parameter.VAR_KEYWORD)}
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        if simple and not kwargs and len(args) <= len(names) \
+                and len(args) + len(defaults) >= len(names):
+            values = dict(defaults)
+            values.update(zip(names, args))
+            values = {n: values[n] for n in names}
+        else:
+            values = slow_bind(self, args, kwargs)
+        self.name = type(self).__name__
+        self.attrs = values
         fn(self, *args, **kwargs)
         self._refresh_attrs_key()
-        self.init_args = bound.arguments
+        self.init_args = values
     return wrapper
 
 

@@ -1,0 +1,190 @@
+"""One training step (forward, backward, optimizer update): mindlite vs PyTorch, side by side.
+
+    python benchmarks/train_step.py [--seconds 2] [--profile]
+
+Workloads (float32, batch 64, the digits demo's nets, examples/train_digits.py):
+- MLP 64-128-10: Dense -> ReLU -> Dense;
+- CNN on 1x8x8 images: Conv2d(1, 16, 3, same) -> ReLU -> MaxPool 2 -> Conv2d(16, 32, 3, same)
+  -> ReLU -> MaxPool 2 -> Flatten -> Dense(128, 64) -> ReLU -> Dense(64, 10).
+Both sides: softmax cross entropy (mean) on class labels, SGD with momentum 0.9; mindlite
+through nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD), PyTorch through
+zero_grad / backward / step with torch.set_num_threads(2). Same data, and PyTorch starts from
+a copy of mindlite's initial weights; the losses of the first steps are compared before any
+timing, so both sides are seen to compute the same thing.
+
+Prints a markdown table: µs per step (median over many steps after warm-up) and the ratio
+mindlite / torch. `--profile` then prints cProfile's top functions for one mindlite step of
+each net.
+"""
+import argparse
+import cProfile
+import io
+import pstats
+import statistics
+import time
+
+import numpy as np
+
+import mindlite as ms
+from mindlite import Tensor, nn
+
+try:
+    import torch
+    torch.set_num_threads(2)
+except ImportError:                       # the table just loses its torch column
+    torch = None
+
+BATCH = 64
+LR, MOMENTUM = 0.01, 0.9
+
+
+# ---- the nets ----------------------------------------------------------------------------------
+def mindlite_mlp():
+    return nn.SequentialCell(nn.Dense(64, 128), nn.ReLU(), nn.Dense(128, 10))
+
+
+def mindlite_cnn():
+    return nn.SequentialCell(
+        nn.Conv2d(1, 16, 3, pad_mode="same", has_bias=True), nn.ReLU(), nn.MaxPool2d(2, 2),
+        nn.Conv2d(16, 32, 3, pad_mode="same", has_bias=True), nn.ReLU(), nn.MaxPool2d(2, 2),
+        nn.Flatten(), nn.Dense(32 * 2 * 2, 64), nn.ReLU(), nn.Dense(64, 10))
+
+
+def torch_like(ms_net):
+    """The same architecture in PyTorch, its weights copied from the mindlite net (Dense's
+    (out, in) weight and Conv2d's (out, in, kh, kw) have PyTorch's layout)."""
+    tnn = torch.nn
+    layers = []
+    for cell in ms_net:
+        if isinstance(cell, nn.Dense):
+            layers.append(tnn.Linear(cell.in_channels, cell.out_channels))
+        elif isinstance(cell, nn.Conv2d):
+            layers.append(tnn.Conv2d(cell.in_channels, cell.out_channels, cell.kernel_size,
+                                     padding="same"))
+        elif isinstance(cell, nn.ReLU):
+            layers.append(tnn.ReLU())
+        elif isinstance(cell, nn.MaxPool2d):
+            layers.append(tnn.MaxPool2d(cell.kernel_size, cell.stride))
+        elif isinstance(cell, nn.Flatten):
+            layers.append(tnn.Flatten())
+        else:
+            raise TypeError(f"no PyTorch twin for {type(cell).__name__}")
+    net = tnn.Sequential(*layers)
+    ms_params = [p.asnumpy() for p in ms_net.trainable_params()]
+    t_params = list(net.parameters())
+    assert len(ms_params) == len(t_params)
+    with torch.no_grad():
+        for t, a in zip(t_params, ms_params):
+            assert tuple(t.shape) == a.shape, (tuple(t.shape), a.shape)
+            t.copy_(torch.from_numpy(a.copy()))
+    return net
+
+
+# ---- one step on each side ---------------------------------------------------------------------
+def mindlite_step(net, x, y):
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.SGD(net.trainable_params(), learning_rate=LR, momentum=MOMENTUM)
+    train = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    train.set_train()
+    xt, yt = Tensor(x), Tensor(y)
+    return lambda: train(xt, yt)
+
+
+def torch_step(net, x, y):
+    opt = torch.optim.SGD(net.parameters(), lr=LR, momentum=MOMENTUM)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y.astype(np.int64))
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(net(xt), yt)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+# ---- measuring ---------------------------------------------------------------------------------
+def median_us(step, seconds, warmup=20):
+    for _ in range(warmup):
+        step()
+    samples = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end or len(samples) < 50:
+        t0 = time.perf_counter_ns()
+        step()
+        samples.append((time.perf_counter_ns() - t0) / 1e3)
+    return statistics.median(samples), len(samples)
+
+
+def check_same(ms_step, t_step, steps=5):
+    """Both sides' losses over the first steps agree (same weights, data, optimizer)."""
+    a = [float(ms_step().asnumpy()) for _ in range(steps)]
+    b = [float(t_step().item()) for _ in range(steps)]
+    err = max(abs(u - v) for u, v in zip(a, b))
+    if err > 1e-4 * max(1.0, max(abs(v) for v in b)):
+        raise SystemExit(f"mindlite and PyTorch disagree: losses {a} vs {b}")
+    return err
+
+
+def profile(name, step, steps=200, top=15):
+    for _ in range(20):
+        step()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(steps):
+        step()
+    prof.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out)
+    total = stats.total_tt
+    print(f"\n### {name}: {total / steps * 1e6:.0f} µs/step under cProfile, top by own time\n")
+    print("| function | own µs/step | own share | cumulative share |")
+    print("|---|---:|---:|---:|")
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]
+    for (fname, line, func), (_, _, tt, ct, _) in rows:
+        where = f"{fname.split('mindlite/')[-1]}:{line} {func}"
+        print(f"| `{where}` | {tt / steps * 1e6:.1f} | {tt / total:.0%} | {ct / total:.0%} |")
+
+
+WORKLOADS = (("MLP 64-128-10", mindlite_mlp, (BATCH, 64)),
+             ("CNN 1x8x8 (2 conv, 2 dense)", mindlite_cnn, (BATCH, 1, 8, 8)))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--seconds", type=float, default=2.0, help="timing budget per side and net")
+    p.add_argument("--profile", action="store_true", help="cProfile one mindlite step of each")
+    args = p.parse_args()
+    rng = np.random.default_rng(0)
+    rows, steps = [], {}
+    for name, make, shape in WORKLOADS:
+        ms.set_seed(0)
+        x = rng.standard_normal(shape).astype(np.float32)
+        y = rng.integers(0, 10, BATCH).astype(np.int32)
+        net = make()
+        t_net = torch_like(net) if torch else None     # copied before mindlite trains
+        ms_step = mindlite_step(net, x, y)
+        steps[name] = ms_step
+        if torch:
+            t_step = torch_step(t_net, x, y)
+            err = check_same(ms_step, t_step)
+            t_us, _ = median_us(t_step, args.seconds)
+        t_ms, n = median_us(ms_step, args.seconds)
+        if torch:
+            rows.append(f"| {name}, batch {BATCH} | {t_ms:.1f} | {t_us:.1f} | "
+                        f"{t_ms / t_us:.2f} | {err:.1e} |")
+        else:
+            rows.append(f"| {name}, batch {BATCH} | {t_ms:.1f} | - | - | - |")
+    print(f"One training step (forward + backward + SGD momentum {MOMENTUM}), float32, "
+          f"median µs, torch threads: {torch.get_num_threads() if torch else '-'}\n")
+    print("| workload | mindlite µs | torch µs | mindlite/torch | first-5-steps loss diff |")
+    print("|---|---:|---:|---:|---:|")
+    print("\n".join(rows))
+    if args.profile:
+        for name, step in steps.items():
+            profile(name, step)
+
+
+if __name__ == "__main__":
+    main()
