@@ -170,7 +170,7 @@ def main():
             t_step = torch_step(t_net, x, y)
             err = check_same(ms_step, t_step)
             t_us, _ = median_us(t_step, args.seconds)
-        t_ms, n = median_us(ms_step, args.seconds)
+        t_ms, _ = median_us(ms_step, args.seconds)
         if torch:
             rows.append(f"| {name}, batch {BATCH} | {t_ms:.1f} | {t_us:.1f} | "
                         f"{t_ms / t_us:.2f} | {err:.1e} |")
