@@ -239,7 +239,7 @@ def prim_attr_register(fn):
         else:
             values = slow_bind(self, args, kwargs)
         self.name = type(self).__name__
-        self.attrs = values
+        self.attrs = dict(values)          # __init__ may add/normalise attrs; init_args stay
         fn(self, *args, **kwargs)
         self._refresh_attrs_key()
         self.init_args = values
