@@ -12,7 +12,8 @@ zero_grad / backward / step with torch.set_num_threads(2). Same data, and PyTorc
 a copy of mindlite's initial weights; the losses of the first steps are compared before any
 timing, so both sides are seen to compute the same thing.
 
-Prints a markdown table: µs per step (median over many steps after warm-up) and the ratio
+Prints a markdown table: µs per step (median over many steps after warm-up; the two sides
+take turns in rounds, so load on a shared machine hits both alike) and the ratio
 mindlite / torch. `--profile` then prints cProfile's top functions for one mindlite step of
 each net.
 """
@@ -105,16 +106,21 @@ def torch_step(net, x, y):
 
 
 # ---- measuring ---------------------------------------------------------------------------------
-def median_us(step, seconds, warmup=20):
-    for _ in range(warmup):
-        step()
-    samples = []
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end or len(samples) < 50:
-        t0 = time.perf_counter_ns()
-        step()
-        samples.append((time.perf_counter_ns() - t0) / 1e3)
-    return statistics.median(samples), len(samples)
+def median_us(steps, seconds, rounds=6, warmup=20):
+    """{side: step} -> {side: median µs per step}. The sides take turns in `rounds` slices
+    of the `seconds` budget (per side), so a change in machine load hits both alike."""
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    samples = {side: [] for side in steps}
+    for _ in range(rounds):
+        for side, step in steps.items():
+            end = time.perf_counter() + seconds / rounds
+            while time.perf_counter() < end:
+                t0 = time.perf_counter_ns()
+                step()
+                samples[side].append((time.perf_counter_ns() - t0) / 1e3)
+    return {side: statistics.median(v) for side, v in samples.items()}
 
 
 def check_same(ms_step, t_step, steps=5):
@@ -169,13 +175,12 @@ def main():
         if torch:
             t_step = torch_step(t_net, x, y)
             err = check_same(ms_step, t_step)
-            t_us, _ = median_us(t_step, args.seconds)
-        t_ms, _ = median_us(ms_step, args.seconds)
-        if torch:
-            rows.append(f"| {name}, batch {BATCH} | {t_ms:.1f} | {t_us:.1f} | "
-                        f"{t_ms / t_us:.2f} | {err:.1e} |")
+            us = median_us({"mindlite": ms_step, "torch": t_step}, args.seconds)
+            rows.append(f"| {name}, batch {BATCH} | {us['mindlite']:.1f} | {us['torch']:.1f} | "
+                        f"{us['mindlite'] / us['torch']:.2f} | {err:.1e} |")
         else:
-            rows.append(f"| {name}, batch {BATCH} | {t_ms:.1f} | - | - | - |")
+            us = median_us({"mindlite": ms_step}, args.seconds)
+            rows.append(f"| {name}, batch {BATCH} | {us['mindlite']:.1f} | - | - | - |")
     print(f"One training step (forward + backward + SGD momentum {MOMENTUM}), float32, "
           f"median µs, torch threads: {torch.get_num_threads() if torch else '-'}\n")
     print("| workload | mindlite µs | torch µs | mindlite/torch | first-5-steps loss diff |")
