@@ -6,6 +6,7 @@ come through here. A few are compositions of primitives: clamp (Maximum, Minimum
 matmul with 1-D or batched operands (Reshape + MatMul / BatchMatMul), div with a
 rounding_mode.
 """
+from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as P
 
@@ -231,6 +232,9 @@ def matmul(input, other):
     """numpy.matmul semantics: 2-D @ 2-D is MatMul; a 1-D operand is a row (left) or column
     (right) vector whose axis is dropped from the result; higher ranks broadcast their batch
     dimensions (BatchMatMul). 0-d operands are a ValueError, as numpy."""
+    if type(input) is Tensor and type(other) is Tensor \
+            and len(input._abs.shape) == 2 == len(other._abs.shape):
+        return _matmul(input, other)          # the common case, without the checks below
     sa, sb = _shape(input), _shape(other)
     if len(sa) == 2 and len(sb) == 2:
         return _matmul(input, other)
