@@ -100,13 +100,6 @@ conv_cases = st.fixed_dictionaries({
     "pad": st.tuples(*[st.integers(0, 2)] * 4)})
 
 
-@pytest.fixture(params=["ms", "vm"])
-def policy(request):
-    """'ms': the selected (numba) kernels; 'vm': the numpy reference kernels."""
-    ms.set_context(backend_policy=request.param)
-    yield request.param
-    ms.set_context(backend_policy="ms")
-
 
 @settings(max_examples=40)
 @given(conv_cases)

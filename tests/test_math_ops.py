@@ -26,11 +26,6 @@ with_fixture = settings(suppress_health_check=list(settings.default.suppress_hea
                         + [HealthCheck.function_scoped_fixture])
 
 
-@pytest.fixture(params=["ms", "vm"])
-def policy(request):
-    ms.set_context(backend_policy=request.param)
-    yield request.param
-    ms.set_context(backend_policy="ms")
 
 
 def _quiet(fn):

@@ -24,11 +24,6 @@ TOL = {np.dtype(np.float16): (5e-3, 5e-3), np.dtype(np.float32): (1e-5, 1e-5),
        np.dtype(np.float64): (1e-12, 1e-12)}
 
 
-@pytest.fixture(params=["ms", "vm"])
-def policy(request):
-    ms.set_context(backend_policy=request.param)
-    yield request.param
-    ms.set_context(backend_policy="ms")
 
 
 def _f64(fn):

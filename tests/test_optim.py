@@ -17,13 +17,6 @@ from mindlite.pynative.grad import NON_DIFFERENTIABLE
 f32 = np.float32
 
 
-@pytest.fixture(params=["ms", "vm"])
-def policy(request):
-    """"ms": the selected kernel (numba for float32/64); "vm": the numpy reference kernels."""
-    ms.set_context(backend_policy=request.param)
-    yield request.param
-    ms.set_context(backend_policy="ms")
-
 
 def _r32(v):
     """A hyper-parameter as the float32 value the kernels see, widened to float64."""

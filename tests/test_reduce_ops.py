@@ -23,11 +23,6 @@ with_fixture = settings(suppress_health_check=list(settings.default.suppress_hea
 EPS = {2: 1e-3, 4: 1e-6, 8: 1e-14}
 
 
-@pytest.fixture(params=["ms", "vm"])
-def policy(request):
-    ms.set_context(backend_policy=request.param)
-    yield request.param
-    ms.set_context(backend_policy="ms")
 
 
 @st.composite

@@ -48,7 +48,7 @@ class Parameter(Tensor):
         return self
 
     def set_data(self, data):
-        """Replace the value in place; shape/dtype changes give a new signature (no stale runner)."""
+        """Replace the value in place (a new shape or dtype is a new signature: no stale runner)."""
         if isinstance(data, Tensor) and data._arr is None:
             data.init_data()
         return self.assign_value(data)

@@ -83,7 +83,7 @@ class Tensor:
 
     @classmethod
     def from_numpy(cls, array):
-        """A Tensor sharing memory with `array` (a view: later reshapes of `array` do not leak in)."""
+        """A Tensor sharing memory with `array` (a view: reshaping `array` later is not seen)."""
         if not isinstance(array, np.ndarray):
             raise TypeError(f"For 'Tensor.from_numpy', expected a numpy array, but got "
                             f"{type(array).__name__}")

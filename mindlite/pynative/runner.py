@@ -46,7 +46,7 @@ def constant_runner(value):
 
 
 def const_prim_runner(outputs, out_abs):
-    """An op with only constant inputs: computed once, a fresh copy per call (outputs are mutable)."""
+    """Only constant inputs: computed once, a fresh copy per call (outputs are mutable)."""
     def run(args):
         return wrap_outputs([o.copy() for o in outputs], out_abs, False)
     return run

@@ -17,16 +17,7 @@ __all__ = ['reshape', 'transpose', 'permute', 'expand_dims', 'unsqueeze', 'squee
            'ones', 'zeros_like', 'ones_like', 'fill', 'full', 'eye', 'arange', 'range',
            'assign', 'assign_add']
 
-_PRIMS = {}
-
-
-def cached_prim(cls, *attrs):
-    """The shared instance of primitive `cls` built with `attrs` (hashable values)."""
-    key = (cls, attrs)
-    prim = _PRIMS.get(key)
-    if prim is None:
-        prim = _PRIMS[key] = cls(*attrs)
-    return prim
+from ..operations._base import cached_prim  # noqa: E402
 
 
 def _tuple(v):
