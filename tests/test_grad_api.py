@@ -142,3 +142,27 @@ def test_bad_input():
         ops.GradOperation(sens_param=True)(lambda x: x * x)(t(1.0, 2.0), t(1.0))
     with pytest.raises(TypeError, match="'grad'.*must be a Tensor"):
         ms.grad(f)(1.0, x)
+
+
+def test_completeness_every_primitive_has_bprop_or_mark():
+    """Every primitive class (forward and gradient ones) can be differentiated or says it can't.
+    ops.Custom is excluded: its bprop is given per instance (test_custom_ops.py)."""
+    import inspect
+
+    from mindlite.ops.primitive import Primitive
+    from mindlite.pynative.grad import BPROPS, NON_DIFFERENTIABLE
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+    missing = []
+    for cls in set(subclasses(Primitive)):
+        mod = cls.__module__
+        if not mod.startswith("mindlite.ops.operations") or cls.__name__.startswith("_"):
+            continue
+        if inspect.isabstract(cls) or cls.__name__ in ("Custom",) or mod.endswith("_base"):
+            continue
+        if cls not in BPROPS and cls not in NON_DIFFERENTIABLE:
+            missing.append(f"{mod.rsplit('.', 1)[1]}.{cls.__name__}")
+    assert not missing, sorted(missing)
