@@ -1,0 +1,109 @@
+"""python -m mindlite.benchmark (subprocess) and mindlite.profiler.profile_call: runs, exit codes,
+stage figures positive and finite, stage sums within a sane factor of the measured calls."""
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mindlite import Tensor, ops
+from mindlite.profiler import format_breakdown, profile_call, stage_sum
+from mindlite.pynative.grad import GRAD_EXECUTOR
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _cli(*args):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "mindlite.benchmark", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _figure(line):
+    """The µs figure after 'median' in a latency line."""
+    words = line.split()
+    return float(words[words.index("median") + 1])
+
+
+def test_cli_relu():
+    r = _cli("--op", "ReLU", "--shape", "4,4", "--repeat", "3", "--compare", "numpy")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("ReLU (4, 4)")
+    ml = [ln for ln in lines if ln.startswith("mindlite ")]
+    npl = [ln for ln in lines if ln.startswith("numpy ")]
+    assert len(ml) == 1 and len(npl) == 1 and "mindlite/numpy" in npl[0]
+    assert _figure(ml[0]) > 0 and _figure(npl[0]) > 0
+    for stage in ("signature key", "inference", "kernel selection", "key + runner lookup",
+                  "output allocation", "kernel launch", "Tensor wrap", "measured call"):
+        assert stage in r.stdout, stage
+    assert "grad record" not in r.stdout
+
+
+def test_cli_add_grad():
+    r = _cli("--op", "Add", "--shape", "4,4", "--shape2", "4", "--grad", "--repeat", "3",
+             "--compare", "torch,numpy")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("Add (4, 4) x (4,)")
+    assert "(grad recorded)" in r.stdout.splitlines()[0]
+    assert r.stdout.count("grad record ") == 2           # first-call and cached stages
+    assert any(ln.startswith("torch ") for ln in r.stdout.splitlines())  # timed or not installed
+    assert not GRAD_EXECUTOR.recording
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--op", "NoSuchOp"), ("unknown op", "NoSuchOp")),
+    (("--op", "ReLU", "--shape", "4,x"), ("--shape", "4,x")),
+    (("--op", "ReLU", "--dtype", "floaty"), ("--dtype", "floaty")),
+    (("--op", "MatMul", "--shape", "4,3"), ("MatMul",)),
+    (("--op", "ReLU", "--compare", "jax"), ("--compare", "jax")),
+])
+def test_cli_bad_arguments_exit_2(args, words):
+    r = _cli(*args, "--repeat", "1")
+    assert r.returncode == 2
+    assert r.stdout == ""
+    for w in words:
+        assert w in r.stderr
+
+
+def _check(d, grad):
+    for k, v in d.items():
+        assert math.isfinite(v) and v > 0, (k, v)
+    for phase in ("first", "cached"):
+        total, parts = d[phase + "/total"], stage_sum(d, phase)
+        assert total / 20 < parts < total * 20, (phase, parts, total)
+    assert ("cached/grad record" in d) == grad and ("first/grad record" in d) == grad
+    text = format_breakdown(d)
+    assert "first call of the signature:" in text and "cached call (runner):" in text
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_profile_call_binary(grad):
+    x = Tensor(np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32))
+    y = Tensor(np.random.default_rng(1).standard_normal((4,)).astype(np.float32))
+    d = profile_call(ops.Add(), x, y, repeat=3, grad=grad)
+    _check(d, grad)
+    for stage in ("first/signature key", "first/cast inputs", "first/inference",
+                  "first/kernel selection", "first/launch", "cached/key + runner lookup",
+                  "cached/output allocation", "cached/kernel launch", "cached/Tensor wrap"):
+        assert stage in d
+    assert not GRAD_EXECUTOR.recording
+
+
+def test_profile_call_const_input_and_scalar():
+    x = Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    d = profile_call(ops.ReduceSum(), x, 1, repeat=3)
+    _check(d, False)
+    assert "cached/input read" in d                # generic runner: reads its inputs
+    _check(profile_call(ops.Add(), x, 2.0, repeat=3), False)
+    d = profile_call(ops.Reshape(), x, (12,), repeat=3)   # the kernel allocates: no alloc stage
+    _check(d, False)
+    assert "cached/output allocation" not in d
+
+
+def test_profile_call_constant_folded_is_an_error():
+    x = Tensor(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="Shape"):
+        profile_call(ops.Shape(), x, repeat=1)
