@@ -10,6 +10,7 @@ import numbers
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as P
+from ..operations import join_ops as J
 from ..operations import slice_ops as S
 
 __all__ = ['reshape', 'transpose', 'permute', 'expand_dims', 'unsqueeze', 'squeeze', 'flatten',
@@ -105,14 +106,14 @@ def flatten(input, order='C', *, start_dim=1, end_dim=-1):
 
 
 def concat(tensors, axis=0):
-    return cached_prim(P.Concat, axis)(tensors)
+    return cached_prim(J.Concat, axis)(tensors)
 
 
 cat = concat
 
 
 def stack(tensors, axis=0):
-    return cached_prim(P.Stack, axis)(tensors)
+    return cached_prim(J.Stack, axis)(tensors)
 
 
 def split(tensor, split_size_or_sections, axis=0):
@@ -132,7 +133,7 @@ def split(tensor, split_size_or_sections, axis=0):
             raise ValueError(f"For 'split', 'split_size_or_sections' must be positive, but got "
                              f"{s}")
         if dim and dim % s == 0:
-            return cached_prim(P.Split, axis, dim // s)(tensor)
+            return cached_prim(J.Split, axis, dim // s)(tensor)
         sizes = [s] * (dim // s) + ([dim % s] if dim % s or not dim else [])
     elif isinstance(s, (list, tuple)) and all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in s):

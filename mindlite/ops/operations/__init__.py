@@ -4,6 +4,7 @@ from .elementwise_ops import *  # noqa: F401,F403
 from .logic_ops import *  # noqa: F401,F403
 from .nn_ops import *  # noqa: F401,F403
 from .array_ops import *  # noqa: F401,F403
+from .join_ops import *  # noqa: F401,F403
 from .creation_ops import *  # noqa: F401,F403
 from .reduce_ops import *  # noqa: F401,F403
 from .slice_ops import *  # noqa: F401,F403
