@@ -288,3 +288,16 @@ def test_infer_only():
     out = ops.MatMul(transpose_b=True).infer(a, a)
     assert out.shape == (2, 2) and out.dtype is ms.float32
     assert abstract_tensor(ms.float32, (2, 3)) is a              # interned
+
+
+def test_cached_constant_does_not_admit_equal_but_bad_typed_value():
+    """1 == True == 1.0 in Python: the runner and inference caches must still tell them apart."""
+    x = Tensor(np.ones((2, 3), np.float32))
+    r = ops.ReduceSum()
+    r(x, 1)
+    for bad in (True, 1.0, (1, True)):
+        with pytest.raises(TypeError, match="ReduceSum"):
+            r(x, bad)
+    ops.Softmax(1)(x)
+    with pytest.raises(TypeError, match="Softmax"):
+        ops.Softmax(True)(x)

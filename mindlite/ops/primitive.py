@@ -54,9 +54,25 @@ def _int_tuple(value):
 
 
 def _hashable(value):
+    """A hashable stand-in for a constant or attribute value. NOTE: bools and floats carry
+    their type, so that True / 1.0 never share a cache entry with 1 (1 == True == 1.0 in
+    Python): a cached runner or inference must not let a bad-typed constant through."""
     t = type(value)
+    if t is bool or t is float:
+        return (t, value)
     if t in _PLAIN or (t is tuple and _int_tuple(value)):
         return value
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return value
     if isinstance(value, list):
         return tuple(_hashable(v) for v in value)
     if isinstance(value, dict):
@@ -180,7 +196,7 @@ def signature_key(prim, args):
     for i, a in enumerate(args):
         if i in const:
             t = type(a)
-            if t in _PLAIN or (t is tuple and _int_tuple(a)):
+            if t is int or a is None or (t is tuple and _int_tuple(a)):
                 key.append(("const", a))
             else:
                 key.append(("const", _hashable(const_value(a))))

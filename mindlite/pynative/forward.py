@@ -20,7 +20,7 @@ from ..abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..context import CONTEXT
-from ..ops.primitive import const_value, signature_key
+from ..ops.primitive import _hashable, const_value, signature_key
 from ..backend.session import session_factory
 from ..kernels import registry
 from . import runner as runner_mod
@@ -231,9 +231,9 @@ def _as_array(prim, i, x):
 
 
 def _infer_key(abstracts):
-    from ..ops.primitive import _hashable
-    return tuple(a if isinstance(a, (AbstractTensor, tuple)) else ("const", _hashable(a))
-                 for a in abstracts)
+    return tuple(a if isinstance(a, AbstractTensor)
+                 or (isinstance(a, tuple) and a and all(isinstance(x, AbstractTensor) for x in a))
+                 else ("const", _hashable(a)) for a in abstracts)
 
 
 def _check_infer_result(prim, out):
