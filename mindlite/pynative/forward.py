@@ -20,7 +20,7 @@ from ..abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..context import CONTEXT
-from ..ops.primitive import _hashable, const_value, signature_key
+from ..ops.primitive import _hashable, _scalar_key, const_value, signature_key
 from ..backend.session import session_factory
 from ..kernels import registry
 from . import runner as runner_mod
@@ -210,11 +210,9 @@ def _kernel_inputs(info):
 
 
 def _scalar_py_type(prim, i, value):
-    key = type(value)
+    key = _scalar_key(value)              # the Python type a scalar (or numpy scalar) acts as
     if key in (bool, int, float):
         return key
-    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
-        return {"b": bool, "i": int, "u": int, "f": float}[value.dtype.kind]
     name = (prim.input_names or ())[i] if prim.input_names and i < len(prim.input_names) \
         else f"input{i}"
     raise TypeError(f"For '{prim.name}', the input '{name}' must be a Tensor, int, float or "
