@@ -7,7 +7,8 @@ Stages are named "<phase>/<stage>". Phase "first" is a signature's first call th
 pipeline (pynative/forward.py): signature key, cast inputs, CNode, input abstracts, inference
 (uncached), kernel selection, kernel params, bind, launch (preallocated outputs), runner build,
 plus "grad record" when `grad`. Phase "cached" is the runner of a repeated call: key + runner
-lookup, input read (generic runners only), output allocation (runtime allocator; not for
+lookup (C, as `Primitive.__call__`; the Python signature key when C cannot key the call),
+input read (Python runners only; a `_C.FastRunner` reads the Tensors in C), output allocation (runtime allocator; not for
 kernels that allocate), kernel launch, Tensor wrap, grad record (when `grad`). "first/total"
 and "cached/total" are the measured whole calls (the first call with this signature's runner,
 inference and graph cache entries dropped before each call), to compare with the stage sums.
@@ -15,8 +16,7 @@ Each figure is the median over `repeat` batches of µs per call (time.perf_count
 """
 import statistics
 import time
-from operator import attrgetter
-
+from . import _C
 from .abstract import AbstractTensor
 from .context import CONTEXT
 from .ops.primitive import signature_key
@@ -28,7 +28,6 @@ from .pynative.grad import GRAD_EXECUTOR
 from .backend.session import session_factory
 from .kernels import registry
 
-_get_abs = attrgetter("_abs")
 BATCH_NS = 1_000_000          # a batch lasts about 1 ms
 MAX_NUMBER = 20_000
 
@@ -67,15 +66,6 @@ def _drop_first_call_caches(prim, key, infer_key, graph_key, session):
     prim._runners.pop(key, None)
     PYNATIVE_EXECUTOR.forward_executor.infer_cache.pop(infer_key, None)
     session.graphs.pop(graph_key, None)
-
-
-def _fast_runner(info, graph):
-    """True where make_runner builds the unary/binary template (no input_reader)."""
-    out = info.output_abstract
-    return (graph.kernel.alloc != "kernel" and not info.prim.dynamic_shape
-            and isinstance(out, AbstractTensor) and len(info.kinds) in (1, 2)
-            and all(k == "tensor" for k in info.kinds)
-            and all(a._abs.dtype is t for a, t in zip(info.args, info.types)))
 
 
 def profile_call(prim, *args, repeat=15, grad=False):
@@ -173,18 +163,37 @@ def _record_us(prim, args, repeat):
 def _cached_stages(prim, args, info, session, policy, provider, repeat, grad):
     runners = prim._runners
 
+    lookup_runner = _C.lookup_runner
+
     def lookup():                          # as Primitive.__call__ / _dispatch
-        if not prim.const_inputs:
-            try:
-                return runners[tuple(map(_get_abs, args))]
-            except (AttributeError, KeyError):
-                pass
-        return runners.get(signature_key(prim, args))
+        runner = lookup_runner(prim, args)
+        return runner if runner is not None else runners.get(signature_key(prim, args))
     d = {"cached/key + runner lookup": median_us(lookup, repeat)}
     graph = session.compile_op(info, policy, provider)
-    if not _fast_runner(info, graph):
-        read = runner_mod.input_reader(info)
-        d["cached/input read"] = median_us(lambda: read(args), repeat)
+    runner = runners.get(info.key)
+    if isinstance(runner, _C.FastRunner):
+        d.update(_fast_runner_stages(runner, args, info.output_abstract, repeat))
+    else:
+        d.update(_python_runner_stages(info, graph, session, args, repeat))
+    if grad:
+        d["cached/grad record"] = _record_us(prim, args, repeat)
+    return d
+
+
+def _fast_runner_stages(runner, args, out_abs, repeat):
+    """The C runner's stages, each timed in C over a batch (FastRunner.stage_times)."""
+    n = max(1, min(2000, (64 << 20) // max(1, out_abs.size * out_abs.np.itemsize)))
+    samples = [runner.stage_times(args, n) for _ in range(max(1, int(repeat)))]
+    names = ("cached/output allocation", "cached/kernel launch", "cached/Tensor wrap")
+    return {name: statistics.median(s[i] for s in samples) for i, name in enumerate(names)}
+
+
+def _python_runner_stages(info, graph, session, args, repeat):
+    """A Python runner's stages, each timed by calling its code from Python."""
+    d = {}
+    prim = info.prim
+    read = runner_mod.input_reader(info)
+    d["cached/input read"] = median_us(lambda: read(args), repeat)
     out_abs = info.output_abstract
     outs_abs = (out_abs,) if isinstance(out_abs, AbstractTensor) else out_abs
     dynamic = prim.dynamic_shape
@@ -193,13 +202,8 @@ def _cached_stages(prim, args, info, session, policy, provider, repeat, grad):
         d["cached/output allocation"] = median_us(lambda: [f() for f in allocs], repeat)
     d["cached/kernel launch"] = _launch_us(graph, session, _kernel_inputs(info), repeat)
     outs = session.run_op(graph, _kernel_inputs(info))
-    if isinstance(out_abs, AbstractTensor) and not dynamic:
-        d["cached/Tensor wrap"] = median_us(lambda: runner_mod._wrap(outs[0], out_abs), repeat)
-    else:
-        d["cached/Tensor wrap"] = median_us(
-            lambda: runner_mod.wrap_outputs(outs, out_abs, dynamic), repeat)
-    if grad:
-        d["cached/grad record"] = _record_us(prim, args, repeat)
+    d["cached/Tensor wrap"] = median_us(
+        lambda: runner_mod.wrap_outputs(outs, out_abs, dynamic), repeat)
     return d
 
 

@@ -96,8 +96,10 @@ def test_profile_call_const_input_and_scalar():
     x = Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
     d = profile_call(ops.ReduceSum(), x, 1, repeat=3)
     _check(d, False)
-    assert "cached/input read" in d                # generic runner: reads its inputs
-    _check(profile_call(ops.Add(), x, 2.0, repeat=3), False)
+    assert "cached/input read" not in d            # a C FastRunner: the constant is skipped
+    d = profile_call(ops.Add(), x, 2.0, repeat=3)
+    _check(d, False)
+    assert "cached/input read" in d                # Python runner: converts the scalar
     d = profile_call(ops.Reshape(), x, (12,), repeat=3)   # the kernel allocates: no alloc stage
     _check(d, False)
     assert "cached/output allocation" not in d

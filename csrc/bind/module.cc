@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "bind/elementwise_bind.h"
+#include "bind/fast_path.h"
 #include "kernels/elementwise.h"
 #include "runtime/thread_pool.h"
 
@@ -55,7 +56,8 @@ PYBIND11_MODULE(_C, m) {
   if (_import_array() < 0) throw py::error_already_set();
   ml::install_fork_handlers();
   ml::kernel_tables();
-  if (!ml::add_elementwise_functions(m.ptr()) || !ml::add_matmul_functions(m.ptr())) {
+  if (!ml::add_elementwise_functions(m.ptr()) || !ml::add_matmul_functions(m.ptr()) ||
+      !ml::add_fast_path(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);

@@ -1,7 +1,9 @@
 """Tensor: a light handle on a numpy array plus its interned abstract (the op signature).
 
-The hot path reads only two slots, `_arr` (the data) and `_abs` (the interned
-AbstractTensor used as the cache key). Every method and operator goes through a
+The hot path reads only two fields, `_arr` (the data) and `_abs` (the interned
+AbstractTensor used as the cache key); they live in the C base `_C.TensorBase`
+(MindSpore's Tensor_), so the C fast path (csrc/bind/fast_path.cc) reads them and
+creates result Tensors without Python code. Every method and operator goes through a
 primitive (ops/functional.py), so it is recorded for autograd like any op.
 Construction rules follow MindSpore (shared/MINDSPORE_API.md): Python floats
 become float32, Python ints int64, numpy arrays keep their dtype and are copied.
@@ -10,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from .. import abstract
+from .. import _C, abstract
 from . import dtype as mstype
 
 
@@ -43,9 +45,9 @@ def _has_numpy_values(data):
     return False
 
 
-class Tensor:
+class Tensor(_C.TensorBase):
     """A tensor: `Tensor(input_data=None, dtype=None, shape=None, init=None)`."""
-    __slots__ = ("_arr", "_abs", "_init", "__weakref__")
+    __slots__ = ("_init", "__weakref__")
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False):
         if dtype is not None:
@@ -227,6 +229,10 @@ class Tensor:
         self._abs = abstract.abstract_of_array(self._arr)
         return self
 
+    def __reduce__(self):
+        """copy / deepcopy / pickle: the values (the C base's fields are not slots)."""
+        return (Tensor, (self._data(),))
+
     def assign_value(self, value):
         """Replace the data in place (shape and dtype may change; the signature follows)."""
         arr = value.asnumpy() if isinstance(value, Tensor) else np.asarray(value)
@@ -321,6 +327,9 @@ class Tensor:
 
     def permute(self, *axes):
         return F.transpose(self, _shape_args(axes))
+
+
+_C.set_tensor_type(Tensor)       # the type the C fast path creates results as
 
 
 def _shape_args(args):

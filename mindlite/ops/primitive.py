@@ -1,8 +1,10 @@
 """Primitive: the named op object every call goes through (MindSpore's ops.Primitive).
 
-    Primitive.__call__(*args)
-      fast path: runners[signature] -> cached runner (one dict lookup, then the kernel)
-      first call of a signature: check_elim -> Parameter.init_data -> _run_op
+    Primitive.__call__(*args)                          (C: _C.PrimitiveBase, fast_path.cc)
+      fast path: runners[signature] -> cached runner (one dict lookup, then the kernel;
+                 a FastRunner is executed in C without a Python frame)
+      first call of a signature (or any call C cannot key): Primitive._dispatch
+        -> check_elim -> Parameter.init_data -> _run_op
         -> PynativeExecutor.real_run_op -> ForwardExecutor.run_op (pynative/forward.py)
 
 A primitive declares, next to its definition:
@@ -12,20 +14,19 @@ A primitive declares, next to its definition:
   const_inputs              indexes of inputs that are compile-time values (axis, shape)
   same_type_inputs          indexes promoted to one dtype first (MindSpore's signature 'T')
 The signature of a call is the tuple of its inputs' interned abstracts, so the
-runner cache is hashed by identity; constants enter the key by value, Python
-scalars in tensor positions by type (their value is converted on each call).
+runner cache is hashed by identity; constants enter the key by value (plain ints,
+None and int tuples as themselves, anything else tagged), Python scalars in tensor
+positions by type (their value is converted on each call). C builds the same key for
+all-Tensor calls with plain constants; signature_key builds every key on the Python path.
 """
 import functools
 import inspect
-from operator import attrgetter
 
 import numpy as np
 
+from .. import _C, context
 from ..common.dtype import Type
 from ..common.tensor import Tensor
-from .. import context
-
-_get_abs = attrgetter("_abs")
 
 # (primitive class, attrs key) -> {signature: runner}; shared by equal primitives, so
 # `ops.ReLU()(x)` in a loop reuses the runners of the first ReLU() built.
@@ -73,21 +74,12 @@ def _hashable(value):
     except TypeError:
         return ("id", id(value))
     return value
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    if isinstance(value, np.ndarray):
-        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
-    try:
-        hash(value)
-    except TypeError:
-        return ("id", id(value))
-    return value
 
 
-class Primitive:
-    """Base class of all primitives; `name` is the MindSpore op name."""
+class Primitive(_C.PrimitiveBase):
+    """Base class of all primitives; `name` is the MindSpore op name.
+
+    `__call__` is the C base's (the cached call); `_runners` and `_const_mask` are its fields."""
     const_inputs = ()
     same_type_inputs = ()
     promote_int_to_float = False      # e.g. Div: int32 / int32 -> float32
@@ -114,6 +106,7 @@ class Primitive:
     def _refresh_attrs_key(self):
         self.attrs_key = tuple((k, _hashable(v)) for k, v in sorted(self.attrs.items()))
         self._runners = RUNNER_CACHES.setdefault((type(self), self.name, self.attrs_key), {})
+        self._const_mask = sum(1 << i for i in self.const_inputs)
 
     def __repr__(self):
         return f"Prim[{self.name}]"
@@ -137,16 +130,8 @@ class Primitive:
         return False, None
 
     # ---- the call ------------------------------------------------------------------------
-    def __call__(self, *args):
-        if self.const_inputs:          # constants enter the key by value: no all-tensor key
-            return self._dispatch(args)
-        try:
-            runner = self._runners[tuple(map(_get_abs, args))]
-        except (AttributeError, KeyError):
-            return self._dispatch(args)
-        return runner(args)
-
     def _dispatch(self, args):
+        """The call in Python, when C could not key it (see the module docstring)."""
         runner = self._runners.get(signature_key(self, args))
         if runner is not None:
             return runner(args)
@@ -197,7 +182,7 @@ def signature_key(prim, args):
         if i in const:
             t = type(a)
             if t is int or a is None or (t is tuple and _int_tuple(a)):
-                key.append(("const", a))
+                key.append(a)                 # as fast_path.cc's plain_const
             else:
                 key.append(("const", _hashable(const_value(a))))
         elif isinstance(a, Tensor):

@@ -14,6 +14,7 @@ from primitives, so while an outer tape is open the backward pass is itself
 recorded: grad(grad(f)) works. A tape lives only for one grad call; it holds
 plain references (no cycles through tensors) and is dropped when the call returns.
 """
+from .. import _C
 from ..common.tensor import Tensor
 
 BPROPS = {}                 # primitive class -> bprop(prim, *inputs, out, dout) -> tuple
@@ -57,8 +58,8 @@ def _tensors(args):
 
 class GradExecutor:
     def __init__(self):
-        self.recording = False
         self.tapes = []
+        self.recording = False
 
     # ---- recording ---------------------------------------------------------------------
     def open_tape(self):
@@ -70,6 +71,10 @@ class GradExecutor:
     def close_tape(self, tape):
         self.tapes.remove(tape)
         self.recording = bool(self.tapes)
+
+    # The flag lives in C, where the fast runners (csrc/bind/fast_path.cc) read it.
+    recording = property(lambda self: _C.grad_recording(),
+                         lambda self, flag: _C.set_grad_recording(flag))
 
     def record(self, prim, inputs, output):
         """Called by every runner after its kernel ran, while `recording` is True."""

@@ -3,19 +3,22 @@
 A runner is built once, at the end of a signature's first call, from that
 call's OpRunInfo (which inputs are tensors, scalars to convert, casts) and its
 KernelGraph (the selected kernel, the output abstract, the allocation plan held
-by the runtime). It is a closure over those values, so a repeated call does:
-read the input arrays, allocate outputs (pool for large ones), launch the kernel,
-wrap the result, and report to the grad recorder if it is recording.
-The templates below are specialised by arity because each saved Python-level
-step is measurable at 4x4 sizes (benchmarks/op_latency.py).
+by the runtime). A repeated call does: read the input arrays, allocate outputs
+(pool for large ones), launch the kernel, wrap the result, and report to the grad
+recorder if it is recording.
+The common case -- Tensor inputs already of the kernel's dtype (constants aside), one
+output allocated by the runtime -- gets a `_C.FastRunner`, which does those steps in C
+(csrc/bind/fast_path.cc) when `Primitive.__call__` finds it. The rest are Python
+closures over the same values.
 """
 import numpy as np
 
-from .. import abstract
+from .. import _C, abstract
 from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
+from ..runtime.memory import POOL_MIN_BYTES
 
-_new = object.__new__
+_wrap = _C.wrap          # (arr, abs) -> Tensor
 
 
 def record(grad, prim, args, result):
@@ -29,13 +32,6 @@ def wrap_outputs(outputs, out_abs, dynamic):
         return _wrap(outputs[0], abstract.abstract_of_array(outputs[0]) if dynamic else out_abs)
     return tuple(_wrap(o, abstract.abstract_of_array(o) if dynamic else a)
                  for o, a in zip(outputs, out_abs))
-
-
-def _wrap(arr, abs_):
-    t = _new(Tensor)
-    t._arr = arr
-    t._abs = abs_
-    return t
 
 
 def constant_runner(value):
@@ -55,44 +51,18 @@ def const_prim_runner(outputs, out_abs):
 def make_runner(info, graph, runtime, grad):
     prim = info.prim
     kinds = info.kinds
-    launch = graph.launch
     out_abs = info.output_abstract
     if graph.kernel.alloc == "kernel" or prim.dynamic_shape:
-        return _kernel_alloc_runner(info, launch, grad)
-    if isinstance(out_abs, AbstractTensor) and all(k == "tensor" for k in kinds) \
-            and all(a._abs.dtype is t for a, t in zip(info.args, info.types)):
-        alloc = runtime.allocator(out_abs)
-        if len(kinds) == 1:
-            return _unary_runner(prim, launch, alloc, out_abs, grad)
-        if len(kinds) == 2:
-            return _binary_runner(prim, launch, alloc, out_abs, grad)
-    return _generic_runner(info, launch, runtime, grad)
-
-
-def _unary_runner(prim, launch, alloc, out_abs, grad):
-    def run(args):
-        out = alloc()
-        launch(args[0]._arr, out)
-        t = _new(Tensor)
-        t._arr = out
-        t._abs = out_abs
-        if grad.recording:
-            grad.record(prim, args, t)
-        return t
-    return run
-
-
-def _binary_runner(prim, launch, alloc, out_abs, grad):
-    def run(args):
-        out = alloc()
-        launch(args[0]._arr, args[1]._arr, out)
-        t = _new(Tensor)
-        t._arr = out
-        t._abs = out_abs
-        if grad.recording:
-            grad.record(prim, args, t)
-        return t
-    return run
+        return _kernel_alloc_runner(info, graph.launch, grad)
+    positions = [i for i, k in enumerate(kinds) if k != "const"]
+    if isinstance(out_abs, AbstractTensor) and 0 < len(positions) <= 8 \
+            and all(kinds[i] == "tensor" and info.args[i]._abs.dtype is info.types[i]
+                    for i in positions):
+        large = out_abs.size * out_abs.np.itemsize >= POOL_MIN_BYTES
+        return _C.FastRunner(graph.launch, runtime.allocator(out_abs) if large else None,
+                             out_abs, out_abs.np, out_abs.shape, prim, grad.record,
+                             len(kinds), positions)
+    return _generic_runner(info, graph.launch, runtime, grad)
 
 
 def input_reader(info):

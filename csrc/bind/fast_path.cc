@@ -1,0 +1,581 @@
+// The cached fast path of an op call, in C (MindSpore's Tensor_ / Primitive_ C++ bases):
+//
+//   _C.TensorBase     the two fields the hot path reads: _arr (ndarray), _abs (interned
+//                     AbstractTensor, the signature). mindlite.Tensor subclasses it.
+//   _C.PrimitiveBase  tp_call: build the signature key (inputs' _abs; constants in const
+//                     positions by value when they are plain ints/None/int tuples), look the
+//                     runner up in self._runners, run it. Anything else (a miss, a lazy
+//                     Parameter, a scalar input, a float constant) goes to self._dispatch(args):
+//                     the Python path with every layer of the pipeline (ops/primitive.py).
+//   _C.FastRunner     a runner the forward executor builds for all-tensor, no-cast calls of
+//                     "runtime"-allocated single-output kernels: allocate the output (numpy for
+//                     small, the runtime's pool allocator for large), vectorcall the kernel
+//                     (which re-validates its arrays: nothing unchecked reaches a loop), wrap a
+//                     Tensor, report to the grad recorder when it records.
+// The key format must match ops/primitive.py's signature_key; tests/test_fast_path.py checks.
+#include "bind/fast_path.h"
+
+#include <structmember.h>
+
+#include <chrono>
+#include <vector>
+
+#include "bind/numpy_api.h"
+
+namespace mindlite {
+namespace {
+
+struct TensorBase {
+  PyObject_HEAD
+  PyObject* arr;
+  PyObject* abs;
+};
+
+struct PrimitiveBase {
+  PyObject_HEAD
+  PyObject* runners;
+  unsigned long long const_mask;
+};
+
+constexpr int kMaxFastInputs = 8;
+
+struct FastRunner {
+  PyObject_HEAD
+  PyObject* kernel;     // kernel(in_0, ..., in_{n-1}, out)
+  PyObject* alloc;      // () -> out array, or nullptr: numpy allocation from descr/shape
+  PyArray_Descr* descr;
+  int nd;
+  npy_intp shape[NPY_MAXDIMS];
+  PyObject* out_abs;
+  PyObject* prim;
+  PyObject* record;     // grad recorder's record(prim, args, out)
+  int nargs;            // len(args) of the call
+  int nin;              // kernel inputs: the Tensors at args[pos[0..nin)] (constants skipped)
+  int pos[kMaxFastInputs];
+};
+
+PyTypeObject* g_tensor_type = nullptr;   // mindlite.Tensor, set by set_tensor_type
+bool g_recording = false;                // the grad recorder is open (set_grad_recording)
+PyObject* g_dispatch_name = nullptr;     // "_dispatch"
+
+// ---- TensorBase -----------------------------------------------------------------------------
+int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* t = reinterpret_cast<TensorBase*>(self);
+  Py_VISIT(t->arr);
+  Py_VISIT(t->abs);
+  return 0;
+}
+
+int tensor_clear(PyObject* self) {
+  auto* t = reinterpret_cast<TensorBase*>(self);
+  Py_CLEAR(t->arr);
+  Py_CLEAR(t->abs);
+  return 0;
+}
+
+void tensor_dealloc(PyObject* self) {
+  PyObject_GC_UnTrack(self);
+  tensor_clear(self);
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyMemberDef g_tensor_members[] = {
+    {"_arr", T_OBJECT_EX, offsetof(TensorBase, arr), 0, "the data (numpy array), or None"},
+    {"_abs", T_OBJECT_EX, offsetof(TensorBase, abs), 0, "interned AbstractTensor"},
+    {nullptr, 0, 0, 0, nullptr}};
+
+PyTypeObject g_tensor_base = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+inline bool is_tensor(PyObject* o) {
+  return Py_TYPE(o) == g_tensor_type || PyObject_TypeCheck(o, &g_tensor_base);
+}
+
+// A new Tensor owning `arr` (stolen) with abstract `abs` (borrowed).
+PyObject* new_tensor(PyObject* arr, PyObject* abs) {
+  PyObject* t = g_tensor_type->tp_alloc(g_tensor_type, 0);
+  if (!t) {
+    Py_DECREF(arr);
+    return nullptr;
+  }
+  auto* tb = reinterpret_cast<TensorBase*>(t);
+  tb->arr = arr;
+  Py_INCREF(abs);
+  tb->abs = abs;
+  return t;
+}
+
+// The op name for error messages (the primitive's `name`, else its repr).
+PyObject* prim_name(PyObject* prim) {
+  PyObject* name = PyObject_GetAttrString(prim, "name");
+  if (name && PyUnicode_Check(name)) return name;
+  Py_XDECREF(name);
+  PyErr_Clear();
+  return PyObject_Repr(prim);
+}
+
+// ---- FastRunner -----------------------------------------------------------------------------
+PyObject* fast_run(FastRunner* r, PyObject* args) {
+  if (PyTuple_GET_SIZE(args) != r->nargs) {
+    PyObject* name = prim_name(r->prim);
+    PyErr_Format(PyExc_TypeError, "For '%S', the cached runner takes %d inputs, but got %zd",
+                 name, r->nargs, PyTuple_GET_SIZE(args));
+    Py_XDECREF(name);
+    return nullptr;
+  }
+  PyObject* stack[kMaxFastInputs + 1];
+  for (int i = 0; i < r->nin; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, r->pos[i]);
+    PyObject* arr = is_tensor(a) ? reinterpret_cast<TensorBase*>(a)->arr : nullptr;
+    if (!arr || !PyArray_Check(arr)) {
+      PyObject* name = prim_name(r->prim);
+      PyErr_Format(PyExc_TypeError, "For '%S', input %d must be a Tensor holding a numpy array, "
+                   "but got %s", name, r->pos[i],
+                   is_tensor(a) ? (arr ? Py_TYPE(arr)->tp_name : "an uninitialised Tensor")
+                                : Py_TYPE(a)->tp_name);
+      Py_XDECREF(name);
+      return nullptr;
+    }
+    stack[i] = arr;
+  }
+  PyObject* out;
+  if (r->alloc) {
+    out = PyObject_CallNoArgs(r->alloc);
+  } else {
+    Py_INCREF(r->descr);
+    out = PyArray_NewFromDescr(&PyArray_Type, r->descr, r->nd, r->shape, nullptr, nullptr, 0,
+                               nullptr);
+  }
+  if (!out) return nullptr;
+  stack[r->nin] = out;
+  PyObject* res = PyObject_Vectorcall(r->kernel, stack, r->nin + 1, nullptr);
+  if (!res) {
+    Py_DECREF(out);
+    return nullptr;
+  }
+  Py_DECREF(res);
+  PyObject* t = new_tensor(out, r->out_abs);
+  if (!t || !g_recording) return t;
+  PyObject* rec_args[3] = {r->prim, args, t};
+  res = PyObject_Vectorcall(r->record, rec_args, 3, nullptr);
+  if (!res) {
+    Py_DECREF(t);
+    return nullptr;
+  }
+  Py_DECREF(res);
+  return t;
+}
+
+int runner_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* r = reinterpret_cast<FastRunner*>(self);
+  Py_VISIT(r->kernel);
+  Py_VISIT(r->alloc);
+  Py_VISIT(r->out_abs);
+  Py_VISIT(r->prim);
+  Py_VISIT(r->record);
+  return 0;
+}
+
+int runner_clear(PyObject* self) {
+  auto* r = reinterpret_cast<FastRunner*>(self);
+  Py_CLEAR(r->kernel);
+  Py_CLEAR(r->alloc);
+  Py_CLEAR(r->descr);
+  Py_CLEAR(r->out_abs);
+  Py_CLEAR(r->prim);
+  Py_CLEAR(r->record);
+  return 0;
+}
+
+void runner_dealloc(PyObject* self) {
+  PyObject_GC_UnTrack(self);
+  runner_clear(self);
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* runner_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  if ((kwargs && PyDict_GET_SIZE(kwargs)) || PyTuple_GET_SIZE(args) != 1 ||
+      !PyTuple_Check(PyTuple_GET_ITEM(args, 0))) {
+    PyErr_SetString(PyExc_TypeError, "FastRunner(args): expected one tuple of input Tensors");
+    return nullptr;
+  }
+  return fast_run(reinterpret_cast<FastRunner*>(self), PyTuple_GET_ITEM(args, 0));
+}
+
+// Reads `positions` (a sequence of ints in [0, nargs), at most kMaxFastInputs) into r.
+bool read_positions(FastRunner* r, PyObject* positions, int nargs) {
+  PyObject* seq = PySequence_Fast(positions, "FastRunner: 'positions' must be a sequence");
+  if (!seq) return false;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  bool ok = n >= 1 && n <= kMaxFastInputs;
+  for (Py_ssize_t i = 0; ok && i < n; ++i) {
+    long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+    ok = v >= 0 && v < nargs;
+    r->pos[i] = static_cast<int>(v);
+  }
+  Py_DECREF(seq);
+  if (!ok) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError, "FastRunner: 'positions' must hold 1 to %d input indexes "
+                 "in [0, %d)", kMaxFastInputs, nargs);
+    return false;
+  }
+  r->nin = static_cast<int>(n);
+  r->nargs = nargs;
+  return true;
+}
+
+// FastRunner(kernel, alloc, out_abs, np_dtype, shape, prim, record, nargs, positions)
+PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyObject *kernel, *alloc, *out_abs, *dtype, *shape, *prim, *record, *positions;
+  int nargs;
+  static const char* kw[] = {"kernel", "alloc", "out_abs", "np_dtype", "shape", "prim",
+                             "record", "nargs", "positions", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOiO:FastRunner", const_cast<char**>(kw),
+                                   &kernel, &alloc, &out_abs, &dtype, &shape, &prim, &record,
+                                   &nargs, &positions)) {
+    return nullptr;
+  }
+  if (!PyCallable_Check(kernel) || !PyCallable_Check(record) ||
+      (alloc != Py_None && !PyCallable_Check(alloc))) {
+    PyErr_SetString(PyExc_TypeError, "FastRunner: 'kernel', 'record' (and 'alloc' unless None) "
+                    "must be callable");
+    return nullptr;
+  }
+  PyArray_Descr* descr = nullptr;
+  if (!PyArray_DescrConverter(dtype, &descr)) return nullptr;
+  PyObject* seq = PySequence_Fast(shape, "FastRunner: 'shape' must be a sequence of ints");
+  if (!seq) {
+    Py_DECREF(descr);
+    return nullptr;
+  }
+  const Py_ssize_t nd = PySequence_Fast_GET_SIZE(seq);
+  auto* r = nd <= NPY_MAXDIMS ? reinterpret_cast<FastRunner*>(type->tp_alloc(type, 0)) : nullptr;
+  if (!r) {
+    if (nd > NPY_MAXDIMS) PyErr_SetString(PyExc_ValueError, "FastRunner: too many dimensions");
+    Py_DECREF(seq);
+    Py_DECREF(descr);
+    return nullptr;
+  }
+  r->descr = descr;
+  r->nd = static_cast<int>(nd);
+  for (Py_ssize_t i = 0; i < nd; ++i) {
+    r->shape[i] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(seq, i));
+    if (r->shape[i] < 0) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "FastRunner: negative dimension");
+      Py_DECREF(seq);
+      Py_DECREF(r);
+      return nullptr;
+    }
+  }
+  Py_DECREF(seq);
+  if (!read_positions(r, positions, nargs)) {
+    Py_DECREF(r);
+    return nullptr;
+  }
+  Py_INCREF(kernel);
+  r->kernel = kernel;
+  if (alloc != Py_None) {
+    Py_INCREF(alloc);
+    r->alloc = alloc;
+  }
+  Py_INCREF(out_abs);
+  r->out_abs = out_abs;
+  Py_INCREF(prim);
+  r->prim = prim;
+  Py_INCREF(record);
+  r->record = record;
+  return reinterpret_cast<PyObject*>(r);
+}
+
+// runner.stage_times(args, n) -> (alloc_us, launch_us, wrap_us): each stage of a call run n
+// times in a row, in C, timed with a steady clock (mindlite.profiler's cached breakdown).
+PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  auto* r = reinterpret_cast<FastRunner*>(self);
+  long n = nargs == 2 ? PyLong_AsLong(args[1]) : -1;
+  if (nargs != 2 || !PyTuple_Check(args[0]) || n < 1 || n > 1000000) {
+    if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_TypeError, "stage_times(args, n): expected a tuple and 1 <= n <= "
+                      "1000000");
+    }
+    return nullptr;
+  }
+  // One checked call first: validates the inputs the same way a real call does.
+  PyObject* probe = fast_run(r, args[0]);
+  if (!probe) return nullptr;
+  Py_DECREF(probe);
+  PyObject* stack[kMaxFastInputs + 1];
+  for (int i = 0; i < r->nin; ++i) {
+    stack[i] = reinterpret_cast<TensorBase*>(PyTuple_GET_ITEM(args[0], r->pos[i]))->arr;
+  }
+  std::vector<PyObject*> items(n, nullptr);
+  using clock = std::chrono::steady_clock;
+  auto t0 = clock::now();
+  bool ok = true;
+  for (long i = 0; ok && i < n; ++i) {
+    if (r->alloc) {
+      items[i] = PyObject_CallNoArgs(r->alloc);
+    } else {
+      Py_INCREF(r->descr);
+      items[i] = PyArray_NewFromDescr(&PyArray_Type, r->descr, r->nd, r->shape, nullptr,
+                                      nullptr, 0, nullptr);
+    }
+    ok = items[i] != nullptr;
+  }
+  auto t1 = clock::now();
+  for (long i = 0; ok && i < n; ++i) {
+    stack[r->nin] = items[i];
+    PyObject* res = PyObject_Vectorcall(r->kernel, stack, r->nin + 1, nullptr);
+    ok = res != nullptr;
+    Py_XDECREF(res);
+  }
+  auto t2 = clock::now();
+  for (long i = 0; ok && i < n; ++i) {
+    items[i] = new_tensor(items[i], r->out_abs);    // steals the array
+    ok = items[i] != nullptr;
+  }
+  auto t3 = clock::now();
+  for (PyObject* o : items) Py_XDECREF(o);
+  if (!ok) return nullptr;
+  auto us = [n](clock::time_point a, clock::time_point b) {
+    return std::chrono::duration<double, std::micro>(b - a).count() / static_cast<double>(n);
+  };
+  return Py_BuildValue("(ddd)", us(t0, t1), us(t1, t2), us(t2, t3));
+}
+
+PyMethodDef g_runner_methods[] = {
+    {"stage_times",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(runner_stage_times)),
+     METH_FASTCALL, "stage_times(args, n) -> (alloc_us, launch_us, wrap_us) per call, in C."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyMemberDef g_runner_members[] = {
+    {"kernel", T_OBJECT, offsetof(FastRunner, kernel), READONLY, "the launched kernel"},
+    {"out_abs", T_OBJECT, offsetof(FastRunner, out_abs), READONLY, "output abstract"},
+    {"prim", T_OBJECT, offsetof(FastRunner, prim), READONLY, "the primitive"},
+    {"nargs", T_INT, offsetof(FastRunner, nargs), READONLY, "number of call inputs"},
+    {"nin", T_INT, offsetof(FastRunner, nin), READONLY, "number of kernel inputs"},
+    {nullptr, 0, 0, 0, nullptr}};
+
+PyTypeObject g_fast_runner = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+// ---- PrimitiveBase ----------------------------------------------------------------------------
+// A constant that enters the key as itself: exact int, None, or a tuple of exact ints
+// (bools and floats are tagged by signature_key on the Python path; see _hashable).
+inline bool plain_const(PyObject* a) {
+  if (a == Py_None || PyLong_CheckExact(a)) return true;
+  if (!PyTuple_CheckExact(a)) return false;
+  for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(a); i < n; ++i) {
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(a, i))) return false;
+  }
+  return true;
+}
+
+// New reference to the signature key of `args`, or nullptr (no error set) when the call
+// needs the Python path to build it.
+PyObject* fast_key(unsigned long long const_mask, PyObject* args) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(args);
+  if (n == 0 || n > 64) return nullptr;
+  PyObject* key = PyTuple_New(n);
+  if (!key) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    PyObject* item = nullptr;
+    if ((const_mask >> i) & 1ULL) {
+      if (plain_const(a)) item = a;
+    } else if (is_tensor(a)) {
+      item = reinterpret_cast<TensorBase*>(a)->abs;
+    }
+    if (!item) {
+      Py_DECREF(key);
+      return nullptr;
+    }
+    Py_INCREF(item);
+    PyTuple_SET_ITEM(key, i, item);
+  }
+  return key;
+}
+
+PyObject* prim_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  auto* p = reinterpret_cast<PrimitiveBase*>(self);
+  if (kwargs && PyDict_GET_SIZE(kwargs)) {
+    PyObject* name = prim_name(self);
+    PyErr_Format(PyExc_TypeError, "For '%S', inputs are positional; keyword arguments are not "
+                 "accepted, but got %R", name, kwargs);
+    Py_XDECREF(name);
+    return nullptr;
+  }
+  if (p->runners && PyDict_CheckExact(p->runners)) {
+    PyObject* key = fast_key(p->const_mask, args);
+    if (key) {
+      PyObject* runner = PyDict_GetItemWithError(p->runners, key);
+      Py_DECREF(key);
+      if (runner) {
+        Py_INCREF(runner);     // a context change may clear the cache while it runs
+        PyObject* res = Py_TYPE(runner) == &g_fast_runner
+                            ? fast_run(reinterpret_cast<FastRunner*>(runner), args)
+                            : PyObject_CallOneArg(runner, args);
+        Py_DECREF(runner);
+        return res;
+      }
+      if (PyErr_Occurred()) return nullptr;
+    }
+  }
+  return PyObject_CallMethodOneArg(self, g_dispatch_name, args);
+}
+
+int prim_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(reinterpret_cast<PrimitiveBase*>(self)->runners);
+  return 0;
+}
+
+int prim_clear(PyObject* self) {
+  Py_CLEAR(reinterpret_cast<PrimitiveBase*>(self)->runners);
+  return 0;
+}
+
+void prim_dealloc(PyObject* self) {
+  PyObject_GC_UnTrack(self);
+  prim_clear(self);
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyMemberDef g_prim_members[] = {
+    {"_runners", T_OBJECT, offsetof(PrimitiveBase, runners), 0,
+     "signature -> runner cache shared by equal primitives"},
+    {"_const_mask", T_ULONGLONG, offsetof(PrimitiveBase, const_mask), 0,
+     "bit i set: input i is a constant (enters the key by value)"},
+    {nullptr, 0, 0, 0, nullptr}};
+
+PyTypeObject g_prim_base = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+// lookup_runner(prim, args) -> the cached runner Primitive.__call__ would run from C, or None
+// (what mindlite.profiler times as the "key + runner lookup" stage).
+PyObject* py_lookup_runner(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2 || !PyObject_TypeCheck(args[0], &g_prim_base) || !PyTuple_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "lookup_runner(prim, args): expected a Primitive and a "
+                    "tuple");
+    return nullptr;
+  }
+  auto* p = reinterpret_cast<PrimitiveBase*>(args[0]);
+  PyObject* key = p->runners && PyDict_CheckExact(p->runners) ? fast_key(p->const_mask, args[1])
+                                                              : nullptr;
+  if (!key) Py_RETURN_NONE;
+  PyObject* runner = PyDict_GetItemWithError(p->runners, key);
+  Py_DECREF(key);
+  if (!runner) {
+    if (PyErr_Occurred()) return nullptr;
+    Py_RETURN_NONE;
+  }
+  Py_INCREF(runner);
+  return runner;
+}
+
+// ---- module functions -----------------------------------------------------------------------
+PyObject* py_set_tensor_type(PyObject*, PyObject* type) {
+  if (!PyType_Check(type) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type), &g_tensor_base)) {
+    PyErr_SetString(PyExc_TypeError, "set_tensor_type: expected a subclass of TensorBase");
+    return nullptr;
+  }
+  Py_INCREF(type);
+  Py_XDECREF(reinterpret_cast<PyObject*>(g_tensor_type));
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(type);
+  Py_RETURN_NONE;
+}
+
+PyObject* py_set_grad_recording(PyObject*, PyObject* flag) {
+  int v = PyObject_IsTrue(flag);
+  if (v < 0) return nullptr;
+  g_recording = v != 0;
+  Py_RETURN_NONE;
+}
+
+PyObject* py_grad_recording(PyObject*, PyObject*) { return PyBool_FromLong(g_recording); }
+
+// wrap(arr, abs) -> Tensor: the output wrapper of the Python runners.
+PyObject* py_wrap(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_Format(PyExc_TypeError, "wrap(arr, abs): expected 2 arguments, but got %zd", nargs);
+    return nullptr;
+  }
+  if (!g_tensor_type) {
+    PyErr_SetString(PyExc_RuntimeError, "wrap: the Tensor type is not set");
+    return nullptr;
+  }
+  Py_INCREF(args[0]);
+  return new_tensor(args[0], args[1]);
+}
+
+PyMethodDef g_functions[] = {
+    {"set_tensor_type", py_set_tensor_type, METH_O,
+     "Register mindlite.Tensor: the type fast-path outputs are created as."},
+    {"set_grad_recording", py_set_grad_recording, METH_O,
+     "Tell fast runners whether the grad recorder is open."},
+    {"lookup_runner",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_lookup_runner)),
+     METH_FASTCALL, "lookup_runner(prim, args): the runner the C call path finds, or None."},
+    {"grad_recording", py_grad_recording, METH_NOARGS, "Whether the grad recorder is open."},
+    {"wrap", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_wrap)),
+     METH_FASTCALL, "wrap(arr, abs) -> Tensor with those fields."},
+    {nullptr, nullptr, 0, nullptr}};
+
+bool ready(PyObject* module, PyTypeObject* type, const char* name) {
+  if (PyType_Ready(type) < 0) return false;
+  Py_INCREF(type);
+  if (PyModule_AddObject(module, name, reinterpret_cast<PyObject*>(type)) < 0) {
+    Py_DECREF(type);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool add_fast_path(PyObject* module) {
+  g_dispatch_name = PyUnicode_InternFromString("_dispatch");
+  if (!g_dispatch_name) return false;
+
+  g_tensor_base.tp_name = "mindlite._C.TensorBase";
+  g_tensor_base.tp_basicsize = sizeof(TensorBase);
+  g_tensor_base.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  g_tensor_base.tp_doc = "C base of mindlite.Tensor: the _arr and _abs fields.";
+  g_tensor_base.tp_traverse = tensor_traverse;
+  g_tensor_base.tp_clear = tensor_clear;
+  g_tensor_base.tp_dealloc = tensor_dealloc;
+  g_tensor_base.tp_members = g_tensor_members;
+  g_tensor_base.tp_new = PyType_GenericNew;
+
+  g_prim_base.tp_name = "mindlite._C.PrimitiveBase";
+  g_prim_base.tp_basicsize = sizeof(PrimitiveBase);
+  g_prim_base.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  g_prim_base.tp_doc = "C base of mindlite Primitive: the cached call (runner lookup).";
+  g_prim_base.tp_traverse = prim_traverse;
+  g_prim_base.tp_clear = prim_clear;
+  g_prim_base.tp_dealloc = prim_dealloc;
+  g_prim_base.tp_members = g_prim_members;
+  g_prim_base.tp_call = prim_call;
+  g_prim_base.tp_new = PyType_GenericNew;
+
+  g_fast_runner.tp_name = "mindlite._C.FastRunner";
+  g_fast_runner.tp_basicsize = sizeof(FastRunner);
+  g_fast_runner.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC;
+  g_fast_runner.tp_doc = "A cached runner executed in C: alloc, launch, wrap, record.";
+  g_fast_runner.tp_traverse = runner_traverse;
+  g_fast_runner.tp_clear = runner_clear;
+  g_fast_runner.tp_dealloc = runner_dealloc;
+  g_fast_runner.tp_members = g_runner_members;
+  g_fast_runner.tp_methods = g_runner_methods;
+  g_fast_runner.tp_call = runner_call;
+  g_fast_runner.tp_new = runner_new;
+
+  return ready(module, &g_tensor_base, "TensorBase") && ready(module, &g_prim_base,
+                                                               "PrimitiveBase") &&
+         ready(module, &g_fast_runner, "FastRunner") &&
+         PyModule_AddFunctions(module, g_functions) == 0;
+}
+
+}  // namespace mindlite
