@@ -8,14 +8,17 @@ pipeline (pynative/forward.py): signature key, cast inputs, CNode, input abstrac
 (uncached), kernel selection, kernel params, bind, launch (preallocated outputs), runner build,
 plus "grad record" when `grad`. Phase "cached" is the runner of a repeated call: key + runner
 lookup (C, as `Primitive.__call__`; the Python signature key when C cannot key the call),
-input read (Python runners only; a `_C.FastRunner` reads the Tensors in C), output allocation (runtime allocator; not for
-kernels that allocate), kernel launch, Tensor wrap, grad record (when `grad`). "first/total"
-and "cached/total" are the measured whole calls (the first call with this signature's runner,
-inference and graph cache entries dropped before each call), to compare with the stage sums.
+input read (Python runners only; a `_C.FastRunner` reads the Tensors in C), output
+allocation (runtime allocator; not for kernels that allocate), kernel launch, Tensor wrap
+(a FastRunner's three timed in C by FastRunner.stage_times), grad record (when `grad`).
+"first/total" and "cached/total" are the measured whole calls (the first call with this
+signature's runner, inference and graph cache entries dropped before each call), to compare
+with the stage sums.
 Each figure is the median over `repeat` batches of µs per call (time.perf_counter_ns).
 """
 import statistics
 import time
+
 from . import _C
 from .abstract import AbstractTensor
 from .context import CONTEXT
