@@ -10,8 +10,10 @@
 //   _C.FastRunner     a runner the forward executor builds for all-tensor, no-cast calls of
 //                     "runtime"-allocated single-output kernels: allocate the output (numpy for
 //                     small, the runtime's pool allocator for large), vectorcall the kernel
-//                     (which re-validates its arrays: nothing unchecked reaches a loop), wrap a
-//                     Tensor, report to the grad recorder when it records.
+//                     (which re-validates its arrays: nothing unchecked reaches a loop) with
+//                     the kernel's bound params after the output, wrap a Tensor, and while the
+//                     grad recorder records, offer the op to its open tapes (the same rule as
+//                     GradExecutor.record in pynative/grad.py, which Python runners call).
 // The key format must match ops/primitive.py's signature_key; tests/test_fast_path.py checks.
 #include "bind/fast_path.h"
 
@@ -38,6 +40,7 @@ struct PrimitiveBase {
 };
 
 constexpr int kMaxFastInputs = 8;
+constexpr int kMaxParams = 8;
 
 struct FastRunner {
   PyObject_HEAD
@@ -48,7 +51,8 @@ struct FastRunner {
   npy_intp shape[NPY_MAXDIMS];
   PyObject* out_abs;
   PyObject* prim;
-  PyObject* record;     // grad recorder's record(prim, args, out)
+  PyObject* params;     // tuple of kernel params passed after the output (positional)
+  PyObject* tapes;      // the grad recorder's list of open Tapes; nullptr: not differentiable
   int nargs;            // len(args) of the call
   int nin;              // kernel inputs: the Tensors at args[pos[0..nin)] (constants skipped)
   int pos[kMaxFastInputs];
@@ -57,6 +61,8 @@ struct FastRunner {
 PyTypeObject* g_tensor_type = nullptr;   // mindlite.Tensor, set by set_tensor_type
 bool g_recording = false;                // the grad recorder is open (set_grad_recording)
 PyObject* g_dispatch_name = nullptr;     // "_dispatch"
+PyObject* g_tracked_name = nullptr;      // Tape.tracked: ids of tensors the tape follows
+PyObject* g_nodes_name = nullptr;        // Tape.nodes: (prim, inputs, output) in record order
 
 // ---- TensorBase -----------------------------------------------------------------------------
 int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
@@ -114,6 +120,52 @@ PyObject* prim_name(PyObject* prim) {
 }
 
 // ---- FastRunner -----------------------------------------------------------------------------
+// kernel(inputs..., out, params...); `stack` has room for the inputs and the output.
+bool launch(FastRunner* r, PyObject** stack, PyObject* out) {
+  const Py_ssize_t np = PyTuple_GET_SIZE(r->params);
+  PyObject* full[kMaxFastInputs + 1 + kMaxParams];
+  PyObject** argv = stack;
+  stack[r->nin] = out;
+  if (np) {
+    for (int i = 0; i < r->nin; ++i) full[i] = stack[i];
+    full[r->nin] = out;
+    for (Py_ssize_t j = 0; j < np; ++j) full[r->nin + 1 + j] = PyTuple_GET_ITEM(r->params, j);
+    argv = full;
+  }
+  PyObject* res = PyObject_Vectorcall(r->kernel, argv, r->nin + 1 + np, nullptr);
+  Py_XDECREF(res);
+  return res != nullptr;
+}
+
+// GradExecutor.record for this op: each open tape that tracks one of the Tensor inputs keeps
+// the node (prim, args, out) and starts tracking the output.
+bool record(FastRunner* r, PyObject* args, PyObject* out) {
+  const Py_ssize_t ntapes = PyList_GET_SIZE(r->tapes);
+  for (Py_ssize_t k = 0; k < ntapes; ++k) {
+    PyObject* tape = PyList_GET_ITEM(r->tapes, k);
+    PyObject* tracked = PyObject_GetAttr(tape, g_tracked_name);
+    if (!tracked) return false;
+    int hit = 0;
+    for (int i = 0; hit == 0 && i < r->nin; ++i) {
+      PyObject* id = PyLong_FromVoidPtr(PyTuple_GET_ITEM(args, r->pos[i]));
+      hit = id ? PySet_Contains(tracked, id) : -1;
+      Py_XDECREF(id);
+    }
+    if (hit == 1) {
+      PyObject* nodes = PyObject_GetAttr(tape, g_nodes_name);
+      PyObject* node = nodes ? PyTuple_Pack(3, r->prim, args, out) : nullptr;
+      PyObject* id = node ? PyLong_FromVoidPtr(out) : nullptr;
+      hit = id && PyList_Append(nodes, node) == 0 && PySet_Add(tracked, id) == 0 ? 1 : -1;
+      Py_XDECREF(id);
+      Py_XDECREF(node);
+      Py_XDECREF(nodes);
+    }
+    Py_DECREF(tracked);
+    if (hit < 0) return false;
+  }
+  return true;
+}
+
 PyObject* fast_run(FastRunner* r, PyObject* args) {
   if (PyTuple_GET_SIZE(args) != r->nargs) {
     PyObject* name = prim_name(r->prim);
@@ -146,22 +198,16 @@ PyObject* fast_run(FastRunner* r, PyObject* args) {
                                nullptr);
   }
   if (!out) return nullptr;
-  stack[r->nin] = out;
-  PyObject* res = PyObject_Vectorcall(r->kernel, stack, r->nin + 1, nullptr);
-  if (!res) {
+  if (!launch(r, stack, out)) {
     Py_DECREF(out);
     return nullptr;
   }
-  Py_DECREF(res);
   PyObject* t = new_tensor(out, r->out_abs);
-  if (!t || !g_recording) return t;
-  PyObject* rec_args[3] = {r->prim, args, t};
-  res = PyObject_Vectorcall(r->record, rec_args, 3, nullptr);
-  if (!res) {
+  if (!t || !g_recording || !r->tapes) return t;
+  if (!record(r, args, t)) {
     Py_DECREF(t);
     return nullptr;
   }
-  Py_DECREF(res);
   return t;
 }
 
@@ -171,7 +217,8 @@ int runner_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(r->alloc);
   Py_VISIT(r->out_abs);
   Py_VISIT(r->prim);
-  Py_VISIT(r->record);
+  Py_VISIT(r->params);
+  Py_VISIT(r->tapes);
   return 0;
 }
 
@@ -182,7 +229,8 @@ int runner_clear(PyObject* self) {
   Py_CLEAR(r->descr);
   Py_CLEAR(r->out_abs);
   Py_CLEAR(r->prim);
-  Py_CLEAR(r->record);
+  Py_CLEAR(r->params);
+  Py_CLEAR(r->tapes);
   return 0;
 }
 
@@ -224,21 +272,31 @@ bool read_positions(FastRunner* r, PyObject* positions, int nargs) {
   return true;
 }
 
-// FastRunner(kernel, alloc, out_abs, np_dtype, shape, prim, record, nargs, positions)
+// FastRunner(kernel, alloc, out_abs, np_dtype, shape, prim, tapes, nargs, positions, params=())
 PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-  PyObject *kernel, *alloc, *out_abs, *dtype, *shape, *prim, *record, *positions;
+  PyObject *kernel, *alloc, *out_abs, *dtype, *shape, *prim, *tapes, *positions;
+  PyObject* params = nullptr;
   int nargs;
   static const char* kw[] = {"kernel", "alloc", "out_abs", "np_dtype", "shape", "prim",
-                             "record", "nargs", "positions", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOiO:FastRunner", const_cast<char**>(kw),
-                                   &kernel, &alloc, &out_abs, &dtype, &shape, &prim, &record,
-                                   &nargs, &positions)) {
+                             "tapes", "nargs", "positions", "params", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOiO|O!:FastRunner",
+                                   const_cast<char**>(kw), &kernel, &alloc, &out_abs, &dtype,
+                                   &shape, &prim, &tapes, &nargs, &positions, &PyTuple_Type,
+                                   &params)) {
     return nullptr;
   }
-  if (!PyCallable_Check(kernel) || !PyCallable_Check(record) ||
-      (alloc != Py_None && !PyCallable_Check(alloc))) {
-    PyErr_SetString(PyExc_TypeError, "FastRunner: 'kernel', 'record' (and 'alloc' unless None) "
-                    "must be callable");
+  if (!PyCallable_Check(kernel) || (alloc != Py_None && !PyCallable_Check(alloc))) {
+    PyErr_SetString(PyExc_TypeError, "FastRunner: 'kernel' (and 'alloc' unless None) must be "
+                    "callable");
+    return nullptr;
+  }
+  if (tapes != Py_None && !PyList_CheckExact(tapes)) {
+    PyErr_SetString(PyExc_TypeError, "FastRunner: 'tapes' must be the grad recorder's list of "
+                    "tapes, or None for a primitive that is not differentiable");
+    return nullptr;
+  }
+  if (params && PyTuple_GET_SIZE(params) > kMaxParams) {
+    PyErr_Format(PyExc_ValueError, "FastRunner: at most %d params", kMaxParams);
     return nullptr;
   }
   PyArray_Descr* descr = nullptr;
@@ -282,8 +340,16 @@ PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   r->out_abs = out_abs;
   Py_INCREF(prim);
   r->prim = prim;
-  Py_INCREF(record);
-  r->record = record;
+  if (tapes != Py_None) {
+    Py_INCREF(tapes);
+    r->tapes = tapes;
+  }
+  r->params = params ? params : PyTuple_New(0);
+  if (!r->params) {
+    Py_DECREF(r);
+    return nullptr;
+  }
+  if (params) Py_INCREF(params);
   return reinterpret_cast<PyObject*>(r);
 }
 
@@ -323,12 +389,7 @@ PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t n
     ok = items[i] != nullptr;
   }
   auto t1 = clock::now();
-  for (long i = 0; ok && i < n; ++i) {
-    stack[r->nin] = items[i];
-    PyObject* res = PyObject_Vectorcall(r->kernel, stack, r->nin + 1, nullptr);
-    ok = res != nullptr;
-    Py_XDECREF(res);
-  }
+  for (long i = 0; ok && i < n; ++i) ok = launch(r, stack, items[i]);
   auto t2 = clock::now();
   for (long i = 0; ok && i < n; ++i) {
     items[i] = new_tensor(items[i], r->out_abs);    // steals the array
@@ -537,7 +598,9 @@ bool ready(PyObject* module, PyTypeObject* type, const char* name) {
 
 bool add_fast_path(PyObject* module) {
   g_dispatch_name = PyUnicode_InternFromString("_dispatch");
-  if (!g_dispatch_name) return false;
+  g_tracked_name = PyUnicode_InternFromString("tracked");
+  g_nodes_name = PyUnicode_InternFromString("nodes");
+  if (!g_dispatch_name || !g_tracked_name || !g_nodes_name) return false;
 
   g_tensor_base.tp_name = "mindlite._C.TensorBase";
   g_tensor_base.tp_basicsize = sizeof(TensorBase);

@@ -77,7 +77,8 @@ class GradExecutor:
                          lambda self, flag: _C.set_grad_recording(flag))
 
     def record(self, prim, inputs, output):
-        """Called by every runner after its kernel ran, while `recording` is True."""
+        """Called by every runner after its kernel ran, while `recording` is True.
+        NOTE: a _C.FastRunner applies the same rule in C (record() in csrc/bind/fast_path.cc)."""
         if type(prim) in NON_DIFFERENTIABLE:
             return
         for tape in self.tapes:

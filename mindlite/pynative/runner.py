@@ -17,6 +17,7 @@ from .. import _C, abstract
 from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..runtime.memory import POOL_MIN_BYTES
+from .grad import NON_DIFFERENTIABLE
 
 _wrap = _C.wrap          # (arr, abs) -> Tensor
 
@@ -59,9 +60,12 @@ def make_runner(info, graph, runtime, grad):
             and all(kinds[i] == "tensor" and info.args[i]._abs.dtype is info.types[i]
                     for i in positions):
         large = out_abs.size * out_abs.np.itemsize >= POOL_MIN_BYTES
-        return _C.FastRunner(graph.launch, runtime.allocator(out_abs) if large else None,
-                             out_abs, out_abs.np, out_abs.shape, prim, grad.record,
-                             len(kinds), positions)
+        launch = graph.launch
+        tapes = None if type(prim) in NON_DIFFERENTIABLE else grad.tapes
+        return _C.FastRunner(getattr(launch, "c_kernel", launch),
+                             runtime.allocator(out_abs) if large else None, out_abs, out_abs.np,
+                             out_abs.shape, prim, tapes, len(kinds), positions,
+                             getattr(launch, "c_params", ()))
     return _generic_runner(info, graph.launch, runtime, grad)
 
 
