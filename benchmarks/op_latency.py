@@ -1,8 +1,10 @@
 """Single-op latency: mindlite vs numpy vs PyTorch (when installed), measured side by side.
 
     python benchmarks/op_latency.py [--sizes 4,256,2048] [--quick]
+    python benchmarks/op_latency.py --rss 1000000      # memory over 10**6 cached calls
 
-Prints µs per call (median of repeated batches, one process) and the ratios
+Prints µs per call (median of batches; mindlite, numpy and torch take turns, one batch each
+per round, in one process) and the ratios
 mindlite/torch and mindlite/numpy, then a "grad recorded" table: the same small
 ops while a gradient tape is recording, against PyTorch with requires_grad=True,
 then custom operators (docs/custom_ops.md): Add overridden by a provider kernel and a
@@ -49,20 +51,34 @@ OPS = {   # name: (mindlite, numpy, torch)
 
 def bench(fn, x, y, budget_s, clock=time.perf_counter_ns):
     """Median µs per call over batches sized to take ~budget_s / 15 each (`clock`: ns)."""
+    return bench_side_by_side([(fn, x, y)], budget_s, clock)[0]
+
+
+def _batch_size(fn, x, y, seconds):
     fn(x, y)
     t0 = time.perf_counter()
     n = 0
-    while time.perf_counter() - t0 < budget_s / 15:
+    while time.perf_counter() - t0 < seconds:
         fn(x, y)
         n += 1
-    batch = max(1, n)
-    samples = []
+    return max(1, n)
+
+
+def bench_side_by_side(cases, budget_s, clock=time.perf_counter_ns, between=None):
+    """[(fn, x, y)] -> median µs per call of each. The cases take turns, one batch each per
+    round over 15 rounds, so load from other processes hits all of them alike.
+    `between()`, if given, runs after every batch, outside the timed region."""
+    batches = [_batch_size(fn, x, y, budget_s / 15 / len(cases)) for fn, x, y in cases]
+    samples = [[] for _ in cases]
     for _ in range(15):
-        t0 = clock()
-        for _ in range(batch):
-            fn(x, y)
-        samples.append((clock() - t0) / batch / 1e3)
-    return statistics.median(samples)
+        for (fn, x, y), batch, out in zip(cases, batches, samples):
+            t0 = clock()
+            for _ in range(batch):
+                fn(x, y)
+            out.append((clock() - t0) / batch / 1e3)
+            if between is not None:
+                between()
+    return [statistics.median(s) for s in samples]
 
 
 def run(sizes, budget_s, names):
@@ -77,36 +93,69 @@ def run(sizes, budget_s, names):
             if name == "matmul" and n > 2048:
                 continue
             f_ms, f_np, f_t = OPS[name]
-            budget = budget_s * (4 if n >= 2048 else 1)
-            t_ms = bench(f_ms, mx, my, budget)
-            t_np = bench(f_np, a, b, budget)
-            t_t = bench(f_t, tx, ty, budget) if torch else None
-            rows.append((f"{name} {n}x{n}", t_ms, t_np, t_t))
+            budget = budget_s * (4 if n >= 2048 else 1) * (3 if torch else 2)
+            cases = [(f_ms, mx, my), (f_np, a, b)] + ([(f_t, tx, ty)] if torch else [])
+            times = bench_side_by_side(cases, budget)
+            rows.append((f"{name} {n}x{n}", times[0], times[1], times[2] if torch else None))
     return rows
 
 
 def run_recorded(budget_s):
-    """Small ops while a tape records them (inputs watched), vs torch requires_grad=True."""
+    """Small ops while a tape records them (inputs watched), vs torch requires_grad=True.
+    The tape's nodes are dropped after every batch (outside the timed region), as PyTorch
+    frees the graph of an output nobody keeps."""
     a = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
     rows = []
     for name in ("add", "relu", "matmul"):
         f_ms, _, f_t = OPS[name]
         x, y = Tensor(a), Tensor(a.copy())
+        cases = [(f_ms, x, y)]
+        if torch:
+            tx = torch.from_numpy(a.copy()).requires_grad_(True)
+            ty = torch.from_numpy(a.copy()).requires_grad_(True)
+            cases.append((f_t, tx, ty))
         tape = GRAD_EXECUTOR.open_tape()
         tape.watch(x)
         tape.watch(y)
         try:
-            t_ms = bench(f_ms, x, y, budget_s)
+            times = bench_side_by_side(cases, budget_s * len(cases), between=tape.nodes.clear)
         finally:
             GRAD_EXECUTOR.close_tape(tape)
             tape.nodes.clear()
-        t_t = None
-        if torch:
-            tx = torch.from_numpy(a.copy()).requires_grad_(True)
-            ty = torch.from_numpy(a.copy()).requires_grad_(True)
-            t_t = bench(f_t, tx, ty, budget_s)
-        rows.append((f"{name} 4x4 (grad recorded)", t_ms, None, t_t))
+        rows.append((f"{name} 4x4 (grad recorded)", times[0], None,
+                     times[1] if torch else None))
     return rows
+
+
+def run_rss(calls):
+    """Resident memory before and after `calls` cached calls (4x4 Add, ReduceSum with an axis,
+    and a pooled 256x512 ReLU every 100th call): the fast path must not leak."""
+    import gc
+    import resource
+
+    def rss_mb():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+    x = Tensor(np.ones((4, 4), np.float32))
+    big = Tensor(np.ones((256, 512), np.float32))
+    add, rsum, relu = ops.Add(), ops.ReduceSum(), ops.ReLU()
+    for _ in range(1000):
+        add(x, x), rsum(x, 1), relu(big)
+    gc.collect()
+    before = rss_mb()
+    t0 = time.perf_counter()
+    for i in range(calls):
+        add(x, x)
+        rsum(x, 1)
+        if i % 100 == 0:
+            relu(big)
+    seconds = time.perf_counter() - t0
+    gc.collect()
+    after = rss_mb()
+    print("| cached calls | RSS before MB | RSS after MB | growth MB | seconds |")
+    print("|---:|---:|---:|---:|---:|")
+    print(f"| {calls:,} x (Add + ReduceSum) | {before:.1f} | {after:.1f} | {after - before:.2f} "
+          f"| {seconds:.1f} |")
 
 
 def provider_add(x, y, out):
@@ -196,7 +245,12 @@ def main():
     p.add_argument("--sizes", default="4,256,2048")
     p.add_argument("--ops", default=",".join(OPS))
     p.add_argument("--quick", action="store_true", help="shorter measurements")
+    p.add_argument("--rss", type=int, default=0, metavar="CALLS",
+                   help="only measure resident memory over CALLS cached calls (e.g. 1000000)")
     args = p.parse_args()
+    if args.rss:
+        run_rss(args.rss)
+        return
     budget = 0.15 if args.quick else 0.6
     sizes = [int(s) for s in args.sizes.split(",")]
     names = args.ops.split(",")
