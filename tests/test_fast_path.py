@@ -34,11 +34,30 @@ def test_common_calls_get_a_c_runner_and_the_same_key_as_python():
 
 def test_calls_c_cannot_key_take_the_python_path():
     x = Tensor(f32(3, 4))
-    assert _C.lookup_runner(ops.Add(), (x, 2.0)) is None          # scalar input
+    assert _C.lookup_runner(ops.Add(), (x, np.float32(2))) is None   # numpy scalar
     assert _C.lookup_runner(ops.ReduceSum(), (x, [1])) is None    # list constant
     assert _C.lookup_runner(ops.ReduceSum(), (x, True)) is None   # bool constant
-    np.testing.assert_allclose(ops.Add()(x, 2.0).asnumpy(), x.asnumpy() + 2)
+    np.testing.assert_allclose(ops.Add()(x, np.float32(2)).asnumpy(), x.asnumpy() + 2)
     np.testing.assert_allclose(ops.ReduceSum()(x, [1]).asnumpy(), x.asnumpy().sum(1), rtol=1e-6)
+
+
+def test_python_scalars_are_keyed_by_type_and_converted_in_c():
+    x = Tensor(np.array([1, 2, 3], np.int32))
+    add = ops.Add()
+    assert add(x, 2).dtype == ms.int32                       # weak scalar keeps int32
+    assert isinstance(_C.lookup_runner(add, (x, 2)), _C.FastRunner)
+    out = add(x, 2.5)                                        # float scalar: float32, new key
+    assert out.dtype == ms.float32
+    np.testing.assert_array_equal(out.asnumpy(), [3.5, 4.5, 5.5])
+    np.testing.assert_array_equal(add(x, True).asnumpy(), [2, 3, 4])
+    fresh = Tensor(np.ones(7, np.int32))                     # first call of its signature
+    for t in (x, fresh, fresh):                              # cached (C), first, cached
+        with pytest.raises(ValueError, match="For 'Add', the scalar input 1"):
+            add(t, 2**40)                                    # does not fit int32
+    np.testing.assert_array_equal(x.asnumpy(), [1, 2, 3])
+    f = Tensor(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_array_equal((f * 2.0).asnumpy(), [2.0, 4.0])
+    np.testing.assert_array_equal((2.0 - f).asnumpy(), [1.0, 0.0])
 
 
 def test_cached_signature_rejects_wrong_shape_dtype_and_attr():

@@ -97,9 +97,12 @@ def test_profile_call_const_input_and_scalar():
     d = profile_call(ops.ReduceSum(), x, 1, repeat=3)
     _check(d, False)
     assert "cached/input read" not in d            # a C FastRunner: the constant is skipped
-    d = profile_call(ops.Add(), x, 2.0, repeat=3)
+    d = profile_call(ops.Add(), x, 2.0, repeat=3)  # the scalar is converted in C
     _check(d, False)
-    assert "cached/input read" in d                # Python runner: converts the scalar
+    assert "cached/input read" not in d
+    d = profile_call(ops.Add(), x, Tensor(np.ones(4, np.int32)), repeat=3)
+    _check(d, False)
+    assert "cached/input read" in d                # Python runner: casts the int32 input
     d = profile_call(ops.Reshape(), x, (12,), repeat=3)   # the kernel allocates: no alloc stage
     _check(d, False)
     assert "cached/output allocation" not in d

@@ -2,13 +2,15 @@
 //
 //   _C.TensorBase     the two fields the hot path reads: _arr (ndarray), _abs (interned
 //                     AbstractTensor, the signature). mindlite.Tensor subclasses it.
-//   _C.PrimitiveBase  tp_call: build the signature key (inputs' _abs; constants in const
-//                     positions by value when they are plain ints/None/int tuples), look the
+//   _C.PrimitiveBase  tp_call: build the signature key (inputs' _abs; Python int/float/bool
+//                     scalars by type; constants in const positions by value when they are
+//                     plain ints/None/int tuples), look the
 //                     runner up in self._runners, run it. Anything else (a miss, a lazy
 //                     Parameter, a scalar input, a float constant) goes to self._dispatch(args):
 //                     the Python path with every layer of the pipeline (ops/primitive.py).
-//   _C.FastRunner     a runner the forward executor builds for all-tensor, no-cast calls of
-//                     "runtime"-allocated single-output kernels: allocate the output (numpy for
+//   _C.FastRunner     a runner the forward executor builds for calls of "runtime"-allocated
+//                     single-output kernels whose Tensor inputs need no cast: convert Python
+//                     scalars to 0-d arrays of their decided dtype, allocate the output (numpy for
 //                     small, the runtime's pool allocator for large), vectorcall the kernel
 //                     (which re-validates its arrays: nothing unchecked reaches a loop) with
 //                     the kernel's bound params after the output, wrap a Tensor, and while the
@@ -56,6 +58,7 @@ struct FastRunner {
   int nargs;            // len(args) of the call
   int nin;              // kernel inputs: the Tensors at args[pos[0..nin)] (constants skipped)
   int pos[kMaxFastInputs];
+  PyArray_Descr* conv[kMaxFastInputs];   // dtype a scalar input becomes; nullptr: a Tensor
 };
 
 PyTypeObject* g_tensor_type = nullptr;   // mindlite.Tensor, set by set_tensor_type
@@ -175,8 +178,34 @@ PyObject* fast_run(FastRunner* r, PyObject* args) {
     return nullptr;
   }
   PyObject* stack[kMaxFastInputs + 1];
+  PyObject* owned[kMaxFastInputs];        // converted scalars, released after the launch
+  int nowned = 0;
+  struct Release {
+    PyObject** items;
+    int* n;
+    ~Release() {
+      for (int i = 0; i < *n; ++i) Py_DECREF(items[i]);
+    }
+  } release{owned, &nowned};
   for (int i = 0; i < r->nin; ++i) {
     PyObject* a = PyTuple_GET_ITEM(args, r->pos[i]);
+    if (r->conv[i]) {              // as np.asarray(a, dtype) on the Python path
+      Py_INCREF(r->conv[i]);
+      PyObject* arr = PyArray_FromAny(a, r->conv[i], 0, 0, 0, nullptr);
+      if (!arr) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {   // as forward.py's _scalar_array
+          PyErr_Clear();
+          PyObject* name = prim_name(r->prim);
+          PyErr_Format(PyExc_ValueError, "For '%S', the scalar input %d (%R) does not fit the "
+                       "dtype %S it is converted to", name, r->pos[i], a, r->conv[i]);
+          Py_XDECREF(name);
+        }
+        return nullptr;
+      }
+      owned[nowned++] = arr;
+      stack[i] = arr;
+      continue;
+    }
     PyObject* arr = is_tensor(a) ? reinterpret_cast<TensorBase*>(a)->arr : nullptr;
     if (!arr || !PyArray_Check(arr)) {
       PyObject* name = prim_name(r->prim);
@@ -227,6 +256,7 @@ int runner_clear(PyObject* self) {
   Py_CLEAR(r->kernel);
   Py_CLEAR(r->alloc);
   Py_CLEAR(r->descr);
+  for (int i = 0; i < kMaxFastInputs; ++i) Py_CLEAR(r->conv[i]);
   Py_CLEAR(r->out_abs);
   Py_CLEAR(r->prim);
   Py_CLEAR(r->params);
@@ -272,17 +302,36 @@ bool read_positions(FastRunner* r, PyObject* positions, int nargs) {
   return true;
 }
 
-// FastRunner(kernel, alloc, out_abs, np_dtype, shape, prim, tapes, nargs, positions, params=())
+// scalars[i] (aligned with r->pos): None for a Tensor input, else the numpy dtype the Python
+// scalar there is converted to.
+bool read_scalars(FastRunner* r, PyObject* scalars) {
+  if (!scalars) return true;
+  PyObject* seq = PySequence_Fast(scalars, "FastRunner: 'scalars' must be a sequence");
+  if (!seq) return false;
+  bool ok = PySequence_Fast_GET_SIZE(seq) == r->nin;
+  for (int i = 0; ok && i < r->nin; ++i) {
+    PyObject* d = PySequence_Fast_GET_ITEM(seq, i);
+    ok = d == Py_None || PyArray_DescrConverter(d, &r->conv[i]) == NPY_SUCCEED;
+  }
+  Py_DECREF(seq);
+  if (!ok && !PyErr_Occurred()) {
+    PyErr_SetString(PyExc_ValueError, "FastRunner: 'scalars' must match 'positions'");
+  }
+  return ok;
+}
+
+// FastRunner(kernel, alloc, out_abs, np_dtype, shape, prim, tapes, nargs, positions,
+//            params=(), scalars=None)
 PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject *kernel, *alloc, *out_abs, *dtype, *shape, *prim, *tapes, *positions;
-  PyObject* params = nullptr;
+  PyObject *params = nullptr, *scalars = nullptr;
   int nargs;
   static const char* kw[] = {"kernel", "alloc", "out_abs", "np_dtype", "shape", "prim",
-                             "tapes", "nargs", "positions", "params", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOiO|O!:FastRunner",
+                             "tapes", "nargs", "positions", "params", "scalars", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOiO|O!O:FastRunner",
                                    const_cast<char**>(kw), &kernel, &alloc, &out_abs, &dtype,
                                    &shape, &prim, &tapes, &nargs, &positions, &PyTuple_Type,
-                                   &params)) {
+                                   &params, &scalars)) {
     return nullptr;
   }
   if (!PyCallable_Check(kernel) || (alloc != Py_None && !PyCallable_Check(alloc))) {
@@ -326,7 +375,7 @@ PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
     }
   }
   Py_DECREF(seq);
-  if (!read_positions(r, positions, nargs)) {
+  if (!read_positions(r, positions, nargs) || !read_scalars(r, scalars)) {
     Py_DECREF(r);
     return nullptr;
   }
@@ -371,8 +420,20 @@ PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t n
   if (!probe) return nullptr;
   Py_DECREF(probe);
   PyObject* stack[kMaxFastInputs + 1];
+  std::vector<PyObject*> converted;
   for (int i = 0; i < r->nin; ++i) {
-    stack[i] = reinterpret_cast<TensorBase*>(PyTuple_GET_ITEM(args[0], r->pos[i]))->arr;
+    PyObject* a = PyTuple_GET_ITEM(args[0], r->pos[i]);
+    if (r->conv[i]) {
+      Py_INCREF(r->conv[i]);
+      stack[i] = PyArray_FromAny(a, r->conv[i], 0, 0, 0, nullptr);
+      if (!stack[i]) {
+        for (PyObject* o : converted) Py_DECREF(o);
+        return nullptr;
+      }
+      converted.push_back(stack[i]);
+    } else {
+      stack[i] = reinterpret_cast<TensorBase*>(a)->arr;
+    }
   }
   std::vector<PyObject*> items(n, nullptr);
   using clock = std::chrono::steady_clock;
@@ -397,6 +458,7 @@ PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t n
   }
   auto t3 = clock::now();
   for (PyObject* o : items) Py_XDECREF(o);
+  for (PyObject* o : converted) Py_DECREF(o);
   if (!ok) return nullptr;
   auto us = [n](clock::time_point a, clock::time_point b) {
     return std::chrono::duration<double, std::micro>(b - a).count() / static_cast<double>(n);
@@ -449,6 +511,8 @@ PyObject* fast_key(unsigned long long const_mask, PyObject* args) {
       if (plain_const(a)) item = a;
     } else if (is_tensor(a)) {
       item = reinterpret_cast<TensorBase*>(a)->abs;
+    } else if (PyFloat_CheckExact(a) || PyLong_CheckExact(a) || PyBool_Check(a)) {
+      item = reinterpret_cast<PyObject*>(Py_TYPE(a));   // signature_key: scalars by type
     }
     if (!item) {
       Py_DECREF(key);

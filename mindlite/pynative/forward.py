@@ -103,7 +103,7 @@ class ForwardExecutor:
             if kind == S:
                 t = target if i in prim.same_type_inputs else mstype.scalar_type(info.types[i])
                 info.types[i] = t
-                info.values[i] = np.asarray(info.args[i], dtype=t.np)
+                info.values[i] = _scalar_array(prim, i, info.args[i], t)
             elif kind == T and i in prim.same_type_inputs and info.types[i] is not target:
                 info.types[i] = target
                 info.values[i] = info.values[i].astype(target.np)
@@ -217,6 +217,14 @@ def _scalar_py_type(prim, i, value):
         else f"input{i}"
     raise TypeError(f"For '{prim.name}', the input '{name}' must be a Tensor, int, float or "
                     f"bool, but got {type(value).__name__}")
+
+
+def _scalar_array(prim, i, value, t):
+    try:
+        return np.asarray(value, dtype=t.np)
+    except OverflowError:
+        raise ValueError(f"For '{prim.name}', the scalar input {i} ({value!r}) does not fit "
+                         f"the dtype {t} it is converted to") from None
 
 
 def _as_array(prim, i, x):

@@ -6,10 +6,10 @@ KernelGraph (the selected kernel, the output abstract, the allocation plan held
 by the runtime). A repeated call does: read the input arrays, allocate outputs
 (pool for large ones), launch the kernel, wrap the result, and report to the grad
 recorder if it is recording.
-The common case -- Tensor inputs already of the kernel's dtype (constants aside), one
-output allocated by the runtime -- gets a `_C.FastRunner`, which does those steps in C
-(csrc/bind/fast_path.cc) when `Primitive.__call__` finds it. The rest are Python
-closures over the same values.
+The common case -- Tensor inputs already of the kernel's dtype and Python scalars
+(constants aside), one output allocated by the runtime -- gets a `_C.FastRunner`,
+which does those steps in C (csrc/bind/fast_path.cc) when `Primitive.__call__`
+finds it. The rest are Python closures over the same values.
 """
 import numpy as np
 
@@ -57,7 +57,8 @@ def make_runner(info, graph, runtime, grad):
         return _kernel_alloc_runner(info, graph.launch, grad)
     positions = [i for i, k in enumerate(kinds) if k != "const"]
     if isinstance(out_abs, AbstractTensor) and 0 < len(positions) <= 8 \
-            and all(kinds[i] == "tensor" and info.args[i]._abs.dtype is info.types[i]
+            and all(kinds[i] == "scalar" or (kinds[i] == "tensor"
+                                             and info.args[i]._abs.dtype is info.types[i])
                     for i in positions):
         large = out_abs.size * out_abs.np.itemsize >= POOL_MIN_BYTES
         launch = graph.launch
@@ -65,7 +66,9 @@ def make_runner(info, graph, runtime, grad):
         return _C.FastRunner(getattr(launch, "c_kernel", launch),
                              runtime.allocator(out_abs) if large else None, out_abs, out_abs.np,
                              out_abs.shape, prim, tapes, len(kinds), positions,
-                             getattr(launch, "c_params", ()))
+                             getattr(launch, "c_params", ()),
+                             [info.types[i].np if kinds[i] == "scalar" else None
+                              for i in positions])
     return _generic_runner(info, graph.launch, runtime, grad)
 
 
