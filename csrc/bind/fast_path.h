@@ -1,10 +1,44 @@
-// _C.TensorBase, _C.PrimitiveBase, _C.FastRunner: the cached op call in C (fast_path.cc).
+// The cached op call in C (MindSpore's Tensor_ / Primitive_ bases), shared by fast_path.cc
+// (TensorBase, PrimitiveBase: the key and the runner lookup) and fast_runner.cc (FastRunner).
 #pragma once
 
 #include <Python.h>
 
 namespace mindlite {
 
-bool add_fast_path(PyObject* module);
+bool add_fast_path(PyObject* module);     // registers all three types and the functions
 
+namespace fast {
+
+struct TensorBase {
+  PyObject_HEAD
+  PyObject* arr;
+  PyObject* abs;
+};
+
+extern PyTypeObject g_tensor_base;
+extern PyTypeObject* g_tensor_type;      // mindlite.Tensor, set by set_tensor_type
+extern bool g_recording;                 // the grad recorder is open (set_grad_recording)
+extern PyTypeObject g_fast_runner;
+
+inline bool is_tensor(PyObject* o) {
+  return Py_TYPE(o) == g_tensor_type || PyObject_TypeCheck(o, &g_tensor_base);
+}
+
+// A new Tensor owning `arr` (stolen) with abstract `abs` (borrowed).
+PyObject* new_tensor(PyObject* arr, PyObject* abs);
+
+// The op name for error messages (the primitive's `name`, else its repr); a new reference.
+PyObject* prim_name(PyObject* prim);
+
+// Runs a FastRunner on a call's args tuple.
+PyObject* fast_run(PyObject* runner, PyObject* args);
+
+// Fills the common slots of a GC-tracked C type.
+void init_type(PyTypeObject* type, const char* name, Py_ssize_t size, bool base,
+               const char* doc, traverseproc traverse, inquiry clear, destructor dealloc);
+
+bool add_fast_runner(PyObject* module);    // fast_runner.cc
+
+}  // namespace fast
 }  // namespace mindlite
