@@ -166,3 +166,28 @@ def test_completeness_every_primitive_has_bprop_or_mark():
         if cls not in BPROPS and cls not in NON_DIFFERENTIABLE:
             missing.append(f"{mod.rsplit('.', 1)[1]}.{cls.__name__}")
     assert not missing, sorted(missing)
+
+
+def test_backward_skips_gradients_of_untracked_inputs():
+    """Only gradients the tape follows are computed: the data input of a weights-only grad
+    gets none (MatMul's dx is never built), and results do not change."""
+    from mindlite.ops.operations import math_ops
+    calls = []
+    real = math_ops._matmul_grads
+
+    def counting(cls, prim, a, b, dout):
+        da, db = real(cls, prim, a, b, dout)
+        calls.append((da is not None, db is not None))
+        return da, db
+    x = Tensor(np.arange(6.0).reshape(2, 3))
+    w = Parameter(Tensor(np.ones((3, 2))), name="w")
+    loss = lambda inp: ops.matmul(inp, w).sum()   # noqa: E731
+    math_ops._matmul_grads = counting
+    try:
+        dw = ms.grad(loss, grad_position=None, weights=[w])(x)
+        dx = ms.grad(loss)(x)
+    finally:
+        math_ops._matmul_grads = real
+    assert calls == [(False, True), (True, False)]
+    np.testing.assert_allclose(dw[0].asnumpy(), np.repeat(x.asnumpy().sum(0)[:, None], 2, 1))
+    np.testing.assert_allclose(dx.asnumpy(), np.full((2, 3), 2.0))

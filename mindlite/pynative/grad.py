@@ -19,6 +19,9 @@ from ..common.tensor import Tensor
 
 BPROPS = {}                 # primitive class -> bprop(prim, *inputs, out, dout) -> tuple
 NON_DIFFERENTIABLE = set()  # primitive classes whose outputs carry no gradient
+# The tracked-id sets of the backward passes running now (innermost last): bprops skip the
+# gradients of inputs the running pass does not follow (ops.operations._base.needs_grad).
+BACKWARD_TRACKED = []
 
 
 def bprop_for(*prim_classes):
@@ -98,6 +101,13 @@ class GradExecutor:
     # ---- backward ----------------------------------------------------------------------
     def backward(self, tape, outputs, sens):
         """Gradients of sum(sens_i * outputs_i) w.r.t. every tracked tensor: {id: Tensor}."""
+        BACKWARD_TRACKED.append(tape.tracked)
+        try:
+            return self._backward(tape, outputs, sens)
+        finally:
+            BACKWARD_TRACKED.pop()
+
+    def _backward(self, tape, outputs, sens):
         from ..ops.function.grad_func import accumulate, zeros_like_tensor
         grads = {}
         for out, s in zip(outputs, sens):

@@ -11,6 +11,7 @@ cached_prim (one primitive instance per attribute combination, so its runners ar
 """
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
+from ...pynative.grad import BACKWARD_TRACKED
 from ..primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_tensor, tensor
 
@@ -71,9 +72,13 @@ class LogicalBinaryOp(BinaryOp):
 
 
 def needs_grad(x):
-    """True for a float Tensor: backward gives no gradient to Python scalars, int or bool
-    tensors, so a bprop skips computing theirs (and never runs a float-only op on an int)."""
-    return isinstance(x, Tensor) and x.dtype.kind == "f"
+    """True for a float Tensor the running backward pass follows: backward gives no gradient
+    to Python scalars, int or bool tensors, nor to tensors its tape does not track (data
+    inputs such as a first layer's x), so a bprop skips computing theirs (and never runs a
+    float-only op on an int)."""
+    if not (isinstance(x, Tensor) and x.dtype.kind == "f"):
+        return False
+    return not BACKWARD_TRACKED or id(x) in BACKWARD_TRACKED[-1]
 
 
 _PRIMS = {}

@@ -19,6 +19,7 @@ import numbers
 
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
+from ._base import needs_grad
 from ..primitive import Primitive, prim_attr_register
 from ..validator import check_dtype, check_int, check_same_dtype, check_tensor, tensor
 
@@ -312,7 +313,8 @@ def _family(prim):
 @bprop_for(Conv2D)
 def conv2d_bprop(prim, x, w, out, dout):
     _, bp_input, bp_filter = _family(prim)
-    return bp_input(dout, w, x.shape), bp_filter(dout, x, w.shape)
+    return (bp_input(dout, w, x.shape) if needs_grad(x) else None,
+            bp_filter(dout, x, w.shape) if needs_grad(w) else None)
 
 
 @bprop_for(Conv2DBackpropInput, Conv2DTranspose)
