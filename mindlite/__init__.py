@@ -1,4 +1,13 @@
-"""mindlite: an eager-mode (PyNative) tensor framework for the CPU with MindSpore's API."""
+"""mindlite: an eager-mode (PyNative) tensor framework for the CPU with MindSpore's API.
+
+`import mindlite` stays light (no numba, scipy, torch or protobuf; see
+benchmarks/import_time.py): the primitive families and functional modules load at
+the first `ops.<name>` used (mindlite/ops/__init__.py), nn's layers, losses and
+optimizers at the first `nn.<name>` (mindlite/nn/__init__.py), numpy.random at the
+first random draw. This package itself has no module `__getattr__`: CPython does not
+specialize attribute loads from a module that has one, and `ms.ops` / `ms.Tensor`
+would then cost ~30 ns more on every call; everything here is bound at import.
+"""
 from .common import dtype  # noqa: F401
 from .common.dtype import *  # noqa: F401,F403
 from .common.dtype import Type  # noqa: F401

@@ -1,7 +1,11 @@
-"""The global random generator behind initializers, dropout and dataset shuffles."""
+"""The global random generator behind initializers, dropout and dataset shuffles.
+
+The unseeded generator is made on first use: numpy.random (and the secrets/hashlib
+it imports) stays out of `import mindlite`.
+"""
 import numpy as np
 
-_STATE = {"seed": None, "gen": np.random.default_rng()}
+_STATE = {"seed": None, "gen": None}
 
 
 def set_seed(seed):
@@ -17,4 +21,7 @@ def get_seed():
 
 
 def generator():
-    return _STATE["gen"]
+    gen = _STATE["gen"]
+    if gen is None:
+        gen = _STATE["gen"] = np.random.default_rng()
+    return gen

@@ -1,15 +1,14 @@
-"""mindlite.nn: Cells, layers, losses, optimizers and training wrappers (as mindspore.nn)."""
+"""mindlite.nn: Cells, layers, losses, optimizers and training wrappers (as mindspore.nn).
+
+Cell, SequentialCell and CellList load with the package; the layer, loss, optimizer,
+schedule and wrapper modules load at the first `nn.<name>` the namespace lacks, all at
+once, with the names their star-imports bound (mindlite/_lazy.py): `import mindlite`
+(whose train.Model needs nn.cell) does not import every layer.
+"""
 from .cell import Cell, SequentialCell, CellList  # noqa: F401
-from .layer.basic import *  # noqa: F401,F403
-from .layer.activation import *  # noqa: F401,F403
-from .layer.conv import *  # noqa: F401,F403
-from .layer.pooling import *  # noqa: F401,F403
-from .layer.normalization import *  # noqa: F401,F403
-from .layer.embedding import *  # noqa: F401,F403
-from .loss.loss import *  # noqa: F401,F403
-from .optim.optimizer import *  # noqa: F401,F403
-from .optim.sgd import *  # noqa: F401,F403
-from .optim.momentum import *  # noqa: F401,F403
-from .optim.adam import *  # noqa: F401,F403
-from .learning_rate_schedule import *  # noqa: F401,F403
-from .wrap.cell_wrapper import *  # noqa: F401,F403
+from .._lazy import lazy_exports as _lazy_exports
+
+_LAZY = _lazy_exports(globals(), (
+    "layer.basic", "layer.activation", "layer.conv", "layer.pooling", "layer.normalization",
+    "layer.embedding", "loss.loss", "optim.optimizer", "optim.sgd", "optim.momentum",
+    "optim.adam", "learning_rate_schedule", "wrap.cell_wrapper"))

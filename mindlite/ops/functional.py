@@ -1,9 +1,13 @@
-"""ops.functional: every functional op (ops.relu, ops.add, ...), one import for Tensor methods."""
-from .function.math_func import *  # noqa: F401,F403
-from .function.nn_func import *  # noqa: F401,F403
-from .function.reduce_func import *  # noqa: F401,F403
-from .function.array_func import *  # noqa: F401,F403
-from .function.index_func import *  # noqa: F401,F403
-from .function.grad_api import *  # noqa: F401,F403
-from .function.loss_func import *  # noqa: F401,F403
-from .function.conv_func import *  # noqa: F401,F403
+"""ops.functional: every functional op (ops.relu, ops.add, ...), one import for Tensor methods.
+
+The function modules (ops/function/*.py) are imported at the first `F.<name>` the
+namespace lacks, all at once (mindlite/_lazy.py); after that every name is a plain
+module attribute, so Tensor methods look F.add up at full speed.
+"""
+from .._lazy import lazy_exports as _lazy_exports
+
+_MODULES = ("function.math_func", "function.nn_func", "function.reduce_func",
+            "function.array_func", "function.index_func", "function.grad_api",
+            "function.loss_func", "function.conv_func")
+
+_LAZY = _lazy_exports(globals(), _MODULES)

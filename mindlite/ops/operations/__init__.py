@@ -1,20 +1,32 @@
-"""All primitives, by family (MindSpore's ops.operations)."""
-from .math_ops import *  # noqa: F401,F403
-from .elementwise_ops import *  # noqa: F401,F403
-from .logic_ops import *  # noqa: F401,F403
-from .nn_ops import *  # noqa: F401,F403
-from .array_ops import *  # noqa: F401,F403
-from .join_ops import *  # noqa: F401,F403
-from .creation_ops import *  # noqa: F401,F403
-from .reduce_ops import *  # noqa: F401,F403
-from .slice_ops import *  # noqa: F401,F403
-from .scatter_ops import *  # noqa: F401,F403
-from .other_ops import *  # noqa: F401,F403
-from .custom_ops import *  # noqa: F401,F403
-from ._grad_ops import *  # noqa: F401,F403
-from . import _grad_ops  # noqa: F401
-from .conv_ops import *  # noqa: F401,F403
-from .pool_ops import *  # noqa: F401,F403
-from .norm_ops import *  # noqa: F401,F403
-from .loss_ops import *  # noqa: F401,F403
-from .optim_ops import *  # noqa: F401,F403
+"""All primitives, by family (MindSpore's ops.operations).
+
+The family modules are imported at the first `operations.<name>` the namespace
+lacks, all at once (mindlite/_lazy.py); a later module in _MODULES wins a name
+exported by two, as with the star-imports this replaces.
+
+custom_ops is imported here, eagerly: it installs the kernel registry's glue (the
+"does a primitive exist" check and the runner-cache reset on (un)registration),
+which must be in place before any user registers a kernel. Primitives of families
+not imported yet are found by the second check below, which imports them.
+"""
+from ..._lazy import lazy_exports as _lazy_exports
+from ...kernels import registry as _registry
+from ..primitive import Primitive as _Primitive
+from . import custom_ops  # noqa: F401
+
+_MODULES = ("math_ops", "elementwise_ops", "logic_ops", "nn_ops", "array_ops", "join_ops",
+            "creation_ops", "reduce_ops", "slice_ops", "scatter_ops", "other_ops", "custom_ops",
+            "_grad_ops", "conv_ops", "pool_ops", "norm_ops", "loss_ops", "optim_ops")
+
+_LAZY = _lazy_exports(globals(), _MODULES)
+
+
+def _lazy_primitive_exists(name):
+    """registry.OP_CHECKERS entry: `name` is a primitive of a family (imported now if not yet)."""
+    _LAZY.complete()
+    value = globals().get(name)
+    return (isinstance(value, type) and issubclass(value, _Primitive)
+            and value is not custom_ops.Custom)
+
+
+_registry.OP_CHECKERS.append(_lazy_primitive_exists)
