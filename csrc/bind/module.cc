@@ -1,6 +1,7 @@
 // mindlite._C: the pybind11 module. Hot kernel entry points are raw METH_FASTCALL functions
-// added by bind/elementwise_bind.cc and bind/matmul_bind.cc (a pybind11 m.def call costs
-// ~0.8 us, a fast call ~0.2 us); the thread-pool controls below are ordinary m.def functions.
+// added by bind/elementwise_bind.cc, matmul_bind.cc and reduce_bind.cc (a pybind11 m.def call
+// costs ~0.8 us, a fast call ~0.2 us); bind/fast_path.cc adds the C bases of Tensor and
+// Primitive and the FastRunner; the thread-pool controls below are ordinary m.def functions.
 #include <pybind11/pybind11.h>
 
 #define MINDLITE_IMPORT_ARRAY_HERE
@@ -10,6 +11,7 @@
 
 #include "bind/elementwise_bind.h"
 #include "bind/fast_path.h"
+#include "bind/reduce_bind.h"
 #include "kernels/elementwise.h"
 #include "runtime/thread_pool.h"
 
@@ -57,7 +59,7 @@ PYBIND11_MODULE(_C, m) {
   ml::install_fork_handlers();
   ml::kernel_tables();
   if (!ml::add_elementwise_functions(m.ptr()) || !ml::add_matmul_functions(m.ptr()) ||
-      !ml::add_fast_path(m.ptr())) {
+      !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);
