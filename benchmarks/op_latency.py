@@ -64,13 +64,17 @@ def _batch_size(fn, x, y, seconds):
     return max(1, n)
 
 
-def bench_side_by_side(cases, budget_s, clock=time.perf_counter_ns, between=None):
+def bench_side_by_side(cases, budget_s, clock=time.perf_counter_ns, between=None,
+                       max_batch=None, rounds=15):
     """[(fn, x, y)] -> median µs per call of each. The cases take turns, one batch each per
-    round over 15 rounds, so load from other processes hits all of them alike.
-    `between()`, if given, runs after every batch, outside the timed region."""
+    round, so load from other processes hits all of them alike. `between()`, if given, runs
+    after every batch, outside the timed region; `max_batch` caps a batch's calls."""
     batches = [_batch_size(fn, x, y, budget_s / 15 / len(cases)) for fn, x, y in cases]
+    if max_batch:
+        rounds = max(rounds, int(rounds * max(batches) / max_batch))
+        batches = [min(b, max_batch) for b in batches]
     samples = [[] for _ in cases]
-    for _ in range(15):
+    for _ in range(rounds):
         for (fn, x, y), batch, out in zip(cases, batches, samples):
             t0 = clock()
             for _ in range(batch):
@@ -100,10 +104,14 @@ def run(sizes, budget_s, names):
     return rows
 
 
+TAPE_NODES = 1000        # ops a recorded batch leaves on the tape before it is reset
+
+
 def run_recorded(budget_s):
     """Small ops while a tape records them (inputs watched), vs torch requires_grad=True.
-    The tape's nodes are dropped after every batch (outside the timed region), as PyTorch
-    frees the graph of an output nobody keeps."""
+    The tape's nodes and tracked outputs are dropped after every batch of TAPE_NODES calls
+    (outside the timed region), as a training step's tape holds a bounded number of ops and
+    PyTorch frees the graph of an output nobody keeps."""
     a = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
     rows = []
     for name in ("add", "relu", "matmul"):
@@ -117,8 +125,14 @@ def run_recorded(budget_s):
         tape = GRAD_EXECUTOR.open_tape()
         tape.watch(x)
         tape.watch(y)
+        watched = set(tape.tracked)
+
+        def reset():                 # a training step's tape: a bounded number of nodes
+            tape.nodes.clear()
+            tape.tracked.intersection_update(watched)
         try:
-            times = bench_side_by_side(cases, budget_s * len(cases), between=tape.nodes.clear)
+            times = bench_side_by_side(cases, budget_s * len(cases), between=reset,
+                                       max_batch=TAPE_NODES)
         finally:
             GRAD_EXECUTOR.close_tape(tape)
             tape.nodes.clear()
