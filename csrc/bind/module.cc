@@ -13,6 +13,7 @@
 #include "bind/fast_path.h"
 #include "bind/reduce_bind.h"
 #include "kernels/elementwise.h"
+#include "kernels/reduce.h"
 #include "runtime/thread_pool.h"
 
 namespace py = pybind11;
@@ -37,15 +38,23 @@ void bind_runtime(py::module_& m) {
   m.def("parallel_threshold", &ml::parallel_threshold);
   m.def("split_table", []() {
     py::dict d;
+    static const char* const kFamilies[] = {"unary", "binary", "reduce", "softmax"};
+    static const char* const* const kNames[] = {ml::kUnaryNames, ml::kBinaryNames,
+                                                ml::kReduceNames, ml::kSoftmaxNames};
     for (const ml::SplitEntry& e : ml::split_table()) {
-      bool unary = e.family == ml::kFamilyUnary;
-      const char* op = unary ? ml::kUnaryNames[e.op] : ml::kBinaryNames[e.op];
-      d[py::make_tuple(unary ? "unary" : "binary", op, ml::kDTypeNames[e.dtype], e.bucket)] =
-          e.threads;
+      if (e.family > ml::kFamilySoftmax) continue;
+      d[py::make_tuple(kFamilies[e.family], kNames[e.family][e.op], ml::kDTypeNames[e.dtype],
+                       e.bucket)] = e.threads;
     }
     return d;
   }, "{(family, op, dtype, floor(log2(n))): chosen thread count} for every decided split.");
   m.def("reset_split_table", &ml::reset_split_table, "Forget every measured split.");
+  m.def("set_stream_threshold", [](long long bytes) {
+    if (bytes < 1) throw py::value_error("For 'set_stream_threshold', 'bytes' must be >= 1");
+    ml::set_stream_min_bytes(bytes);
+  }, py::arg("bytes"), "Outputs of at least `bytes` are written with non-temporal stores "
+        "(default: off; MINDLITE_STREAM_BYTES sets it at start).");
+  m.def("stream_threshold", &ml::stream_min_bytes);
   m.def("kernel_isa", &ml::kernel_isa,
         "Instruction set of the loaded kernel loops: 'avx512', 'avx2' or 'base' "
         "(MINDLITE_ISA=base|avx2 forces a lower one).");

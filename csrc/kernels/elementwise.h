@@ -34,10 +34,15 @@ using MatmulFn = void (*)(const char* a, const char* b, char* c, int64_t m, int6
                           int64_t k, int64_t ldb);
 constexpr int64_t kMatmulPad = 8;
 
+// Copies `bytes` from a 64-byte aligned block to 64-byte aligned dst with streaming
+// (non-temporal) stores of the ISA's full vector width; the caller fences (sfence).
+using StreamCopyFn = void (*)(char* dst, const char* src, int64_t bytes);
+
 struct KernelTables {
   UnaryFn unary[kNumUnary][kNumDTypes];
   BinaryFn binary[kNumBinary][kNumDTypes][kNumModes];
   MatmulFn matmul[2];  // kF32, kF64
+  StreamCopyFn stream_copy;
 };
 
 // One fill function per instruction set (isa_*.cc); kernel_tables() picks the best the CPU runs.
@@ -59,6 +64,11 @@ inline bool binary_supported(int op, int dt) {
 }
 int unary_cost(int op);   // relative work per element, for the parallel threshold
 int binary_cost(int op);
+
+// Output bytes from which launches write with streaming (non-temporal) stores:
+// MINDLITE_STREAM_BYTES, else never (measured slower here, see elementwise.cc).
+int64_t stream_min_bytes();
+void set_stream_min_bytes(int64_t bytes);
 
 constexpr int kMaxDims = 64;
 

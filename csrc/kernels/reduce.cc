@@ -18,9 +18,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include "runtime/thread_pool.h"
@@ -182,7 +180,13 @@ bool reduce_plan(ReducePlan* p, int op, int dt, const char* x, int nd, const int
   const bool par = will_parallelize(total, 1) && total >= 8 * parallel_threshold();
   p->total = total;
   p->searching = false;
-  p->threads = par ? split_search_threads(0, op, dt, total, &p->searching) : 1;
+  if (par) {
+    const SplitDecision d = split_decide(split_key(kFamilyReduce, op, dt), total, 1);
+    p->threads = d.threads;
+    p->searching = d.searching;
+  } else {
+    p->threads = 1;
+  }
   return true;
 }
 
@@ -196,56 +200,7 @@ void run_reduce(ReducePlan& p) {
   const auto t0 = std::chrono::steady_clock::now();
   reduce_table().f[p.op][p.dt](p);
   const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-  split_search_record(0, p.op, p.dt, p.total, p.threads, dt.count());
-}
-
-namespace {
-
-struct Search {
-  int best = 0, trials = 0;
-  std::vector<double> per_elem;
-};
-
-std::mutex* g_search_mu = new std::mutex();  // leaked: pool workers may outlive statics
-auto* g_search = new std::unordered_map<uint64_t, Search>();
-
-uint64_t search_key(int kind, int op, int dt, int64_t n) {
-  int b = 0;
-  for (; n > 1; n >>= 1) ++b;
-  return (uint64_t(kind) << 24) | (uint64_t(op) << 16) | (uint64_t(dt) << 8) | uint64_t(b);
-}
-
-}  // namespace
-
-int split_search_threads(int kind, int op, int dt, int64_t n, bool* searching) {
-  *searching = false;
-  const int forced = get_num_threads();
-  if (forced > 0) return forced;
-  const int cands = max_threads();
-  if (cands == 1) return 1;
-  std::lock_guard<std::mutex> g(*g_search_mu);
-  Search& s = (*g_search)[search_key(kind, op, dt, n)];
-  if (s.best > 0) return s.best;
-  if (s.per_elem.empty()) s.per_elem.assign(cands, 1e300);
-  *searching = true;
-  return s.trials % cands + 1;
-}
-
-void split_search_record(int kind, int op, int dt, int64_t n, int threads, double seconds) {
-  std::lock_guard<std::mutex> g(*g_search_mu);
-  Search& s = (*g_search)[search_key(kind, op, dt, n)];
-  const int cands = static_cast<int>(s.per_elem.size());
-  if (s.best > 0 || threads < 1 || threads > cands) return;
-  double& slot = s.per_elem[threads - 1];
-  slot = std::min(slot, seconds / static_cast<double>(n));
-  if (++s.trials < cands * 5) return;
-  const double fastest = *std::min_element(s.per_elem.begin(), s.per_elem.end());
-  for (int t = 1; t <= cands; ++t) {
-    if (s.per_elem[t - 1] <= fastest * 1.03) {
-      s.best = t;
-      break;
-    }
-  }
+  split_record(split_key(kFamilyReduce, p.op, p.dt), p.total, p.threads, dt.count());
 }
 
 }  // namespace mindlite
@@ -369,7 +324,7 @@ static void split_tasks(int64_t n, int nt, F& f) {
     F* f;
     int64_t n;
   } ctx{&f, n};
-  pool_run(nt, [](void* c, int t, int k) {
+  pool_run(nt, nt, [](void* c, int t, int k) {
     Ctx* x = static_cast<Ctx*>(c);
     const int64_t b = x->n * t / k, e = x->n * (t + 1) / k;
     if (b < e) (*x->f)(b, e);

@@ -46,14 +46,8 @@ struct ReducePlan {
   bool searching;                                  // a timed trial of the split search
 };
 
-// Thread count for a launch of n elements above the parallel threshold: a forced count
-// (set_num_threads) wins; otherwise per (kind, op, dtype, floor(log2 n)) the first launches
-// try 1..max_threads() round-robin (5 timings each, min kept) and the fewest threads within
-// 3% of the fastest are used from then on (the elementwise policy; kept here because
-// split_table() only names unary / binary entries). *searching: time this launch and report
-// it with split_search_record.
-int split_search_threads(int kind, int op, int dt, int64_t n, bool* searching);
-void split_search_record(int kind, int op, int dt, int64_t n, int threads, double seconds);
+// Thread counts come from the runtime's split search (runtime/thread_pool.h), keyed by
+// (kFamilyReduce or kFamilySoftmax, op, dtype, size bucket), as the elementwise kernels.
 
 // Fills `p` for x (nd dims, byte strides) reduced over `reduced[d]` into C-contiguous `out`
 // (its dims the kept dims in order). Returns false when x's densest dim is not unit-stride:

@@ -193,10 +193,14 @@ static inline __attribute__((always_inline)) V vlog(V x) {
   return (x < 0) | (x != x) ? splat<V>(__builtin_nan("")) : y;
 }
 
+// NOTE: functions that combine two NaN intermediates (e * r, x * sigmoid, ...) return x itself
+// for a NaN x: which operand's NaN a product keeps depends on the operand order the compiler
+// picks, which can differ between the main loop and the tail, so a split could flip NaN signs.
 template <class V> static inline __attribute__((always_inline)) V vsigmoid(V x) {
   V e = vexp(-vabs(x));
   V r = 1 / (1 + e);
-  return x >= 0 ? r : e * r;
+  r = x >= 0 ? r : e * r;
+  return x != x ? x : r;
 }
 
 // tanh|x| = -m / (m + 2) with m = expm1(-2|x|); beyond kTanhLo the result rounds to 1.
@@ -215,14 +219,16 @@ template <class V> static inline __attribute__((always_inline)) V vsoftplus(V x)
   V u = 1 + t;
   V l = vlog(u) * t / (u - 1);
   l = u == 1 ? t : l;
-  return (x > 0 ? x : splat<V>(0)) + l;
+  V y = (x > 0 ? x : splat<V>(0)) + l;
+  return x != x ? x : y;
 }
 
 // MindSpore's tanh GeLU, 0.5 x (1 + tanh(k (x + 0.044715 x^3))) == x * sigmoid(2k (...)).
 template <class V> static inline __attribute__((always_inline)) V vgelu(V x) {
   typedef typename VT<V>::T T;
   V inner = x + T(0.044715) * x * x * x;
-  return x * vsigmoid(T(2 * 0.7978845608028654) * inner);
+  V y = x * vsigmoid(T(2 * 0.7978845608028654) * inner);
+  return x != x ? x : y;
 }
 
 // sin or cos of float32 lanes evaluated in float64: x = j pi/2 + r with a 33+53-bit pi/2

@@ -102,8 +102,10 @@ void run_softmax(int op, int dt, const char* x, const char* dy, char* out, int64
                  int64_t R, int64_t I) {
   const int64_t n = O * R * I;
   if (n == 0) return;
-  bool searching = false;
-  const int nt = softmax_parallel(n) ? split_search_threads(1, op, dt, n, &searching) : 1;
+  SplitDecision d{1, false};
+  if (softmax_parallel(n)) d = split_decide(split_key(kFamilySoftmax, op, dt), n, 4);
+  const int nt = d.threads;
+  const bool searching = d.searching;
   const SoftmaxExec f = softmax_table().f[dt == kF64 ? 1 : 0];
   if (!searching) {
     f(op, x, dy, out, O, R, I, nt);
@@ -112,7 +114,7 @@ void run_softmax(int op, int dt, const char* x, const char* dy, char* out, int64
   const auto t0 = std::chrono::steady_clock::now();
   f(op, x, dy, out, O, R, I, nt);
   const std::chrono::duration<double> dt_s = std::chrono::steady_clock::now() - t0;
-  split_search_record(1, op, dt, n, nt, dt_s.count());
+  split_record(split_key(kFamilySoftmax, op, dt), n, nt, dt_s.count());
 }
 
 }  // namespace mindlite
@@ -412,7 +414,7 @@ static void exec(int op, const char* xp, const char* dyp, char* op_out, int64_t 
     decltype(tasks)* f;
     int64_t n;
   } ctx{&tasks, n};
-  pool_run(nt, [](void* c, int t, int k) {
+  pool_run(nt, nt, [](void* c, int t, int k) {
     Ctx* x = static_cast<Ctx*>(c);
     const int64_t b = x->n * t / k, e = x->n * (t + 1) / k;
     if (b < e) (*x->f)(b, e);

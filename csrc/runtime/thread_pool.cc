@@ -24,6 +24,12 @@ namespace {
 constexpr int kMaxPoolThreads = 256;  // chunk indices fit the claim word's 16 bits
 constexpr double kSpinSeconds = 100e-6;   // a worker spins this long before sleeping
 constexpr int kSearchReps = 5;            // timings per candidate (min of them: robust to noise)
+constexpr int kSearchRounds = 3;          // searches at most, while one settles below max
+constexpr double kClearlySlower = 1.10;   // more threads lose only when 10% slower than fewer
+// NOTE: 2-core EPYC VM: a launch's wake-up and join cost ~1-10 us (more when the machine is
+// busy); 1M elements x cost take 300 us or more on one thread (Add: ~320 us), so from there a
+// second thread can lose ~1-3% at worst and gains up to 2x. Below it the search decides.
+constexpr int64_t kPriorWork = int64_t(1) << 20;
 
 thread_local bool tls_in_pool = false;
 
@@ -34,7 +40,7 @@ thread_local bool tls_in_pool = false;
 // depend only on (n, nthreads), so results do not depend on who ran which chunk.
 class ThreadPool {
  public:
-  void run(int nthreads, PoolTask task, void* ctx);
+  void run(int nthreads, int nchunks, PoolTask task, void* ctx);
 
  private:
   struct alignas(64) Worker {
@@ -108,23 +114,23 @@ void ThreadPool::worker_loop(Worker* w) {
   }
 }
 
-void ThreadPool::run(int nthreads, PoolTask task, void* ctx) {
+void ThreadPool::run(int nthreads, int nchunks, PoolTask task, void* ctx) {
   std::unique_lock<std::mutex> lk(launch_mutex, std::try_to_lock);
   if (nthreads <= 1 || tls_in_pool || !lk.owns_lock()) {
-    for (int t = 0; t < nthreads; ++t) task(ctx, t, nthreads);
+    for (int t = 0; t < nchunks; ++t) task(ctx, t, nchunks);
     return;
   }
   try {
     ensure_workers(nthreads - 1);
   } catch (const std::exception&) {  // no more threads (resource limits): run serially
-    for (int t = 0; t < nthreads; ++t) task(ctx, t, nthreads);
+    for (int t = 0; t < nchunks; ++t) task(ctx, t, nchunks);
     return;
   }
   task_ = task;
   ctx_ = ctx;
   done_.store(0, std::memory_order_relaxed);
   const uint32_t gen = ++gen_;
-  claim_.store((uint64_t(gen) << 32) | (uint64_t(nthreads) << 16), std::memory_order_release);
+  claim_.store((uint64_t(gen) << 32) | (uint64_t(nchunks) << 16), std::memory_order_release);
   for (int i = 0; i < nthreads - 1; ++i) {
     Worker* w = workers_[i].get();
     w->gen.store(gen);  // seq_cst: pairs with the worker's sleeping flag (no lost wake-up)
@@ -136,7 +142,7 @@ void ThreadPool::run(int nthreads, PoolTask task, void* ctx) {
   tls_in_pool = true;
   run_chunks(gen);
   tls_in_pool = false;
-  for (int spins = 1; done_.load(std::memory_order_acquire) != nthreads; ++spins) {
+  for (int spins = 1; done_.load(std::memory_order_acquire) != nchunks; ++spins) {
     if (spins < 4096) ML_CPU_RELAX(); else std::this_thread::yield();
   }
 }
@@ -153,7 +159,9 @@ ThreadPool* pool() {
 
 struct SearchState {
   int best = 0;                 // chosen thread count; 0 while searching
-  int trials = 0;               // launches timed so far
+  int trials = 0;               // launches timed so far in this round
+  int rounds = 0;               // rounds finished
+  int most = 0;                 // most threads any finished round chose
   std::vector<double> per_elem;  // min seconds per element, per candidate (index t - 1)
 };
 
@@ -197,12 +205,12 @@ void fork_child() {
 
 }  // namespace
 
-void pool_run(int nthreads, PoolTask task, void* ctx) {
+void pool_run(int nthreads, int nchunks, PoolTask task, void* ctx) {
   if (nthreads <= 1 || tls_in_pool) {
-    for (int t = 0; t < nthreads; ++t) task(ctx, t, nthreads);
+    for (int t = 0; t < nchunks; ++t) task(ctx, t, nchunks);
     return;
   }
-  pool()->run(nthreads, task, ctx);
+  pool()->run(nthreads, nchunks, task, ctx);
 }
 
 int max_threads() {
@@ -219,7 +227,7 @@ bool will_parallelize(int64_t n, int cost) {
   return n >= 2 && n * cost >= g_threshold.load(std::memory_order_relaxed);
 }
 
-SplitDecision split_decide(uint32_t key, int64_t n) {
+SplitDecision split_decide(uint32_t key, int64_t n, int cost) {
   int forced = g_forced.load(std::memory_order_relaxed);
   if (forced > 0) return {forced, false};
   int cands = max_threads();
@@ -227,6 +235,10 @@ SplitDecision split_decide(uint32_t key, int64_t n) {
   std::lock_guard<std::mutex> g(*g_split_mu);
   SearchState& st = (*g_split)[full_key(key, n)];
   if (st.best > 0) return {st.best, false};
+  if (n * cost >= kPriorWork) {  // the prior, recorded so that split_table() shows it
+    st.best = cands;
+    return {cands, false};
+  }
   if (st.per_elem.empty()) st.per_elem.assign(cands, 1e300);
   return {st.trials % cands + 1, true};  // round-robin over 1..cands
 }
@@ -239,14 +251,20 @@ void split_record(uint32_t key, int64_t n, int threads, double seconds) {
   double& slot = st.per_elem[threads - 1];
   slot = std::min(slot, seconds / static_cast<double>(n));
   if (++st.trials < cands * kSearchReps) return;
-  double fastest = *std::min_element(st.per_elem.begin(), st.per_elem.end());
-  // NOTE: the fewest threads within 3% of the fastest: spare cores are worth a tiny loss.
-  for (int t = 1; t <= cands; ++t) {
-    if (st.per_elem[t - 1] <= fastest * 1.03) {
-      st.best = t;
-      break;
-    }
+  // Walking up from 1 thread, each count not kClearlySlower than the one chosen so far replaces
+  // it: timings on a shared machine are noisy, and noise hits a multi-thread launch (it waits
+  // for its slowest chunk) more than a serial one, so fewer threads must win clearly.
+  int choice = 1;
+  for (int t = 2; t <= cands; ++t) {
+    if (st.per_elem[t - 1] <= st.per_elem[choice - 1] * kClearlySlower) choice = t;
   }
+  st.most = std::max(st.most, choice);
+  if (++st.rounds < kSearchRounds && st.most < cands) {  // measure again from scratch
+    st.trials = 0;
+    st.per_elem.assign(cands, 1e300);
+    return;
+  }
+  st.best = st.most;
 }
 
 std::vector<SplitEntry> split_table() {

@@ -2,16 +2,20 @@
 //
 // ThreadPool: workers are created once, lazily (at the first launch that needs them), spin
 // briefly after each job and then sleep on a condition variable. A launch splits the range into
-// nthreads fixed chunks that the caller and the woken workers claim from an atomic counter, so
-// a descheduled worker costs nothing but its share. A launch from inside a pool task, or while
-// another thread owns the pool, runs serially on the calling thread (same chunks, same
-// results), so nesting can never deadlock.
+// fixed chunks (one per thread) that the caller and the woken workers claim from an atomic
+// counter, so a worker the OS has not scheduled yet costs nothing but its share. A launch
+// from inside a pool task, or while another thread owns the pool, runs serially on the calling
+// thread (same chunks, same results), so nesting can never deadlock.
 //
 // parallel_launch(key, n, cost, body): the ParallelLaunchAutoSearch policy. Work below
 // parallel_threshold() (n * cost) runs on the calling thread without searching. Above it, a
-// forced thread count (set_num_threads) wins; otherwise, per (key, floor(log2(n))), the first
-// launches try every thread count 1..max_threads() round-robin, kSearchReps timings each
-// (steady_clock), and the fastest per element is kept in the split table from then on.
+// forced thread count (set_num_threads) wins; work of kPriorWork or more (where a launch's
+// wake-up is under 1% of the work) takes max_threads() without searching. Otherwise, per
+// (key, floor(log2(n))), the first launches try every thread count 1..max_threads()
+// round-robin, kSearchReps timings each (steady_clock, min per count), and pick the most
+// threads not clearly slower than the fastest; a search that settles below max_threads() is
+// repeated (kSearchRounds in all) and the most threads any round chose is kept, so one burst of
+// noise on a shared machine cannot pin a split to one thread.
 #pragma once
 
 #include <chrono>
@@ -22,13 +26,16 @@ namespace mindlite {
 
 using PoolTask = void (*)(void* ctx, int tid, int nthreads);
 
-// Runs task(ctx, chunk, nthreads) for every chunk in [0, nthreads); returns when all are done.
-void pool_run(int nthreads, PoolTask task, void* ctx);
+// Runs task(ctx, chunk, nchunks) for every chunk in [0, nchunks) on up to nthreads threads (the
+// caller and nthreads - 1 workers); returns when all are done.
+// NOTE: parallel_for uses one chunk per thread. Four per thread (claimed dynamically) was
+// measured no better on the 2-core VM: 2048x2048 Add/Mul/ReLU p10 1-7% slower, mins mixed.
+void pool_run(int nthreads, int nchunks, PoolTask task, void* ctx);
 
-// [begin, end) of chunk `tid` of `nthreads` over n elements (chunk starts aligned to 64
+// [begin, end) of chunk `tid` of `nchunks` over n elements (chunk starts aligned to 64
 // elements so threads never write the same cache line of a float or bool output).
-inline void chunk_range(int64_t n, int tid, int nthreads, int64_t* begin, int64_t* end) {
-  int64_t chunk = (n + nthreads - 1) / nthreads;
+inline void chunk_range(int64_t n, int tid, int nchunks, int64_t* begin, int64_t* end) {
+  int64_t chunk = (n + nchunks - 1) / nchunks;
   chunk = (chunk + 63) & ~int64_t(63);
   int64_t b = chunk * tid;
   int64_t e = b + chunk;
@@ -46,7 +53,7 @@ void parallel_for(int64_t n, int nthreads, F& body) {
     F* body;
     int64_t n;
   } ctx{&body, n};
-  pool_run(nthreads, [](void* p, int tid, int nt) {
+  pool_run(nthreads, nthreads, [](void* p, int tid, int nt) {
     Ctx* c = static_cast<Ctx*>(p);
     int64_t b, e;
     chunk_range(c->n, tid, nt, &b, &e);
@@ -55,7 +62,12 @@ void parallel_for(int64_t n, int nthreads, F& body) {
 }
 
 // ---- split selection -------------------------------------------------------------------
-enum SplitFamily : uint32_t { kFamilyUnary = 0, kFamilyBinary = 1 };
+enum SplitFamily : uint32_t {
+  kFamilyUnary = 0,
+  kFamilyBinary = 1,
+  kFamilyReduce = 2,   // kernels/reduce.h ReduceOp
+  kFamilySoftmax = 3,  // kernels/reduce.h SoftmaxOp
+};
 
 inline uint32_t split_key(uint32_t family, uint32_t op, uint32_t dtype) {
   return (family << 16) | (op << 4) | dtype;
@@ -80,7 +92,7 @@ struct SplitDecision {
   int threads;
   bool searching;
 };
-SplitDecision split_decide(uint32_t key, int64_t n);
+SplitDecision split_decide(uint32_t key, int64_t n, int cost);
 void split_record(uint32_t key, int64_t n, int threads, double seconds);
 
 template <class F>
@@ -89,7 +101,7 @@ void parallel_launch(uint32_t key, int64_t n, int cost, F& body) {
     body(int64_t(0), n);
     return;
   }
-  SplitDecision d = split_decide(key, n);
+  SplitDecision d = split_decide(key, n, cost);
   if (!d.searching) {
     parallel_for(n, d.threads, body);
     return;

@@ -5,7 +5,14 @@ caches small blocks itself. Large ones come from size-exact buckets of byte
 buffers: a buffer is free again when the pool holds its only reference (every
 array handed out is a view whose `base` is the buffer, so a live tensor, a view
 of it, or an `asnumpy()` result a user kept all keep it busy). Reusing warm
-pages avoids the page faults a fresh mmap costs on every large op.
+pages avoids the page faults a fresh mmap costs on every large op (numpy
+already asks for transparent huge pages on buffers of 4 MiB and more).
+
+Bounds: at most MAX_PER_BUCKET buffers per size and POOL_MAX_BYTES held in all;
+a new size that would pass the byte cap first evicts free buffers of the sizes
+used least recently, and is left uncached (plain numpy memory) if that is not
+enough. Buffers still in use are never evicted while counted: eviction only
+drops the pool's reference, so a live tensor keeps its memory either way.
 """
 import sys
 
@@ -13,33 +20,93 @@ import numpy as np
 
 POOL_MIN_BYTES = 1 << 18          # 256 KiB
 MAX_PER_BUCKET = 8
+POOL_MAX_BYTES = 1 << 29          # 512 MiB held by the pool at most (live and free)
+
+
+def _free_refcount():
+    """sys.getrefcount(buf) inside `for buf in bucket:` when the bucket list is buf's only
+    holder: measured once, so the free test does not depend on the interpreter's counting
+    of loop variables and call arguments."""
+    bucket = [np.empty(1, dtype=np.uint8)]
+    for buf in bucket:
+        return sys.getrefcount(buf)
+
+
+FREE_REFCOUNT = _free_refcount()
 
 
 class MemoryPool:
-    def __init__(self):
+    def __init__(self, max_bytes=POOL_MAX_BYTES, max_per_bucket=MAX_PER_BUCKET):
         self.buckets = {}          # nbytes -> [uint8 buffers]
+        self.last_use = {}         # nbytes -> value of self.clock at its last alloc
+        self.clock = 0
+        self.max_bytes = max_bytes
+        self.max_per_bucket = max_per_bucket
+        self.held_bytes = 0        # bytes of every buffer in the buckets
         self.hits = 0
         self.misses = 0
 
     def alloc(self, shape, np_dtype, nbytes):
+        """A C-contiguous array of `shape` / `np_dtype` (nbytes long) that no live array uses."""
+        self.clock += 1
+        self.last_use[nbytes] = self.clock
         bucket = self.buckets.get(nbytes)
         if bucket is None:
             bucket = self.buckets[nbytes] = []
         getrefcount = sys.getrefcount
+        free = FREE_REFCOUNT
         for buf in bucket:
-            # references: the bucket list, the loop variable, getrefcount's argument
-            if getrefcount(buf) == 3:
+            if getrefcount(buf) == free:
                 self.hits += 1
                 return buf.view(np_dtype).reshape(shape)
         self.misses += 1
         buf = np.empty(nbytes, dtype=np.uint8)
-        if len(bucket) < MAX_PER_BUCKET:
+        if len(bucket) < self.max_per_bucket and self._make_room(nbytes):
             bucket.append(buf)
+            self.held_bytes += nbytes
+        elif not bucket:                 # uncached size: keep no empty bucket for it
+            del self.buckets[nbytes]
+            del self.last_use[nbytes]
         return buf.view(np_dtype).reshape(shape)
+
+    def _make_room(self, nbytes):
+        """Evicts free buffers of other sizes, least recently used first, until nbytes more
+        fit under max_bytes; False when they cannot."""
+        if self.held_bytes + nbytes <= self.max_bytes:
+            return True
+        if nbytes > self.max_bytes:
+            return False
+        free = FREE_REFCOUNT
+        for size in sorted(self.buckets, key=self.last_use.__getitem__):
+            if size == nbytes:
+                continue
+            bucket = self.buckets[size]
+            keep = []
+            for buf in bucket:
+                if sys.getrefcount(buf) == free and self.held_bytes + nbytes > self.max_bytes:
+                    self.held_bytes -= size
+                else:
+                    keep.append(buf)
+            bucket[:] = keep
+            if not keep:
+                del self.buckets[size]
+                del self.last_use[size]
+            if self.held_bytes + nbytes <= self.max_bytes:
+                return True
+        return False
 
     def release_all(self):
         """Drop every cached buffer (those still in use stay alive through their tensors)."""
         self.buckets.clear()
+        self.last_use.clear()
+        self.held_bytes = 0
 
     def cached_bytes(self):
+        """Bytes the pool holds (buffers in use and free)."""
         return sum(n * len(b) for n, b in self.buckets.items())
+
+    def free_bytes(self):
+        """Bytes of held buffers that no live array uses."""
+        free = FREE_REFCOUNT
+        return sum(n for n, b in self.buckets.items() for buf in b
+                   if sys.getrefcount(buf) == free)

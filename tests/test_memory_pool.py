@@ -1,0 +1,160 @@
+"""MemoryPool (mindlite/runtime/memory.py) and the runtime allocator that hands its buffers out.
+
+Reuse never aliases a live array: results, views of results (numpy and Tensor), asnumpy()
+arrays and memoryviews a user keeps are never overwritten by later ops of the same size;
+released buffers are reused; the pool stays bounded per size and in total, and eviction never
+frees memory a live array uses; RSS stays flat over many cached large ops.
+"""
+import gc
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from mindlite import Tensor, ops
+from mindlite.abstract import abstract_of_array
+from mindlite.backend.session import session_factory
+from mindlite.runtime import memory
+from mindlite.runtime.cpu_kernel_runtime import CPUKernelRuntime
+from mindlite.runtime.memory import MemoryPool
+
+SHAPE = (256, 512)             # 512 KiB of float32: pooled
+F32 = np.dtype(np.float32)
+
+
+def runtime_pool():
+    return session_factory("CPU").runtime.pool
+
+
+def test_free_refcount_calibrated():
+    bucket = [np.empty(4, np.uint8)]
+    for buf in bucket:
+        assert sys.getrefcount(buf) == memory.FREE_REFCOUNT
+
+
+def test_results_views_and_asnumpy_are_never_overwritten():
+    x = Tensor(np.random.default_rng(0).standard_normal(SHAPE).astype(np.float32))
+    pool = runtime_pool()
+    hits0 = pool.hits
+    kept = []                  # (what, object holding pool memory, expected values)
+    for i in range(60):
+        y = Tensor(np.full(SHAPE, i, np.float32))
+        r = ops.add(x, y)
+        want = x.asnumpy() + np.float32(i)
+        kind = i % 6
+        if kind == 0:
+            kept.append(("tensor", r, want))
+        elif kind == 1:
+            kept.append(("tensor view", ops.reshape(r, (512, 256)), want.reshape(512, 256)))
+        elif kind == 2:
+            kept.append(("asnumpy", r.asnumpy(), want))
+        elif kind == 3:
+            kept.append(("numpy view", r.asnumpy()[::3, 1::2], want[::3, 1::2]))
+        elif kind == 4:
+            kept.append(("memoryview", memoryview(r.asnumpy()), want))
+        # kind 5: dropped at once, so its buffer goes back to the pool
+        del r
+        ops.relu(ops.mul(x, y))          # more same-size ops that want buffers
+    gc.collect()
+    for _ in range(20):
+        ops.add(x, x)
+    for what, held, want in kept:
+        got = held.asnumpy() if isinstance(held, Tensor) else np.asarray(held)
+        np.testing.assert_array_equal(got, want, err_msg=what)
+    assert pool.hits > hits0              # released buffers were reused meanwhile
+
+
+def test_released_buffer_is_reused_and_live_one_is_not():
+    x = Tensor(np.ones(SHAPE, np.float32))
+    r = ops.mul(x, x)
+    addr = r.asnumpy().ctypes.data
+    del r
+    r2 = ops.mul(x, x)
+    assert r2.asnumpy().ctypes.data == addr       # the released buffer came back
+    r3 = ops.mul(x, x)
+    assert not np.shares_memory(r2.asnumpy(), r3.asnumpy())
+    np.testing.assert_array_equal(r2.asnumpy(), 1)
+
+
+def test_allocator_contract():
+    rt = CPUKernelRuntime()
+    for shape, dt in [((3, 4), np.float32), (SHAPE, np.float32), ((1 << 16,), np.float64),
+                      ((700, 700), np.bool_), ((), np.int32)]:
+        alloc = rt.allocator(abstract_of_array(np.zeros(shape, dt)))
+        a, b = alloc(), alloc()
+        for arr in (a, b):
+            assert arr.shape == shape and arr.dtype == dt and arr.flags.c_contiguous
+            assert arr.flags.writeable
+        assert not np.shares_memory(a, b)
+        a[...] = 1
+        b[...] = 2
+        assert (a == 1).all()
+
+
+def test_bucket_and_total_bounds():
+    pool = MemoryPool(max_bytes=8 << 20, max_per_bucket=4)
+    live = [pool.alloc((1 << 18,), F32, 1 << 20) for _ in range(10)]   # 10 live 1 MiB arrays
+    assert len(pool.buckets[1 << 20]) == 4 and pool.held_bytes == 4 << 20
+    for i, a in enumerate(live):
+        a[:] = i
+    sizes = [(1 << 20) + 4096 * k for k in range(1, 40)]
+    for n in sizes:                     # many sizes, released at once: the cap evicts them
+        pool.alloc((n // 4,), F32, n)[:] = -1
+        assert pool.held_bytes <= pool.max_bytes
+        assert pool.held_bytes == pool.cached_bytes()
+    assert len(pool.buckets[1 << 20]) == 4      # live buffers are never evicted
+    for i, a in enumerate(live):
+        assert (a == i).all()
+    del live
+    gc.collect()
+    assert pool.free_bytes() >= 4 << 20
+    big = pool.alloc((3 << 20,), F32, 12 << 20)  # over the cap on its own: not cached
+    assert pool.held_bytes <= pool.max_bytes and (12 << 20) not in pool.buckets
+    del big
+    assert len(pool.buckets) <= 8 and len(pool.last_use) == len(pool.buckets)
+
+
+def test_eviction_keeps_live_memory_intact():
+    pool = MemoryPool(max_bytes=3 << 20)
+    a = pool.alloc((1 << 18,), F32, 1 << 20)
+    b = pool.alloc((1 << 18,), F32, 1 << 20)
+    a[:] = 1
+    b[:] = 2
+    view = b[::2]
+    del b
+    c = pool.alloc((1 << 19,), F32, 2 << 20)     # needs an eviction; a and b are still used
+    c[:] = 3
+    d = pool.alloc((1 << 18,), F32, 1 << 20)
+    d[:] = 4
+    assert (a == 1).all() and (view == 2).all() and (c == 3).all()
+    assert not np.shares_memory(d, a) and not np.shares_memory(d, view)
+
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="Linux only")
+def test_rss_flat_over_many_large_ops():
+    x = Tensor(np.ones((512, 1024), np.float32))   # 2 MiB results
+    y = Tensor(np.ones((512, 1024), np.float32))
+    for _ in range(20):
+        ops.add(x, y)
+    before = _rss_bytes()
+    for _ in range(2000):
+        ops.add(x, y)
+        ops.relu(x)
+    assert _rss_bytes() - before < 10 << 20
+
+
+def test_release_all_keeps_live_arrays():
+    pool = runtime_pool()
+    x = Tensor(np.full(SHAPE, 2, np.float32))
+    r = ops.mul(x, x)
+    pool.release_all()
+    assert pool.held_bytes == 0 and pool.cached_bytes() == 0
+    r2 = ops.mul(x, x)
+    assert not np.shares_memory(r.asnumpy(), r2.asnumpy())
+    np.testing.assert_array_equal(r.asnumpy(), 4)
