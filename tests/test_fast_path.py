@@ -210,3 +210,30 @@ def test_tensor_copy_and_pickle_keep_values():
     p = Parameter(Tensor(f32(2)), name="w")
     q = pickle.loads(pickle.dumps(p))
     assert isinstance(q, Parameter) and q.name == "w"
+
+
+def test_provider_kernel_errors_are_kernel_errors_on_the_c_path():
+    from mindlite.kernels.kernel_def import KernelError
+    from mindlite.kernels.registry import unregister_kernel
+    state = {"fail": False}
+
+    def flaky_add(x, y, out):
+        if state["fail"]:
+            raise ZeroDivisionError("boom")
+        np.add(x, y, out=out)
+    ms.register_kernel("Add", provider="fastpath_test", dtypes=(ms.float32,), priority=-1,
+                       kernel=flaky_add)
+    ms.set_context(kernel_provider="fastpath_test")
+    try:
+        x = Tensor(f32(3))
+        add = ops.Add()
+        np.testing.assert_array_equal(add(x, x).asnumpy(), 2 * x.asnumpy())
+        runner = _C.lookup_runner(add, (x, x))
+        assert isinstance(runner, _C.FastRunner) and runner.kernel is flaky_add
+        state["fail"] = True
+        with pytest.raises(KernelError, match="fastpath_test.*ZeroDivisionError: boom") as e:
+            add(x, x)
+        assert isinstance(e.value.__cause__, ZeroDivisionError)
+    finally:
+        ms.set_context(kernel_provider=None)
+        unregister_kernel("Add", "fastpath_test")

@@ -32,6 +32,7 @@ struct FastRunner {
   PyObject* out_abs;
   PyObject* prim;
   PyObject* params;     // tuple of kernel params passed after the output (positional)
+  PyObject* on_error;   // on_error(exc) raises the error to report instead, or nullptr
   PyObject* tapes;      // the grad recorder's list of open Tapes; nullptr: not differentiable
   int nargs;            // len(args) of the call
   int nin;              // kernel inputs: the Tensors at args[pos[0..nin)] (constants skipped)
@@ -56,8 +57,25 @@ bool launch(FastRunner* r, PyObject** stack, PyObject* out) {
     argv = full;
   }
   PyObject* res = PyObject_Vectorcall(r->kernel, argv, r->nin + 1 + np, nullptr);
-  Py_XDECREF(res);
-  return res != nullptr;
+  if (res) {
+    Py_DECREF(res);
+    return true;
+  }
+  if (r->on_error && PyErr_ExceptionMatches(PyExc_Exception)) {   // as kernel_def.guard
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb) PyException_SetTraceback(value, tb);
+    PyObject* again = PyObject_CallOneArg(r->on_error, value);   // raises the KernelError
+    Py_XDECREF(again);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    if (again && !PyErr_Occurred()) {
+      PyErr_SetString(PyExc_RuntimeError, "FastRunner: on_error returned instead of raising");
+    }
+  }
+  return false;
 }
 
 // GradExecutor.record for this op: each open tape that tracks one of the Tensor inputs keeps
@@ -167,6 +185,7 @@ int runner_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(r->out_abs);
   Py_VISIT(r->prim);
   Py_VISIT(r->params);
+  Py_VISIT(r->on_error);
   Py_VISIT(r->tapes);
   return 0;
 }
@@ -180,6 +199,7 @@ int runner_clear(PyObject* self) {
   Py_CLEAR(r->out_abs);
   Py_CLEAR(r->prim);
   Py_CLEAR(r->params);
+  Py_CLEAR(r->on_error);
   Py_CLEAR(r->tapes);
   return 0;
 }
@@ -241,17 +261,22 @@ bool read_scalars(FastRunner* r, PyObject* scalars) {
 }
 
 // FastRunner(kernel, alloc, out_abs, np_dtype, shape, prim, tapes, nargs, positions,
-//            params=(), scalars=None)
+//            params=(), scalars=None, on_error=None)
 PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject *kernel, *alloc, *out_abs, *dtype, *shape, *prim, *tapes, *positions;
-  PyObject *params = nullptr, *scalars = nullptr;
+  PyObject *params = nullptr, *scalars = nullptr, *on_error = Py_None;
   int nargs;
   static const char* kw[] = {"kernel", "alloc", "out_abs", "np_dtype", "shape", "prim",
-                             "tapes", "nargs", "positions", "params", "scalars", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOiO|O!O:FastRunner",
+                             "tapes", "nargs", "positions", "params", "scalars", "on_error",
+                             nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOiO|O!OO:FastRunner",
                                    const_cast<char**>(kw), &kernel, &alloc, &out_abs, &dtype,
                                    &shape, &prim, &tapes, &nargs, &positions, &PyTuple_Type,
-                                   &params, &scalars)) {
+                                   &params, &scalars, &on_error)) {
+    return nullptr;
+  }
+  if (on_error != Py_None && !PyCallable_Check(on_error)) {
+    PyErr_SetString(PyExc_TypeError, "FastRunner: 'on_error' must be callable or None");
     return nullptr;
   }
   if (!PyCallable_Check(kernel) || (alloc != Py_None && !PyCallable_Check(alloc))) {
@@ -312,6 +337,10 @@ PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   if (tapes != Py_None) {
     Py_INCREF(tapes);
     r->tapes = tapes;
+  }
+  if (on_error != Py_None) {
+    Py_INCREF(on_error);
+    r->on_error = on_error;
   }
   r->params = params ? params : PyTuple_New(0);
   if (!r->params) {

@@ -199,4 +199,9 @@ def guard(fn, kdef, params, nargs, label, name=None):
             except Exception as e:
                 raise err(e) from e
     launch.__name__ = name or kdef.name
+    if not params:
+        # a _C.FastRunner calls fn itself and hands an exception to c_error (no frame here)
+        def c_error(e):
+            raise err(e) from e
+        launch.c_kernel, launch.c_error = fn, c_error
     return launch

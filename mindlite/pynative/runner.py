@@ -68,7 +68,7 @@ def make_runner(info, graph, runtime, grad):
                              out_abs.shape, prim, tapes, len(kinds), positions,
                              getattr(launch, "c_params", ()),
                              [info.types[i].np if kinds[i] == "scalar" else None
-                              for i in positions])
+                              for i in positions], getattr(launch, "c_error", None))
     return _generic_runner(info, graph.launch, runtime, grad)
 
 
