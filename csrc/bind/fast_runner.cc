@@ -351,8 +351,9 @@ PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   return reinterpret_cast<PyObject*>(r);
 }
 
-// runner.stage_times(args, n) -> (alloc_us, launch_us, wrap_us): each stage of a call run n
-// times in a row, in C, timed with a steady clock (mindlite.profiler's cached breakdown).
+// runner.stage_times(args, n) -> (alloc_us, launch_us, wrap_us, record_us or None): each stage
+// of a call run n times in a row, in C, timed with a steady clock (mindlite.profiler's cached
+// breakdown); record only while the grad recorder is open (the nodes go onto its tapes).
 PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   auto* r = reinterpret_cast<FastRunner*>(self);
   long n = nargs == 2 ? PyLong_AsLong(args[1]) : -1;
@@ -406,19 +407,24 @@ PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t n
     ok = items[i] != nullptr;
   }
   auto t3 = clock::now();
+  const bool rec = ok && g_recording && r->tapes;   // the grad recorder is open
+  for (long i = 0; rec && ok && i < n; ++i) ok = record(r, args[0], items[i]);
+  auto t4 = clock::now();
   for (PyObject* o : items) Py_XDECREF(o);
   for (PyObject* o : converted) Py_DECREF(o);
   if (!ok) return nullptr;
   auto us = [n](clock::time_point a, clock::time_point b) {
     return std::chrono::duration<double, std::micro>(b - a).count() / static_cast<double>(n);
   };
-  return Py_BuildValue("(ddd)", us(t0, t1), us(t1, t2), us(t2, t3));
+  if (!rec) return Py_BuildValue("(dddO)", us(t0, t1), us(t1, t2), us(t2, t3), Py_None);
+  return Py_BuildValue("(dddd)", us(t0, t1), us(t1, t2), us(t2, t3), us(t3, t4));
 }
 
 PyMethodDef g_runner_methods[] = {
     {"stage_times",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(runner_stage_times)),
-     METH_FASTCALL, "stage_times(args, n) -> (alloc_us, launch_us, wrap_us) per call, in C."},
+     METH_FASTCALL,
+     "stage_times(args, n) -> (alloc_us, launch_us, wrap_us, record_us or None) per call."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyMemberDef g_runner_members[] = {
