@@ -20,7 +20,8 @@ def relu_numpy(x, out):
 
 @register_kernel("ReLU6", provider="numpy")
 def relu6_numpy(x, out):
-    np.clip(x, 0, 6, out=out)
+    # NOTE: not np.clip, which keeps -0.0; max(x, 0) gives +0.0 as ReLU and the C++ kernel do
+    np.minimum(np.maximum(x, 0, out=out), 6, out=out)
 
 
 def _sigmoid_into(x, out):
