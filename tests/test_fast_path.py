@@ -237,3 +237,22 @@ def test_provider_kernel_errors_are_kernel_errors_on_the_c_path():
     finally:
         ms.set_context(kernel_provider=None)
         unregister_kernel("Add", "fastpath_test")
+
+
+def test_primitives_built_again_with_the_same_arguments_are_independent_and_still_checked():
+    from mindlite.ops import primitive as P
+    a = ops.ReduceSum(keep_dims=True)
+    b = ops.ReduceSum(keep_dims=True)                    # copied from the first's state
+    assert (ops.ReduceSum, (), (("keep_dims", bool, True),)) in P._PROTOTYPES
+    assert a == b and a.attrs == b.attrs == {"keep_dims": True} and a.attrs is not b.attrs
+    assert a._runners is b._runners and a._const_mask == b._const_mask == 0b10
+    a.add_prim_attr("extra", 1)
+    assert "extra" not in b.attrs and "extra" not in ops.ReduceSum(keep_dims=True).attrs
+    x = Tensor(f32(2, 3))
+    assert b(x, 1).shape == (2, 1)
+    for _ in range(2):                     # a bad argument is rejected every time (1 is not True)
+        with pytest.raises(TypeError, match="ReduceSum"):
+            ops.ReduceSum(keep_dims=1)
+        with pytest.raises(ValueError, match="Softmax"):
+            ops.Softmax(axis=())
+    assert ops.Softmax(-1).attrs == {"axis": -1}

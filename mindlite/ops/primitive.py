@@ -232,6 +232,11 @@ def prim_attr_register(fn):
 
     @functools.wraps(fn)
     def wrapper(self, *args, **kwargs):
+        key = _proto_key(self, args, kwargs) if type(self).__init__ is wrapper else None
+        proto = _PROTOTYPES.get(key) if key is not None else None
+        if proto is not None:
+            _clone(self, proto)
+            return
         if simple and not kwargs and len(args) <= len(names) \
                 and len(args) + len(defaults) >= len(names):
             values = dict(defaults)
@@ -244,7 +249,43 @@ def prim_attr_register(fn):
         fn(self, *args, **kwargs)
         self._refresh_attrs_key()
         self.init_args = values
+        if key is not None and all(map(_immutable, self.__dict__.values())) \
+                and all(map(_immutable, self.attrs.values())):
+            _PROTOTYPES[key] = (dict(self.__dict__), self._runners, self._const_mask)
     return wrapper
+
+
+# NOTE: `ops.ReduceSum(keep_dims=True)(x, 1)` in a notebook builds a primitive per call; the
+# state a successful __init__ left (plain values only: no list, dict or object it could
+# mutate later) is kept per (class, arguments), and the next construction with the same
+# arguments copies it (~0.4 us instead of ~2.5 us). Validation errors are never cached.
+_PROTOTYPES = {}
+
+
+def _immutable(value):
+    t = type(value)
+    if t is tuple:
+        return all(map(_immutable, value))
+    if t is dict:                       # attrs / init_args: copied by _clone
+        return all(map(_immutable, value.values()))
+    return t in _PLAIN or t is type     # (types tag bools and floats in attrs_key)
+
+
+def _proto_key(self, args, kwargs):
+    """(class, arguments with their types), or None when an argument is not plain."""
+    if not all(map(_immutable, args)) or (kwargs and not all(map(_immutable, kwargs.values()))):
+        return None
+    return (type(self), tuple((type(a), a) for a in args),
+            tuple(sorted((k, type(v), v) for k, v in kwargs.items())) if kwargs else ())
+
+
+def _clone(self, proto):
+    state, runners, const_mask = proto
+    self.__dict__.update(state)
+    self.attrs = dict(state["attrs"])
+    self.init_args = dict(state["init_args"])
+    self._runners = runners
+    self._const_mask = const_mask
 
 
 class PrimitiveWithInfer(Primitive):
