@@ -204,10 +204,6 @@ PyObject* py_wrap(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_Format(PyExc_TypeError, "wrap(arr, abs): expected 2 arguments, but got %zd", nargs);
     return nullptr;
   }
-  if (!g_tensor_type) {
-    PyErr_SetString(PyExc_RuntimeError, "wrap: the Tensor type is not set");
-    return nullptr;
-  }
   Py_INCREF(args[0]);
   return new_tensor(args[0], args[1]);
 }
@@ -238,6 +234,11 @@ bool ready(PyObject* module, PyTypeObject* type, const char* name) {
 }  // namespace
 
 PyObject* new_tensor(PyObject* arr, PyObject* abs) {
+  if (!g_tensor_type) {
+    Py_DECREF(arr);
+    PyErr_SetString(PyExc_RuntimeError, "mindlite._C: the Tensor type is not registered");
+    return nullptr;
+  }
   PyObject* t = g_tensor_type->tp_alloc(g_tensor_type, 0);
   if (!t) {
     Py_DECREF(arr);
