@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import mindlite as ms
 from mindlite import Tensor, ops
-from mindlite.kernels.cpu import conv_numba, conv_numpy
+from mindlite.kernels.cpu import conv_cpp, conv_numpy
 from mindlite.ops.operations import conv_ops as C
 from mindlite.ops.operations import pool_ops as P
 
@@ -239,12 +239,12 @@ def test_conv2d_second_order_wrt_input():
 
 @settings(max_examples=30)
 @given(conv_cases, st.sampled_from([np.float32, np.float64]))
-def test_numba_kernels_agree_with_numpy_reference(c, dtype):
+def test_cpp_kernels_agree_with_numpy_reference(c, dtype):
     x = RNG.standard_normal((c["n"], c["cg"] * c["group"], c["h"] + 3, c["w"] + 3))
     w = RNG.standard_normal((c["og"] * c["group"], c["cg"], c["kh"], c["kw"]))
     x, w = x.astype(dtype), w.astype(dtype)
     stride, dilation = c["stride"], c["dilation"]
-    if c["pad_mode"].lower() == "same":       # exercise the stride-1 numba im2col often
+    if c["pad_mode"].lower() == "same":       # exercise the stride-1 im2col often
         stride, dilation = (1, 1), (1, 1)
     pads = c["pad"]
     eff = [dilation[i] * ((c["kh"], c["kw"])[i] - 1) + 1 for i in range(2)]
@@ -256,10 +256,10 @@ def test_numba_kernels_agree_with_numpy_reference(c, dtype):
     dout = RNG.standard_normal((x.shape[0], w.shape[0], oh, ow)).astype(dtype)
     tol = 1e-4 if dtype == np.float32 else 1e-12
     for ref, fast, args, shape in (
-            (conv_numpy.conv2d_numpy, conv_numba.conv2d_numba, (x, w), dout.shape),
-            (conv_numpy.conv2d_backprop_filter_numpy, conv_numba.conv2d_backprop_filter_numba,
+            (conv_numpy.conv2d_numpy, conv_cpp.conv2d_cpp, (x, w), dout.shape),
+            (conv_numpy.conv2d_backprop_filter_numpy, conv_cpp.conv2d_backprop_filter_cpp,
              (dout, x), w.shape),
-            (conv_numpy.conv2d_backprop_input_numpy, conv_numba.conv2d_backprop_input_numba,
+            (conv_numpy.conv2d_backprop_input_numpy, conv_cpp.conv2d_backprop_input_cpp,
              (dout, w), x.shape)):
         a, b = np.empty(shape, dtype), np.empty(shape, dtype)
         ref(*args, a, *geo)
@@ -267,10 +267,10 @@ def test_numba_kernels_agree_with_numpy_reference(c, dtype):
         np.testing.assert_allclose(b, a, rtol=tol, atol=tol)
 
 
-def test_kernel_selection_prefers_numba_for_float32_64():
+def test_kernel_selection_prefers_cpp_for_float32_64():
     from mindlite.kernels import registry
     for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv2DTranspose"):
-        assert registry.select_kernel(op, "CPU", ms.float32).provider == "numba"
+        assert registry.select_kernel(op, "CPU", ms.float32).provider == "cpp"
         assert registry.select_kernel(op, "CPU", ms.float16).provider == "numpy"
 
 

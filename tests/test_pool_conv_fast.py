@@ -1,4 +1,4 @@
-"""The fast conv and pool kernels (kernels/cpu/conv_numba.py, pool_numba.py) against the numpy
+"""The fast conv and pool kernels (kernels/cpu/conv_cpp.py, pool_numba.py) against the numpy
 reference kernels (conv_numpy.py, pool_numpy.py), called directly as the runtime calls them
 (preallocated C-contiguous outputs): strides, dilations, explicit / 'same' / overhanging
 padding, groups, odd and empty sizes, NaN/inf, ties, non-contiguous inputs, both dtypes.
@@ -20,7 +20,7 @@ from helpers import arrays, noncontig  # noqa: E402
 
 import mindlite as ms  # noqa: E402
 from mindlite.kernels import registry  # noqa: E402
-from mindlite.kernels.cpu import conv_numba, conv_numpy, pool_numba, pool_numpy  # noqa: E402
+from mindlite.kernels.cpu import conv_cpp, conv_numpy, pool_numba, pool_numpy  # noqa: E402
 
 FLOATS = [np.float32, np.float64]
 EPS = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-14}
@@ -43,16 +43,16 @@ def assert_matches(got, want, terms):
 # ---- convolution ----------------------------------------------------------------------------
 @contextlib.contextmanager
 def column_order(order):
-    """Force conv_numba's column order: "inner" (batch innermost), "major" (sample-major, one
+    """Force conv_cpp's column order: "inner" (batch innermost), "major" (sample-major, one
     GEMM), "per_sample" (sample-major, a GEMM per sample); None: its own choice."""
-    chosen = conv_numba._batch_inner, conv_numba._per_sample
+    chosen = conv_cpp._batch_inner, conv_cpp._per_sample
     if order is not None:
-        conv_numba._batch_inner = lambda n, p: order == "inner"
-        conv_numba._per_sample = lambda m, k, p: order == "per_sample"
+        conv_cpp._batch_inner = lambda n, p: order == "inner"
+        conv_cpp._per_sample = lambda m, k, p: order == "per_sample"
     try:
         yield
     finally:
-        conv_numba._batch_inner, conv_numba._per_sample = chosen
+        conv_cpp._batch_inner, conv_cpp._per_sample = chosen
 
 
 @st.composite
@@ -90,7 +90,7 @@ def run_both(ref, fast, args, shape, geo, order=None):
 
 @given(conv_cases())
 def test_conv2d_matches_reference(c):
-    got, want = run_both(conv_numpy.conv2d_numpy, conv_numba.conv2d_numba, (c["x"], c["w"]),
+    got, want = run_both(conv_numpy.conv2d_numpy, conv_cpp.conv2d_cpp, (c["x"], c["w"]),
                          c["dout"].shape, c["geo"], c["order"])
     assert_matches(got, want, c["terms"])
 
@@ -98,7 +98,7 @@ def test_conv2d_matches_reference(c):
 @given(conv_cases())
 def test_conv2d_backprop_filter_matches_reference(c):
     got, want = run_both(conv_numpy.conv2d_backprop_filter_numpy,
-                         conv_numba.conv2d_backprop_filter_numba, (c["dout"], c["x"]),
+                         conv_cpp.conv2d_backprop_filter_cpp, (c["dout"], c["x"]),
                          c["w"].shape, c["geo"], c["order"])
     assert_matches(got, want, c["filter_terms"])
 
@@ -106,8 +106,8 @@ def test_conv2d_backprop_filter_matches_reference(c):
 @given(conv_cases())
 def test_conv2d_backprop_input_and_transpose_match_reference(c):
     for ref, fast in ((conv_numpy.conv2d_backprop_input_numpy,
-                       conv_numba.conv2d_backprop_input_numba),
-                      (conv_numpy.conv2d_transpose_numpy, conv_numba.conv2d_transpose_numba)):
+                       conv_cpp.conv2d_backprop_input_cpp),
+                      (conv_numpy.conv2d_transpose_numpy, conv_cpp.conv2d_transpose_cpp)):
         got, want = run_both(ref, fast, (c["dout"], c["w"]), c["x"].shape, c["geo"],
                              c["order"])
         assert_matches(got, want, c["input_terms"])
@@ -124,13 +124,13 @@ def test_conv2d_lenet_layers_match_reference(dtype, order):
         x = rng.standard_normal((64, c, hw, hw)).astype(dtype)
         w = rng.standard_normal((o, c, 3, 3)).astype(dtype)
         d = rng.standard_normal((64, o, hw, hw)).astype(dtype)
-        assert_matches(*run_both(conv_numpy.conv2d_numpy, conv_numba.conv2d_numba, (x, w),
+        assert_matches(*run_both(conv_numpy.conv2d_numpy, conv_cpp.conv2d_cpp, (x, w),
                                  d.shape, geo, order), 9 * c * 4)
         assert_matches(*run_both(conv_numpy.conv2d_backprop_filter_numpy,
-                                 conv_numba.conv2d_backprop_filter_numba, (d, x), w.shape, geo,
+                                 conv_cpp.conv2d_backprop_filter_cpp, (d, x), w.shape, geo,
                                  order), 64 * hw * hw * 4)
         assert_matches(*run_both(conv_numpy.conv2d_backprop_input_numpy,
-                                 conv_numba.conv2d_backprop_input_numba, (d, w), x.shape, geo,
+                                 conv_cpp.conv2d_backprop_input_cpp, (d, w), x.shape, geo,
                                  order), 9 * o * 4)
 
 
@@ -143,7 +143,7 @@ def test_gemm_pieces_match_one_matmul(m, k, n):
     out = np.full((m, n), np.nan)
     pieces = []
 
-    class Recorder:                         # conv_numba's numpy, with matmul recorded
+    class Recorder:                         # conv_cpp's numpy, with matmul recorded
         def __getattr__(self, name):
             return getattr(np, name)
 
@@ -152,15 +152,15 @@ def test_gemm_pieces_match_one_matmul(m, k, n):
             pieces.append(x.shape[0] * x.shape[1] * y.shape[1])
             return np.matmul(x, y, out=out)
 
-    real = conv_numba.np
-    conv_numba.np = Recorder()
+    real = conv_cpp.np
+    conv_cpp.np = Recorder()
     try:
-        conv_numba._gemm(a, b, out)
+        conv_cpp._gemm(a, b, out)
     finally:
-        conv_numba.np = real
+        conv_cpp.np = real
     np.testing.assert_allclose(out, a @ b, rtol=1e-12, atol=1e-12)
     # every piece small enough for OpenBLAS to run it on one thread (M N K < 2**19)
-    assert max(pieces) < conv_numba._ST_MNK and sum(pieces) == m * n * k
+    assert max(pieces) < conv_cpp._ST_MNK and sum(pieces) == m * n * k
 
 
 # ---- pooling --------------------------------------------------------------------------------
@@ -250,11 +250,12 @@ def test_max_pool_grad_uses_the_given_output():
 
 
 # ---- selection and imports ------------------------------------------------------------------
-def test_selection_prefers_numba_for_float32_64_only():
-    for op in ("MaxPool", "MaxPoolGrad", "Conv2D", "Conv2DBackpropFilter",
-               "Conv2DBackpropInput"):
+def test_selection_prefers_fast_kernels_for_float32_64_only():
+    for op, fast in (("MaxPool", "numba"), ("MaxPoolGrad", "numba"), ("Conv2D", "cpp"),
+                     ("Conv2DBackpropFilter", "cpp"), ("Conv2DBackpropInput", "cpp"),
+                     ("Conv2DTranspose", "cpp")):
         for dtype in (ms.float32, ms.float64):
-            assert registry.select_kernel(op, "CPU", dtype).provider == "numba"
+            assert registry.select_kernel(op, "CPU", dtype).provider == fast
         assert registry.select_kernel(op, "CPU", ms.float16).provider == "numpy"
 
 
@@ -269,7 +270,7 @@ def test_max_pool_op_through_the_api_float16_and_float32():
 
 def test_kernel_modules_do_not_import_numba():
     code = ("import sys, mindlite; "
-            "import mindlite.kernels.cpu.pool_numba, mindlite.kernels.cpu.conv_numba; "
+            "import mindlite.kernels.cpu.pool_numba, mindlite.kernels.cpu.conv_cpp; "
             "assert 'numba' not in sys.modules, 'numba imported'")
     root = Path(__file__).parent.parent
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root)

@@ -9,6 +9,7 @@
 
 #include <thread>
 
+#include "bind/conv_bind.h"
 #include "bind/elementwise_bind.h"
 #include "bind/fast_path.h"
 #include "bind/reduce_bind.h"
@@ -68,7 +69,8 @@ PYBIND11_MODULE(_C, m) {
   ml::install_fork_handlers();
   ml::kernel_tables();
   if (!ml::add_elementwise_functions(m.ptr()) || !ml::add_matmul_functions(m.ptr()) ||
-      !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr())) {
+      !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr()) ||
+      !ml::add_conv_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);

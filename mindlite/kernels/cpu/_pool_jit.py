@@ -14,8 +14,8 @@ import numpy as np
 
 _jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 # NOTE: computed indices are made unsigned before use: numba checks a signed index for
-# negative wraparound on every access (see _conv_jit.py); signed and unsigned must not mix in
-# one expression (numba makes that float64).
+# negative wraparound on every access (which also stops vectorising); signed and unsigned must
+# not mix in one expression (numba makes that float64).
 _u = np.uint64
 
 

@@ -11,7 +11,7 @@ with K = C_in / group * kh * kw and P = H_out * W_out: one small GEMM per sample
 group). Measured against one large GEMM over N * P (which needs transposed copies): equal on
 large layers, up to 2x faster on LeNet-sized ones, and immune to OpenBLAS's threaded-GEMM
 stalls on a loaded 2-core machine (a 16 x 54 x 4096 GEMM took 75 ms there instead of 0.3).
-A numba direct loop lost everywhere. conv_numba.py (the float32/float64 kernels) builds one
+A numba direct loop lost everywhere. conv_cpp.py (the float32/float64 kernels) builds one
 column matrix for the whole batch instead and runs one GEMM per group (see there).
 NOTE: float16 is computed in float32 and rounded once (numpy has no float16 BLAS: a
 float16 matmul is a slow scalar loop, and float32 accumulation is more accurate).

@@ -1,8 +1,8 @@
 """Convolution primitives: Conv2D and its gradients Conv2DBackpropInput (alias Conv2DTranspose)
 and Conv2DBackpropFilter (MindSpore's _grad_ops), with inference and bprops. The bprops are
 written with the three primitives themselves, so grad(grad(f)) works. Kernels:
-kernels/cpu/conv_numpy.py (im2col + BLAS, the reference) and conv_numba.py (compiled
-im2col / col2im around the same GEMMs).
+kernels/cpu/conv_numpy.py (im2col + BLAS, the reference) and conv_cpp.py (C++ im2col /
+col2im loops, csrc/kernels/conv_loops.cc, around the same GEMMs).
 
 Geometry (MindSpore's; NCHW only, as on MindSpore's CPU): x (N, C_in, H, W), weight
 (C_out, C_in / group, kh, kw), effective kernel e = d (k - 1) + 1 per axis:

@@ -1,7 +1,8 @@
-"""numba kernels for conv_ops (float32, float64): Conv2D, Conv2DBackpropFilter,
-Conv2DBackpropInput / Conv2DTranspose, any stride, dilation, padding and group (loops in
-_conv_jit.py; this module does not import numba, the loops compile with cache=True on the
-first launch).
+"""C++-loop kernels for conv_ops (float32, float64): Conv2D, Conv2DBackpropFilter,
+Conv2DBackpropInput / Conv2DTranspose, any stride, dilation, padding and group. The padding,
+im2col / col2im and transposes are mindlite._C's conv_* loops (csrc/kernels/conv_loops.cc,
+entry points in csrc/bind/conv_bind.cc); the GEMMs are numpy's (BLAS). No numba: the first
+call with a new dtype used to spend ~10 ms loading the numba loops' cached overloads.
 
 One column matrix per launch instead of conv_numpy's per-sample im2col: cols (C kh kw, N P),
 P = OH * OW, gathered from a zero-padded copy of x through a per-geometry offset table, so
@@ -9,13 +10,18 @@ each group is ONE GEMM over the whole batch (Og = O / group, Kg = C / group * kh
   Conv2D         out_t[g] (Og, N P) = W[g] (Og, Kg) @ cols[g] (Kg, N P), out = out_t as NCHW
   BackpropFilter dW[g] (Og, Kg) = dout_t[g] (Og, N P) @ cols[g].T
   BackpropInput  dcols[g] (Kg, N P) = W[g].T @ dout_t[g], then col2im (scatter-add)
-with dout_t = dout as (O, N P). The N P columns are ordered batch-innermost (p N + n) when
-the plane is smaller than the batch (every copy then runs along n), else sample-major
-(n P + p), where wide planes use one GEMM per sample straight on the NCHW tensors
-(_batch_inner, _per_sample). Every GEMM is cut into single-threaded pieces (_gemm).
-Measured, thread CPU time per launch, float32, the digits CNN (batch 64, 3 x 3 'same'), old
-numba kernels (per-sample im2col and GEMMs) -> these, medians of 3 alternating runs on the
-loaded 2-core machine:
+with dout_t = dout as (O, N P). The column matrix: row (c * kh + i) * kw + j, column
+n * P + y * OW + x (sample-major): cols[r, n P + y OW + x] = xp[n, c, y sh + i dh, x sw + j dw]
+with xp the zero-padded input. A table tab (kh * kw, P) holds, per kernel offset, the flat
+index into an (Hp, Wp) plane that each output position reads, so a copy is one loop of P per
+(c, offset, n) whatever the stride, dilation or padding; col2im sums each element's terms in
+kernel-offset order. The N P columns are ordered batch-innermost (p N + n) when the plane is
+smaller than the batch (every copy then runs along n), else sample-major (n P + p), where
+wide planes use one GEMM per sample straight on the NCHW tensors (_batch_inner,
+_per_sample). Every GEMM is cut into single-threaded pieces (_gemm).
+Measured (with the numba loops this replaced, same structure), thread CPU time per launch,
+float32, the digits CNN (batch 64, 3 x 3 'same'), old per-sample numba kernels -> these,
+medians of 3 alternating runs on the loaded 2-core machine:
   layer 2 (16 -> 32 channels, 4 x 4): forward 386 -> 240 us, filter gradient 544 -> 229 us,
   input gradient 448 -> 235 us;
   layer 1 (1 -> 16 channels, 8 x 8): forward 44 -> 53 us, filter 60 -> 71 us, input 51 ->
@@ -26,17 +32,15 @@ import functools
 from ...common import dtype as mstype
 from ..registry import register_kernel
 from . import conv_numpy as base
+from ._cext import _C
 
 np = base.np
 FLOATS = (mstype.float32, mstype.float64)
-_J = None                 # the module _conv_jit, once loaded
 
 
-def _load():
-    global _J
-    from . import _conv_jit
-    _J = _conv_jit
-    return _J
+def _c(a):
+    """`a` as an aligned C-contiguous array (what the _C.conv_* loops require of inputs)."""
+    return a if a.flags.c_contiguous and a.flags.aligned else np.array(a, order="C")
 
 
 # NOTE: OpenBLAS (numpy's 0.3.31 here) runs a GEMM of M N K >= 2**19 on both cores (measured:
@@ -66,7 +70,7 @@ def _gemm(a, b, out):
 
 @functools.lru_cache(maxsize=256)
 def _plan(x_shape, kernel, stride, dilation, pads, out_hw):
-    """(padded plane shape, offset table) of one geometry (see _conv_jit.py); read-only."""
+    """(padded plane shape, offset table) of one geometry (see above); read-only."""
     kh, kw = kernel
     oh, ow = out_hw
     # the plane covers x plus its pads and every position a window reaches
@@ -100,19 +104,19 @@ def _per_sample(m, k, p):
 
 
 def _cols(x, plan, pads, batch_inner):
-    """The column matrix (C kh kw, N OH OW) of x (see _conv_jit.py)."""
+    """The column matrix (C kh kw, N OH OW) of x (see above)."""
     (hp, wp), tab = plan
     n, c = x.shape[:2]
-    j = _J or _load()
+    x = _c(x)
     cols = np.empty((c * tab.shape[0], n * tab.shape[1]), dtype=x.dtype)
     if batch_inner:
         xt = np.empty((c, hp * wp, n), dtype=x.dtype)
-        j.pad_t(x, xt, pads[0], pads[2], wp)
-        j.im2col_t(xt, cols, tab)
+        _C.conv_pad_t(x, xt, pads[0], pads[2], wp)
+        _C.conv_im2col_t(xt, cols, tab)
     else:
         xp = np.empty((n, c, hp, wp), dtype=x.dtype)
-        j.pad(x, xp, pads[0], pads[2])
-        j.im2col(xp.reshape(n, c, hp * wp), cols, tab)
+        _C.conv_pad(x, xp, pads[0], pads[2])
+        _C.conv_im2col(xp.reshape(n, c, hp * wp), cols, tab)
     return cols
 
 
@@ -122,7 +126,7 @@ def _channels_first(dout, batch_inner):
     p = dout.shape[2] * dout.shape[3]
     dt = np.empty((o, n * p), dtype=dout.dtype)
     if batch_inner:
-        (_J or _load()).to_batch_inner(dout.reshape(n, o, p), dt)
+        _C.conv_to_batch_inner(_c(dout).reshape(n, o, p), dt)
     else:
         np.copyto(dt.reshape(o, n, p), dout.reshape(n, o, p).transpose(1, 0, 2))
     return dt
@@ -132,8 +136,8 @@ def _empty(*arrays):
     return not all(a.size for a in arrays)
 
 
-@register_kernel("Conv2D", provider="numba", dtypes=FLOATS)
-def conv2d_numba(x, w, out, stride, dilation, pads, group):
+@register_kernel("Conv2D", provider="cpp", dtypes=FLOATS)
+def conv2d_cpp(x, w, out, stride, dilation, pads, group):
     if _empty(x, w, out):
         return base.conv2d_numpy(x, w, out, stride, dilation, pads, group)
     n, o, oh, ow = out.shape
@@ -153,13 +157,13 @@ def conv2d_numba(x, w, out, stride, dilation, pads, group):
     for g in range(group):
         _gemm(w3[g], cols3[g], out3[g])
     if inner:
-        (_J or _load()).from_batch_inner(out_t, out.reshape(n, o, p))
+        _C.conv_from_batch_inner(out_t, out.reshape(n, o, p))
     else:
         np.copyto(out.reshape(n, o, p), out_t.reshape(o, n, p).transpose(1, 0, 2))
 
 
-@register_kernel("Conv2DBackpropFilter", provider="numba", dtypes=FLOATS)
-def conv2d_backprop_filter_numba(dout, x, out, stride, dilation, pads, group):
+@register_kernel("Conv2DBackpropFilter", provider="cpp", dtypes=FLOATS)
+def conv2d_backprop_filter_cpp(dout, x, out, stride, dilation, pads, group):
     if _empty(dout, x, out):
         return base.conv2d_backprop_filter_numpy(dout, x, out, stride, dilation, pads, group)
     o = out.shape[0]
@@ -192,22 +196,21 @@ def _backprop_input(dout, w, out, stride, dilation, pads, group):
         d3 = _channels_first(dout, inner).reshape(group, og, -1)
         for g in range(group):
             _gemm(w3[g].T, d3[g], dcols3[g])
-    j = _J or _load()
     if inner:
         dxt = np.empty((c, hp * wp, n), dtype=out.dtype)
-        j.col2im_t(dcols, dxt, tab)
-        j.crop_t(dxt, out, pads[0], pads[2], wp)
+        _C.conv_col2im_t(dcols, dxt, tab)
+        _C.conv_crop_t(dxt, out, pads[0], pads[2], wp)
     else:
         dxp = np.empty((n, c, hp, wp), dtype=out.dtype)
-        j.col2im(dcols, dxp.reshape(n, c, hp * wp), tab)
+        _C.conv_col2im(dcols, dxp.reshape(n, c, hp * wp), tab)
         np.copyto(out, dxp[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + w_])
 
 
-@register_kernel("Conv2DBackpropInput", provider="numba", dtypes=FLOATS)
-def conv2d_backprop_input_numba(dout, w, out, stride, dilation, pads, group):
+@register_kernel("Conv2DBackpropInput", provider="cpp", dtypes=FLOATS)
+def conv2d_backprop_input_cpp(dout, w, out, stride, dilation, pads, group):
     _backprop_input(dout, w, out, stride, dilation, pads, group)
 
 
-@register_kernel("Conv2DTranspose", provider="numba", dtypes=FLOATS)
-def conv2d_transpose_numba(dout, w, out, stride, dilation, pads, group):
+@register_kernel("Conv2DTranspose", provider="cpp", dtypes=FLOATS)
+def conv2d_transpose_cpp(dout, w, out, stride, dilation, pads, group):
     _backprop_input(dout, w, out, stride, dilation, pads, group)
