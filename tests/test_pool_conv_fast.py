@@ -1,4 +1,4 @@
-"""The fast conv and pool kernels (kernels/cpu/conv_cpp.py, pool_numba.py) against the numpy
+"""The fast conv and pool kernels (kernels/cpu/conv_cpp.py, pool_cpp.py) against the numpy
 reference kernels (conv_numpy.py, pool_numpy.py), called directly as the runtime calls them
 (preallocated C-contiguous outputs): strides, dilations, explicit / 'same' / overhanging
 padding, groups, odd and empty sizes, NaN/inf, ties, non-contiguous inputs, both dtypes.
@@ -20,7 +20,7 @@ from helpers import arrays, noncontig  # noqa: E402
 
 import mindlite as ms  # noqa: E402
 from mindlite.kernels import registry  # noqa: E402
-from mindlite.kernels.cpu import conv_cpp, conv_numpy, pool_numba, pool_numpy  # noqa: E402
+from mindlite.kernels.cpu import conv_cpp, conv_numpy, pool_cpp, pool_numpy  # noqa: E402
 
 FLOATS = [np.float32, np.float64]
 EPS = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-14}
@@ -204,12 +204,12 @@ def test_max_pool_and_grad_match_reference(case):
     want = garbage(out_shape, x.dtype)
     pool_numpy.max_pool_numpy(x, want, **geo)
     got = garbage(out_shape, x.dtype)
-    pool_numba.max_pool_numba(noncontig(x) if nc else x, got, **geo)
+    pool_cpp.max_pool_cpp(noncontig(x) if nc else x, got, **geo)
     np.testing.assert_array_equal(got, want)          # a max is exact, NaN included
     dx_want, dx_got = garbage(x.shape, x.dtype), garbage(x.shape, x.dtype)
     pool_numpy.max_pool_grad_numpy(x, want, grad, dx_want, **geo)
     args = (noncontig(x), noncontig(want), noncontig(grad)) if nc else (x, want, grad)
-    pool_numba.max_pool_grad_numba(*args, dx_got, **geo)
+    pool_cpp.max_pool_grad_cpp(*args, dx_got, **geo)
     terms = int(np.prod(geo["kernel"]))               # windows overlapping one element
     assert_matches(dx_got, dx_want, terms)
 
@@ -226,12 +226,12 @@ def test_max_pool_2x2_paths(dtype, shape, stride):
     oh, ow = (shape[2] - 2) // stride + 1, (shape[3] - 2) // stride + 1
     want, got = garbage(shape[:2] + (oh, ow), dtype), garbage(shape[:2] + (oh, ow), dtype)
     pool_numpy.max_pool_numpy(x, want, **geo)
-    pool_numba.max_pool_numba(x, got, **geo)
+    pool_cpp.max_pool_cpp(x, got, **geo)
     np.testing.assert_array_equal(got, want)
     grad = rng.standard_normal(want.shape).astype(dtype)
     dx_want, dx_got = garbage(shape, dtype), garbage(shape, dtype)
     pool_numpy.max_pool_grad_numpy(x, want, grad, dx_want, **geo)
-    pool_numba.max_pool_grad_numba(x, want, grad, dx_got, **geo)
+    pool_cpp.max_pool_grad_cpp(x, want, grad, dx_got, **geo)
     assert_matches(dx_got, dx_want, 4)
 
 
@@ -244,14 +244,14 @@ def test_max_pool_grad_uses_the_given_output():
     geo = dict(kernel=(2, 2), stride=(2, 2), pads=(0, 0, 0, 0), dilation=(1, 1))
     want, got = garbage(x.shape, x.dtype), garbage(x.shape, x.dtype)
     pool_numpy.max_pool_grad_numpy(x, out, grad, want, **geo)
-    pool_numba.max_pool_grad_numba(x, out, grad, got, **geo)
+    pool_cpp.max_pool_grad_cpp(x, out, grad, got, **geo)
     np.testing.assert_array_equal(got, want)
     assert got.sum() == 3
 
 
 # ---- selection and imports ------------------------------------------------------------------
 def test_selection_prefers_fast_kernels_for_float32_64_only():
-    for op, fast in (("MaxPool", "numba"), ("MaxPoolGrad", "numba"), ("Conv2D", "cpp"),
+    for op, fast in (("MaxPool", "cpp"), ("MaxPoolGrad", "cpp"), ("Conv2D", "cpp"),
                      ("Conv2DBackpropFilter", "cpp"), ("Conv2DBackpropInput", "cpp"),
                      ("Conv2DTranspose", "cpp")):
         for dtype in (ms.float32, ms.float64):
@@ -270,7 +270,7 @@ def test_max_pool_op_through_the_api_float16_and_float32():
 
 def test_kernel_modules_do_not_import_numba():
     code = ("import sys, mindlite; "
-            "import mindlite.kernels.cpu.pool_numba, mindlite.kernels.cpu.conv_cpp; "
+            "import mindlite.kernels.cpu.pool_cpp, mindlite.kernels.cpu.conv_cpp; "
             "assert 'numba' not in sys.modules, 'numba imported'")
     root = Path(__file__).parent.parent
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root)

@@ -12,6 +12,7 @@
 #include "bind/conv_bind.h"
 #include "bind/elementwise_bind.h"
 #include "bind/fast_path.h"
+#include "bind/pool_bind.h"
 #include "bind/reduce_bind.h"
 #include "kernels/elementwise.h"
 #include "kernels/reduce.h"
@@ -70,7 +71,7 @@ PYBIND11_MODULE(_C, m) {
   ml::kernel_tables();
   if (!ml::add_elementwise_functions(m.ptr()) || !ml::add_matmul_functions(m.ptr()) ||
       !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr()) ||
-      !ml::add_conv_functions(m.ptr())) {
+      !ml::add_conv_functions(m.ptr()) || !ml::add_pool_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);

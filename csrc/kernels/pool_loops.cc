@@ -1,0 +1,163 @@
+// The max-pooling loops (see pool_loops.h): plain loops over raw pointers. Maxima and hits
+// are selects, not branches (random data mispredicts a branch on every other element; ReLU
+// outputs tie at 0), as in the numba loops they replaced.
+#include "kernels/pool_loops.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace mindlite {
+
+template <typename T>
+void max_pool(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+              int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+              int64_t dw, int64_t top, int64_t left) {
+  const T ninf = -std::numeric_limits<T>::infinity();
+  const T vnan = std::numeric_limits<T>::quiet_NaN();
+  for (int64_t nc = 0; nc < n * c; ++nc) {
+    const T* src = x + nc * h * w;
+    T* dst = out + nc * oh * ow;
+    for (int64_t y = 0; y < oh; ++y) {
+      const int64_t r0 = y * sh - top;
+      for (int64_t q = 0; q < ow; ++q) {
+        const int64_t c0 = q * sw - left;
+        T m = ninf;
+        bool nan = false;
+        for (int64_t i = 0; i < kh; ++i) {
+          const int64_t r = r0 + i * dh;
+          if (r < 0 || r >= h) continue;
+          const T* row = src + r * w;
+          for (int64_t j = 0; j < kw; ++j) {
+            const int64_t col = c0 + j * dw;
+            if (col < 0 || col >= w) continue;
+            const T v = row[col];
+            m = v > m ? v : m;
+            nan |= v != v;
+          }
+        }
+        dst[y * ow + q] = nan ? vnan : m;
+      }
+    }
+  }
+}
+
+template <typename T>
+void max_pool_grad(const T* x, const T* out, const T* grad, T* dx, int64_t n, int64_t c,
+                   int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t kh, int64_t kw,
+                   int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t top, int64_t left) {
+  for (int64_t nc = 0; nc < n * c; ++nc) {
+    const T* src = x + nc * h * w;
+    const T* o_pl = out + nc * oh * ow;
+    const T* g_pl = grad + nc * oh * ow;
+    T* d = dx + nc * h * w;
+    std::fill(d, d + h * w, T(0));
+    for (int64_t y = 0; y < oh; ++y) {
+      const int64_t r0 = y * sh - top;
+      for (int64_t q = 0; q < ow; ++q) {
+        const int64_t c0 = q * sw - left;
+        const T o = o_pl[y * ow + q];
+        const bool o_nan = o != o;
+        int64_t hit_at = -1;
+        // backwards, with selects: the last hit seen is the first in row-major order
+        for (int64_t i = kh - 1; i >= 0; --i) {
+          const int64_t r = r0 + i * dh;
+          if (r < 0 || r >= h) continue;
+          for (int64_t j = kw - 1; j >= 0; --j) {
+            const int64_t col = c0 + j * dw;
+            if (col < 0 || col >= w) continue;
+            const T v = src[r * w + col];
+            const bool hit = (v == o) | (o_nan & (v != v));
+            hit_at = hit ? r * w + col : hit_at;
+          }
+        }
+        if (hit_at >= 0) d[hit_at] += g_pl[y * ow + q];
+      }
+    }
+  }
+}
+
+template <typename T>
+void max_pool_2x2(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+                  int64_t ow, int64_t sh, int64_t sw) {
+  const T vnan = std::numeric_limits<T>::quiet_NaN();
+  for (int64_t nc = 0; nc < n * c; ++nc) {
+    const T* src = x + nc * h * w;
+    T* dst = out + nc * oh * ow;
+    for (int64_t y = 0; y < oh; ++y) {
+      const T* r0 = src + y * sh * w;
+      const T* r1 = r0 + w;
+      for (int64_t q = 0; q < ow; ++q) {
+        const int64_t col = q * sw;
+        const T a = r0[col], b = r0[col + 1], e = r1[col], f = r1[col + 1];
+        T m = a > b ? a : b;
+        m = m > e ? m : e;
+        m = m > f ? m : f;
+        const bool nan = (a != a) | (b != b) | (e != e) | (f != f);
+        dst[y * ow + q] = nan ? vnan : m;
+      }
+    }
+  }
+}
+
+template <typename T>
+void max_pool_grad_2x2(const T* x, const T* out, const T* grad, T* dx, int64_t n, int64_t c,
+                       int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t sh, int64_t sw) {
+  // windows tiling x exactly: each x element is written once, no zeroing pass
+  const bool tiled = sh == 2 && sw == 2 && h == 2 * oh && w == 2 * ow;
+  const T zero = T(0);
+  for (int64_t nc = 0; nc < n * c; ++nc) {
+    const T* src = x + nc * h * w;
+    const T* o_pl = out + nc * oh * ow;
+    const T* g_pl = grad + nc * oh * ow;
+    T* d = dx + nc * h * w;
+    if (!tiled) std::fill(d, d + h * w, zero);
+    for (int64_t y = 0; y < oh; ++y) {
+      const int64_t r = y * sh * w;
+      for (int64_t q = 0; q < ow; ++q) {
+        const int64_t i00 = r + q * sw, i01 = i00 + 1, i10 = i00 + w, i11 = i10 + 1;
+        const T o = o_pl[y * ow + q];
+        const T a = src[i00], b = src[i01], e = src[i10], f = src[i11];
+        const bool o_nan = o != o;
+        // & and |, never && / ||: those short-circuit into mispredicted branches
+        bool ha = (a == o) | (o_nan & (a != a));
+        bool hb = (b == o) | (o_nan & (b != b));
+        bool he = (e == o) | (o_nan & (e != e));
+        bool hf = (f == o) | (o_nan & (f != f));
+        // the first hit, row-major
+        hb = hb & !ha;
+        he = he & !(ha | hb);
+        hf = hf & !(ha | hb | he);
+        const T g = g_pl[y * ow + q];
+        if (tiled) {
+          d[i00] = ha ? g : zero;
+          d[i01] = hb ? g : zero;
+          d[i10] = he ? g : zero;
+          d[i11] = hf ? g : zero;
+        } else {
+          d[i00] += ha ? g : zero;
+          d[i01] += hb ? g : zero;
+          d[i10] += he ? g : zero;
+          d[i11] += hf ? g : zero;
+        }
+      }
+    }
+  }
+}
+
+#define MINDLITE_POOL_INSTANTIATE(T)                                                          \
+  template void max_pool<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t, int64_t,         \
+                            int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,     \
+                            int64_t, int64_t);                                                 \
+  template void max_pool_grad<T>(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t,  \
+                                 int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,         \
+                                 int64_t, int64_t, int64_t, int64_t, int64_t);                 \
+  template void max_pool_2x2<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t, int64_t,     \
+                                int64_t, int64_t, int64_t);                                    \
+  template void max_pool_grad_2x2<T>(const T*, const T*, const T*, T*, int64_t, int64_t,       \
+                                     int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+
+MINDLITE_POOL_INSTANTIATE(float)
+MINDLITE_POOL_INSTANTIATE(double)
+#undef MINDLITE_POOL_INSTANTIATE
+
+}  // namespace mindlite
