@@ -125,4 +125,63 @@ int op_code(const CallSite& cs, PyObject* o, int count) {
   return static_cast<int>(v);
 }
 
+// ---- the float loop entry points ------------------------------------------------------------
+bool nargs_ok(const FloatCtx& cx, Py_ssize_t nargs, Py_ssize_t want, const char* sig) {
+  if (nargs == want) return true;
+  PyErr_Format(PyExc_TypeError, "For '%s', expected %zd arguments %s, but got %zd", cx.fn, want,
+               sig, nargs);
+  return false;
+}
+
+PyArrayObject* float_array(FloatCtx* cx, const char* arg, PyObject* o, int nd, bool write) {
+  if (!PyArray_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be a numpy.ndarray, but got %s", cx->fn,
+                 arg, Py_TYPE(o)->tp_name);
+    return nullptr;
+  }
+  PyArrayObject* a = reinterpret_cast<PyArrayObject*>(o);
+  const int dt = array_dtype(a);
+  if (cx->dt < 0 ? (dt != kF32 && dt != kF64) : dt != cx->dt) {
+    PyErr_Format(PyExc_TypeError, "For '%s', '%s' dtype must be %s (native byte order), but "
+                 "got %R", cx->fn, arg, cx->dt < 0 ? "float32 or float64"
+                 : kDTypeNames[cx->dt], reinterpret_cast<PyObject*>(PyArray_DESCR(a)));
+    return nullptr;
+  }
+  cx->dt = dt;
+  if (PyArray_NDIM(a) != nd) {
+    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be %d-D, but got shape %s", cx->fn, arg,
+                 nd, shape_str(PyArray_NDIM(a), PyArray_DIMS(a)).c_str());
+    return nullptr;
+  }
+  const char* why = !PyArray_IS_C_CONTIGUOUS(a) ? "C-contiguous"
+                    : !PyArray_ISALIGNED(a) ? "aligned"
+                    : write && !PyArray_ISWRITEABLE(a) ? "writeable (it is read-only)"
+                    : nullptr;
+  if (why) {
+    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be %s", cx->fn, arg, why);
+    return nullptr;
+  }
+  return a;
+}
+
+bool int_arg(const FloatCtx& cx, const char* arg, PyObject* o, int64_t lo, int64_t* v) {
+  PyObject* i = PyNumber_Index(o);
+  if (!i) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be an int, but got %s", cx.fn, arg,
+                 Py_TYPE(o)->tp_name);
+    return false;
+  }
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(i, &overflow);
+  Py_DECREF(i);
+  if (overflow || x < lo || x > (int64_t(1) << 40)) {
+    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be an int in [%lld, 2**40], but got %R",
+                 cx.fn, arg, static_cast<long long>(lo), o);
+    return false;
+  }
+  *v = x;
+  return true;
+}
+
 }  // namespace mindlite

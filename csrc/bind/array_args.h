@@ -42,4 +42,38 @@ Operand operand_of(PyArrayObject* a, int64_t n);
 // Op code from a Python int in [0, count), or -1 with TypeError / ValueError.
 int op_code(const CallSite& cs, PyObject* o, int count);
 
+// ---- the float loop entry points (conv_bind.cc, pool_bind.cc) ----------------------------
+// Their context: the function named in errors and the float dtype the first array fixed.
+struct FloatCtx {
+  const char* fn;
+  int dt = -1;  // kF32 / kF64 once the first array is checked
+};
+
+// TypeError unless nargs == want ("expected 4 arguments (x, xp, top, left), but got 3").
+bool nargs_ok(const FloatCtx& cx, Py_ssize_t nargs, Py_ssize_t want, const char* sig);
+
+// An nd-D float32/float64 array (of the context's dtype once set), aligned and C-contiguous,
+// writeable when `write`; or nullptr with TypeError / ValueError.
+PyArrayObject* float_array(FloatCtx* cx, const char* arg, PyObject* o, int nd, bool write);
+
+// An int (any object with __index__) in [lo, 2**40].
+bool int_arg(const FloatCtx& cx, const char* arg, PyObject* o, int64_t lo, int64_t* v);
+
+template <typename T>
+T* data(PyArrayObject* a) {
+  return reinterpret_cast<T*>(PyArray_DATA(a));
+}
+
+// Runs `call` with T = float or double by the context's dtype.
+#define MINDLITE_FLOAT_DISPATCH(dt, call) \
+  do {                                    \
+    if ((dt) == kF32) {                   \
+      using T = float;                    \
+      call;                               \
+    } else {                              \
+      using T = double;                   \
+      call;                               \
+    }                                     \
+  } while (0)
+
 }  // namespace mindlite

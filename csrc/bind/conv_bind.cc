@@ -18,50 +18,7 @@
 namespace mindlite {
 namespace {
 
-struct Ctx {
-  const char* fn;
-  int dt = -1;  // kF32 / kF64 once the first array is checked
-};
-
-bool nargs_ok(const Ctx& cx, Py_ssize_t nargs, Py_ssize_t want, const char* sig) {
-  if (nargs == want) return true;
-  PyErr_Format(PyExc_TypeError, "For '%s', expected %zd arguments %s, but got %zd", cx.fn, want,
-               sig, nargs);
-  return false;
-}
-
-// A float array of ndim `nd` (and the context's dtype once set), aligned and C-contiguous,
-// writeable when `write`.
-PyArrayObject* float_array(Ctx* cx, const char* arg, PyObject* o, int nd, bool write) {
-  if (!PyArray_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be a numpy.ndarray, but got %s", cx->fn,
-                 arg, Py_TYPE(o)->tp_name);
-    return nullptr;
-  }
-  PyArrayObject* a = reinterpret_cast<PyArrayObject*>(o);
-  const int dt = array_dtype(a);
-  if (cx->dt < 0 ? (dt != kF32 && dt != kF64) : dt != cx->dt) {
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' dtype must be %s (native byte order), but "
-                 "got %R", cx->fn, arg, cx->dt < 0 ? "float32 or float64"
-                 : kDTypeNames[cx->dt], reinterpret_cast<PyObject*>(PyArray_DESCR(a)));
-    return nullptr;
-  }
-  cx->dt = dt;
-  if (PyArray_NDIM(a) != nd) {
-    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be %d-D, but got shape %s", cx->fn, arg,
-                 nd, shape_str(PyArray_NDIM(a), PyArray_DIMS(a)).c_str());
-    return nullptr;
-  }
-  const char* why = !PyArray_IS_C_CONTIGUOUS(a) ? "C-contiguous"
-                    : !PyArray_ISALIGNED(a) ? "aligned"
-                    : write && !PyArray_ISWRITEABLE(a) ? "writeable (it is read-only)"
-                    : nullptr;
-  if (why) {
-    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be %s", cx->fn, arg, why);
-    return nullptr;
-  }
-  return a;
-}
+using Ctx = FloatCtx;
 
 bool shape_is(const Ctx& cx, const char* arg, PyArrayObject* a, const npy_intp* want) {
   const int nd = PyArray_NDIM(a);
@@ -76,27 +33,6 @@ bool shape_is(const Ctx& cx, const char* arg, PyArrayObject* a, const npy_intp* 
 }
 
 // A non-negative int (any object with __index__).
-bool index_arg(const Ctx& cx, const char* arg, PyObject* o, int64_t* v) {
-  PyObject* i = PyNumber_Index(o);
-  if (!i) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be an int, but got %s", cx.fn, arg,
-                 Py_TYPE(o)->tp_name);
-    return false;
-  }
-  int overflow = 0;
-  const long long x = PyLong_AsLongLongAndOverflow(i, &overflow);
-  Py_DECREF(i);
-  if (overflow || x < 0 || x > (int64_t(1) << 40)) {
-    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be an int in [0, 2**40], but got %R",
-                 cx.fn, arg, o);
-    return false;
-  }
-  *v = x;
-  return true;
-}
-
-// tab: a C-contiguous aligned intp (K, P) table whose every entry lies in [0, plane).
 const int64_t* table_arg(const Ctx& cx, PyObject* o, int64_t plane, int64_t* k, int64_t* p) {
   if (!PyArray_Check(o)) {
     PyErr_Format(PyExc_TypeError, "For '%s', 'tab' must be a numpy.ndarray, but got %s", cx.fn,
@@ -140,22 +76,6 @@ const int64_t* table_arg(const Ctx& cx, PyObject* o, int64_t plane, int64_t* k, 
   return tab;
 }
 
-template <typename T>
-T* data(PyArrayObject* a) {
-  return reinterpret_cast<T*>(PyArray_DATA(a));
-}
-
-#define MINDLITE_CONV_DISPATCH(dt, call) \
-  do {                                   \
-    if ((dt) == kF32) {                  \
-      using T = float;                   \
-      call;                              \
-    } else {                             \
-      using T = double;                  \
-      call;                              \
-    }                                    \
-  } while (0)
-
 // ---- sample-major ----
 PyObject* py_pad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Ctx cx{"mindlite._C.conv_pad"};
@@ -163,7 +83,7 @@ PyObject* py_pad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   PyArrayObject* x = float_array(&cx, "x", args[0], 4, false);
   PyArrayObject* xp = x ? float_array(&cx, "xp", args[1], 4, true) : nullptr;
   int64_t top, left;
-  if (!xp || !index_arg(cx, "top", args[2], &top) || !index_arg(cx, "left", args[3], &left)) {
+  if (!xp || !int_arg(cx, "top", args[2], 0, &top) || !int_arg(cx, "left", args[3], 0, &left)) {
     return nullptr;
   }
   const npy_intp* s = PyArray_DIMS(x);
@@ -175,7 +95,7 @@ PyObject* py_pad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
                  static_cast<long long>(left));
     return nullptr;
   }
-  MINDLITE_CONV_DISPATCH(cx.dt, conv_pad<T>(data<T>(x), data<T>(xp), s[0], s[1], s[2], s[3],
+  MINDLITE_FLOAT_DISPATCH(cx.dt, conv_pad<T>(data<T>(x), data<T>(xp), s[0], s[1], s[2], s[3],
                                             sp[2], sp[3], top, left));
   Py_RETURN_NONE;
 }
@@ -195,10 +115,10 @@ PyObject* im2col_impl(const char* fn, PyObject* const* args, Py_ssize_t nargs, b
   const npy_intp want[2] = {static_cast<npy_intp>(sp[1] * k), static_cast<npy_intp>(sp[0] * p)};
   if (!shape_is(cx, "cols", cols, want)) return nullptr;
   if (adjoint) {
-    MINDLITE_CONV_DISPATCH(cx.dt, conv_col2im<T>(data<T>(cols), data<T>(pl), tab, sp[0], sp[1],
+    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_col2im<T>(data<T>(cols), data<T>(pl), tab, sp[0], sp[1],
                                                  sp[2], k, p));
   } else {
-    MINDLITE_CONV_DISPATCH(cx.dt, conv_im2col<T>(data<T>(pl), data<T>(cols), tab, sp[0], sp[1],
+    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_im2col<T>(data<T>(pl), data<T>(cols), tab, sp[0], sp[1],
                                                  sp[2], k, p));
   }
   Py_RETURN_NONE;
@@ -225,8 +145,8 @@ PyObject* pad_crop_impl(const char* fn, PyObject* const* args, Py_ssize_t nargs,
   PyArrayObject* img = float_array(&cx, iname, args[crop ? 1 : 0], 4, crop);
   PyArrayObject* pt = img ? float_array(&cx, tname, args[crop ? 0 : 1], 3, !crop) : nullptr;
   int64_t top, left, wp;
-  if (!pt || !index_arg(cx, "top", args[2], &top) || !index_arg(cx, "left", args[3], &left) ||
-      !index_arg(cx, "wp", args[4], &wp)) {
+  if (!pt || !int_arg(cx, "top", args[2], 0, &top) || !int_arg(cx, "left", args[3], 0, &left) ||
+      !int_arg(cx, "wp", args[4], 0, &wp)) {
     return nullptr;
   }
   const npy_intp* s = PyArray_DIMS(img);
@@ -240,10 +160,10 @@ PyObject* pad_crop_impl(const char* fn, PyObject* const* args, Py_ssize_t nargs,
     return nullptr;
   }
   if (crop) {
-    MINDLITE_CONV_DISPATCH(cx.dt, conv_crop_t<T>(data<T>(pt), data<T>(img), s[0], s[1], s[2],
+    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_crop_t<T>(data<T>(pt), data<T>(img), s[0], s[1], s[2],
                                                  s[3], st[1], top, left, wp));
   } else {
-    MINDLITE_CONV_DISPATCH(cx.dt, conv_pad_t<T>(data<T>(img), data<T>(pt), s[0], s[1], s[2],
+    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_pad_t<T>(data<T>(img), data<T>(pt), s[0], s[1], s[2],
                                                 s[3], st[1], top, left, wp));
   }
   Py_RETURN_NONE;
@@ -273,10 +193,10 @@ PyObject* im2col_t_impl(const char* fn, PyObject* const* args, Py_ssize_t nargs,
   const npy_intp want[2] = {static_cast<npy_intp>(st[0] * k), static_cast<npy_intp>(p * st[2])};
   if (!shape_is(cx, "cols", cols, want)) return nullptr;
   if (adjoint) {
-    MINDLITE_CONV_DISPATCH(cx.dt, conv_col2im_t<T>(data<T>(cols), data<T>(pt), tab, st[0], st[1],
+    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_col2im_t<T>(data<T>(cols), data<T>(pt), tab, st[0], st[1],
                                                    st[2], k, p));
   } else {
-    MINDLITE_CONV_DISPATCH(cx.dt, conv_im2col_t<T>(data<T>(pt), data<T>(cols), tab, st[0], st[1],
+    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_im2col_t<T>(data<T>(pt), data<T>(cols), tab, st[0], st[1],
                                                    st[2], k, p));
   }
   Py_RETURN_NONE;
@@ -301,10 +221,10 @@ PyObject* batch_inner_impl(const char* fn, PyObject* const* args, Py_ssize_t nar
   const npy_intp want[2] = {s[1], s[2] * s[0]};
   if (!shape_is(cx, "dt", dt, want)) return nullptr;
   if (from) {
-    MINDLITE_CONV_DISPATCH(cx.dt, conv_from_batch_inner<T>(data<T>(dt), data<T>(d), s[0], s[1],
+    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_from_batch_inner<T>(data<T>(dt), data<T>(d), s[0], s[1],
                                                            s[2]));
   } else {
-    MINDLITE_CONV_DISPATCH(cx.dt, conv_to_batch_inner<T>(data<T>(d), data<T>(dt), s[0], s[1],
+    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_to_batch_inner<T>(data<T>(d), data<T>(dt), s[0], s[1],
                                                          s[2]));
   }
   Py_RETURN_NONE;
@@ -318,7 +238,7 @@ PyObject* py_from_batch_inner(PyObject*, PyObject* const* args, Py_ssize_t nargs
   return batch_inner_impl("mindlite._C.conv_from_batch_inner", args, nargs, true);
 }
 
-#undef MINDLITE_CONV_DISPATCH
+#undef MINDLITE_FLOAT_DISPATCH
 
 #define MINDLITE_FASTCALL(f) \
   reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(f)), METH_FASTCALL

@@ -20,52 +20,7 @@
 namespace mindlite {
 namespace {
 
-constexpr int64_t kMaxParam = int64_t(1) << 40;
-
-struct Ctx {
-  const char* fn;
-  int dt = -1;  // kF32 / kF64 once the first array is checked
-};
-
-bool nargs_ok(const Ctx& cx, Py_ssize_t nargs, Py_ssize_t want, const char* sig) {
-  if (nargs == want) return true;
-  PyErr_Format(PyExc_TypeError, "For '%s', expected %zd arguments %s, but got %zd", cx.fn, want,
-               sig, nargs);
-  return false;
-}
-
-// A 4-D float array (of the context's dtype once set), aligned and C-contiguous, writeable
-// when `write`.
-PyArrayObject* float_array(Ctx* cx, const char* arg, PyObject* o, bool write) {
-  if (!PyArray_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be a numpy.ndarray, but got %s", cx->fn,
-                 arg, Py_TYPE(o)->tp_name);
-    return nullptr;
-  }
-  PyArrayObject* a = reinterpret_cast<PyArrayObject*>(o);
-  const int dt = array_dtype(a);
-  if (cx->dt < 0 ? (dt != kF32 && dt != kF64) : dt != cx->dt) {
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' dtype must be %s (native byte order), but "
-                 "got %R", cx->fn, arg, cx->dt < 0 ? "float32 or float64"
-                 : kDTypeNames[cx->dt], reinterpret_cast<PyObject*>(PyArray_DESCR(a)));
-    return nullptr;
-  }
-  cx->dt = dt;
-  if (PyArray_NDIM(a) != 4) {
-    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be 4-D (N, C, H, W), but got shape %s",
-                 cx->fn, arg, shape_str(PyArray_NDIM(a), PyArray_DIMS(a)).c_str());
-    return nullptr;
-  }
-  const char* why = !PyArray_IS_C_CONTIGUOUS(a) ? "C-contiguous"
-                    : !PyArray_ISALIGNED(a) ? "aligned"
-                    : write && !PyArray_ISWRITEABLE(a) ? "writeable (it is read-only)"
-                    : nullptr;
-  if (why) {
-    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be %s", cx->fn, arg, why);
-    return nullptr;
-  }
-  return a;
-}
+using Ctx = FloatCtx;
 
 bool same_shape(const Ctx& cx, const char* arg, PyArrayObject* a, const char* ref_arg,
                 PyArrayObject* ref) {
@@ -75,27 +30,6 @@ bool same_shape(const Ctx& cx, const char* arg, PyArrayObject* a, const char* re
   PyErr_Format(PyExc_ValueError, "For '%s', '%s' shape must be %s (the shape of '%s'), but got "
                "%s", cx.fn, arg, shape_str(4, r).c_str(), ref_arg, shape_str(4, s).c_str());
   return false;
-}
-
-// An int (any object with __index__) in [lo, 2**40].
-bool int_arg(const Ctx& cx, const char* arg, PyObject* o, int64_t lo, int64_t* v) {
-  PyObject* i = PyNumber_Index(o);
-  if (!i) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be an int, but got %s", cx.fn, arg,
-                 Py_TYPE(o)->tp_name);
-    return false;
-  }
-  int overflow = 0;
-  const long long x = PyLong_AsLongLongAndOverflow(i, &overflow);
-  Py_DECREF(i);
-  if (overflow || x < lo || x > kMaxParam) {
-    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be an int in [%lld, 2**40], but got %R",
-                 cx.fn, arg, static_cast<long long>(lo), o);
-    return false;
-  }
-  *v = x;
-  return true;
 }
 
 // x (N, C, H, W) and out (N, C, OH, OW): out's N and C are x's.
@@ -148,33 +82,17 @@ bool geometry(const Ctx& cx, PyObject* const* args, int64_t* g) {
   return true;
 }
 
-template <typename T>
-T* data(PyArrayObject* a) {
-  return reinterpret_cast<T*>(PyArray_DATA(a));
-}
-
-#define MINDLITE_POOL_DISPATCH(dt, call) \
-  do {                                   \
-    if ((dt) == kF32) {                  \
-      using T = float;                   \
-      call;                              \
-    } else {                             \
-      using T = double;                  \
-      call;                              \
-    }                                    \
-  } while (0)
-
 PyObject* py_max_pool(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Ctx cx{"mindlite._C.max_pool"};
   if (!nargs_ok(cx, nargs, 10, "(x, out, kh, kw, sh, sw, dh, dw, top, left)")) return nullptr;
-  PyArrayObject* x = float_array(&cx, "x", args[0], false);
-  PyArrayObject* out = x ? float_array(&cx, "out", args[1], true) : nullptr;
+  PyArrayObject* x = float_array(&cx, "x", args[0], 4, false);
+  PyArrayObject* out = x ? float_array(&cx, "out", args[1], 4, true) : nullptr;
   int64_t g[8];
   if (!out || !out_matches(cx, x, out) || !geometry(cx, args + 2, g)) return nullptr;
   const npy_intp* s = PyArray_DIMS(x);
   const npy_intp* so = PyArray_DIMS(out);
   if (!reach_ok(cx, so, g)) return nullptr;
-  MINDLITE_POOL_DISPATCH(cx.dt, max_pool<T>(data<T>(x), data<T>(out), s[0], s[1], s[2], s[3],
+  MINDLITE_FLOAT_DISPATCH(cx.dt, max_pool<T>(data<T>(x), data<T>(out), s[0], s[1], s[2], s[3],
                                             so[2], so[3], g[0], g[1], g[2], g[3], g[4], g[5],
                                             g[6], g[7]));
   Py_RETURN_NONE;
@@ -184,7 +102,7 @@ PyObject* py_max_pool(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 bool grad_arrays(Ctx* cx, PyObject* const* args, PyArrayObject** a) {
   static const char* const kNames[4] = {"x", "out", "grad", "dx"};
   for (int i = 0; i < 4; ++i) {
-    a[i] = float_array(cx, kNames[i], args[i], i == 3);
+    a[i] = float_array(cx, kNames[i], args[i], 4, i == 3);
     if (!a[i]) return false;
   }
   return out_matches(*cx, a[0], a[1]) && same_shape(*cx, "grad", a[2], "out", a[1]) &&
@@ -202,7 +120,7 @@ PyObject* py_max_pool_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const npy_intp* s = PyArray_DIMS(a[0]);
   const npy_intp* so = PyArray_DIMS(a[1]);
   if (!reach_ok(cx, so, g)) return nullptr;
-  MINDLITE_POOL_DISPATCH(cx.dt, max_pool_grad<T>(data<T>(a[0]), data<T>(a[1]), data<T>(a[2]),
+  MINDLITE_FLOAT_DISPATCH(cx.dt, max_pool_grad<T>(data<T>(a[0]), data<T>(a[1]), data<T>(a[2]),
                                                  data<T>(a[3]), s[0], s[1], s[2], s[3], so[2],
                                                  so[3], g[0], g[1], g[2], g[3], g[4], g[5],
                                                  g[6], g[7]));
@@ -212,8 +130,8 @@ PyObject* py_max_pool_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyObject* py_max_pool_2x2(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Ctx cx{"mindlite._C.max_pool_2x2"};
   if (!nargs_ok(cx, nargs, 4, "(x, out, sh, sw)")) return nullptr;
-  PyArrayObject* x = float_array(&cx, "x", args[0], false);
-  PyArrayObject* out = x ? float_array(&cx, "out", args[1], true) : nullptr;
+  PyArrayObject* x = float_array(&cx, "x", args[0], 4, false);
+  PyArrayObject* out = x ? float_array(&cx, "out", args[1], 4, true) : nullptr;
   int64_t sh, sw;
   if (!out || !out_matches(cx, x, out) || !int_arg(cx, "sh", args[2], 1, &sh) ||
       !int_arg(cx, "sw", args[3], 1, &sw)) {
@@ -222,7 +140,7 @@ PyObject* py_max_pool_2x2(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const npy_intp* s = PyArray_DIMS(x);
   const npy_intp* so = PyArray_DIMS(out);
   if (!inside_2x2(cx, s, so, sh, sw)) return nullptr;
-  MINDLITE_POOL_DISPATCH(cx.dt, max_pool_2x2<T>(data<T>(x), data<T>(out), s[0], s[1], s[2],
+  MINDLITE_FLOAT_DISPATCH(cx.dt, max_pool_2x2<T>(data<T>(x), data<T>(out), s[0], s[1], s[2],
                                                 s[3], so[2], so[3], sh, sw));
   Py_RETURN_NONE;
 }
@@ -239,13 +157,13 @@ PyObject* py_max_pool_grad_2x2(PyObject*, PyObject* const* args, Py_ssize_t narg
   const npy_intp* s = PyArray_DIMS(a[0]);
   const npy_intp* so = PyArray_DIMS(a[1]);
   if (!inside_2x2(cx, s, so, sh, sw)) return nullptr;
-  MINDLITE_POOL_DISPATCH(cx.dt, max_pool_grad_2x2<T>(data<T>(a[0]), data<T>(a[1]),
+  MINDLITE_FLOAT_DISPATCH(cx.dt, max_pool_grad_2x2<T>(data<T>(a[0]), data<T>(a[1]),
                                                      data<T>(a[2]), data<T>(a[3]), s[0], s[1],
                                                      s[2], s[3], so[2], so[3], sh, sw));
   Py_RETURN_NONE;
 }
 
-#undef MINDLITE_POOL_DISPATCH
+#undef MINDLITE_FLOAT_DISPATCH
 
 #define MINDLITE_FASTCALL(f) \
   reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(f)), METH_FASTCALL
