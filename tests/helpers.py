@@ -4,6 +4,8 @@ shapes: 0-d, empty and ordinary shapes; arrays: values incl. NaN/inf for floats;
 noncontig(): the same values as a non-contiguous view (what kernels must handle);
 broadcast_pairs: two mutually broadcastable shapes.
 """
+import contextlib
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -76,3 +78,26 @@ def assert_close(got, want, dtype=None, rtol=None, atol=None):
     tol = {2: 2e-3, 4: 2e-6, 8: 1e-12}[got.dtype.itemsize]
     np.testing.assert_allclose(got, want, rtol=rtol if rtol is not None else tol,
                                atol=atol if atol is not None else tol, equal_nan=True)
+
+
+# ---- C++ thread splits ---------------------------------------------------------------------
+def _c_module():
+    from mindlite import _C
+    return _C
+
+
+DEFAULT_THRESHOLD = _c_module().parallel_threshold()
+
+
+@contextlib.contextmanager
+def split(threads, threshold=64):
+    """Force `threads` C++ threads (0 = the measured split) and parallelise launches from
+    `threshold` elements; the defaults come back afterwards."""
+    _C = _c_module()
+    _C.set_num_threads(threads)
+    _C.set_parallel_threshold(threshold)
+    try:
+        yield
+    finally:
+        _C.set_num_threads(0)
+        _C.set_parallel_threshold(DEFAULT_THRESHOLD)

@@ -6,7 +6,6 @@ measured (auto) split; large arrays (>= 1M elements) so the pool really splits, 
 bit-identical across splits; MatMul; aliasing and alignment; ISA variants; bad inputs raise
 TypeError / ValueError naming the function and argument.
 """
-import contextlib
 import math
 import multiprocessing
 import os
@@ -16,7 +15,7 @@ import threading
 
 import numpy as np
 import pytest
-from helpers import arrays, broadcast_pairs, noncontig, shapes
+from helpers import DEFAULT_THRESHOLD, arrays, broadcast_pairs, noncontig, shapes, split
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,21 +23,8 @@ from mindlite.common import dtype as mstype
 from mindlite.kernels import registry
 from mindlite.kernels.cpu._cext import _C
 
-DEFAULT_THRESHOLD = _C.parallel_threshold()
 SPLITS = [1, 2, 0]
 LAYOUTS = ["contig", "noncontig", "flipped", "fortran"]
-
-
-@contextlib.contextmanager
-def split(threads, threshold=64):
-    """Force `threads` (0 = measured split) and split arrays from `threshold` elements."""
-    _C.set_num_threads(threads)
-    _C.set_parallel_threshold(threshold)
-    try:
-        yield
-    finally:
-        _C.set_num_threads(0)
-        _C.set_parallel_threshold(DEFAULT_THRESHOLD)
 
 
 def cpp_kernel(op):

@@ -6,7 +6,6 @@ NaN/inf; results bit-identical at every forced thread count (fixed blocks); the 
 from the loops compiled for lower ISAs; bad inputs raise TypeError / ValueError naming the
 function, op and argument; the registry picks these kernels and the ops match numpy end to end.
 """
-import contextlib
 import itertools
 import math
 import os
@@ -15,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import arrays, noncontig, shapes
+from helpers import DEFAULT_THRESHOLD, arrays, noncontig, shapes, split
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -31,21 +30,8 @@ GRAD_OPS = ["SoftmaxGrad", "LogSoftmaxGrad"]
 NUMBERS = [np.float32, np.float64, np.int32, np.int64]
 FLOATS = [np.float32, np.float64]
 LAYOUTS = ["contig", "noncontig", "flipped", "fortran", "transposed"]
-DEFAULT_THRESHOLD = _C.parallel_threshold()
 PROD_VALUES = [0.0, -0.5, 0.5, 1.0, -1.0, 1.5, -2.0, np.nan, np.inf, -np.inf]
 EPS = {np.dtype(np.float32): 2.0 ** -23, np.dtype(np.float64): 2.0 ** -52}
-
-
-@contextlib.contextmanager
-def split(threads, threshold=64):
-    """Force `threads` (0 = automatic) and parallelise launches from `threshold` elements."""
-    _C.set_num_threads(threads)
-    _C.set_parallel_threshold(threshold)
-    try:
-        yield
-    finally:
-        _C.set_num_threads(0)
-        _C.set_parallel_threshold(DEFAULT_THRESHOLD)
 
 
 def kernel(op, provider):
