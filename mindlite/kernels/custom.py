@@ -115,10 +115,8 @@ def _jit(func, label):
         raise KernelError(f"For '{label}', func_type 'numba' needs numba installed: {e}") from e
     if isinstance(func, numba.core.dispatcher.Dispatcher):
         return func
-    try:
-        return numba.njit(cache=True)(func)
-    except RuntimeError:          # no file to cache for (exec'd or interactive code)
-        return numba.njit(func)
+    from ._numba_jit import cached
+    return cached(func)           # in memory where no cache can be written (or no source file)
 
 
 # ---- aot: MindSpore's C ABI -----------------------------------------------------------------

@@ -18,6 +18,11 @@ Selection (select_from), as MindSpore Lite's REGISTER_KERNEL:
   2. else the highest priority kernel that supports the dtype and whose `when` predicate
      accepts the input abstracts;
   3. the numpy provider (priority 0) is the reference, the oracle in tests and the last resort.
+A provider that needs a module which cannot load (numba not installed, or broken) is skipped:
+PROVIDER_LOADERS maps a provider to a function importing what its kernels need; it runs once,
+when a kernel of that provider is about to be selected (so numba loads only when a numba
+kernel is chosen). An ImportError is remembered in UNAVAILABLE, warned about once, and
+selection goes on to the next kernel; a per-primitive (strict) request for it is an error.
 User registrations (anything not under mindlite.kernels) are checked: the op must exist
 (a Primitive, or a Custom type with custom=True), registering a different kernel for the same
 (op, device, provider, dtypes, when) needs override=True, and a kernel that raises is
@@ -26,6 +31,8 @@ reported as a KernelError (RuntimeError) naming the op and the provider.
 forward executor applies it when that provider's kernel is the one selected.
 """
 import sys
+import threading
+import warnings
 
 from ..common import dtype as mstype
 from .kernel_def import Kernel, KernelDef, KernelError, guard  # noqa: F401  (re-exported)
@@ -36,7 +43,19 @@ PROVIDER_PRIORITY = {"numpy": 0, "numba": 10, "cpp": 20}
 USER_PRIORITY = 100   # a provider without a listed priority outranks the built-ins
 LISTENERS = []        # called after a user (un)registration: cached selections are stale
 OP_CHECKERS = []      # fn(name) -> bool, installed by the ops layer: does a primitive exist
-_LOADED = []
+_LOADED = []          # [True] once the built-in kernel modules are imported
+_LOADING = []         # [True] while one thread imports them (under _LOAD_LOCK)
+_LOAD_LOCK = threading.RLock()
+
+
+def _import_numba():
+    import numba  # noqa: F401
+
+
+PROVIDER_LOADERS = {"numba": _import_numba}   # provider -> fn() importing what it needs
+UNAVAILABLE = {}      # provider -> why it cannot load ("ModuleNotFoundError: ...")
+_AVAILABLE = set()    # providers whose loader succeeded (or that have none)
+_PROVIDER_LOCK = threading.Lock()
 _BUILTIN_PREFIX = "mindlite.kernels."
 
 
@@ -188,11 +207,48 @@ def notify():
 
 
 # ---- lookup and selection -------------------------------------------------------------------
+def provider_available(provider):
+    """Whether `provider`'s kernels can run: its PROVIDER_LOADERS entry (if any) is run once;
+    an ImportError marks the provider unavailable (UNAVAILABLE) with one RuntimeWarning."""
+    if provider in _AVAILABLE:
+        return True
+    if provider in UNAVAILABLE:
+        return False
+    with _PROVIDER_LOCK:
+        if provider in _AVAILABLE or provider in UNAVAILABLE:
+            return provider in _AVAILABLE
+        loader = PROVIDER_LOADERS.get(provider)
+        try:
+            if loader is not None:
+                loader()
+        except ImportError as e:
+            UNAVAILABLE[provider] = f"{type(e).__name__}: {e}"
+            warnings.warn(f"mindlite: the kernel provider '{provider}' cannot load "
+                          f"({UNAVAILABLE[provider]}); its kernels are skipped and the next "
+                          "registered kernel (C++ or the numpy reference) runs instead",
+                          RuntimeWarning, stacklevel=2)
+            return False
+        _AVAILABLE.add(provider)
+        return True
+
+
 def load_builtin_kernels():
-    """Import the built-in kernel modules (once, at the first kernel selection)."""
-    if not _LOADED:
+    """Import the built-in kernel modules (once, at the first kernel selection).
+
+    A thread that comes while another imports them waits for the import to finish (so it
+    never finds an op without its kernels); the importing thread itself re-enters (a module
+    that selects a kernel while loading) and sees what is registered so far."""
+    if _LOADED:
+        return
+    with _LOAD_LOCK:
+        if _LOADED or _LOADING:
+            return
+        _LOADING.append(True)
+        try:
+            from . import cpu  # noqa: F401
+        finally:
+            _LOADING.clear()
         _LOADED.append(True)
-        from . import cpu  # noqa: F401
 
 
 def kernels_for(op, device="CPU"):
@@ -227,8 +283,11 @@ def select_from(op, candidates, device, dtype, provider=None, input_abstracts=No
     if provider is not None:
         mine = [k for k in candidates if k.provider == provider]
         for k in mine:
-            if k.supports(dtype, input_abstracts):
+            if k.supports(dtype, input_abstracts) and _usable(k):
                 return k
+        if strict and mine and provider in UNAVAILABLE:
+            raise ValueError(f"For '{op}', the requested kernel provider '{provider}' cannot "
+                             f"load: {UNAVAILABLE[provider]}")
         if strict and not mine:
             raise ValueError(f"For '{op}', the requested kernel provider '{provider}' has no "
                              f"{device} kernel; registered providers: "
@@ -239,8 +298,13 @@ def select_from(op, candidates, device, dtype, provider=None, input_abstracts=No
                             f"{device} kernel for dtype {dtype} and these inputs (its kernels "
                             f"support {have})")
     for k in candidates:
-        if k.supports(dtype, input_abstracts):
+        if k.supports(dtype, input_abstracts) and _usable(k):
             return k
     have = sorted({str(d) for k in candidates for d in (k.dtypes or ())})
     raise TypeError(f"For '{op}', no {device} kernel supports dtype {dtype}; kernels exist for "
                     f"{have}")
+
+
+def _usable(kdef):
+    provider = kdef.provider
+    return provider in _AVAILABLE or provider_available(provider)

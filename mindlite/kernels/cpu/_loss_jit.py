@@ -6,10 +6,11 @@ run first and return the index of the first bad label (-1 when all are valid), s
 caller raises before anything is computed. Row arithmetic is in the input dtype; means over
 rows accumulate in float64 before the final division.
 """
-import numba as nb
 import numpy as np
 
-_jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+from .._numba_jit import njit
+
+_jit = njit(nogil=True, error_model="numpy")
 
 
 @_jit

@@ -6,10 +6,11 @@ size measured). Hyper-parameters arrive as scalars of the variable's dtype, with
 precomputed by the caller so no Python int widens float32 arithmetic to float64. The
 operation order matches kernels/cpu/optim_numpy.py, so both round alike.
 """
-import numba as nb
 import numpy as np
 
-_jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+from .._numba_jit import njit
+
+_jit = njit(nogil=True, error_model="numpy")
 
 
 @_jit

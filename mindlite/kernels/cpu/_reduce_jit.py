@@ -12,13 +12,14 @@ reductions are answered by the caller without a launch). Two loop shapes:
           argmax/argmin with LANES running extremes (the I > 1 loop over LANES-wide
           blocks) folded as a tree, argmax then finding the first index of the extreme.
 """
-import numba as nb
 import numpy as np
 
-_jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+from .._numba_jit import njit
+
+_jit = njit(nogil=True, error_model="numpy")
 # NOTE: 'reassoc' (and no other fast-math flag) lets LLVM vectorise a running sum or product
 # by reordering it; NaN and inf still propagate. Used only for sum/mean/prod.
-_jit_reassoc = nb.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
+_jit_reassoc = njit(nogil=True, error_model="numpy", fastmath={"reassoc"})
 
 # NOTE: loops index row views (`row = x[start:]`; `row[i]`, i from range) so LLVM can prove
 # the index is non-negative: `x[base + i]` keeps numba's negative-index wraparound select in

@@ -4,18 +4,18 @@
 likewise, so each function compiles once per dtype whatever the rank or axis. Stable form:
 y = exp(x - max) / sum(exp(x - max)); log: (x - max) - log(sum(exp(x - max))).
 """
-import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, overload
 
+from .._numba_jit import njit
 from ._reduce_jit import LANES, _row_extreme
 
-_jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+_jit = njit(nogil=True, error_model="numpy")
 # NOTE: 'reassoc' only in the row-sum function: it vectorises the running sum; NaN and inf
 # still propagate.
-_jit_reassoc = nb.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
+_jit_reassoc = njit(nogil=True, error_model="numpy", fastmath={"reassoc"})
 
 
 @intrinsic
