@@ -1,10 +1,27 @@
-# The README's two commands. Both install what they need first.
+# The README's two commands, `make test` and `make demo`. Both install what they need first:
+# pip install -e '.[test]' only when pyproject.toml or setup.py changed (a stamp file), and
+# the C++ extension only when a file under csrc/ changed, and then only the objects whose
+# source or included headers changed (setup.py's incremental build, objects kept in build/;
+# --force makes setuptools relink instead of comparing the .so with the sources). A second
+# run with no change starts pytest or the demo at once.
 PYTHON ?= python3
+STAMP := build/.install-stamp
+EXT_SUFFIX := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+EXT := mindlite/_C$(EXT_SUFFIX)
+CSRC := $(shell find csrc -name '*.cc' -o -name '*.h' -o -name '*.inc')
 
-.PHONY: install demo test bench
+.PHONY: install ext demo test bench
 
-install:
+install: $(STAMP) $(EXT)
+
+ext: $(EXT)
+
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m pip install -q -e '.[test]'
+	@mkdir -p build && touch $@
+
+$(EXT): $(CSRC) setup.py | $(STAMP)
+	$(PYTHON) setup.py -q build_ext --inplace --force
 
 demo: install
 	$(PYTHON) examples/train_digits.py
