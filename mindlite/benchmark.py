@@ -3,11 +3,15 @@
     python -m mindlite.benchmark --op ReLU --shape 4,4 [--shape2 4,4] [--dtype float32]
                                  [--grad] [--compare torch,numpy] [--repeat N]
 
-Builds ops.<Op>() and random inputs (one per tensor input the primitive takes; the second has
---shape2, default --shape), times the cached call (median, p10, p90 µs over repeated batches,
+--op is a primitive name (ReLU, MatMul), matched case-insensitively, or a functional name
+(relu, matmul, reduce_sum, sum), which times the primitive behind it. Builds ops.<Op>() and
+random inputs (one per tensor input the primitive takes; the second has --shape2, default
+--shape), times the cached call (median, p10, p90 µs over repeated batches,
 time.perf_counter_ns), inside a recording gradient tape with --grad (inputs watched), compares
-with the torch / numpy equivalents listed in COMPARE (ratios mindlite / other), then prints
-the profiler's breakdown. A bad op, shape, dtype or compare name exits with code 2.
+with the torch / numpy equivalents listed in COMPARE, then prints the profiler's breakdown.
+The ratio column is mindlite's median time / the comparator's median time: lower is better,
+below 1 mindlite is faster. A bad op, shape, dtype or compare name, or inputs that mindlite
+or a comparator rejects, exits with code 2 and a message.
 """
 import argparse
 import inspect
@@ -69,15 +73,39 @@ def parse_dtype(name):
     return t
 
 
-def make_prim(name):
+# functional names whose primitive's name is not the functional name itself
+ALIASES = {"sum": "ReduceSum", "mean": "ReduceMean", "prod": "ReduceProd", "amax": "ReduceMax",
+           "amin": "ReduceMin", "max_pool2d": "MaxPool", "avg_pool2d": "AvgPool"}
+
+
+def _is_prim(obj):
+    return isinstance(obj, type) and issubclass(obj, Primitive)
+
+
+def _norm(name):
+    return name.replace("_", "").lower()
+
+
+def resolve_op(name):
+    """The primitive class --op names: a primitive (any case) or a functional name."""
     cls = getattr(ops, name, None)
-    if not (isinstance(cls, type) and issubclass(cls, Primitive)):
-        raise UsageError(f"unknown op {name!r}: --op must name a primitive of mindlite.ops "
-                         f"(ReLU, Add, MatMul, ...)")
+    if _is_prim(cls):
+        return cls
+    target = _norm(ALIASES.get(name.lower(), name))
+    for attr in sorted(dir(ops)):
+        cls = getattr(ops, attr, None)
+        if _is_prim(cls) and _norm(attr) == target:
+            return cls
+    raise UsageError(f"unknown op {name!r}: --op must name a primitive of mindlite.ops "
+                     f"(ReLU, Add, MatMul, ...) or a functional op (relu, add, matmul, ...)")
+
+
+def make_prim(name):
+    cls = resolve_op(name)
     try:
         return cls()
     except (TypeError, ValueError) as e:
-        raise UsageError(f"cannot build ops.{name}() without arguments: {e}") from None
+        raise UsageError(f"cannot build ops.{cls.__name__}() without arguments: {e}") from None
 
 
 def tensor_arity(prim):
@@ -111,40 +139,58 @@ def _stats(samples):
             samples[int(0.1 * (n - 1))], samples[int(round(0.9 * (n - 1)))])
 
 
+RATIO_NOTE = "ratio = mindlite time / comparator time (median; lower is better, < 1: faster)"
+
+
 def _line(label, samples, base=None):
     med, p10, p90 = _stats(samples)
-    ratio = f"   mindlite/{label} {base / med:.2f}x" if base is not None else ""
+    ratio = f"   ratio {base / med:.2f}" if base is not None else ""
     return f"{label:<9} median {med:9.2f} µs   p10 {p10:9.2f}   p90 {p90:9.2f}{ratio}"
 
 
-def compare_lines(op, arrays, names, grad, repeat, base):
+def comparators(op, arrays, names, grad):
+    """[(label, call or a line saying why there is none)]; each call is tried once here, so
+    inputs a comparator rejects are a usage error (exit 2), not a traceback mid-run."""
     out = []
+    fns = COMPARE.get(op)
     for name in names:
-        fns = COMPARE.get(op)
         if fns is None:
-            out.append(f"{name:<9} no equivalent listed for {op}")
+            out.append((name, f"{name:<9} no equivalent listed for {op}"))
             continue
         if name == "numpy":
             f = fns[0]
-            out.append(_line("numpy", time_samples(lambda: f(*arrays), repeat), base))
-            continue
+            call = (lambda f=f: f(*arrays))
+        else:
+            try:
+                import torch
+            except ImportError:
+                out.append((name, "torch     not installed"))
+                continue
+            f = fns[1](torch)
+            ts = [torch.from_numpy(np.ascontiguousarray(a).copy()) for a in arrays]
+            if grad and all(t.is_floating_point() for t in ts):
+                ts = [t.requires_grad_(True) for t in ts]
+            call = (lambda f=f, ts=ts: f(*ts))
         try:
-            import torch
-        except ImportError:
-            out.append("torch     not installed")
-            continue
-        f = fns[1](torch)
-        ts = [torch.from_numpy(np.ascontiguousarray(a).copy()) for a in arrays]
-        if grad and all(t.is_floating_point() for t in ts):
-            ts = [t.requires_grad_(True) for t in ts]
-        out.append(_line("torch", time_samples(lambda: f(*ts), repeat), base))
+            call()
+        except Exception as e:
+            shapes = " x ".join(str(a.shape) for a in arrays)
+            raise UsageError(f"the {name} comparator of {op} rejects inputs of shape {shapes}: "
+                             f"{type(e).__name__}: {e}") from None
+        out.append((name, call))
     return out
+
+
+def compare_lines(cmps, repeat, base):
+    return [call if isinstance(call, str) else _line(name, time_samples(call, repeat), base)
+            for name, call in cmps]
 
 
 def run(argv=None):
     p = argparse.ArgumentParser(prog="python -m mindlite.benchmark",
                                 description=__doc__.splitlines()[0])
-    p.add_argument("--op", required=True, help="primitive name in mindlite.ops, e.g. ReLU")
+    p.add_argument("--op", required=True,
+                   help="a primitive of mindlite.ops (ReLU) or a functional name (relu)")
     p.add_argument("--shape", default="4,4", help="input shape, e.g. 4,4 ('' for 0-d)")
     p.add_argument("--shape2", default=None, help="second input's shape (default --shape)")
     p.add_argument("--dtype", default="float32")
@@ -169,13 +215,14 @@ def run(argv=None):
         try:
             prim(*inputs)
         except (TypeError, ValueError) as e:
-            raise UsageError(f"ops.{args.op} rejects these inputs: {e}") from None
+            raise UsageError(f"ops.{prim.name} rejects these inputs: {e}") from None
+        cmps = comparators(prim.name, arrays, names, args.grad)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
     shapes = " x ".join(str(a.shape) for a in arrays)
-    print(f"{args.op} {shapes} {t}{' (grad recorded)' if args.grad else ''}, "
+    print(f"{prim.name} {shapes} {t}{' (grad recorded)' if args.grad else ''}, "
           f"µs per call over {args.repeat} batches")
     tape = GRAD_EXECUTOR.open_tape() if args.grad else None
     try:
@@ -189,8 +236,10 @@ def run(argv=None):
             tape.nodes.clear()
     print(_line("mindlite", samples))
     base = _stats(samples)[0]
-    for line in compare_lines(args.op, arrays, names, args.grad, args.repeat, base):
+    for line in compare_lines(cmps, args.repeat, base):
         print(line)
+    if any(not isinstance(call, str) for _, call in cmps):
+        print(RATIO_NOTE)
     print()
     print(format_breakdown(profile_call(prim, *inputs, repeat=args.repeat, grad=args.grad)))
     return 0

@@ -34,7 +34,10 @@ def test_cli_relu():
     assert lines[0].startswith("ReLU (4, 4)")
     ml = [ln for ln in lines if ln.startswith("mindlite ")]
     npl = [ln for ln in lines if ln.startswith("numpy ")]
-    assert len(ml) == 1 and len(npl) == 1 and "mindlite/numpy" in npl[0]
+    assert len(ml) == 1 and len(npl) == 1 and "ratio" in npl[0]
+    assert "ratio = mindlite time / comparator time" in r.stdout and "lower is better" in r.stdout
+    ratio = float(npl[0].split()[-1])
+    assert ratio == pytest.approx(_figure(ml[0]) / _figure(npl[0]), rel=0.02, abs=0.01)
     assert _figure(ml[0]) > 0 and _figure(npl[0]) > 0
     for stage in ("signature key", "inference", "kernel selection", "key + runner lookup",
                   "output allocation", "kernel launch", "Tensor wrap", "measured call"):
@@ -59,6 +62,8 @@ def test_cli_add_grad():
     (("--op", "ReLU", "--dtype", "floaty"), ("--dtype", "floaty")),
     (("--op", "MatMul", "--shape", "4,3"), ("MatMul",)),
     (("--op", "ReLU", "--compare", "jax"), ("--compare", "jax")),
+    (("--op", "Softmax", "--shape", "3,0", "--compare", "numpy"), ("numpy", "Softmax", "(3, 0)")),
+    (("--op", "no_such_op"), ("unknown op", "no_such_op")),
 ])
 def test_cli_bad_arguments_exit_2(args, words):
     r = _cli(*args, "--repeat", "1")
@@ -66,6 +71,17 @@ def test_cli_bad_arguments_exit_2(args, words):
     assert r.stdout == ""
     for w in words:
         assert w in r.stderr
+
+
+@pytest.mark.parametrize("name, prim, shape2", [
+    ("relu", "ReLU", None), ("matmul", "MatMul", "4,4"), ("reduce_sum", "ReduceSum", None),
+    ("sum", "ReduceSum", None), ("MATMUL", "MatMul", "4,4"), ("log_softmax", "LogSoftmax", None),
+])
+def test_cli_lower_case_and_functional_names(name, prim, shape2):
+    extra = ("--shape2", shape2) if shape2 else ()
+    r = _cli("--op", name, "--shape", "4,4", *extra, "--repeat", "1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"{prim} (4, 4)")
 
 
 def _check(d, grad):
