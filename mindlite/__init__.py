@@ -21,6 +21,7 @@ from .random_state import set_seed, get_seed  # noqa: F401
 from . import ops  # noqa: F401
 from . import nn  # noqa: F401
 from .ops.composite import grad, value_and_grad, GradOperation  # noqa: F401
+from .jit import jit  # noqa: F401
 from . import dataset, train  # noqa: F401
 from .train import Model  # noqa: F401
 from .train.serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401

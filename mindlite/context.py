@@ -4,8 +4,8 @@ Keys that change how ops run (backend_policy, kernel_provider, device_target)
 bump `CONTEXT.version`; cached runners remember the version they were built
 under and are rebuilt when it changes, so a context change is never ignored.
 
-GRAPH_MODE is accepted and, until graph mode exists, runs eagerly like
-PYNATIVE_MODE (documented in the README).
+Under GRAPH_MODE a Cell's __call__ compiles its construct to a graph and runs that
+(mindlite/jit, docs/graph_mode.md); functions compile with `mindlite.jit` in any mode.
 """
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1

@@ -9,6 +9,7 @@ unrecorded and the grad recorder gets one node whose bprop calls the cell's.
 from collections import OrderedDict
 
 from ..common.parameter import Parameter
+from ..context import CONTEXT, GRAPH_MODE
 from ..ops.primitive import Primitive
 from ..pynative.grad import BPROPS, GRAD_EXECUTOR
 
@@ -80,6 +81,8 @@ class Cell:
     def __call__(self, *args, **kwargs):
         if GRAD_EXECUTOR.recording and hasattr(type(self), "bprop"):
             return self._call_with_custom_bprop(args, kwargs)
+        if CONTEXT.values["mode"] == GRAPH_MODE:
+            return _graph_call(self, args, kwargs)
         return self.construct(*args, **kwargs)
 
     def _call_with_custom_bprop(self, args, kwargs):
@@ -181,6 +184,12 @@ def _cell_bprop(prim, *args):
 
 
 BPROPS[CellBprop] = _cell_bprop
+
+
+def _graph_call(cell, args, kwargs):
+    """GRAPH_MODE: construct runs as a compiled graph (mindlite/jit/api.py)."""
+    from ..jit.api import cell_graph_call
+    return cell_graph_call(cell, args, kwargs)
 
 
 class SequentialCell(Cell):

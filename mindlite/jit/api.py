@@ -1,0 +1,186 @@
+"""`mindlite.jit` and GRAPH_MODE Cells: compile per input signature, cache, run.
+
+    @jit                         (or jit(fn), jit(input_signature=...)(fn), on methods too)
+    def f(x, y): ...
+    f(x, y)      signature = (dtype, shape) of every Tensor argument, the value of every
+                 constant (ints, tuples, None...), the identity of objects (Cells)
+                 -> cached compiled graph (bounded LRU, CACHE_SIZE per function) or a new
+                 compile: parse (jit/parse.py) -> DCE -> lint -> cache; a compile that fails
+                 leaves nothing in the cache.
+    f.graph(x, y)                the compiled FuncGraph (print it with ir.dump_ir)
+Under set_context(mode=GRAPH_MODE), Cell.__call__ runs `construct` this way (the
+cell's Parameters are graph parameters read at every run, so updates are seen).
+"""
+import functools
+import itertools
+import re
+import weakref
+from collections import OrderedDict
+
+from ..common.tensor import Tensor
+from ..ir.anf import Location
+from ..ir.manager import FuncGraphManager, lint
+from ..ops.primitive import _hashable
+from .executor import run_graph
+from .parse import Parser, function_ast
+
+CACHE_SIZE = 64
+_COUNTER = itertools.count(1)
+
+
+class Compiled:
+    """One specialized graph and how to feed it."""
+
+    def __init__(self, graph, weights, holds):
+        self.graph = graph
+        self.weights = weights            # ParameterNodes read from live Parameters
+        self.holds = holds                # objects whose identity is in the key
+
+    def valid(self):
+        for node in self.weights:
+            p = node.default
+            if p._arr is None:
+                p.init_data()
+            if p._abs is not node.abstract:
+                return False
+        return True
+
+    def run(self, leaves):
+        args = list(leaves)
+        values = []
+        it = iter(args)
+        for p in self.graph.parameters:
+            values.append(p.default if p.default is not None else next(it))
+        return run_graph(self.graph, values)
+
+
+def _key(value, holds):
+    if isinstance(value, Tensor):
+        if value._arr is None:
+            value.init_data()
+        return ("T", value._abs)
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__,) + tuple(_key(v, holds) for v in value)
+    if isinstance(value, dict):
+        return ("dict",) + tuple((k, _key(v, holds)) for k, v in sorted(value.items()))
+    h = _hashable(value)
+    if isinstance(h, tuple) and h[:1] == ("id",) or not _is_value(value):
+        holds.append(value)
+        return ("id", id(value))
+    return (type(value), h)
+
+
+def _is_value(v):
+    return v is None or isinstance(v, (int, float, bool, str, bytes, slice, type(Ellipsis))) \
+        or type(v).__module__.startswith("mindlite.common.dtype")
+
+
+def _flatten(value, out):
+    if isinstance(value, Tensor):
+        out.append(value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _flatten(v, out)
+    elif isinstance(value, dict):
+        for k in sorted(value):
+            _flatten(value[k], out)
+
+
+class JitFunction:
+    """A function compiled to graphs, one per input signature (see the module docstring)."""
+
+    def __init__(self, fn, input_signature=None):
+        self.fn = fn
+        self.input_signature = input_signature
+        self.cache = OrderedDict()
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+    def __call__(self, *args, **kwargs):
+        if self.input_signature is not None:
+            _check_signature(self.fn, self.input_signature, args)
+        entry = self.compiled(args, kwargs)
+        leaves = []
+        _flatten(list(args) + [kwargs[k] for k in sorted(kwargs)], leaves)
+        return entry.run(leaves)
+
+    def graph(self, *args, **kwargs):
+        """The FuncGraph compiled for this call's signature."""
+        return self.compiled(args, kwargs).graph
+
+    def compiled(self, args, kwargs):
+        holds = []
+        key = _key((args, kwargs), holds)
+        entry = self.cache.get(key)
+        if entry is not None and entry.valid():
+            self.cache.move_to_end(key)
+            return entry
+        entry = self._compile(args, kwargs, holds)
+        self.cache[key] = entry
+        if len(self.cache) > CACHE_SIZE:
+            self.cache.popitem(last=False)
+        return entry
+
+    def _compile(self, args, kwargs, holds):
+        fn = self.fn
+        _, file = function_ast(fn)
+        name = re.sub(r"\W", "_", f"{next(_COUNTER)}_{fn.__module__}_{fn.__qualname__}")
+        parser = Parser(name, Location(file, fn.__code__.co_firstlineno))
+        import inspect
+        names = list(inspect.signature(fn).parameters)
+        pargs = [_as_params(parser, a, names[i] if i < len(names) else f"arg{i}")
+                 for i, a in enumerate(args)]
+        pkw = {k: _as_params(parser, kwargs[k], k) for k in sorted(kwargs)}
+        result = parser.parse_entry(fn, pargs, pkw, names)
+        parser.fg = parser.root
+        parser.root.set_output(parser.as_input(result))
+        FuncGraphManager(parser.root).dce()
+        lint(parser.root)
+        weights = [p for p in parser.root.parameters if p.default is not None]
+        return Compiled(parser.root, weights, holds)
+
+
+def _as_params(parser, value, name):
+    if isinstance(value, Tensor):
+        return parser.root.add_parameter(name, value._abs, debug=(parser.root.location,)
+                                         if parser.root.location else ())
+    if isinstance(value, (tuple, list)):
+        return type(value)(_as_params(parser, v, f"{name}_{i}") for i, v in enumerate(value))
+    if isinstance(value, dict):
+        return {k: _as_params(parser, value[k], f"{name}_{k}") for k in sorted(value)}
+    return value
+
+
+def _check_signature(fn, signature, args):
+    sig = signature if isinstance(signature, (tuple, list)) else (signature,)
+    offset = len(args) - len(sig)
+    if offset < 0:
+        raise TypeError(f"For '{fn.__qualname__}', input_signature has {len(sig)} inputs, but "
+                        f"the call gives {len(args)}")
+    for i, (s, a) in enumerate(zip(sig, args[offset:])):
+        if not isinstance(s, Tensor):
+            continue
+        if not isinstance(a, Tensor):
+            raise TypeError(f"For '{fn.__qualname__}', input {i} must be a Tensor as in "
+                            f"input_signature, but got {type(a).__name__}")
+        if a.dtype != s.dtype or len(a.shape) != len(s.shape) or any(
+                d is not None and d >= 0 and d != e for d, e in zip(s.shape, a.shape)):
+            raise ValueError(f"For '{fn.__qualname__}', input {i} must match input_signature "
+                             f"{s.dtype}{list(s.shape)}, but got {a.dtype}{list(a.shape)}")
+
+
+_CELL_JIT = weakref.WeakKeyDictionary()
+
+
+def cell_graph_call(cell, args, kwargs):
+    """GRAPH_MODE: Cell.__call__ runs its construct as a compiled graph."""
+    jf = _CELL_JIT.get(cell)
+    if jf is None or jf.fn is not type(cell).construct:
+        jf = _CELL_JIT[cell] = JitFunction(type(cell).construct)
+    return jf(cell, *args, **kwargs)
+
+

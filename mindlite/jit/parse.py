@@ -1,0 +1,283 @@
+"""The graph-mode parser: Python source (ast) -> a FuncGraph specialized to one signature.
+
+Like MindSpore's parser followed by its abstract specializer, but in one walk: the
+parser evaluates the function's statements over *values* that are either Python
+constants (ints, shapes, Cells, Primitives, constant Tensors) or graph nodes (tensors
+computed in the graph, each with its abstract). Constants are computed at compile time
+(shape arithmetic, `if` on a constant, `for` over a range or a CellList: unrolled);
+every op on a node becomes a CNode whose abstract comes from the primitive's own infer
+(ir/infer.py). Python functions called with graph values (functional ops, Tensor
+methods, Cell.construct, user helpers, nested functions and lambdas) are parsed too and
+inlined, so `x - 1` becomes the same `Sub` primitive call eager makes. Control flow on a
+tensor value builds nested graphs: `if` -> Switch over two branch graphs, `while` -> a
+loop graph that calls itself. Statements: jit/parse_stmt.py; expressions and calls:
+jit/parse_expr.py and jit/parse_call.py.
+"""
+import ast
+import inspect
+import textwrap
+
+from ..abstract import AbstractTensor
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
+from ..ir.anf import (CNode, FuncGraph, Location, MAKE_TUPLE, ParameterNode, TUPLE_GETITEM,
+                      ValueNode, AnfNode)
+from .errors import located, unsupported
+from .parse_call import CallMixin
+from .parse_expr import ExprMixin
+from .parse_stmt import StmtMixin, Return
+
+MAX_INLINE_DEPTH = 200
+_SOURCES = {}
+
+
+def function_ast(fn):
+    """(FunctionDef or Lambda node with real line numbers, file) of a Python function."""
+    code = fn.__code__
+    hit = _SOURCES.get(code)
+    if hit is None:
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError):
+            raise unsupported(f"calling '{fn.__qualname__}': its source is not available",
+                              ()) from None
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        ast.increment_lineno(tree, first - 1)
+        node = tree.body[0]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            hit = (node, inspect.getsourcefile(fn) or code.co_filename)
+        else:           # a lambda: find the one that starts on the code's first line
+            lam = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+                   and n.lineno == code.co_firstlineno]
+            if len(lam) != 1:
+                raise unsupported(f"the lambda '{fn.__qualname__}' (its source line holds "
+                                  f"{len(lam)} lambdas)", ())
+            hit = (lam[0], inspect.getsourcefile(fn) or code.co_filename)
+        _SOURCES[code] = hit
+    return hit
+
+
+class Frame:
+    """One activation of a parsed function: its variables and where names resolve."""
+
+    def __init__(self, file, globals_, closure, enclosing=None, name="", in_loop=False):
+        self.vars = {}
+        self.file = file
+        self.globals = globals_
+        self.closure = closure
+        self.enclosing = enclosing
+        self.name = name
+        self.in_loop = in_loop
+
+    def fork(self, in_loop=None):
+        f = Frame(self.file, self.globals, self.closure, self.enclosing, self.name,
+                  self.in_loop if in_loop is None else in_loop)
+        f.vars = dict(self.vars)
+        return f
+
+
+class GraphClosure:
+    """A function defined inside graph code (def or lambda): its ast and defining frame."""
+
+    def __init__(self, node, frame, defaults, kw_defaults):
+        self.node = node
+        self.frame = frame
+        self.defaults = defaults
+        self.kw_defaults = kw_defaults
+        self.__name__ = getattr(node, "name", "<lambda>")
+
+
+class GraphMethod:
+    """A Tensor method bound to a graph value: `x.reshape` where x is a node."""
+
+    def __init__(self, func, obj):
+        self.func = func
+        self.obj = obj
+
+
+def is_dyn(v):
+    """True when `v` is (or holds) a value computed in the graph."""
+    if isinstance(v, AnfNode):
+        return True
+    if isinstance(v, (tuple, list)):
+        return any(is_dyn(x) for x in v)
+    if isinstance(v, dict):
+        return any(is_dyn(x) for x in v.values())
+    return False
+
+
+def is_tensor(v):
+    return isinstance(v, Tensor) or (isinstance(v, AnfNode)
+                                     and isinstance(v.abstract, AbstractTensor))
+
+
+class Parser(StmtMixin, ExprMixin, CallMixin):
+    """Builds the specialized graph of one call (see the module docstring)."""
+
+    def __init__(self, name, location):
+        self.root = FuncGraph(name, location=location)
+        self.fg = self.root
+        self.stack = []              # Locations of the inlined call chain (outermost first)
+        self.loc = location
+        self.params = {}             # id(Parameter) -> ParameterNode of the root graph
+        self.branch_depth = 0        # > 0 inside a graph built for a tensor condition
+        self.graph_count = 0
+
+    # ---- locations and errors --------------------------------------------------------------
+    def debug(self):
+        return tuple(self.stack) + ((self.loc,) if self.loc is not None else ())
+
+    def error(self, exc):
+        return located(exc, self.debug())
+
+    def unsupported(self, what):
+        return unsupported(what, self.debug())
+
+    def at(self, frame, node):
+        self.loc = Location(frame.file, getattr(node, "lineno", self.loc.line if self.loc else 0),
+                            getattr(node, "col_offset", 0))
+
+    # ---- graph building ----------------------------------------------------------------------
+    def new_graph(self, kind):
+        self.graph_count += 1
+        return FuncGraph(f"{self.graph_count}_{kind}_{self.root.name}", parent=self.fg,
+                         location=self.loc)
+
+    def emit(self, inputs, abstract, name=None, side_effect=False):
+        return self.fg.new_cnode([self.as_input(i) for i in inputs], abstract, self.debug(),
+                                 name, side_effect)
+
+    def as_input(self, v):
+        """A value as a node input: nodes as they are, tuples holding nodes via MakeTuple."""
+        if isinstance(v, AnfNode):
+            return v
+        if isinstance(v, (tuple, list)) and is_dyn(v):
+            items = [self.as_input(x) for x in v]
+            return self.fg.new_cnode([MAKE_TUPLE] + items,
+                                     tuple(self.abstract_of(x) for x in items), self.debug())
+        return ValueNode(v, self.abstract_of(v))
+
+    def abstract_of(self, v):
+        if isinstance(v, AnfNode):
+            if isinstance(v, ValueNode) and v.abstract is None:
+                return self.abstract_of(v.value)
+            return v.abstract
+        if isinstance(v, Tensor):
+            if v._arr is None:
+                v.init_data()
+            return v._abs
+        if isinstance(v, (tuple, list)):
+            return tuple(self.abstract_of(x) for x in v)
+        return v
+
+    def unpack(self, node):
+        """A node with a tuple abstract as a tuple of TupleGetItem nodes."""
+        return tuple(self.emit([TUPLE_GETITEM, node, i], a) for i, a in enumerate(node.abstract))
+
+    def param_node(self, p):
+        node = self.params.get(id(p))
+        if node is None:
+            if p._arr is None:
+                p.init_data()
+            node = self.root.add_parameter(p.name.replace(".", "_"), p._abs, default=p,
+                                           debug=self.debug())
+            self.params[id(p)] = node
+        return node
+
+    def lift(self, v):
+        """Parameters read from attributes or globals become graph parameters."""
+        if isinstance(v, Parameter):
+            return self.param_node(v)
+        if type(v) is tuple and v and any(isinstance(x, Parameter) for x in v):
+            return tuple(self.lift(x) for x in v)
+        return v
+
+    # ---- functions -----------------------------------------------------------------------------
+    def call_function(self, fn, args, kwargs):
+        """Parse and inline a Python function called with graph values."""
+        node, file = function_ast(fn)
+        closure = {}
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        frame = Frame(file, fn.__globals__, closure, name=fn.__qualname__)
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.error(TypeError(f"For '{fn.__qualname__}', {e}")) from None
+        bound.apply_defaults()
+        frame.vars.update(bound.arguments)
+        return self.run_body(node, frame)
+
+    def call_closure(self, clo, args, kwargs):
+        """Call a def or lambda that was defined inside graph code (its frame is the closure)."""
+        node = clo.node
+        a = node.args
+        names = [p.arg for p in a.posonlyargs + a.args]
+        frame = Frame(clo.frame.file, clo.frame.globals, clo.frame.closure,
+                      enclosing=clo.frame, name=clo.__name__)
+        if len(args) > len(names) and a.vararg is None:
+            raise self.error(TypeError(f"For '{clo.__name__}', expected at most {len(names)} "
+                                       f"positional arguments, but got {len(args)}"))
+        frame.vars.update(zip(names, args))
+        if a.vararg is not None:
+            frame.vars[a.vararg.arg] = tuple(args[len(names):])
+        for k, v in kwargs.items():
+            frame.vars[k] = v
+        for name, d in zip(names[len(names) - len(clo.defaults):], clo.defaults):
+            frame.vars.setdefault(name, d)
+        for p, d in zip(a.kwonlyargs, clo.kw_defaults):
+            if d is not None:
+                frame.vars.setdefault(p.arg, d)
+        missing = [n for n in names + [p.arg for p in a.kwonlyargs] if n not in frame.vars]
+        if missing:
+            raise self.error(TypeError(f"For '{clo.__name__}', missing arguments {missing}"))
+        return self.run_body(node, frame)
+
+    def run_body(self, node, frame):
+        if len(self.stack) >= MAX_INLINE_DEPTH:
+            raise self.error(RecursionError(
+                f"Graph mode inlines calls; '{frame.name}' nests deeper than "
+                f"{MAX_INLINE_DEPTH} calls (recursion on a tensor value is not supported)"))
+        if self.loc is not None:
+            self.stack.append(self.loc)
+        saved = self.loc
+        try:
+            if isinstance(node, ast.Lambda):
+                self.at(frame, node)
+                return self.expr(node.body, frame)
+            status = self.block(node.body, frame, [])
+            return status.value if isinstance(status, Return) else None
+        finally:
+            self.loc = saved
+            if saved is not None:
+                self.stack.pop()
+
+    # ---- the entry -------------------------------------------------------------------------
+    def parse_entry(self, fn, args, kwargs, arg_names):
+        """Parse `fn` called with `args` (graph parameters for tensors, constants otherwise)."""
+        node, file = function_ast(fn)
+        frame = Frame(file, fn.__globals__, {}, name=fn.__qualname__)
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    frame.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        frame.vars.update(bound.arguments)
+        self.loc = Location(file, node.lineno)
+        self.root.location = self.loc
+        status = self.block(node.body, frame, [])
+        return status.value if isinstance(status, Return) else None
+
+
+def node_name_hint(v, name):
+    if isinstance(v, CNode) and v.name is None:
+        v.name = name
+    elif isinstance(v, ParameterNode):
+        pass

@@ -1,0 +1,206 @@
+"""Calls in the graph-mode parser: what each kind of callee becomes.
+
+    Primitive instance          a CNode (abstract from the primitive's infer); with only
+                                constant inputs it runs now (constant folding), as eager's
+                                const prims do
+    Cell                        its construct, parsed and inlined
+    Python function / method    parsed and inlined when an argument is a graph value;
+                                called now when every argument is a constant (MindSpore's
+                                JIT fallback / constexpr: shape helpers, checks)
+    def / lambda in graph code  parsed and inlined (a closure over the defining frame)
+    builtins                    len, range, isinstance, tuple, list, zip, enumerate, min and
+                                max on constants, getattr, hasattr, abs, bool, type, print
+    anything else               called now on constants; on graph values an error
+Graph-mode versions of a few eager functions (GRAPH_OVERRIDES, jit/standard_method.py)
+replace them: eager's Tensor indexing keeps runtime caches a graph cannot hold.
+"""
+import builtins
+import types
+
+from ..abstract import AbstractScalar
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
+from ..ir.anf import PRINT, AnfNode, ParameterNode
+from ..ir.infer import Folded, infer_call
+from ..ops.primitive import Primitive
+
+NO_FOLD = frozenset(("Dropout",))          # random: never computed at compile time
+_CONTAINER_BUILTINS = (builtins.len, builtins.tuple, builtins.list, builtins.zip,
+                       builtins.enumerate, builtins.reversed, builtins.dict)
+
+
+def _overrides():
+    from . import standard_method
+    return standard_method.GRAPH_OVERRIDES
+
+
+class CallMixin:
+    def e_Call(self, e, frame):
+        import ast
+        fn = self.expr(e.func, frame)
+        args = []
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                args.extend(self.iterate(self.expr(a.value, frame)))
+            else:
+                args.append(self.expr(a, frame))
+        kwargs = {}
+        for k in e.keywords:
+            if k.arg is None:
+                kwargs.update(self.expr(k.value, frame))
+            else:
+                kwargs[k.arg] = self.expr(k.value, frame)
+        self.at(frame, e)
+        return self.call_value(fn, tuple(args), kwargs)
+
+    def call_value(self, fn, args, kwargs):
+        from .parse import GraphClosure, GraphMethod, is_dyn
+        from ..nn.cell import Cell
+        if isinstance(fn, AnfNode):
+            raise self.unsupported("calling a value computed in the graph")
+        if isinstance(fn, Primitive):
+            if kwargs:
+                raise self.error(TypeError(f"For '{fn.name}', primitives take positional "
+                                           f"inputs only, but got {sorted(kwargs)}"))
+            return self.emit_prim(fn, args)
+        if isinstance(fn, GraphMethod):
+            return self.call_value(fn.func, (fn.obj,) + tuple(args), kwargs)
+        if isinstance(fn, GraphClosure):
+            return self.call_closure(fn, args, kwargs)
+        if isinstance(fn, Cell):
+            return self.call_function(type(fn).construct, (fn,) + tuple(args), kwargs)
+        override = _overrides().get(fn) if _hashable(fn) else None
+        if override is not None:
+            return self.call_function(override, args, kwargs)
+        if fn is builtins.print:
+            return self.emit_print(args)
+        handler = _BUILTINS.get(fn) if _hashable(fn) else None
+        if handler is not None and (any(isinstance(a, AnfNode) for a in args)
+                                    or fn is builtins.isinstance):
+            return handler(self, *args, **kwargs)
+        dyn = is_dyn(args) or is_dyn(kwargs)
+        if isinstance(fn, types.MethodType) and hasattr(fn.__func__, "__code__"):
+            if dyn:
+                return self.call_function(fn.__func__, (fn.__self__,) + tuple(args), kwargs)
+        elif isinstance(fn, types.FunctionType):
+            if dyn:
+                return self.call_function(fn, args, kwargs)
+        elif dyn and not self._container_call(fn, args):
+            raise self.unsupported(f"calling '{getattr(fn, '__qualname__', fn)}' with Tensors "
+                                   f"computed in the graph")
+        try:
+            return self.lift(fn(*args, **kwargs))
+        except Exception as err:
+            raise self.error(err) from None
+
+    def _container_call(self, fn, args):
+        """Builtins that only move values around (len, tuple, zip, list.append...)."""
+        if fn in _CONTAINER_BUILTINS:
+            return not any(isinstance(a, AnfNode) for a in args)
+        owner = getattr(fn, "__self__", None)
+        return isinstance(fn, types.BuiltinMethodType) and isinstance(owner, (list, dict))
+
+    def emit_prim(self, prim, args):
+        from .parse import is_dyn
+        if not is_dyn(args) and prim.name not in NO_FOLD:
+            try:
+                return prim(*args)
+            except Exception as err:
+                raise self.error(err) from None
+        args = tuple(self._tensor_arg(prim, i, a) for i, a in enumerate(args))
+        abstracts = tuple(a if i in prim.const_inputs else self.abstract_of(a)
+                          for i, a in enumerate(args))
+        try:
+            out = infer_call(prim, abstracts)
+        except (TypeError, ValueError) as err:
+            raise self.error(err) from None
+        if isinstance(out, Folded):
+            return out.value
+        node = self.emit([prim] + list(args), out)
+        if isinstance(out, tuple):
+            return self.unpack(node)
+        return node
+
+    def _tensor_arg(self, prim, i, a):
+        if isinstance(a, Parameter) and i not in prim.const_inputs:
+            return self.param_node(a)
+        return a
+
+    def emit_print(self, args):
+        shown = []
+        for a in args:
+            if isinstance(a, (AnfNode, Tensor)) or not isinstance(a, (tuple, list)):
+                shown.append(a)
+            else:
+                shown.append(tuple(a))
+        self.emit([PRINT] + shown, AbstractScalar(None), side_effect=True)
+        return None
+
+
+def _hashable(fn):
+    try:
+        hash(fn)
+        return True
+    except TypeError:
+        return False
+
+
+# ---- builtins on graph values ------------------------------------------------------------------
+def _len(p, x):
+    a = x.abstract
+    if not getattr(a, "shape", None):
+        raise p.error(TypeError("len() of a 0-d Tensor"))
+    return a.shape[0]
+
+
+def _isinstance(p, x, classes):
+    if isinstance(x, AnfNode):
+        cls = Parameter if isinstance(x, ParameterNode) and x.default is not None else Tensor
+        return issubclass(cls, classes)
+    return isinstance(x, classes)
+
+
+def _type(p, x):
+    return Parameter if isinstance(x, ParameterNode) and x.default is not None else Tensor
+
+
+def _abs(p, x):
+    return p.call_value(Tensor.__abs__, (x,), {})
+
+
+def _bool(p, x):
+    return p.condition(x)
+
+
+def _no(name):
+    def handler(p, *args, **kwargs):
+        raise p.unsupported(f"'{name}()' on a Tensor computed in the graph (use ops.minimum/"
+                            f"ops.maximum, ops.sum, Tensor.item() in eager mode, ...)")
+    return handler
+
+
+def _getattr(p, obj, name, *default):
+    return p.get_attr(obj, name, *default)
+
+
+def _hasattr(p, obj, name):
+    from .parse_expr import _NOT_FOUND
+    return p.get_attr(obj, name, _NOT_FOUND) is not _NOT_FOUND if not isinstance(obj, AnfNode) \
+        else p.get_attr(obj, name, None) is not None
+
+
+def _seq(kind):
+    def handler(p, x, *rest):
+        if rest:
+            return kind(p.iterate(x), *rest)
+        return kind(p.iterate(x))
+    return handler
+
+
+_BUILTINS = {builtins.len: _len, builtins.isinstance: _isinstance, builtins.type: _type,
+             builtins.abs: _abs, builtins.bool: _bool, builtins.getattr: _getattr,
+             builtins.hasattr: _hasattr, builtins.min: _no("min"), builtins.max: _no("max"),
+             builtins.int: _no("int"), builtins.float: _no("float"), builtins.sum: _no("sum"),
+             builtins.range: _no("range"), builtins.tuple: _seq(tuple), builtins.list: _seq(list),
+             builtins.enumerate: lambda p, x, start=0: list(enumerate(p.iterate(x), start)),
+             builtins.zip: lambda p, *xs: list(zip(*(p.iterate(x) for x in xs)))}

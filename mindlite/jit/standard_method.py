@@ -1,0 +1,78 @@
+"""Graph-mode versions of eager functions whose eager form keeps runtime state
+(MindSpore's standard_method.py plays this role): the parser calls these instead.
+
+`x[index]` in a graph: ints, slices, None and Ellipsis become one StridedSlice (the
+plan is computed at compile time from the constant index); one int index array (a
+constant list/ndarray/Tensor, or a Tensor computed in the graph used alone) adds a
+Gather. Bool masks are not supported in graphs yet (their output shape depends on data).
+"""
+import numpy as np
+
+from ..common.tensor import Tensor
+from ..ops.function import index_func
+from ..ops.operations._base import cached_prim
+from ..ops.operations import array_ops as A
+from ..ops.operations import slice_ops as S
+
+
+def _strided(basic):
+    """(begin, end, strides, masks) of a planned basic index (ints already non-negative)."""
+    begin, end, strides = [], [], []
+    masks = [0, 0, 0, 0, 0]
+    for i, b in enumerate(basic):
+        bit = 1 << i
+        if b is None:
+            masks[3] |= bit
+            begin.append(0), end.append(1), strides.append(1)
+        elif b is Ellipsis:
+            masks[2] |= bit
+            begin.append(0), end.append(0), strides.append(1)
+        elif isinstance(b, slice):
+            begin.append(0 if b.start is None else b.start)
+            end.append(0 if b.stop is None else b.stop)
+            strides.append(1 if b.step is None else b.step)
+            masks[0] |= bit if b.start is None else 0
+            masks[1] |= bit if b.stop is None else 0
+        else:
+            masks[4] |= bit
+            begin.append(int(b)), end.append(int(b) + 1), strides.append(1)
+    return tuple(begin), tuple(end), tuple(strides), tuple(masks)
+
+
+def _adv_plan(shape, index):
+    basic, adv = index_func._plan(shape, index)
+    if adv is None:
+        return basic, None
+    _, arr, axis, out_axis, front = adv
+    if arr.dtype == np.bool_:
+        raise IndexError("graph mode does not support bool mask indices yet (the output shape "
+                         "depends on the data)")
+    idx = Tensor.from_numpy(index_func._check_int_index(arr, shape[axis], axis))
+    trivial = all(b is Ellipsis or (isinstance(b, slice) and b == slice(None)) for b in basic)
+    return basic, (idx, out_axis, front, arr.ndim, trivial)
+
+
+def _perm(out_axis, k, ndim):
+    return tuple(range(out_axis, out_axis + k)) + tuple(range(out_axis)) \
+        + tuple(range(out_axis + k, ndim))
+
+
+def tensor_getitem(x, index):
+    """x[index] in a graph (see the module docstring)."""
+    if isinstance(index, Tensor):
+        return cached_prim(S.Gather, 0)(x, index, 0)
+    basic, adv = _adv_plan(x.shape, index)
+    if adv is None:
+        begin, end, strides, masks = _strided(basic)
+        return cached_prim(S.StridedSlice, *masks)(x, begin, end, strides)
+    idx, out_axis, front, k, trivial = adv
+    if not trivial:
+        begin, end, strides, masks = _strided(basic)
+        x = cached_prim(S.StridedSlice, *masks)(x, begin, end, strides)
+    y = cached_prim(S.Gather, 0)(x, idx, out_axis)
+    if front and out_axis:
+        y = cached_prim(A.Transpose)(y, _perm(out_axis, k, y.ndim))
+    return y
+
+
+GRAPH_OVERRIDES = {index_func.tensor_getitem: tensor_getitem}
