@@ -176,3 +176,11 @@ def test_selection_skips_a_provider_that_cannot_load(broken_provider):
     strict = ops.ReLU().add_prim_attr("kernel_provider", "brokenlib")
     with pytest.raises(ValueError, match="provider 'brokenlib' cannot load: ImportError"):
         strict(x)
+
+
+def test_tests_write_caches_under_pytest_tmp(tmp_path_factory):
+    from mindlite.kernels.custom import cache_dir
+    base = tmp_path_factory.getbasetemp().resolve()
+    for path in (cache_dir(), os.environ["IPYTHONDIR"], os.environ["JUPYTER_RUNTIME_DIR"],
+                 os.environ["MPLCONFIGDIR"]):
+        assert Path(path).resolve().is_relative_to(base), path
