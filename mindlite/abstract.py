@@ -1,12 +1,18 @@
 """Abstract values: what inference sees of an input (shape and dtype, never data).
 
-`AbstractTensor` objects are interned: there is exactly one per (dtype, shape),
-so a tensor's signature is a pointer, the runner cache hashes by identity and a
-cache key is a tuple of these objects. A dimension of -1 means "known only after
+`AbstractTensor` objects are interned: there is exactly one live object per (dtype,
+shape), so a tensor's signature is a pointer, the runner cache hashes by identity and a
+cache key is a tuple of these objects. The tables are bounded (ABSTRACT_CAP, see
+mindlite/cache_limits.py): a full table is cleared, and a weak table still returns the
+abstract that tensors or cache keys hold, so identity never splits; a key holds its
+abstracts, so a freed abstract's address can never match a stale key. A dimension of -1 means "known only after
 the kernel ran" (dynamic shape, e.g. Unique). A lazily initialised tensor or
 Parameter carries a private, non-interned abstract so that no cached runner can
 match it before its data exists.
 """
+import weakref
+
+from . import cache_limits
 from .common import dtype as mstype
 
 
@@ -47,17 +53,29 @@ class AbstractScalar:
         return f"AbstractScalar({self.value!r})"
 
 
-_INTERN = {}
+_INTERN = {}                            # (dtype, shape) -> abstract, recently made
+_LIVE = weakref.WeakValueDictionary()   # (dtype, shape of ints) -> every live abstract
 
 
 def abstract_tensor(dtype, shape):
     """The unique AbstractTensor for (dtype, shape); shape must be a tuple of ints."""
-    key = (dtype, shape)
-    a = _INTERN.get(key)
+    a = _INTERN.get((dtype, shape))
     if a is None:
-        shape = tuple(int(d) for d in shape)
-        a = _INTERN.setdefault((dtype, shape), AbstractTensor(dtype, shape))
-        _INTERN[key] = a
+        a = _intern(dtype, shape)
+    return a
+
+
+def _intern(dtype, shape):
+    norm = tuple(int(d) for d in shape)
+    key = (dtype, norm)
+    a = _LIVE.get(key)
+    if a is None:
+        a = AbstractTensor(dtype, norm)
+        a = _LIVE.setdefault(key, a)
+    if len(_INTERN) >= cache_limits.ABSTRACT_CAP:
+        _INTERN.clear()
+    _INTERN[key] = a
+    _INTERN[(dtype, shape)] = a
     return a
 
 
@@ -70,8 +88,15 @@ def abstract_of_array(arr):
     a = _NP_INTERN.get(key)
     if a is None:
         a = abstract_tensor(mstype.from_numpy_dtype(arr.dtype), arr.shape)
+        if len(_NP_INTERN) >= cache_limits.ABSTRACT_CAP:
+            _NP_INTERN.clear()
         _NP_INTERN[key] = a
     return a
+
+
+def interned_count():
+    """Entries of the strongly held tables (each at most ABSTRACT_CAP)."""
+    return len(_INTERN), len(_NP_INTERN)
 
 
 def lazy_abstract(dtype, shape):

@@ -5,7 +5,9 @@
 //   _C.PrimitiveBase  tp_call: build the signature key (inputs' _abs; Python int/float/bool
 //                     scalars by type; constants in const positions by value when they are
 //                     plain ints/None/int tuples), look the runner up in self._runners, run it
-//                     (a _C.FastRunner, fast_runner.cc, without a Python frame). Anything else
+//                     (a _C.FastRunner, fast_runner.cc, without a Python frame). self._runners
+//                     is a RunnerCache (a dict subclass, read here as a plain dict): its current
+//                     generation only (bounds: mindlite/cache_limits.py). Anything else
 //                     (a miss, a lazy Parameter, a numpy scalar, a float constant) goes to
 //                     self._dispatch(args): the Python path with every layer of the pipeline
 //                     (ops/primitive.py).
@@ -110,7 +112,7 @@ PyObject* prim_call(PyObject* self, PyObject* args, PyObject* kwargs) {
     Py_XDECREF(name);
     return nullptr;
   }
-  if (p->runners && PyDict_CheckExact(p->runners)) {
+  if (p->runners && PyDict_Check(p->runners)) {   // a RunnerCache (dict subclass)
     PyObject* key = fast_key(p->const_mask, args);
     if (key) {
       PyObject* runner = PyDict_GetItemWithError(p->runners, key);
@@ -163,7 +165,7 @@ PyObject* py_lookup_runner(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return nullptr;
   }
   auto* p = reinterpret_cast<PrimitiveBase*>(args[0]);
-  PyObject* key = p->runners && PyDict_CheckExact(p->runners) ? fast_key(p->const_mask, args[1])
+  PyObject* key = p->runners && PyDict_Check(p->runners) ? fast_key(p->const_mask, args[1])
                                                               : nullptr;
   if (!key) Py_RETURN_NONE;
   PyObject* runner = PyDict_GetItemWithError(p->runners, key);

@@ -1,7 +1,8 @@
 """CPUSession: compiles a call into a single-op KernelGraph (cached) and runs it.
 
 compile_op: graph-info key (prim, attrs, input abstracts, policy, provider) ->
-KernelGraph with the kernel selected from the registry and its parameters bound.
+KernelGraph with the kernel selected from the registry and its parameters bound (an LRU of
+GRAPH_CAP graphs, mindlite/cache_limits.py; a runner keeps its own graph's launch).
 select_kernel: the selection itself (kernels/registry.py's order): the primitive's own
 "kernel_provider" attr is a strict request, the context's a preference; policy "vm" asks for
 the numpy reference. A Custom primitive chooses among the kernels registered for its type
@@ -9,6 +10,9 @@ the numpy reference. A Custom primitive chooses among the kernels registered for
 run_op: hands the graph and input arrays to the CPUKernelRuntime.
 Registering a kernel after graphs were built drops them (registry.LISTENERS).
 """
+import itertools
+
+from ..cache_limits import LRUCache
 from ..kernels import registry
 from ..runtime.cpu_kernel_runtime import CPUKernelRuntime
 from .kernel_graph import KernelGraph, KernelNode
@@ -19,7 +23,8 @@ from .session import register_session
 class CPUSession:
     def __init__(self):
         self.runtime = CPUKernelRuntime()
-        self.graphs = {}
+        self.graphs = LRUCache("GRAPH_CAP")
+        self._graph_ids = itertools.count()
         registry.LISTENERS.append(self.graphs.clear)
 
     def compile_op(self, info, policy="ms", provider=None):
@@ -31,7 +36,7 @@ class CPUSession:
             params = prim.kernel_params(*info.input_abstracts)
             launch = kernel.bind(params, info)
             node = KernelNode(prim, kernel, launch, info.input_abstracts, info.output_abstract)
-            graph = KernelGraph(len(self.graphs), node, prim.dynamic_shape)
+            graph = KernelGraph(next(self._graph_ids), node, prim.dynamic_shape)
             self.graphs[key] = graph
         return graph
 

@@ -18,25 +18,98 @@ runner cache is hashed by identity; constants enter the key by value (plain ints
 None and int tuples as themselves, anything else tagged), Python scalars in tensor
 positions by type (their value is converted on each call). C builds the same key for
 all-Tensor calls with plain constants; signature_key builds every key on the Python path.
+Runner caches are bounded (two generations, RUNNER_CAP; see mindlite/cache_limits.py): C
+looks up the current generation only, the Python path also the previous one.
 """
 import functools
 import inspect
+import threading
 
 import numpy as np
 
-from .. import _C, context
+from .. import _C, cache_limits, context
 from ..common.dtype import Type
 from ..common.tensor import Tensor
 
-# (primitive class, attrs key) -> {signature: runner}; shared by equal primitives, so
+
+class RunnerCache(dict):
+    """signature -> runner, the current generation (what C reads); `old` is the previous one.
+    Written only through install_runner / find_runner, which keep the global bound."""
+    __slots__ = ("old", "gen")
+
+    def __init__(self):
+        super().__init__()
+        self.old = None
+        self.gen = -1
+
+    def __setitem__(self, key, runner):
+        install_runner(self, key, runner)
+
+    def pop(self, key, default=None):
+        """Forget `key` in both generations."""
+        if self.old:
+            self.old.pop(key, None)
+        return dict.pop(self, key, default)
+
+
+# (primitive class, name, attrs key) -> RunnerCache; shared by equal primitives, so
 # `ops.ReLU()(x)` in a loop reuses the runners of the first ReLU() built.
 RUNNER_CACHES = {}
+_LOCK = threading.Lock()
+_GEN = {"gen": 0, "count": 0, "touched": [], "previous": []}
+
+
+def install_runner(cache, key, runner):
+    """cache[key] = runner, counted against RUNNER_CAP (a full generation is retired first)."""
+    with _LOCK:
+        g = _GEN
+        if g["count"] >= cache_limits.RUNNER_CAP:
+            _new_generation(g)
+        if cache.gen != g["gen"]:
+            cache.gen = g["gen"]
+            g["touched"].append(cache)
+        if key not in cache:
+            g["count"] += 1
+        dict.__setitem__(cache, key, runner)
+
+
+def _new_generation(g):
+    for cache in g["previous"]:
+        cache.old = None
+    for cache in g["touched"]:
+        cache.old = dict(cache)
+        dict.clear(cache)
+    g["previous"], g["touched"] = g["touched"], []
+    g["count"] = 0
+    g["gen"] += 1
+
+
+def find_runner(cache, key):
+    """The runner of `key` in either generation (a previous-generation one moves back)."""
+    runner = cache.get(key)
+    if runner is None:
+        old = cache.old
+        if old:
+            runner = old.pop(key, None)
+            if runner is not None:
+                install_runner(cache, key, runner)
+    return runner
+
+
+def runner_count():
+    """Runners held in both generations, all caches together."""
+    with _LOCK:
+        caches = {id(c): c for c in _GEN["touched"] + _GEN["previous"]}
+        return sum(len(c) + len(c.old or ()) for c in caches.values())
 
 
 def clear_runner_caches():
     """Forget every cached runner (after a context change that affects kernel selection)."""
-    for cache in RUNNER_CACHES.values():
-        cache.clear()
+    with _LOCK:
+        for cache in list(RUNNER_CACHES.values()) + _GEN["touched"] + _GEN["previous"]:
+            dict.clear(cache)
+            cache.old = None
+        _GEN["count"] = 0
 
 
 context.CONTEXT.listeners.append(clear_runner_caches)
@@ -105,7 +178,7 @@ class Primitive(_C.PrimitiveBase):
 
     def _refresh_attrs_key(self):
         self.attrs_key = tuple((k, _hashable(v)) for k, v in sorted(self.attrs.items()))
-        self._runners = RUNNER_CACHES.setdefault((type(self), self.name, self.attrs_key), {})
+        self._runners = _runner_cache((type(self), self.name, self.attrs_key))
         self._const_mask = sum(1 << i for i in self.const_inputs)
 
     def __repr__(self):
@@ -132,7 +205,7 @@ class Primitive(_C.PrimitiveBase):
     # ---- the call ------------------------------------------------------------------------
     def _dispatch(self, args):
         """The call in Python, when C could not key it (see the module docstring)."""
-        runner = self._runners.get(signature_key(self, args))
+        runner = find_runner(self._runners, signature_key(self, args))
         if runner is not None:
             return runner(args)
         should_elim, value = self.check_elim(*args)
@@ -140,6 +213,15 @@ class Primitive(_C.PrimitiveBase):
             return value
         _init_parameters(args)
         return _run_op(self, self.name, args)
+
+
+def _runner_cache(key):
+    cache = RUNNER_CACHES.get(key)
+    if cache is None:
+        if len(RUNNER_CACHES) >= cache_limits.RUNNER_CACHES_CAP:
+            cache_limits.drop_oldest_half(RUNNER_CACHES)   # live primitives keep theirs
+        cache = RUNNER_CACHES.setdefault(key, RunnerCache())
+    return cache
 
 
 def _scalar_key(value):
@@ -251,6 +333,8 @@ def prim_attr_register(fn):
         self.init_args = values
         if key is not None and all(map(_immutable, self.__dict__.values())) \
                 and all(map(_immutable, self.attrs.values())):
+            if len(_PROTOTYPES) >= cache_limits.PROTOTYPE_CAP:
+                cache_limits.drop_oldest_half(_PROTOTYPES)
             _PROTOTYPES[key] = (dict(self.__dict__), self._runners, self._const_mask)
     return wrapper
 

@@ -4,7 +4,8 @@
                             Python scalars converted (weakly typed), constants extracted
     2. forward node         a CNode(prim, input abstracts) for the grad recorder / graphs
     3. input abstracts      interned AbstractTensor per tensor input, values for constants
-    4. output abstract      prim.infer, cached by (prim, attrs, input abstracts); a provider's
+    4. output abstract      prim.infer, cached (LRU, INFER_CAP) by (prim, attrs, input
+                            abstracts); a provider's
                             InferShape (register_kernel_interface) overrides it when that
                             provider's kernel is selected
     5. output               constant folding (infer gave a value), const prims (no tensor
@@ -16,6 +17,7 @@ same signature executes directly, and installs it in the primitive's runner cach
 import numpy as np
 
 from .. import abstract
+from ..cache_limits import LRUCache
 from ..abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
@@ -59,7 +61,7 @@ class OpRunInfo:
 class ForwardExecutor:
     def __init__(self, grad_executor):
         self.grad_executor = grad_executor
-        self.infer_cache = {}
+        self.infer_cache = LRUCache("INFER_CAP")
         registry.LISTENERS.append(self.infer_cache.clear)   # a new InferShape may apply
 
     def run_op(self, prim, args):

@@ -2,7 +2,9 @@
 strided_slice) and Tensor indexing: `t[index]` and `t[index] = value`.
 
 tensor_getitem: ints, slices (any step, negative too), Ellipsis and None, alone or in a
-tuple, become ONE StridedSlice call with masks. One int index array (a Tensor, list or
+tuple, become ONE BasicIndex call (ops/operations/index_ops.py) whose ints and slice starts
+are runtime inputs, never part of a cache key: `for row in x` runs one cached runner for
+every row. One int index array (a Tensor, list or
 ndarray of ints) anywhere in the tuple adds one Gather along the axis numpy would put its
 dimensions at; a bool mask (Tensor, list or ndarray) alone selects as numpy does (a mask
 of x's shape is one MaskedSelect call). Out-of-range ints and index values raise
@@ -19,10 +21,11 @@ import numbers
 
 import numpy as np
 
+from ... import cache_limits
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
+from ..operations.index_ops import FULL, INT, NEW, BasicIndex
 from ..operations import slice_ops as S
-from ..primitive import signature_key
 from .array_func import cached_prim
 
 __all__ = ['gather', 'one_hot', 'unique', 'masked_select', 'slice', 'strided_slice',
@@ -32,6 +35,8 @@ _reshape = A.Reshape()
 _slice = S.Slice()
 _unique = S.Unique()
 _masked_select = S.MaskedSelect()
+_basic_index = BasicIndex()
+_ROW = (INT, 0)
 
 
 def gather(input_params, input_indices, axis, batch_dims=0):
@@ -151,32 +156,45 @@ def _separated(items, pos):
     return any(i not in adv for i in builtins.range(adv[0], adv[-1] + 1))
 
 
-def _strided_args(basic):
-    begin, end, strides = [], [], []
-    masks = [0, 0, 0, 0, 0]          # begin, end, ellipsis, new_axis, shrink
+def _basic_args(shape, basic):
+    """(spec, starts, template) of a planned basic index (ints checked and non-negative): the
+    BasicIndex layout, its start values, and per start (position in the index, axis size,
+    axis) for an int or (None, start, None) for a slice."""
+    spec, starts, template = [], [], []
+    ndim = len(shape)
+    consuming = sum(1 for b in basic if b is not None and b is not Ellipsis)
+    axis = 0
     for pos, b in enumerate(basic):
-        bit = 1 << pos
-        if b is Ellipsis or b is None:
-            masks[2 if b is Ellipsis else 3] |= bit
-            begin.append(0), end.append(0), strides.append(1)
+        if b is None:
+            spec += (NEW, 0)
+        elif b is Ellipsis:
+            spec += (FULL, 0) * (ndim - consuming)
+            axis += ndim - consuming
         elif isinstance(b, numbers.Integral):
-            masks[4] |= bit
-            begin.append(b), end.append(b + 1), strides.append(1)
+            spec += (INT, 0)
+            starts.append(int(b))
+            template.append((pos, shape[axis], axis))
+            axis += 1
         else:
-            step = 1 if b.step is None else b.step.__index__()
-            for vals, v, m in ((begin, b.start, 0), (end, b.stop, 1)):
-                if v is None:
-                    masks[m] |= bit
-                    vals.append(0)
-                else:
-                    vals.append(v.__index__())
-            strides.append(step)
-    return tuple(begin), tuple(end), tuple(strides), tuple(masks)
+            d = shape[axis]
+            axis += 1
+            if b.start is None and b.stop is None and b.step in (None, 1):
+                spec += (FULL, 0)
+                continue
+            start, stop, step = b.indices(d)
+            n = len(builtins.range(start, stop, step))
+            start = start if n else 0
+            spec += (n, step)
+            starts.append(start)
+            template.append((None, start, None))
+    while spec[-2:] == [FULL, 0]:
+        del spec[-2:]
+    return tuple(spec), starts, tuple(template)
 
 
 def _basic_getitem(x, basic):
-    begin, end, strides, masks = _strided_args(basic)
-    return cached_prim(S.StridedSlice, *masks)(x, begin, end, strides)
+    spec, starts, _ = _basic_args(x.shape, basic)
+    return _basic_index(x, spec, *starts)
 
 
 def _check_int_index(arr, d, axis):
@@ -194,22 +212,22 @@ def _check_mask(arr, shape, axis):
                          f"tensor's shape {list(shape)} at axis {axis}")
 
 
-# (abstract of x, index key) -> (StridedSlice primitive, its inputs, runner-cache key) for
-# indices made of Python ints, None, Ellipsis and int slices.
-# NOTE: a repeated `t[i]` skips the planning and the signature hashing of the three constant
-# tuples (most of its cost): it looks the primitive's cached runner up directly. A missing
-# runner (first call, or the runner caches were cleared) takes the ordinary call.
+# (abstract of x, index structure) -> (spec, template) for indices made of Python ints, None,
+# Ellipsis and int slices; the structure has every int replaced by the marker `int`, so a plan
+# serves every value of the ints (bounded: GETITEM_PLAN_CAP, mindlite/cache_limits.py).
+# NOTE: a repeated `t[i, j]` skips the planning; the ints are range-checked here per call.
 _BASIC_PLANS = {}
-_MAX_PLANS = 4096
 
 
 def _index_key(index):
-    """A hashable key for an index of ints / None / Ellipsis / int slices, else None."""
+    """The structure of an index of ints / None / Ellipsis / int slices, else None."""
     items = index if type(index) is tuple else (index,)
     key = []
     for i in items:
         t = type(i)
-        if t is int or i is None or i is Ellipsis:
+        if t is int:
+            key.append(int)
+        elif i is None or i is Ellipsis:
             key.append(i)
         elif t is _SLICE and all(type(v) is int or v is None for v in (i.start, i.stop, i.step)):
             key.append((i.start, i.stop, i.step))
@@ -218,25 +236,46 @@ def _index_key(index):
     return tuple(key)
 
 
+def _planned(x, index, plan):
+    spec, template = plan
+    items = index if type(index) is tuple else (index,)
+    starts = []
+    for pos, d, axis in template:
+        if pos is None:
+            starts.append(d)
+            continue
+        i = items[pos]
+        if i < 0:
+            i += d
+        if not 0 <= i < d:
+            raise IndexError(f"index {items[pos]} is out of bounds for axis {axis} with size {d}")
+        starts.append(i)
+    return _basic_index(x, spec, *starts)
+
+
 def tensor_getitem(x, index):
     """x[index] (see the module docstring)."""
+    if type(index) is int:                        # x[i], `for row in x`
+        shape = x._abs.shape
+        if shape:
+            d = shape[0]
+            if 0 <= index < d:
+                return _basic_index(x, _ROW, index)
+            if -d <= index < 0:
+                return _basic_index(x, _ROW, index + d)
     key = _index_key(index)
     if key is not None:
         plan = _BASIC_PLANS.get((x._abs, key))
         if plan is not None:
-            prim, args, sig = plan
-            run = prim._runners.get(sig)
-            return prim(x, *args) if run is None else run((x,) + args)
+            return _planned(x, index, plan)
     basic, adv = _plan(x.shape, index)
     if adv is None:
-        begin, end, strides, masks = _strided_args(basic)
-        prim = cached_prim(S.StridedSlice, *masks)
-        y = prim(x, begin, end, strides)
+        spec, starts, template = _basic_args(x.shape, basic)
+        y = _basic_index(x, spec, *starts)
         if key is not None:
-            if len(_BASIC_PLANS) >= _MAX_PLANS:
-                _BASIC_PLANS.clear()
-            sig = signature_key(prim, (x, begin, end, strides))
-            _BASIC_PLANS[(x._abs, key)] = (prim, (begin, end, strides), sig)
+            if len(_BASIC_PLANS) >= cache_limits.GETITEM_PLAN_CAP:
+                cache_limits.drop_oldest_half(_BASIC_PLANS)
+            _BASIC_PLANS[(x._abs, key)] = (spec, template)
         return y
     _, arr, axis, out_axis, front = adv
     if arr.dtype == np.bool_:

@@ -1,0 +1,82 @@
+"""Every cache mindlite keeps, its cap and how it evicts: the one place they are documented.
+
+A long notebook session or a data loader with varying shapes must keep flat memory, so
+every cache keyed by something a program can vary without end (shapes, dtypes, index
+values, attribute values) is bounded. The caps are module constants here, read at use time
+(a test or a user may lower them). Where a cache sits on the hot path (the C runner lookup)
+its eviction costs the hit path nothing; the other caches are only read on a first call of a
+signature, where an OrderedDict LRU costs ~0.1 us against a ~100 us first call.
+
+    cache                        where                            cap              eviction
+    runners                      ops/primitive.py RunnerCache     RUNNER_CAP       2 generations
+      (signature -> runner, read by C in csrc/bind/fast_path.cc; C holds no other cache)
+    runner caches per attrs      ops/primitive.py RUNNER_CACHES   RUNNER_CACHES_CAP oldest half
+    primitive prototypes         ops/primitive.py _PROTOTYPES     PROTOTYPE_CAP    oldest half
+    output inference             pynative/forward.py infer_cache  INFER_CAP        LRU
+    kernel graphs                backend/cpu_session.py graphs    GRAPH_CAP        LRU
+    interned abstracts           abstract.py _INTERN, _NP_INTERN  ABSTRACT_CAP     cleared when
+                                                                                   full; a weak
+                                                                                   table keeps
+                                                                                   identity
+    basic-index plans            ops/function/index_func.py       GETITEM_PLAN_CAP oldest half
+    kernel plans (numba)         kernels/cpu/{softmax,reduce}_numba.py  4096       cleared
+    pool / conv index tables     kernels/cpu/pool_numpy.py, conv_cpp.py  256       lru_cache
+    memory pool                  runtime/memory.py                by bytes         LRU sizes
+
+Runners: a runner cache holds the current generation (what C looks up) and the previous one.
+When RUNNER_CAP runners were installed in the current generation (all caches together), it
+becomes the previous one and the one before is dropped; a call that C does not find in the
+current generation but the Python path finds in the previous one moves it back (one Python
+call per generation for a hot signature). So at most 2 * RUNNER_CAP runners are held, a
+runner used at least once per generation is never rebuilt, and the C hit path does exactly
+the dictionary lookup it did before.
+
+Interned abstracts: a runner key holds its abstracts (strong references, compared by
+identity), so an abstract is never freed while a key could match it, and a freed one's
+address cannot make a stale key match a different abstract. The bounded table only keeps
+recently made abstracts alive; a weak table returns the one live abstract of a (dtype,
+shape), so "one object per (dtype, shape)" holds for every abstract anyone still holds.
+
+Index values are never part of a key: `x[i]` passes i to the BasicIndex primitive as a
+runtime input (as MindSpore passes it to SelectExtView as a value), so iterating over a
+tensor uses one runner whatever its length.
+"""
+from collections import OrderedDict
+
+RUNNER_CAP = 2048             # runners installed per generation (2 generations held)
+RUNNER_CACHES_CAP = 1024      # distinct (primitive class, name, attrs) runner caches
+PROTOTYPE_CAP = 1024          # primitive constructions remembered by argument
+INFER_CAP = 4096              # inferred output abstracts
+GRAPH_CAP = 2048              # single-op kernel graphs
+ABSTRACT_CAP = 4096           # strongly held interned abstracts (per table)
+GETITEM_PLAN_CAP = 1024       # basic-index plans (index structure with ints masked)
+
+
+class LRUCache(OrderedDict):
+    """A dict bounded to `cap` entries: a hit moves the entry to the end, an insertion past the
+    cap drops the least recently used. For caches read off the hot path only."""
+
+    def __init__(self, cap_name):
+        super().__init__()
+        self.cap_name = cap_name              # the constant of this module that bounds it
+
+    def get(self, key, default=None):
+        try:
+            value = self[key]
+        except KeyError:
+            return default
+        self.move_to_end(key)
+        return value
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        cap = globals()[self.cap_name]
+        while len(self) > cap:
+            self.popitem(last=False)
+
+
+def drop_oldest_half(table):
+    """Bound a plain (insertion-ordered) dict that is full: forget its older half."""
+    for key in list(table)[:len(table) // 2 + 1]:
+        table.pop(key, None)
