@@ -184,3 +184,14 @@ def test_tests_write_caches_under_pytest_tmp(tmp_path_factory):
     for path in (cache_dir(), os.environ["IPYTHONDIR"], os.environ["JUPYTER_RUNTIME_DIR"],
                  os.environ["MPLCONFIGDIR"]):
         assert Path(path).resolve().is_relative_to(base), path
+
+
+@pytest.mark.parametrize("provider", ["numpy", "numba"])
+def test_optimizer_with_a_requested_kernel_provider(provider):
+    """A per-primitive provider request reaches selection, not the kernel's arguments."""
+    pytest.importorskip("numba") if provider == "numba" else None
+    var = ms.Parameter(ms.Tensor(np.ones(4, np.float32)), name="var")
+    acc = ms.Parameter(ms.Tensor(np.zeros(4, np.float32)), name="acc")
+    prim = ops.ApplyMomentum().add_prim_attr("kernel_provider", provider)
+    prim(var, acc, 0.5, ms.Tensor(np.full(4, 2.0, np.float32)), 0.9)
+    np.testing.assert_array_equal(var.asnumpy(), np.zeros(4, np.float32))

@@ -61,7 +61,8 @@ class _ApplyBase(Primitive):
         return tuple(named[n] for n in self.state_inputs)
 
     def kernel_params(self, *inputs):
-        return dict(self.attrs)
+        # NOTE: "kernel_provider" selects the kernel (registry.py); it is not a kernel argument
+        return {k: v for k, v in self.attrs.items() if k != "kernel_provider"}
 
 
 class ApplyMomentum(_ApplyBase):
