@@ -22,7 +22,8 @@ from ..ir.anf import Location
 from ..ir.manager import FuncGraphManager, lint
 from ..ops.primitive import _hashable
 from .executor import run_graph
-from .parse import Parser, function_ast
+from .parse import Parser, function_ast, is_dyn
+from ..ir.anf import AnfNode
 
 CACHE_SIZE = 64
 _COUNTER = itertools.count(1)
@@ -31,8 +32,9 @@ _COUNTER = itertools.count(1)
 class Compiled:
     """One specialized graph and how to feed it."""
 
-    def __init__(self, graph, weights, holds):
+    def __init__(self, graph, weights, holds, template):
         self.graph = graph
+        self.template = template          # the output's structure (see _pack)
         self.weights = weights            # ParameterNodes read from live Parameters
         self.holds = holds                # objects whose identity is in the key
 
@@ -51,7 +53,33 @@ class Compiled:
         it = iter(args)
         for p in self.graph.parameters:
             values.append(p.default if p.default is not None else next(it))
-        return run_graph(self.graph, values)
+        out = run_graph(self.graph, values)
+        if self.template == ("leaf", 0):
+            return out
+        return _unpack(self.template, out)
+
+
+def _pack(value, leaves):
+    """The structure of a graph's result; values computed in the graph become leaves."""
+    if isinstance(value, AnfNode):
+        leaves.append(value)
+        return ("leaf", len(leaves) - 1)
+    if isinstance(value, (tuple, list)) and is_dyn(value):
+        return (type(value), [_pack(v, leaves) for v in value])
+    if isinstance(value, dict) and is_dyn(value):
+        return ("dict", [(k, _pack(v, leaves)) for k, v in value.items()])
+    return ("const", value)
+
+
+def _unpack(template, out):
+    kind, body = template
+    if kind == "leaf":
+        return out[body]
+    if kind == "const":
+        return body
+    if kind == "dict":
+        return {k: _unpack(t, out) for k, t in body}
+    return kind(_unpack(t, out) for t in body)
 
 
 def _key(value, holds):
@@ -137,11 +165,16 @@ class JitFunction:
         pkw = {k: _as_params(parser, kwargs[k], k) for k in sorted(kwargs)}
         result = parser.parse_entry(fn, pargs, pkw, names)
         parser.fg = parser.root
-        parser.root.set_output(parser.as_input(result))
+        leaves = []
+        template = _pack(result, leaves)
+        if template == ("leaf", 0):
+            parser.root.set_output(leaves[0])
+        else:
+            parser.root.set_output(parser.as_input(tuple(leaves)))
         FuncGraphManager(parser.root).dce()
         lint(parser.root)
         weights = [p for p in parser.root.parameters if p.default is not None]
-        return Compiled(parser.root, weights, holds)
+        return Compiled(parser.root, weights, holds, template)
 
 
 def _as_params(parser, value, name):

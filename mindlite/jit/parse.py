@@ -272,6 +272,9 @@ class Parser(StmtMixin, ExprMixin, CallMixin):
         frame.vars.update(bound.arguments)
         self.loc = Location(file, node.lineno)
         self.root.location = self.loc
+        if isinstance(node, ast.Lambda):
+            self.root.return_loc = self.loc
+            return self.expr(node.body, frame)
         status = self.block(node.body, frame, [])
         return status.value if isinstance(status, Return) else None
 

@@ -1,0 +1,159 @@
+"""mindlite.ir: nodes, FuncGraph, the manager (users, replace, DCE, toposort), lint, and
+the `.ir` text of the issue's seed example checked line by line against MindSpore's layout."""
+import re
+
+import numpy as np
+import pytest
+
+import mindlite as ms
+from mindlite import ops
+from mindlite.abstract import abstract_tensor
+from mindlite.ir import (CNode, FuncGraph, FuncGraphManager, LintError, ParameterNode,
+                         ValueNode, dump_ir, lint, reachable_graphs, toposort)
+
+F32 = abstract_tensor(ms.float32, (2,))
+
+
+def _graph():
+    """f(x, y) = (x - y) * x, with a dead Neg node."""
+    g = FuncGraph("f")
+    x = g.add_parameter("x", F32)
+    y = g.add_parameter("y", F32)
+    sub = g.new_cnode([ops.Sub(), x, y], F32, name="a")
+    g.new_cnode([ops.Neg(), x], F32)
+    mul = g.new_cnode([ops.Mul(), sub, x], F32)
+    g.set_output(mul)
+    return g, x, y, sub, mul
+
+
+def test_nodes_and_callee():
+    g, x, y, sub, mul = _graph()
+    assert isinstance(sub.callee, ValueNode) and sub.callee.value.name == "Sub"
+    assert sub.args == [x, y] and sub.graph is g and isinstance(x, ParameterNode)
+    assert [n.graph for n in g.order] == [g] * 3
+    lint(g)
+
+
+def test_manager_users_replace_dce_toposort():
+    g, x, y, sub, mul = _graph()
+    m = FuncGraphManager(g)
+    assert sorted(i for _, i in m.users[x]) == [1, 1, 2]
+    assert m.users[sub] == [(mul, 1)]
+    assert toposort(g) == [sub, mul]                  # the dead Neg is not needed
+    assert m.dce() and len(g.order) == 2 and not m.dce()
+    m.replace(sub, y)                                 # (x - y) * x  ->  y * x
+    assert mul.inputs[1] is y and sub not in m.users and (mul, 1) in m.users[y]
+    m.dce()
+    assert g.order == [mul]
+    lint(g)
+
+
+def test_lint_catches_broken_graphs():
+    g, x, y, sub, mul = _graph()
+    g.order.remove(sub)
+    g.order.append(sub)                               # used before it is computed
+    with pytest.raises(LintError, match="before it is computed"):
+        lint(g)
+    g2, x2, *_ = _graph()
+    other = FuncGraph("other")
+    stray = other.add_parameter("z", F32)
+    g2.order[0].inputs[2] = stray                     # a parameter of an unrelated graph
+    with pytest.raises(LintError, match="unrelated graph"):
+        lint(g2)
+    g3, *_ = _graph()
+    g3.order[1].abstract = None
+    with pytest.raises(LintError, match="no abstract"):
+        lint(g3)
+
+
+def test_nested_graph_free_variables_and_reachability():
+    g, x, y, sub, mul = _graph()
+    child = FuncGraph("child", parent=g)
+    c = child.new_cnode([ops.Add(), sub, y], F32)     # sub and y are free variables
+    child.set_output(c)
+    g.new_cnode([child], F32)
+    assert child.free_variables == [sub, y]
+    assert reachable_graphs(g) == [g, child]
+    lint(g)
+    outsider = FuncGraph("outsider")
+    o = outsider.new_cnode([ops.Add(), sub, sub], F32)   # sub's graph does not enclose it
+    outsider.set_output(o)
+    with pytest.raises(LintError, match="does not enclose"):
+        lint(outsider)
+
+
+def seed_test_f(x, y):
+    a = x - 1
+    b = a + y
+    return b
+
+
+def test_seed_ir_layout_line_by_line():
+    """The issue's seed example: `.ir` text in MindSpore's layout, structure line by line."""
+    f = ms.jit(seed_test_f)
+    x = ms.Tensor([7], ms.float32)
+    y = ms.Tensor([77], ms.float32)
+    assert f(x, y).asnumpy().tolist() == [83.0]
+    text = dump_ir(f.graph(x, y))
+    lines = text.splitlines()
+    here = __file__
+    line_of = {s: i + 1 for i, s in enumerate(open(here).read().splitlines())}
+    def_line = line_of["def seed_test_f(x, y):"]
+    expected = [
+        r"# IR entry: @(?P<g>\d+_\w*test_ir_core_seed_test_f)",
+        r"# Total subgraphs: 1",
+        r"",
+        r"# Total params: 2",
+        r"# Params:",
+        r"%para1_x: <Tensor\[Float32\], \(1\)>",
+        r"%para2_y: <Tensor\[Float32\], \(1\)>",
+        r"",
+        r"subgraph attr:",
+        r"subgraph instance: (?P=g) : 0x[0-9a-f]+",
+        rf"# In file {re.escape(here)}:{def_line}/def seed_test_f\(x, y\):/",
+        r"subgraph @(?P=g)\(\) \{",
+        r"  %0\(CNode_\d+\$a\) = PrimFunc_Sub\(%para1_x, I64\(1\)\)",
+        r"      : \(<Tensor\[Float32\], \(1\)>, <Int64, NoShape>\) -> \(<Tensor\[Float32\], \(1\)>\)",
+        rf"      # In file {re.escape(here)}:{def_line + 1}/    a = x - 1/",
+        r"      # In file .*tensor\.py:\d+/    def __sub__\(self, other\): .*/",
+        r"      # In file .*math_func\.py:\d+/    return _sub\(input, other\)/",
+        r"  %1\(CNode_\d+\$b\) = PrimFunc_Add\(%0, %para2_y\)",
+        r"      : \(<Tensor\[Float32\], \(1\)>, <Tensor\[Float32\], \(1\)>\) -> "
+        r"\(<Tensor\[Float32\], \(1\)>\)",
+        rf"      # In file {re.escape(here)}:{def_line + 2}/    b = a \+ y/",
+        r"      # In file .*tensor\.py:\d+/    def __add__\(self, other\): .*/",
+        r"      # In file .*math_func\.py:\d+/    return _add\(input, other\)/",
+        r"  Return\(%1\)",
+        r"      : \(<Tensor\[Float32\], \(1\)>\)",
+        rf"      # In file {re.escape(here)}:{def_line + 3}/    return b/",
+        r"\}",
+        r"# Order:",
+        r"#   1: @(?P=g):CNode_\d+\$a\{\[0\]: ValueNode<Primitive> PrimFunc_Sub, \[1\]: "
+        r"%para1_x, \[2\]: ValueNode<Int64Imm> I64\(1\)\}",
+        r"#   2: @(?P=g):CNode_\d+\$b\{\[0\]: ValueNode<Primitive> PrimFunc_Add, \[1\]: %0, "
+        r"\[2\]: %para2_y\}",
+    ]
+    assert re.fullmatch("\n".join(expected), "\n".join(lines[:len(expected)])), text
+    assert all(not s for s in lines[len(expected):])
+
+
+def test_dump_of_switch_graphs_lists_every_subgraph():
+    @ms.jit
+    def f(x):
+        if x.sum() > 0:
+            y = x * 2
+        else:
+            y = x - 1
+        return y
+    x = ms.Tensor(np.ones(3, np.float32))
+    g = f.graph(x)
+    text = dump_ir(g)
+    assert "# Total subgraphs: 3" in text
+    assert re.search(r"= Switch\(%\d+, @\d+_if_true_\w+, @\d+_if_false_\w+\)", text)
+    assert re.search(r"= %\d+\(\)\n", text)
+    assert len(re.findall(r"^subgraph @", text, re.M)) == 3
+    assert re.search(r"# Parameters: 0, \(\)", text)
+    assert {n.graph.name for gr in reachable_graphs(g) for n in gr.order} == \
+        {gr.name for gr in reachable_graphs(g)}
+    lint(g)
+    assert isinstance(g.order[-1], CNode)
