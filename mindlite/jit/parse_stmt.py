@@ -241,7 +241,7 @@ class StmtMixin:
         if names:
             common = [n for n in results[0] if n in results[1]]
             results = [tuple(r[n] for n in common) for r in results]
-        leaves = self.join(results[0], results[1], kind)
+        leaves = self.join(results[0], results[1], kind, common if names else None)
         for g, r in zip(graphs, results):
             outs = [_at(r, path) for path in leaves]
             saved, self.fg = self.fg, g
@@ -258,18 +258,25 @@ class StmtMixin:
         value = _rebuild(results[0], dict(zip(leaves, picked)), ())
         return dict(zip(common, value)) if names else value
 
-    def join(self, a, b, kind):
+    def join(self, a, b, kind, names=None):
         """Paths (index tuples) of the leaves whose value differs between the branches;
-        raises when the two cannot be one graph value."""
+        raises when the two cannot be one graph value (naming the variable when known)."""
         paths = []
-        self._join(a, b, kind, (), paths)
+        try:
+            self._join(a, b, kind, (), paths)
+        except TypeError as err:
+            path = getattr(err, "_jit_path", ())
+            if names and path:
+                raise self.error(TypeError(f"For the variable '{names[path[0]]}': "
+                                           f"{err.args[0]}")) from None
+            raise self.error(err) from None
         return paths
 
     def _join(self, a, b, kind, path, paths):
         if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
             if len(a) != len(b) or type(a) is not type(b):
-                raise self.error(TypeError(f"The branches of the '{kind}' on a tensor give "
-                                           f"sequences of different lengths or types"))
+                raise _at_path(TypeError(f"The branches of the '{kind}' on a tensor give "
+                                         f"sequences of different lengths or types"), path)
             for i, (x, y) in enumerate(zip(a, b)):
                 self._join(x, y, kind, path + (i,), paths)
             return
@@ -279,9 +286,9 @@ class StmtMixin:
             aa, bb = self.abstract_of(a), self.abstract_of(b)
             if not (isinstance(aa, AbstractTensor) and isinstance(bb, AbstractTensor)
                     and aa.dtype is bb.dtype and aa.shape == bb.shape):
-                raise self.error(TypeError(
+                raise _at_path(TypeError(
                     f"The branches of the '{kind}' on a tensor give different types: {aa} "
-                    f"and {bb}; both must be Tensors of one dtype and shape"))
+                    f"and {bb}; both must be Tensors of one dtype and shape"), path)
             paths.append(path)
             return
         try:
@@ -289,9 +296,9 @@ class StmtMixin:
         except Exception:
             same = False
         if not same:
-            raise self.error(TypeError(
+            raise _at_path(TypeError(
                 f"The branches of the '{kind}' on a tensor give different constants {a!r} and "
-                f"{b!r}; graph mode needs one value here (use a Tensor)"))
+                f"{b!r}; graph mode needs one value here (use a Tensor)"), path)
 
     def loop_graph(self, s, frame):
         """`while` on a tensor condition: a graph L(carried) = Switch(cond, body, exit)()."""
@@ -359,6 +366,11 @@ class StmtMixin:
         for (n, _), o in zip(dyn, outs):
             frame.vars[n] = o
         return None
+
+
+def _at_path(err, path):
+    err._jit_path = path
+    return err
 
 
 def _one(abstracts):

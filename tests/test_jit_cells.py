@@ -1,0 +1,198 @@
+"""GRAPH_MODE Cells and jit's errors and cache: an MLP, LeNet and a Cell with an attribute
+branch and a CellList loop give eager's outputs; Parameters are read live; errors name the
+op or construct and the user's file:line; a failed compile leaves nothing in the cache."""
+import numpy as np
+import pytest
+
+import mindlite as ms
+from mindlite import nn, ops
+from mindlite.ir import dump_ir, lint
+from mindlite.jit import UnsupportedSyntaxError
+from mindlite.jit import api as jit_api
+
+
+@pytest.fixture
+def graph_mode():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    yield
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def _eager_then_graph(net, *args):
+    want = net(*args)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        got = net(*args)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    return got, want
+
+
+class Branchy(nn.Cell):
+    def __init__(self, use_tanh, depth):
+        super().__init__()
+        self.head = nn.SequentialCell(nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 4))
+        self.use_tanh = use_tanh
+        self.blocks = nn.CellList([nn.Dense(4, 4, activation="relu") for _ in range(depth)])
+        self.scale = ms.Parameter(ms.Tensor(np.full(4, 0.5, np.float32)), name="scale")
+
+    def construct(self, x):
+        y = self.head(x)
+        if self.use_tanh:
+            y = ops.tanh(y)
+        else:
+            y = ops.sigmoid(y)
+        for block in self.blocks:
+            y = block(y) + y
+        if y.sum() > 0:                    # a tensor condition: Switch over two graphs
+            y = y * self.scale
+        return y
+
+
+class LeNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+        self.fc1 = nn.Dense(16 * 4 * 4, 120)
+        self.fc2 = nn.Dense(120, 10)
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.pool(self.relu(self.conv2(x)))
+        x = self.flatten(x)
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+@pytest.mark.parametrize("use_tanh,depth", [(True, 2), (False, 0), (False, 3)])
+def test_attribute_branch_and_celllist_loop(use_tanh, depth):
+    net = Branchy(use_tanh, depth)
+    for seed in range(3):
+        x = ms.Tensor(np.random.default_rng(seed).normal(size=(5, 6)).astype(np.float32))
+        got, want = _eager_then_graph(net, x)
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+
+
+def test_mlp_and_lenet_equal_eager():
+    mlp = nn.SequentialCell(nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 32), nn.ReLU(),
+                            nn.Dense(32, 10))
+    x = ms.Tensor(np.random.default_rng(0).normal(size=(8, 16)).astype(np.float32))
+    got, want = _eager_then_graph(mlp, x)
+    np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+    lenet = LeNet()
+    x = ms.Tensor(np.random.default_rng(1).normal(size=(2, 1, 28, 28)).astype(np.float32))
+    got, want = _eager_then_graph(lenet, x)
+    np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+
+
+def test_parameters_are_graph_parameters_read_live(graph_mode):
+    net = Branchy(True, 1)
+    x = ms.Tensor(np.ones((2, 6), np.float32))
+    net(x)
+    jf = jit_api._CELL_JIT[net]
+    graph = jf.graph(net, x)
+    lint(graph)
+    assert graph.parameters[0].name == "x" and graph.parameters[0].default is None
+    weights = [p.default for p in graph.parameters[1:]]
+    assert all(isinstance(w, ms.Parameter) for w in weights)
+    assert {id(w) for w in weights} == {id(p) for p in net.get_parameters()}
+    assert "scale" in dump_ir(graph)
+    net.head[0].bias.set_data(ms.Tensor(np.full(8, 3.0, np.float32)))
+    net.scale.set_data(ms.Tensor(np.full(4, 2.0, np.float32)))
+    after = net(x).asnumpy()
+    assert jf.graph(net, x) is graph                 # same signature: no recompile
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_array_equal(after, net(x).asnumpy())
+
+
+def test_grad_through_a_graph_mode_cell_equals_eager():
+    net = nn.SequentialCell(nn.Dense(4, 3), nn.ReLU(), nn.Dense(3, 2))
+    loss_fn = nn.MSELoss()
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, net.trainable_params())
+    x = ms.Tensor(np.random.default_rng(2).normal(size=(5, 4)).astype(np.float32))
+    y = ms.Tensor(np.random.default_rng(3).normal(size=(5, 2)).astype(np.float32))
+    (l1, g1) = grad_fn(x, y)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        (l2, g2) = grad_fn(x, y)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert float(l1) == float(l2)
+    for a, b in zip(g1, g2):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+# ---- errors ------------------------------------------------------------------------------------
+def _line(fragment):
+    lines = open(__file__).read().splitlines()
+    return f"{__file__}:{[i + 1 for i, s in enumerate(lines) if fragment in s][0]}"
+
+
+def bad_matmul(x):
+    y = ops.matmul(x, x)      # shape error
+    return y
+
+
+def test_type_errors_name_the_op_and_the_source_line():
+    jf = ms.jit(bad_matmul)
+    with pytest.raises(ValueError) as info:
+        jf(ms.Tensor(np.ones((2, 3), np.float32)))
+    msg = str(info.value)
+    assert "MatMul" in msg and _line("# shape error") in msg
+    assert len(jf.cache) == 0                         # a failed compile caches nothing
+    out = jf(ms.Tensor(np.ones((3, 3), np.float32)))  # a fixed input compiles cleanly
+    assert out.asnumpy().tolist() == [[3.0] * 3] * 3 and len(jf.cache) == 1
+
+
+def uses_try(x):
+    try:                      # unsupported
+        return x + 1
+    except ValueError:
+        return x
+
+
+def branch_mismatch(x):
+    if x.sum() > 0:                   # mismatched branches
+        y = x
+    else:
+        y = x.astype(ms.int32)        # different dtype in the two branches
+    return y
+
+
+def loop_changes_shape(x):
+    while x.sum() < 100:
+        x = ops.concat((x, x))        # the loop's variable grows
+    return x
+
+
+def calls_numpy(x):
+    return np.sum(x)                  # an unknown Python function on a tensor
+
+
+def test_unsupported_constructs_raise_with_file_and_line():
+    x = ms.Tensor(np.ones(3, np.float32))
+    cases = [(uses_try, UnsupportedSyntaxError, "Try", "# unsupported"),
+             (branch_mismatch, TypeError, "variable 'y'", "# mismatched branches"),
+             (loop_changes_shape, TypeError, "while", "# the loop's variable grows"),
+             (calls_numpy, UnsupportedSyntaxError, "calling", "# an unknown Python")]
+    for fn, exc, words, marker in cases:
+        jf = ms.jit(fn)
+        with pytest.raises(exc) as info:
+            jf(x)
+        assert words in str(info.value) and _line(marker) in str(info.value), str(info.value)
+        assert len(jf.cache) == 0
+
+
+def test_cache_is_per_signature_and_bounded(monkeypatch):
+    monkeypatch.setattr(jit_api, "CACHE_SIZE", 3)
+    jf = ms.jit(lambda x, k: x * k)
+    x = ms.Tensor(np.ones(2, np.float32))
+    for k in range(5):
+        assert jf(x, k).asnumpy().tolist() == [float(k)] * 2
+    assert len(jf.cache) == 3
+    g1 = jf.graph(x, 4)
+    assert jf.graph(x, 4) is g1                                    # cached
+    assert jf.graph(ms.Tensor(np.ones(3, np.float32)), 4) is not g1  # a new shape compiles
