@@ -196,3 +196,38 @@ def test_cache_is_per_signature_and_bounded(monkeypatch):
     g1 = jf.graph(x, 4)
     assert jf.graph(x, 4) is g1                                    # cached
     assert jf.graph(ms.Tensor(np.ones(3, np.float32)), 4) is not g1  # a new shape compiles
+
+
+class TrainSwitch(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.k = 2.0
+
+    def construct(self, x):
+        if self.training:
+            return x * self.k
+        return x - self.k
+
+
+def test_a_changed_attribute_recompiles(graph_mode):
+    """Attributes read as constants are guarded: set_train or a new value recompiles."""
+    net = TrainSwitch()
+    x = ms.Tensor(np.ones(2, np.float32))
+    assert net(x).asnumpy().tolist() == [-1.0, -1.0]
+    net.set_train(True)
+    assert net(x).asnumpy().tolist() == [2.0, 2.0]
+    net.k = 5.0
+    assert net(x).asnumpy().tolist() == [5.0, 5.0]
+    net.set_train(False)
+    assert net(x).asnumpy().tolist() == [-4.0, -4.0]
+
+
+def test_appending_a_cell_recompiles(graph_mode):
+    seq = nn.SequentialCell(nn.ReLU())
+    x = ms.Tensor(np.array([-1.0, 2.0], np.float32))
+    assert seq(x).asnumpy().tolist() == [0.0, 2.0]
+    seq.append(nn.Tanh())
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    want = seq(x).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_array_equal(seq(x).asnumpy(), want)

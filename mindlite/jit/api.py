@@ -14,6 +14,7 @@ cell's Parameters are graph parameters read at every run, so updates are seen).
 import functools
 import itertools
 import re
+import types
 import weakref
 from collections import OrderedDict
 
@@ -32,13 +33,20 @@ _COUNTER = itertools.count(1)
 class Compiled:
     """One specialized graph and how to feed it."""
 
-    def __init__(self, graph, weights, holds, template):
+    def __init__(self, graph, weights, holds, template, guards=()):
         self.graph = graph
+        self.guards = guards              # (obj, attr, value): attributes the graph baked in
         self.template = template          # the output's structure (see _pack)
         self.weights = weights            # ParameterNodes read from live Parameters
         self.holds = holds                # objects whose identity is in the key
 
     def valid(self):
+        """False when the graph is stale: an attribute it read as a constant changed
+        (e.g. `training` after set_train) or a weight's dtype/shape changed."""
+        for obj, name, value, snap in self.guards:
+            cur = getattr(obj, name, _GONE)
+            if not _same_value(cur, value) or (snap is not None and _snapshot(cur) != snap):
+                return False
         for node in self.weights:
             p = node.default
             if p._arr is None:
@@ -80,6 +88,30 @@ def _unpack(template, out):
     if kind == "dict":
         return {k: _unpack(t, out) for k, t in body}
     return kind(_unpack(t, out) for t in body)
+
+
+_GONE = object()
+
+
+def _snapshot(value):
+    """What a mutable container held (identities), so appending a Cell is seen."""
+    if isinstance(value, dict):
+        return tuple((k, id(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(id(v) for v in value)
+    return None
+
+
+def _same_value(a, b):
+    if a is b:
+        return True
+    if type(a) is not type(b) or not isinstance(a, (int, float, str, tuple, types.MethodType,
+                                                     types.BuiltinMethodType)):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
 
 
 def _key(value, holds):
@@ -174,7 +206,8 @@ class JitFunction:
         FuncGraphManager(parser.root).dce()
         lint(parser.root)
         weights = [p for p in parser.root.parameters if p.default is not None]
-        return Compiled(parser.root, weights, holds, template)
+        guards = [(o, n, v, _snapshot(v)) for o, n, v in parser.guards.values()]
+        return Compiled(parser.root, weights, holds, template, guards)
 
 
 def _as_params(parser, value, name):

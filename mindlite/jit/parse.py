@@ -27,7 +27,7 @@ from .parse_call import CallMixin
 from .parse_expr import ExprMixin
 from .parse_stmt import StmtMixin, Return
 
-MAX_INLINE_DEPTH = 200
+MAX_INLINE_DEPTH = 60
 _SOURCES = {}
 
 
@@ -121,6 +121,7 @@ class Parser(StmtMixin, ExprMixin, CallMixin):
         self.loc = location
         self.params = {}             # id(Parameter) -> ParameterNode of the root graph
         self.branch_depth = 0        # > 0 inside a graph built for a tensor condition
+        self.guards = {}             # (id(obj), attr) -> (obj, attr, value) read as constants
         self.graph_count = 0
 
     # ---- locations and errors --------------------------------------------------------------

@@ -9,6 +9,7 @@ same `F.sub` -> `Sub` primitive call eager makes.
 import ast
 import builtins
 import operator
+import types
 
 from ..abstract import AbstractTensor
 from ..common import dtype as mstype
@@ -152,6 +153,8 @@ class ExprMixin:
             if default is not _NOT_FOUND:
                 return default
             raise self.error(e) from None
+        if not isinstance(obj, (type, types.ModuleType)):
+            self.guards.setdefault((id(obj), name), (obj, name, value))
         return self.lift(value)
 
     def e_Subscript(self, e, frame):
