@@ -353,13 +353,17 @@ def test_numba_kernels_rank_above_numpy():
     np.testing.assert_allclose(got, x.sum((0, 2), keepdims=True))
     got = ms.ops.Softmax(axis=1)(ms.Tensor(x)).asnumpy()
     np.testing.assert_allclose(got, np_softmax(x, 1), rtol=2e-6)
-    for op in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll",
-               "ReduceAny", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue", "Softmax",
+    for op in ("ReduceSum", "ReduceMean", "ReduceProd", "ReduceAll", "ReduceAny", "Softmax",
                "LogSoftmax"):
         dtype = mstype.bool_ if op in ("ReduceAll", "ReduceAny") else mstype.float32
         assert select_kernel(op, "CPU", dtype).provider != "numpy"    # numba (or faster)
         ranked = [k.provider for k in kernels_for(op) if k.supports(dtype)]
         assert ranked.index("numba") < ranked.index("numpy")
+    # measured slower than numpy (benchmarks/numba_vs_numpy.py): ranked below it, still requestable
+    for op in ("ReduceMax", "ReduceMin", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue"):
+        ranked = [k.provider for k in kernels_for(op) if k.supports(mstype.int32)]
+        assert ranked.index("numpy") < ranked.index("numba"), (op, ranked)
+        assert select_kernel(op, "CPU", mstype.float32, provider="numba").provider == "numba"
     assert select_kernel("ReduceSum", "CPU", mstype.float16, provider="numba").provider == "numpy"
 
 
