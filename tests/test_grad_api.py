@@ -1,4 +1,4 @@
-"""Grad APIs: return structures (shared/MINDSPORE_API.md), higher order, tape lifetime,
+"""Grad APIs: return structures (docs/mindspore_api.md), higher order, tape lifetime,
 no recording without need, stop_gradient, bad input."""
 import gc
 import weakref

@@ -221,7 +221,7 @@ def test_exact_values(policy):
     assert np.isnan(ops.minimum(Tensor([np.nan, 1.0]), Tensor([0.0, np.nan])).asnumpy()).all()
 
 
-# ---- promotion (shared/MINDSPORE_API.md) ------------------------------------------------
+# ---- promotion (docs/mindspore_api.md) ------------------------------------------------
 @pytest.mark.parametrize("a, b, want", [
     (np.int32, np.float32, ms.float32), (np.int32, np.int64, ms.int64),
     (np.int8, np.uint8, ms.int16), (np.float16, np.int64, ms.float16),

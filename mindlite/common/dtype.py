@@ -2,7 +2,7 @@
 
 A `Type` is an interned object (one per dtype) so it can be compared with `is`
 and used in cache keys. Every Type maps to exactly one numpy dtype; kernels see
-only numpy dtypes. Promotion follows MindSpore 2.x (see shared/MINDSPORE_API.md):
+only numpy dtypes. Promotion follows MindSpore 2.x (see docs/mindspore_api.md):
 a float beats any int (float16 + int64 -> float16), ints promote as numpy does,
 and Python scalars are "weak": they adopt the tensor's kind where they can.
 """

@@ -5,7 +5,7 @@ AbstractTensor used as the cache key); they live in the C base `_C.TensorBase`
 (MindSpore's Tensor_), so the C fast path (csrc/bind/fast_path.cc) reads them and
 creates result Tensors without Python code. Every method and operator goes through a
 primitive (ops/functional.py), so it is recorded for autograd like any op.
-Construction rules follow MindSpore (shared/MINDSPORE_API.md): Python floats
+Construction rules follow MindSpore (docs/mindspore_api.md): Python floats
 become float32, Python ints int64, numpy arrays keep their dtype and are copied.
 """
 import numbers

@@ -3,7 +3,7 @@
 Each call opens a tape on the GradExecutor (pynative/grad.py), watches the
 requested inputs and trainable weights, runs the function, closes the tape and
 runs backward. The tape is a local of that call: it is gone when the call
-returns. See shared/MINDSPORE_API.md, "Gradients", for the structures returned.
+returns. See docs/mindspore_api.md, "Gradients", for the structures returned.
 """
 import numbers
 

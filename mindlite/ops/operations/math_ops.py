@@ -6,7 +6,7 @@ The rest of the math family lives beside it and is re-exported from here, so
 math and Pow), logic_ops.py (comparisons, logical ops, Select).
 
 Binary ops broadcast and promote their two inputs to one dtype first (MindSpore's
-implicit type conversion, shared/MINDSPORE_API.md); Div / RealDiv promote int and
+implicit type conversion, docs/mindspore_api.md); Div / RealDiv promote int and
 bool to float32. A bprop may return a gradient of the broadcast output shape:
 backward sums it back to the input's shape and casts it to the input's dtype.
 """
