@@ -113,7 +113,8 @@ def test_seed_ir_layout_line_by_line():
         rf"# In file {re.escape(here)}:{def_line}/def seed_test_f\(x, y\):/",
         r"subgraph @(?P=g)\(\) \{",
         r"  %0\(CNode_\d+\$a\) = PrimFunc_Sub\(%para1_x, I64\(1\)\)",
-        r"      : \(<Tensor\[Float32\], \(1\)>, <Int64, NoShape>\) -> \(<Tensor\[Float32\], \(1\)>\)",
+        r"      : \(<Tensor\[Float32\], \(1\)>, <Int64, NoShape>\) -> "
+        r"\(<Tensor\[Float32\], \(1\)>\)",
         rf"      # In file {re.escape(here)}:{def_line + 1}/    a = x - 1/",
         r"      # In file .*tensor\.py:\d+/    def __sub__\(self, other\): .*/",
         r"      # In file .*math_func\.py:\d+/    return _sub\(input, other\)/",
@@ -157,3 +158,25 @@ def test_dump_of_switch_graphs_lists_every_subgraph():
         {gr.name for gr in reachable_graphs(g)}
     lint(g)
     assert isinstance(g.order[-1], CNode)
+
+
+def test_dot_text_colours_clusters_and_callee_edges(monkeypatch):
+    from mindlite.ir import dot
+
+    @ms.jit
+    def f(x):
+        if x.sum() > 0:
+            x = x * 2
+        return x + 1
+    g = f.graph(ms.Tensor(np.ones(2, np.float32)))
+    text = dot.to_dot(g)
+    assert text.startswith(f'digraph "{g.name}" {{') and text.rstrip().endswith("}")
+    assert text.count("subgraph \"cluster_") == len(reachable_graphs(g)) == 3
+    for colour in dot.COLORS.values():
+        assert f'fillcolor="{colour}"' in text
+    assert re.search(r'v\d+ \[shape=plaintext.*label="PrimFunc_Add"\];\n    v\d+ -> n\d+ '
+                     r'\[style=dashed\];', text)              # input 0: the callee, dashed
+    assert re.search(r"-> ret\d+ \[color=blue, lhead=\"cluster_\d+\"\]", text)
+    assert text.count("{") == text.count("}")
+    monkeypatch.setattr(dot.shutil, "which", lambda name: None)
+    assert g._repr_svg_() is None                             # no Graphviz: no SVG

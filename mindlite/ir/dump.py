@@ -32,18 +32,26 @@ from .manager import reachable_graphs
 
 
 def type_str(abstract):
-    """<Tensor[Float32], (2, 3)>, <Int64, NoShape>, <Tuple[...], TupleShape(...)>, <Func, NoShape>."""
-    if isinstance(abstract, AbstractTensor):
-        return f"<Tensor[{abstract.dtype}], {_shape(abstract.shape)}>"
-    if isinstance(abstract, FuncAbstract):
-        return "<Func, NoShape>"
-    if isinstance(abstract, tuple):
-        items = ", ".join(type_str(a)[1:-1].split(", ")[0] for a in abstract)
-        shapes = ", ".join(_shape(a.shape) if isinstance(a, AbstractTensor) else "NoShape"
-                           for a in abstract)
-        return f"<Tuple[{items}], TupleShape({shapes})>"
-    value = abstract.value if isinstance(abstract, AbstractScalar) else abstract
-    return f"<{_scalar_type(value)}, NoShape>"
+    """<Tensor[Float32], (2, 3)>, <Int64, NoShape>, <Tuple[..], TupleShape(..)>, <Func, NoShape>."""
+    return f"<{_type_name(abstract)}, {_shape_name(abstract)}>"
+
+
+def _type_name(a):
+    if isinstance(a, AbstractTensor):
+        return f"Tensor[{a.dtype}]"
+    if isinstance(a, FuncAbstract):
+        return "Func"
+    if isinstance(a, tuple):
+        return "Tuple[" + ", ".join(_type_name(x) for x in a) + "]"
+    return _scalar_type(a.value if isinstance(a, AbstractScalar) else a)
+
+
+def _shape_name(a):
+    if isinstance(a, AbstractTensor):
+        return _shape(a.shape)
+    if isinstance(a, tuple):
+        return "TupleShape(" + ", ".join(_shape_name(x) for x in a) + ")"
+    return "NoShape"
 
 
 def _shape(shape):

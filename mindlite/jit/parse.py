@@ -20,8 +20,7 @@ import textwrap
 from ..abstract import AbstractTensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
-from ..ir.anf import (CNode, FuncGraph, Location, MAKE_TUPLE, ParameterNode, TUPLE_GETITEM,
-                      ValueNode, AnfNode)
+from ..ir.anf import AnfNode, FuncGraph, Location, MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from .errors import located, unsupported
 from .parse_call import CallMixin
 from .parse_expr import ExprMixin
@@ -279,9 +278,3 @@ class Parser(StmtMixin, ExprMixin, CallMixin):
         status = self.block(node.body, frame, [])
         return status.value if isinstance(status, Return) else None
 
-
-def node_name_hint(v, name):
-    if isinstance(v, CNode) and v.name is None:
-        v.name = name
-    elif isinstance(v, ParameterNode):
-        pass
