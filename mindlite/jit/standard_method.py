@@ -5,11 +5,17 @@
 plan is computed at compile time from the constant index); one int index array (a
 constant list/ndarray/Tensor, or a Tensor computed in the graph used alone) adds a
 Gather. Bool masks are not supported in graphs yet (their output shape depends on data).
+
+`ops.cross_entropy` with class indices: eager takes a fused SparseSoftmaxCrossEntropy fast
+path after looking at the target's values (no ignored index present); a graph cannot look
+at data at compile time, so it always takes the general LogSoftmax + NLLLoss path (equal
+to eager's up to float rounding).
 """
 import numpy as np
 
 from ..common.tensor import Tensor
-from ..ops.function import index_func
+from ..common import dtype as mstype
+from ..ops.function import index_func, loss_func
 from ..ops.operations._base import cached_prim
 from ..ops.operations import array_ops as A
 from ..ops.operations import slice_ops as S
@@ -75,4 +81,21 @@ def tensor_getitem(x, index):
     return y
 
 
-GRAPH_OVERRIDES = {index_func.tensor_getitem: tensor_getitem}
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean',
+                  label_smoothing=0.0):
+    """ops.cross_entropy in a graph (see the module docstring)."""
+    loss_func._check_tensor("cross_entropy", "input", input)
+    loss_func._check_tensor("cross_entropy", "target", target)
+    loss_func._check_reduction("cross_entropy", reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"For 'cross_entropy', 'label_smoothing' must be in [0, 1], but got "
+                         f"{label_smoothing}")
+    if target.dtype in mstype.FLOAT_TYPES:
+        return loss_func._cross_entropy_probs(input, target, weight, reduction, label_smoothing)
+    axis = 0 if len(input.shape) == 1 else 1
+    logp = cached_prim(loss_func.N.LogSoftmax, axis)(input)
+    return loss_func.nll_loss(logp, target, weight, ignore_index, reduction, label_smoothing)
+
+
+GRAPH_OVERRIDES = {index_func.tensor_getitem: tensor_getitem,
+                   loss_func.cross_entropy: cross_entropy}
