@@ -5,8 +5,8 @@ shape), so a tensor's signature is a pointer, the runner cache hashes by identit
 cache key is a tuple of these objects. The tables are bounded (ABSTRACT_CAP, see
 mindlite/cache_limits.py): a full table is cleared, and a weak table still returns the
 abstract that tensors or cache keys hold, so identity never splits; a key holds its
-abstracts, so a freed abstract's address can never match a stale key. A dimension of -1 means "known only after
-the kernel ran" (dynamic shape, e.g. Unique). A lazily initialised tensor or
+abstracts, so a freed abstract's address can never match a stale key. A dimension of -1
+means "known only after the kernel ran" (dynamic shape, e.g. Unique). A lazily initialised tensor or
 Parameter carries a private, non-interned abstract so that no cached runner can
 match it before its data exists.
 """

@@ -3,11 +3,10 @@ as 0-d int arrays on each call, are checked against the axis sizes here (the onl
 are known) and become one numpy basic index. Nothing is written before the check passes."""
 import builtins
 
-import numpy as np
-
 from ..registry import register_kernel
 
 _FULL = builtins.slice(None)
+_EMPTY = builtins.slice(0, 0)
 _INT, _NEW, _FULL_KIND = -1, -2, -3
 
 
@@ -29,7 +28,7 @@ def _index(op, items, starts):
                                      f"size {d}")
                 idx.append(s)
             elif kind == 0:
-                idx.append(builtins.slice(0, 0))
+                idx.append(_EMPTY)
             else:
                 last = s + (kind - 1) * step
                 if not (0 <= s < d and 0 <= last < d):
@@ -41,15 +40,18 @@ def _index(op, items, starts):
 
 
 @register_kernel("BasicIndex", provider="numpy")
-def basic_index_numpy(x, *arrays, items):
+def basic_index_numpy(x, *arrays, items=None):
+    """items None: the layout (-1, 0), x[i] (BasicIndex.kernel_params binds nothing then, so
+    a row iteration calls this function directly)."""
     out = arrays[-1]
-    if len(arrays) == 2 and len(items) == 1 and items[0][0] == _INT:   # x[i]: row iteration
+    if items is None:
         s = int(arrays[0])
         try:
             out[...] = x[s]
-            return
         except IndexError:
-            pass                                  # _index raises the op's ValueError
+            raise ValueError(f"For 'BasicIndex', index {s} is out of bounds for an axis of "
+                             f"size {x.shape[0] if x.ndim else 0}") from None
+        return
     out[...] = x[_index("BasicIndex", items, arrays[:-1])]
 
 

@@ -229,8 +229,12 @@ def _index_key(index):
             key.append(int)
         elif i is None or i is Ellipsis:
             key.append(i)
-        elif t is _SLICE and all(type(v) is int or v is None for v in (i.start, i.stop, i.step)):
-            key.append((i.start, i.stop, i.step))
+        elif t is _SLICE:
+            a, b, c = i.start, i.stop, i.step
+            if not ((a is None or type(a) is int) and (b is None or type(b) is int)
+                    and (c is None or type(c) is int)):
+                return None
+            key.append((a, b, c))
         else:
             return None
     return tuple(key)

@@ -84,7 +84,8 @@ class BasicIndex(Primitive):
         return tensor(x.dtype, parse_spec(self, x.shape, spec, starts)[1])
 
     def kernel_params(self, x, spec, *starts):
-        return {"items": parse_spec(self, x.shape, spec, starts)[0]}
+        items = parse_spec(self, x.shape, spec, starts)[0]
+        return {} if spec == (INT, 0) else {"items": items}
 
 
 class BasicIndexGrad(Primitive):
