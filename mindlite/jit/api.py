@@ -45,7 +45,9 @@ class Compiled:
         (e.g. `training` after set_train) or a weight's dtype/shape changed."""
         for obj, name, value, snap in self.guards:
             cur = getattr(obj, name, _GONE)
-            if not _same_value(cur, value) or (snap is not None and _snapshot(cur) != snap):
+            if cur is not value and not _same_value(cur, value):
+                return False
+            if snap is not None and _snapshot(cur) != snap:
                 return False
         for node in self.weights:
             p = node.default

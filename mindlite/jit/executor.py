@@ -5,11 +5,15 @@ from its bool tensor; a graph whose output is a call of another graph (a branch'
 a loop's next iteration) continues in that graph without a new Python frame (tail call),
 so a `while` on a tensor runs any number of iterations without recursion.
 
-The buffer-planned C runner replaces this interpreter for all-C graphs later; this one
-stays the reference.
+Each graph is prepared once into a plan: per CNode its callee (resolved when constant)
+and its inputs as (constant value) or (node id) entries. The buffer-planned C runner
+replaces this interpreter for all-C graphs later; this one stays the reference.
 """
 from ..ir.anf import (MAKE_TUPLE, PRINT, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim,
                       ValueNode)
+
+_MISSING = object()
+_CONST, _NODE = 0, 1
 
 
 class _Frame:
@@ -21,20 +25,37 @@ class _Frame:
         self.values = {}
 
 
-def _lookup(node, frame):
-    if isinstance(node, ValueNode):
-        return node.value
-    key = node.id
+def _lookup_id(key, frame):
     f = frame
     while f is not None:
         v = f.values.get(key, _MISSING)
         if v is not _MISSING:
             return v
         f = f.parent
-    raise RuntimeError(f"graph executor: {node!r} has no value (a lint error)")
+    raise RuntimeError(f"graph executor: node {key} has no value (a lint error)")
 
 
-_MISSING = object()
+def _ref(node):
+    return (_CONST, node.value) if isinstance(node, ValueNode) else (_NODE, node.id)
+
+
+def _plan(graph):
+    """(steps, tail): steps = [(node id, callee ref, input refs)], tail = the output's call
+    of another graph (callee ref, input refs) or None; cached on the graph."""
+    plan = getattr(graph, "_exec_plan", None)
+    if plan is not None and plan[0] is graph.order and plan[4] == len(graph.order):
+        return plan[1], plan[2], plan[3]
+    out = graph.output
+    callee = out.inputs[0] if isinstance(out, CNode) else None
+    tail = (isinstance(out, CNode) and out.graph is graph and graph.order
+            and graph.order[-1] is out and (isinstance(callee, CNode) or (
+                isinstance(callee, ValueNode) and isinstance(callee.value, FuncGraph))))
+    nodes = graph.order[:-1] if tail else graph.order
+    steps = [(n.id, _ref(n.inputs[0]), tuple(_ref(i) for i in n.inputs[1:])) for n in nodes]
+    tail_step = (_ref(callee), tuple(_ref(i) for i in out.inputs[1:])) if tail else None
+    result = _ref(out)
+    graph._exec_plan = (graph.order, steps, tail_step, result, len(graph.order))
+    return steps, tail_step, result
 
 
 def _frame_for(graph, args, frame):
@@ -47,54 +68,46 @@ def _frame_for(graph, args, frame):
     params = graph.parameters
     if len(args) != len(params):
         raise TypeError(f"@{graph.name} takes {len(params)} inputs, but got {len(args)}")
+    values = new.values
     for p, a in zip(params, args):
-        new.values[p.id] = a
+        values[p.id] = a
     return new
-
-
-def _tail_call(graph):
-    out = graph.output
-    if not (isinstance(out, CNode) and out.graph is graph and graph.order
-            and graph.order[-1] is out):
-        return False
-    callee = out.inputs[0]
-    return isinstance(callee, CNode) or (isinstance(callee, ValueNode)
-                                         and isinstance(callee.value, FuncGraph))
 
 
 def run_graph(graph, args, parent=None):
     """Evaluate `graph` on `args` (values of its parameters) and return its output value."""
     frame = _frame_for(graph, args, parent)
     while True:
-        tail = _tail_call(graph)
-        order = graph.order[:-1] if tail else graph.order
+        steps, tail, result = _plan(graph)
         values = frame.values
-        for node in order:
-            values[node.id] = _eval(node, frame)
-        if not tail:
-            return _lookup(graph.output, frame)
-        out = graph.output
-        callee = _lookup(out.inputs[0], frame)
-        call_args = [_lookup(i, frame) for i in out.inputs[1:]]
+        for key, (ck, cv), refs in steps:
+            fn = cv if ck is _CONST else _lookup_id(cv, frame)
+            args = [v if k is _CONST else (values[v] if v in values else _lookup_id(v, frame))
+                    for k, v in refs]
+            if isinstance(fn, IRPrim) or isinstance(fn, FuncGraph):
+                values[key] = _special(fn, args, frame)
+            else:
+                values[key] = fn(*args)
+        if tail is None:
+            k, v = result
+            return v if k is _CONST else _lookup_id(v, frame)
+        (ck, cv), refs = tail
+        callee = cv if ck is _CONST else _lookup_id(cv, frame)
+        call_args = [v if k is _CONST else _lookup_id(v, frame) for k, v in refs]
         frame = _frame_for(callee, call_args, frame)
         graph = callee
 
 
-def _eval(node, frame):
-    inputs = node.inputs
-    fn = _lookup(inputs[0], frame)
-    args = [_lookup(i, frame) for i in inputs[1:]]
-    if isinstance(fn, IRPrim):
-        if fn is MAKE_TUPLE:
-            return tuple(args)
-        if fn is TUPLE_GETITEM:
-            return args[0][args[1]]
-        if fn is SWITCH:
-            return args[1] if bool(args[0]) else args[2]
-        if fn is PRINT:
-            print(*args)
-            return None
-        raise RuntimeError(f"graph executor: unknown IR primitive {fn!r}")
+def _special(fn, args, frame):
+    if fn is MAKE_TUPLE:
+        return tuple(args)
+    if fn is TUPLE_GETITEM:
+        return args[0][args[1]]
+    if fn is SWITCH:
+        return args[1] if bool(args[0]) else args[2]
+    if fn is PRINT:
+        print(*args)
+        return None
     if isinstance(fn, FuncGraph):
         return run_graph(fn, args, frame)
-    return fn(*args)
+    raise RuntimeError(f"graph executor: unknown IR primitive {fn!r}")
