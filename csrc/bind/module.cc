@@ -14,6 +14,7 @@
 #include "bind/fast_path.h"
 #include "bind/pool_bind.h"
 #include "bind/reduce_bind.h"
+#include "bind/train_bind.h"
 #include "kernels/elementwise.h"
 #include "kernels/reduce.h"
 #include "runtime/thread_pool.h"
@@ -71,7 +72,9 @@ PYBIND11_MODULE(_C, m) {
   ml::kernel_tables();
   if (!ml::add_elementwise_functions(m.ptr()) || !ml::add_matmul_functions(m.ptr()) ||
       !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr()) ||
-      !ml::add_conv_functions(m.ptr()) || !ml::add_pool_functions(m.ptr())) {
+      !ml::add_conv_functions(m.ptr()) || !ml::add_pool_functions(m.ptr()) ||
+      !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
+      !ml::add_arg_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);

@@ -1,0 +1,26 @@
+"""C++ kernels (mindlite._C, csrc/kernels/arg_kernels.cc, entry points csrc/bind/arg_bind.cc)
+for reduce_ops' arg- and logical reductions: Argmax, Argmin, ArgMaxWithValue,
+ArgMinWithValue (float32/float64/int32/int64) and ReduceAll, ReduceAny (bool).
+
+Each registered callable is the _C builtin itself: fn(x, out, axis) and
+fn(x, out_index, out_values, axis, keep_dims) for the arg-reductions (axis one non-negative
+int), fn(x, out, axis, keep_dims) for the logical ones (axis the sorted tuple kernel_params
+gives). Same results as reduce_numpy.py (bitwise: indices and values are picked, not
+computed): the index of the first extreme, the first NaN winning as in np.argmax. Float rows
+are scanned on the CPU's widest vectors (the extreme, then its first position); columns keep
+one running extreme per lane. Inputs not in C order are copied first. They replace the numba
+kernels (reduce_numba.py, kept below as a fallback), which lost to numpy by up to 10x on
+Argmax: benchmarks/hot_kernels.py.
+"""
+from ...common import dtype as mstype
+from ..registry import register_kernel
+from ._cext import _C
+
+NUMBERS = (mstype.float32, mstype.float64, mstype.int32, mstype.int64)
+
+register_kernel("Argmax", provider="cpp", dtypes=NUMBERS)(_C.argmax_cpp)
+register_kernel("Argmin", provider="cpp", dtypes=NUMBERS)(_C.argmin_cpp)
+register_kernel("ArgMaxWithValue", provider="cpp", dtypes=NUMBERS)(_C.arg_max_with_value_cpp)
+register_kernel("ArgMinWithValue", provider="cpp", dtypes=NUMBERS)(_C.arg_min_with_value_cpp)
+register_kernel("ReduceAll", provider="cpp", dtypes=(mstype.bool_,))(_C.reduce_all_cpp)
+register_kernel("ReduceAny", provider="cpp", dtypes=(mstype.bool_,))(_C.reduce_any_cpp)
