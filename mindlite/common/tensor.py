@@ -227,6 +227,7 @@ class Tensor(_C.TensorBase):
         """Change the dtype in place (the signature changes, so cached runners do not match)."""
         self._arr = self._data().astype(mstype.to_type(dtype).np)
         self._abs = abstract.abstract_of_array(self._arr)
+        _log_write(self, "Tensor.set_dtype")
         return self
 
     def __reduce__(self):
@@ -238,6 +239,7 @@ class Tensor(_C.TensorBase):
         arr = value.asnumpy() if isinstance(value, Tensor) else np.asarray(value)
         self._arr = np.array(arr)
         self._abs = abstract.abstract_of_array(self._arr)
+        _log_write(self, "Tensor.assign_value")
         return self
 
     # ---- operators (each one a primitive call) ---------------------------------------
@@ -330,6 +332,13 @@ class Tensor(_C.TensorBase):
 
 
 _C.set_tensor_type(Tensor)       # the type the C fast path creates results as
+
+
+def _log_write(t, op):
+    """An open grad call that used t fails at backward (pynative/inplace.py): the new buffer
+    replaces the values its recorded ops saw."""
+    from ..pynative.inplace import log_write
+    log_write(t, op)
 
 
 def _shape_args(args):

@@ -39,12 +39,14 @@ def non_differentiable(*prim_classes):
 
 
 class Tape:
-    __slots__ = ("nodes", "tracked", "keep")
+    __slots__ = ("nodes", "tracked", "keep", "writes", "renamed")
 
     def __init__(self):
         self.nodes = []
         self.tracked = set()      # ids of tensors whose gradient flows to the watched inputs
         self.keep = []            # the watched tensors themselves (ids stay valid)
+        self.writes = []          # in-place writes while open: (tensor, op, len(nodes) then)
+        self.renamed = {}         # id(watched tensor) -> snapshot of it before a setitem
 
     def watch(self, tensor):
         self.tracked.add(id(tensor))
@@ -101,11 +103,18 @@ class GradExecutor:
     # ---- backward ----------------------------------------------------------------------
     def backward(self, tape, outputs, sens):
         """Gradients of sum(sens_i * outputs_i) w.r.t. every tracked tensor: {id: Tensor}."""
+        if tape.writes:
+            from .inplace import check_writes
+            check_writes(tape)
         BACKWARD_TRACKED.append(tape.tracked)
         try:
-            return self._backward(tape, outputs, sens)
+            grads = self._backward(tape, outputs, sens)
         finally:
             BACKWARD_TRACKED.pop()
+        if tape.renamed:
+            from .inplace import apply_renames
+            apply_renames(tape, grads)
+        return grads
 
     def _backward(self, tape, outputs, sens):
         from ..ops.function.grad_func import accumulate, zeros_like_tensor

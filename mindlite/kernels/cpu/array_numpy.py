@@ -1,6 +1,7 @@
 """numpy reference kernels for array_ops and slice_ops.
 
-Reshape, ExpandDims, Squeeze and Flatten return numpy views (alloc="kernel"); Assign and
+Reshape, ExpandDims, Squeeze and Flatten return numpy views (alloc="kernel"), registered
+with kernels/views.py so that in-place writers copy on write; Assign and
 AssignAdd write into the variable's own array and return it (alloc="kernel"); Unique and
 MaskedSelect allocate their dynamic-shape outputs. Everything else writes into the
 preallocated C-contiguous outputs (alloc="runtime"). Inputs may be 0-d, empty or
@@ -9,27 +10,28 @@ non-contiguous.
 import numpy as np
 
 from ..registry import register_kernel
+from ..views import share
 
 
 # ---- views -------------------------------------------------------------------------------
 @register_kernel("Reshape", provider="numpy", alloc="kernel")
 def reshape_numpy(x, shape):
-    return np.reshape(x, shape)
+    return share(x, np.reshape(x, shape))
 
 
 @register_kernel("ExpandDims", provider="numpy", alloc="kernel")
 def expand_dims_numpy(x, shape):
-    return np.reshape(x, shape)
+    return share(x, np.reshape(x, shape))
 
 
 @register_kernel("Squeeze", provider="numpy", alloc="kernel")
 def squeeze_numpy(x, shape):
-    return np.reshape(x, shape)
+    return share(x, np.reshape(x, shape))
 
 
 @register_kernel("Flatten", provider="numpy", alloc="kernel")
 def flatten_numpy(x, shape):
-    return np.reshape(x, shape)
+    return share(x, np.reshape(x, shape))
 
 
 # ---- copies into preallocated outputs -------------------------------------------------------

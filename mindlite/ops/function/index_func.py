@@ -10,11 +10,8 @@ dimensions at; a bool mask (Tensor, list or ndarray) alone selects as numpy does
 of x's shape is one MaskedSelect call). Out-of-range ints and index values raise
 IndexError (the Python convention) before any op runs.
 
-tensor_setitem: validates the whole assignment first (index range, value shape broadcast
-to the indexed shape, value dtype equal or safely castable for Tensors; Python values
-are converted to x's dtype), then writes in place with numpy on x's own array (basic
-indices give a numpy view; advanced ones use numpy's indexed assignment). NOTE: this
-write is not an op call, so it is not recorded for autograd.
+tensor_setitem (`t[index] = value`, same index rules) lives in setitem_func.py: an in-place
+write, recorded as ops while the grad recorder is open.
 """
 import builtins
 import numbers
@@ -304,61 +301,4 @@ def tensor_getitem(x, index):
     return y
 
 
-def _value_array(x, value):
-    """value as an ndarray that numpy can write into x without changing x's dtype."""
-    target = x.dtype.np
-    if isinstance(value, Tensor):
-        arr = value.asnumpy()
-        if not np.can_cast(arr.dtype, target, "safe"):
-            raise TypeError(f"For 'tensor_setitem', the type of 'value' should be the same as "
-                            f"or safely castable to the tensor's {x.dtype}, but got "
-                            f"{value.dtype}")
-        return arr
-    if isinstance(value, (numbers.Number, np.generic, np.ndarray, list, tuple)):
-        with np.errstate(invalid="ignore", over="ignore"):
-            return np.asarray(value).astype(target)
-    raise TypeError(f"For 'tensor_setitem', 'value' must be a Tensor, number, list or "
-                    f"ndarray, but got {type(value).__name__}")
-
-
-def _check_broadcast(value, target_shape):
-    shape = value.shape
-    while len(shape) > len(target_shape) and shape[0] == 1:
-        shape = shape[1:]
-    try:
-        ok = np.broadcast_shapes(shape, target_shape) == tuple(target_shape)
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValueError(f"For 'tensor_setitem', 'value' of shape {list(value.shape)} cannot be "
-                         f"broadcast to the indexed shape {list(target_shape)}")
-    return value.reshape(shape)
-
-
-def tensor_setitem(x, index, value):
-    """x[index] = value, in place (see the module docstring)."""
-    arr = x.asnumpy()
-    basic, adv = _plan(x.shape, index)
-    val = _value_array(x, value)
-    if not arr.flags.writeable:
-        raise ValueError("For 'tensor_setitem', the tensor is backed by a read-only array")
-    if adv is None:
-        view = arr[basic if any(b is Ellipsis for b in basic) else basic + (Ellipsis,)]
-        np.copyto(view, _check_broadcast(val, view.shape))
-        return x
-    pos, idx, axis, out_axis, front = adv
-    if idx.dtype == np.bool_:
-        if len(basic) != 1:
-            raise IndexError("mindlite supports a bool mask only as the whole index")
-        _check_mask(idx, x.shape, 0)
-        target = (int(idx.sum()),) + x.shape[idx.ndim:]
-        arr[idx] = _check_broadcast(val, target)
-        return x
-    idx = _check_int_index(idx, x.shape[axis], axis)
-    view_shape = arr[basic].shape
-    rest = view_shape[:out_axis] + view_shape[out_axis + 1:]
-    target = idx.shape + rest if front else \
-        view_shape[:out_axis] + idx.shape + view_shape[out_axis + 1:]
-    full = basic[:pos] + (idx,) + basic[pos + 1:]
-    arr[full] = _check_broadcast(val, target)
-    return x
+from .setitem_func import tensor_setitem  # noqa: E402,F401  (setitem_func uses _plan)

@@ -14,6 +14,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...pynative.grad import non_differentiable
+from ...pynative.inplace import log_write, own_buffer
 from ..primitive import Primitive, prim_attr_register
 from ..validator import (check_dtype, check_int, check_shape_arg, check_tensor,
                          check_type_arg, tensor)
@@ -158,7 +159,8 @@ class Range(Primitive):
 
 
 class _AssignBase(_Const):
-    """Writes into `variable`'s own array; the result is a Tensor sharing that memory.
+    """Writes into `variable`'s own array (copied first when a view shares it:
+    pynative/inplace.py); the result is a Tensor sharing that memory.
     Inference validates first (value broadcastable to variable's shape; value's dtype equal
     or safely castable), so a failed call leaves the variable unchanged. A Python scalar
     `value` is converted to the variable's dtype (as MindSpore's implicit conversion)."""
@@ -172,7 +174,12 @@ class _AssignBase(_Const):
             except (OverflowError, ValueError):
                 raise ValueError(f"For '{self.name}', 'value' {value!r} cannot be represented "
                                  f"as {variable.dtype}") from None
-        return Primitive.__call__(self, variable, value)
+        if not isinstance(variable, Tensor):
+            return Primitive.__call__(self, variable, value)
+        own_buffer(variable)              # copy-on-write: views of variable keep their values
+        result = Primitive.__call__(self, variable, value)
+        log_write(variable, self.name)    # a grad call that used variable fails at backward
+        return result
 
     def infer(self, variable, value):
         check_dtype(self, "variable", variable, self.valid_types)

@@ -1,6 +1,7 @@
 """Optimizer primitives (MindSpore's ApplyMomentum, SGD, Adam, AdamWeightDecay): each updates
 its Parameter inputs IN PLACE and returns them (kernels write into the parameter's own array,
-alloc="kernel"; kernels/cpu/optim_*.py).
+alloc="kernel"; kernels/cpu/optim_*.py), copied first when a view of them is alive
+(copy-on-write, pynative/inplace.py).
 
 Inference validates every input first (float dtypes; state and gradient with exactly the
 variable's dtype and shape, since a cast copy could not be updated in place; hyper-parameters
@@ -9,7 +10,9 @@ compute in the variable's dtype (hyper-parameters are converted to it). None of 
 differentiable.
 """
 from ...common import dtype as mstype
+from ...common.tensor import Tensor
 from ...pynative.grad import non_differentiable
+from ...pynative.inplace import log_write, own_buffer
 from ..primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_tensor
 
@@ -29,6 +32,26 @@ class _ApplyBase(Primitive):
     state_inputs = ()
     scalar_inputs = ()
     grad_input = None
+
+    def __call__(self, *inputs):
+        """Copy-on-write of the state inputs before the kernel writes them (views taken of a
+        Parameter keep their values), and the writes logged for open grad calls."""
+        states = [inputs[i] for i in self._state_positions()
+                  if i < len(inputs) and isinstance(inputs[i], Tensor)]
+        for t in states:
+            own_buffer(t)
+        result = Primitive.__call__(self, *inputs)
+        for t in states:
+            log_write(t, self.name)
+        return result
+
+    @classmethod
+    def _state_positions(cls):
+        pos = cls.__dict__.get("_state_pos")
+        if pos is None:
+            pos = tuple(cls.input_names.index(n) for n in cls.state_inputs)
+            cls._state_pos = pos
+        return pos
 
     def _check(self, inputs):
         named = dict(zip(self.input_names, inputs))

@@ -306,6 +306,15 @@ class Unique(Primitive):
         return (tensor(x.dtype, (-1,)), tensor(idx, x.shape))
 
 
+@bprop_for(Unique)
+def unique_bprop(prim, x, out, dout):
+    """x == y[idx], so dx = dy[idx] (Gather of dy by the inverse indices; MindSpore's
+    UniqueGrad); every copy of a repeated value gets its value's gradient. idx gets none."""
+    if not needs_grad(x):
+        return (None,)
+    return (cached_prim(Gather)(dout[0], out[1], 0),)
+
+
 class MaskedSelect(Primitive):
     """y = the elements of x where mask is True (x and mask broadcast together), as a 1-D
     tensor in C order. Dynamic shape: the length is known after the kernel ran."""
@@ -332,4 +341,4 @@ def masked_select_bprop(prim, x, mask, out, dout):
     return cached_prim(_scatter().MaskedSelectGrad)(x, mask, dout), None
 
 
-non_differentiable(OneHot, Unique)
+non_differentiable(OneHot)
