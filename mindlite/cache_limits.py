@@ -19,6 +19,9 @@ signature, where an OrderedDict LRU costs ~0.1 us against a ~100 us first call.
                                                                                    table keeps
                                                                                    identity
     basic-index plans            ops/function/index_func.py       GETITEM_PLAN_CAP oldest half
+    primitives by attributes     ops/operations/_base.py cached_prim, the functional API's
+      (shared instances: BroadcastTo's shape, conv2d's geometry, the bprops' siblings)
+                                 tables and the bprop tables      PRIM_TABLE_CAP   oldest half
     kernel plans (numba)         kernels/cpu/{softmax,reduce}_numba.py  4096       cleared
     pool / conv index tables     kernels/cpu/pool_numpy.py, conv_cpp.py  256       lru_cache
     memory pool                  runtime/memory.py                by bytes         LRU sizes
@@ -50,6 +53,7 @@ INFER_CAP = 4096              # inferred output abstracts
 GRAPH_CAP = 2048              # single-op kernel graphs
 ABSTRACT_CAP = 4096           # strongly held interned abstracts (per table)
 GETITEM_PLAN_CAP = 1024       # basic-index plans (index structure with ints masked)
+PRIM_TABLE_CAP = 1024         # shared primitives per table, keyed by their attributes
 
 
 class LRUCache(OrderedDict):
@@ -80,3 +84,12 @@ def drop_oldest_half(table):
     """Bound a plain (insertion-ordered) dict that is full: forget its older half."""
     for key in list(table)[:len(table) // 2 + 1]:
         table.pop(key, None)
+
+
+def remember(table, key, value):
+    """table[key] = value for a table of shared primitives keyed by attributes (each bounded
+    by PRIM_TABLE_CAP; an evicted primitive is stateless and simply built again)."""
+    if len(table) >= PRIM_TABLE_CAP:
+        drop_oldest_half(table)
+    table[key] = value
+    return value

@@ -178,6 +178,16 @@ def test_cache_sizes_never_exceed_their_caps(small_caps):
         assert len(index_func._BASIC_PLANS) <= cache_limits.GETITEM_PLAN_CAP
 
 
+def test_primitive_tables_keyed_by_attributes_are_bounded(monkeypatch):
+    from mindlite.ops.operations import _base
+    monkeypatch.setattr(cache_limits, "PRIM_TABLE_CAP", 32)
+    x = Tensor(np.arange(3, dtype=np.float32))
+    for n in range(1, 200):                   # the target shape is BroadcastTo's attribute
+        y = ops.broadcast_to(x, (n, 3))
+        assert len(_base._PRIMS) <= 32
+    np.testing.assert_array_equal(y.asnumpy(), np.broadcast_to(np.arange(3), (199, 3)))
+
+
 def test_a_hot_runner_survives_generations(small_caps):
     relu, add = ops.ReLU(), ops.Add()
     y = Tensor(np.ones((4, 4), np.float32))

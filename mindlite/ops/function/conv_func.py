@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
@@ -33,7 +34,7 @@ def _prim(cls, *args, **kwargs):
     key = (cls, _key(args), _key(tuple(sorted(kwargs.items()))))
     prim = _PRIMS.get(key)
     if prim is None:
-        prim = _PRIMS[key] = cls(*args, **kwargs)
+        prim = remember(_PRIMS, key, cls(*args, **kwargs))
     return prim
 
 

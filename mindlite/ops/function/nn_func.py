@@ -7,6 +7,7 @@ are compositions of primitives (differentiable through their bprops).
 """
 import math
 
+from ...cache_limits import remember
 from ...common import dtype as mstype
 from ..operations import math_ops as M
 from ..operations import nn_ops as P
@@ -28,8 +29,7 @@ def _prim(cache, cls, attr):
     key = (type(attr), tuple(attr) if isinstance(attr, list) else attr)
     prim = cache.get(key)
     if prim is None:
-        prim = cls(attr)
-        cache[key] = prim
+        prim = remember(cache, key, cls(attr))
     return prim
 
 

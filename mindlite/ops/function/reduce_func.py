@@ -2,6 +2,7 @@
 argmin, max, min. Each uses a module-level primitive per attribute combination (keep_dims,
 axis, output type), so repeated calls hit the runner cache. axis=None means all axes.
 """
+from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
@@ -32,7 +33,7 @@ def _arg_prim(cls, *attrs):
     key = (cls, attrs)
     prim = _ARGS.get(key)
     if prim is None:
-        prim = _ARGS[key] = cls(*attrs)
+        prim = remember(_ARGS, key, cls(*attrs))
     return prim
 
 

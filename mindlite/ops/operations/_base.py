@@ -9,6 +9,7 @@ bool inputs, as MindSpore's LogicalAnd / LogicalOr / LogicalNot.
 Also the two helpers bprops share: needs_grad (which inputs get a gradient at all) and
 cached_prim (one primitive instance per attribute combination, so its runners are reused).
 """
+from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...pynative.grad import BACKWARD_TRACKED
@@ -89,5 +90,5 @@ def cached_prim(cls, *attrs):
     key = (cls, attrs)
     prim = _PRIMS.get(key)
     if prim is None:
-        prim = _PRIMS[key] = cls(*attrs)
+        prim = remember(_PRIMS, key, cls(*attrs))
     return prim

@@ -17,6 +17,7 @@ Attributes are stored normalised as MindSpore does: kernel_size (kh, kw), stride
 import math
 import numbers
 
+from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
 from ._base import needs_grad
@@ -306,7 +307,7 @@ def _family(prim):
         fam = (Conv2D(a["out_channel"], a["kernel_size"], **kw),
                Conv2DBackpropInput(a["out_channel"], a["kernel_size"], **kw),
                Conv2DBackpropFilter(a["out_channel"], a["kernel_size"], **kw))
-        _FAMILY[key] = fam
+        remember(_FAMILY, key, fam)
     return fam
 
 

@@ -6,6 +6,7 @@ Integer labels carry no gradient. Float labels (SoftmaxCrossEntropyWithLogits,
 BCEWithLogitsLoss) get their true gradient; class weights and pos_weight are treated as
 constants (None: the grad APIs report zeros, as MindSpore's bprops do).
 """
+from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...pynative.grad import GRAD_EXECUTOR, bprop_for
 from ..primitive import Primitive, prim_attr_register
@@ -194,7 +195,7 @@ def _prim(cls, *attrs):
     """One primitive per (class, attrs) for the bprops (building one costs more than a call)."""
     p = _PRIMS.get((cls, attrs))
     if p is None:
-        p = _PRIMS[(cls, attrs)] = cls(*attrs)
+        p = remember(_PRIMS, (cls, attrs), cls(*attrs))
     return p
 
 

@@ -10,6 +10,7 @@ passes 1 - 0.9 to the primitive, i.e. moving = 0.9 * moving + 0.1 * batch.
 """
 import numbers
 
+from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
 from ..primitive import Primitive, prim_attr_register
@@ -240,7 +241,7 @@ _PRIMS = {}
 def _prim(cls, *attrs):
     p = _PRIMS.get((cls, attrs))
     if p is None:
-        p = _PRIMS[(cls, attrs)] = cls(*attrs)
+        p = remember(_PRIMS, (cls, attrs), cls(*attrs))
     return p
 
 

@@ -12,6 +12,7 @@ gradient goes to the first maximum of each window in row-major order (NaN is a m
 """
 import math
 
+from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
 from ..primitive import Primitive, prim_attr_register
@@ -272,7 +273,7 @@ def _sibling(prim, cls):
     p = _SIBLINGS.get(key)
     if p is None:
         p = cls(**{k: v for k, v in prim.init_args.items() if k != "self"})
-        _SIBLINGS[key] = p
+        remember(_SIBLINGS, key, p)
     return p
 
 
