@@ -10,6 +10,7 @@ means "known only after the kernel ran" (dynamic shape, e.g. Unique). A lazily i
 Parameter carries a private, non-interned abstract so that no cached runner can
 match it before its data exists.
 """
+import threading
 import weakref
 
 from . import cache_limits
@@ -55,6 +56,7 @@ class AbstractScalar:
 
 _INTERN = {}                            # (dtype, shape) -> abstract, recently made
 _LIVE = weakref.WeakValueDictionary()   # (dtype, shape of ints) -> every live abstract
+_LOCK = threading.Lock()                # a miss: two threads must not make two abstracts
 
 
 def abstract_tensor(dtype, shape):
@@ -68,14 +70,14 @@ def abstract_tensor(dtype, shape):
 def _intern(dtype, shape):
     norm = tuple(int(d) for d in shape)
     key = (dtype, norm)
-    a = _LIVE.get(key)
-    if a is None:
-        a = AbstractTensor(dtype, norm)
-        a = _LIVE.setdefault(key, a)
-    if len(_INTERN) >= cache_limits.ABSTRACT_CAP:
-        _INTERN.clear()
-    _INTERN[key] = a
-    _INTERN[(dtype, shape)] = a
+    with _LOCK:
+        a = _LIVE.get(key)
+        if a is None:
+            a = _LIVE[key] = AbstractTensor(dtype, norm)
+        if len(_INTERN) >= cache_limits.ABSTRACT_CAP:
+            _INTERN.clear()
+        _INTERN[key] = a
+        _INTERN[(dtype, shape)] = a
     return a
 
 

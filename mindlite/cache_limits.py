@@ -67,17 +67,20 @@ class LRUCache(OrderedDict):
     def get(self, key, default=None):
         try:
             value = self[key]
-        except KeyError:
+            self.move_to_end(key)
+        except KeyError:                  # absent, or evicted by another thread meanwhile
             return default
-        self.move_to_end(key)
         return value
 
     def __setitem__(self, key, value):
         super().__setitem__(key, value)
-        self.move_to_end(key)
         cap = globals()[self.cap_name]
-        while len(self) > cap:
-            self.popitem(last=False)
+        try:
+            self.move_to_end(key)
+            while len(self) > cap:
+                self.popitem(last=False)
+        except KeyError:                  # another thread evicted it (or emptied the cache)
+            pass
 
 
 def drop_oldest_half(table):
