@@ -7,6 +7,7 @@ are read at use time) so the bounded counts stay small; benchmarks/cache_memory.
 full counts with the default caps.
 """
 import gc
+import threading
 
 import numpy as np
 import pytest
@@ -258,3 +259,28 @@ def test_rss_stays_flat_past_the_caps(monkeypatch):
     assert np.isclose(total, rows.asnumpy()[:, 0].astype(np.float64).sum(), rtol=1e-4)
     assert grown < 10, f"RSS grew {grown:.1f} MB past the caps"
     assert runner_count() == 0
+
+
+def test_bounded_caches_under_threads(small_caps):
+    """Four threads churn shapes past every cap: results stay right, one abstract per shape."""
+    errors = []
+
+    def work(k):
+        try:
+            relu, add = ops.ReLU(), ops.Add()
+            for i in range(150):
+                a = np.full(((i * 7 + k) % 40 + 1, 3), i - 75, np.float32)
+                y = add(relu(Tensor(a)), Tensor(a))
+                np.testing.assert_array_equal(y.asnumpy(), np.maximum(a, 0) + a)
+                np.testing.assert_array_equal(Tensor(a)[i % a.shape[0]].asnumpy(),
+                                              a[i % a.shape[0]])
+                t = Tensor(np.zeros((i % 50, 2), np.float32))
+                assert abstract.abstract_tensor(mstype.float32, (i % 50, 2)) is t._abs
+        except Exception as e:            # reported by the main thread
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
