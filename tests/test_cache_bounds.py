@@ -73,6 +73,35 @@ def test_row_iteration_runs_one_runner_and_matches_numpy():
     assert [r.shape for r in Tensor(a[:5])] == [(3,)] * 5
 
 
+@pytest.mark.parametrize("view", ["contiguous", "transposed", "strided", "int64", "empty"])
+def test_row_kernel_any_layout_matches_numpy(view):
+    a = np.arange(48, dtype=np.float64).reshape(6, 8)
+    a = {"contiguous": a, "transposed": a.T, "strided": a[::2, ::3],
+         "int64": a.astype(np.int64)[1:], "empty": a[:, :0]}[view]
+    rows = [r.asnumpy() for r in Tensor(a)]
+    assert len(rows) == a.shape[0]
+    for i, r in enumerate(rows):
+        assert r.dtype == a.dtype
+        np.testing.assert_array_equal(r, a[i])
+
+
+def test_row_kernel_rejects_bad_arguments_before_writing():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = np.full(4, -1, np.float32)
+    ro = np.zeros(4, np.float32)
+    ro.flags.writeable = False
+    for args, exc in (((a, 3, out), ValueError), ((a, -4, out), ValueError),
+                      ((a, 2**70, out), ValueError), ((a, 1.5, out), TypeError),
+                      ((a, 0, np.empty(4, np.float64)), TypeError),
+                      ((a, 0, np.empty(3, np.float32)), ValueError), ((a, 0, ro), ValueError),
+                      ((a[0, 0], 0, out), TypeError), ((a, 0), TypeError)):
+        with pytest.raises(exc, match="BasicIndex|integer"):
+            _C.basic_index_row(*args)
+    np.testing.assert_array_equal(out, -1)
+    _C.basic_index_row(a, -1, out)
+    np.testing.assert_array_equal(out, a[-1])
+
+
 def test_a_new_index_value_hits_the_cached_runner_in_c():
     x = Tensor(np.arange(20, dtype=np.float32).reshape(10, 2))
     x[3]
