@@ -2,12 +2,12 @@
 
 Reshape, ExpandDims, Squeeze, Flatten and StopGradient return numpy views of their input
 (no copy: a few microseconds whatever the size). Their kernels register each such view
-with `share(src, view)`. An in-place writer (Tensor.__setitem__, Assign, AssignAdd, the
+with `share(view)`. An in-place writer (Tensor.__setitem__, Assign, AssignAdd, the
 optimizers; pynative/inplace.py) asks `shared(arr)` before writing into a tensor's array
-and, when another live array registered here uses the same memory, the writer's tensor
-moves to a private copy first. So a result once returned never changes afterwards, and a
-write through a view never reaches its source (MindSpore's results are independent
-tensors).
+and, when a live view registered here uses the same memory (the target itself may be
+that view), the writer's tensor moves to a private copy first. So a result once returned
+never changes afterwards, and a write through a view never reaches its source
+(MindSpore's results are independent tensors).
 
 NOTE: measured (benchmarks/inplace_views.py): copying in the view ops would cost every
 Reshape of a 2048x2048 float32 ~4 ms instead of ~5 us; copy-on-write costs a writer one
@@ -22,14 +22,15 @@ import weakref
 
 import numpy as np
 
-_SHARED = {}          # id(owner of the memory) -> [weakref.ref(array) registered on it]
-_MAX_REFS = 16        # refs of one owner before its dead ones are dropped
+_SHARED = {}          # id(owner of the memory) -> [weakref.ref(view) registered on it]
 _sweep_at = 1024      # table size that triggers a sweep of dead entries (grows if all live)
 
 
 def _owner(arr):
-    """The object owning arr's memory (numpy collapses chains of ndarray views)."""
-    owner = arr
+    """The object owning arr's memory (numpy collapses most chains of views already)."""
+    owner = arr.base
+    if owner is None:
+        return arr
     while isinstance(owner, np.ndarray) and owner.base is not None:
         owner = owner.base
     return owner
@@ -43,34 +44,34 @@ def _sweep():
     _sweep_at = max(1024, 2 * len(_SHARED))
 
 
-def share(src, view):
-    """Register `view` (returned by a kernel) as sharing `src`'s memory; returns view.
-    A result that is a copy (numpy could not make a view) is not registered."""
-    owner = _owner(src)
-    if _owner(view) is not owner:
+def share(view):
+    """Register `view`, an array a kernel returns that may use its input's memory; returns
+    it. An array owning its memory (numpy had to copy) is not registered."""
+    if view.base is None:
         return view
-    key = id(owner)
+    key = id(_owner(view))
     refs = _SHARED.get(key)
     if refs is None:
         if len(_SHARED) >= _sweep_at:
             _sweep()
-        _SHARED[key] = [weakref.ref(src), weakref.ref(view)]
+        _SHARED[key] = [weakref.ref(view)]
         return view
-    if len(refs) >= _MAX_REFS:
+    n = len(refs)
+    if n >= 16 and not n & (n - 1):          # at 16, 32, 64, ...: drop the dead ones
         refs[:] = [r for r in refs if r() is not None]
-    if not any(r() is src for r in refs):
-        refs.append(weakref.ref(src))
     refs.append(weakref.ref(view))
     return view
 
 
 def shared(arr):
-    """True when another live array registered by `share` uses arr's memory."""
+    """True when a live registered view uses arr's memory (arr itself included: a write
+    through a view must not reach the array it views)."""
+    if not _SHARED:
+        return False
     refs = _SHARED.get(id(_owner(arr)))
     if refs is None:
         return False
     for r in refs:
-        a = r()
-        if a is not None and a is not arr:
+        if r() is not None:
             return True
     return False
