@@ -3,8 +3,8 @@
     python benchmarks/cache_memory.py [--shapes 10000] [--rows 20000]
 
 Prints, with the default caps of mindlite/cache_limits.py:
-  1. `for row in x` over a (rows, 4) float32 tensor, twice: µs per row and RSS growth of
-     each pass (index values are runtime inputs, so no pass adds runners);
+  1. `for row in x` over a (rows, 4) float32 tensor, twice: µs per row (wall, and the
+     thread's CPU time, which a loaded machine inflates less) and RSS growth of each pass (index values are runtime inputs, so no pass adds runners);
   2. `--shapes` distinct input shapes through relu + add + a row index: RSS after each
      quarter, and the growth after the caps were reached (the first quarter fills them);
   3. the size of every bounded cache against its cap.
@@ -29,13 +29,15 @@ def rss_mb():
 
 
 def rows_pass(x):
+    """(wall µs, thread CPU µs) per row and the RSS growth in MB of one `for row in x`."""
     gc.collect()
-    r0, t0 = rss_mb(), time.perf_counter()
+    r0, t0, c0 = rss_mb(), time.perf_counter(), time.thread_time()
     for _ in x:
         pass
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.thread_time()
     gc.collect()
-    return (t1 - t0) / x.shape[0] * 1e6, rss_mb() - r0
+    n = x.shape[0]
+    return (t1 - t0) / n * 1e6, (c1 - c0) / n * 1e6, rss_mb() - r0
 
 
 def shape_step(i, relu, add):
@@ -53,9 +55,9 @@ def main():
         pass
     print(f"row iteration over {a.rows} x 4 float32")
     for name in ("first pass", "second pass"):
-        us, grown = rows_pass(x)
-        print(f"  {name}: {us:.2f} µs per row, RSS {grown:+.1f} MB, runners held "
-              f"{runner_count()}")
+        us, cpu, grown = rows_pass(x)
+        print(f"  {name}: {us:.2f} µs per row ({cpu:.2f} µs thread CPU), RSS {grown:+.1f} MB, "
+              f"runners held {runner_count()}")
 
     relu, add = ops.ReLU(), ops.Add()
     print(f"{a.shapes} distinct shapes (relu, add, x[0] each)")
