@@ -66,6 +66,17 @@ def test_setitem_of_a_watched_input_gives_the_gradient_of_its_original_values():
     np.testing.assert_array_equal(x.asnumpy(), [5, 2, 3])   # the write itself happened
 
 
+def test_setitem_of_a_weight_gives_the_gradient_of_its_original_values():
+    w = Parameter(f32(1, 2, 3), name="w")
+
+    def f(x):
+        w[1] = 0.0
+        return (w * x).sum() + (w * w).sum()
+    gx, gw = ms.grad(f, 0, [w])(f32(1, 1, 1))
+    np.testing.assert_array_equal(gx.asnumpy(), [1, 0, 3])
+    np.testing.assert_array_equal(gw[0].asnumpy(), [1 + 2, 0, 1 + 6])
+
+
 def test_setitem_of_a_constant_after_its_use_keeps_the_used_values():
     """y = x * w used w's old values: the gradient w.r.t. x is the old w."""
     w = f32(1, 2, 3)
@@ -119,6 +130,14 @@ def test_setitem_gradcheck_tensor_values(index, vshape):
         return ops.sin(y)
     rng = np.random.default_rng(1)
     check_grad(f, rng.standard_normal((3, 4)), rng.standard_normal(vshape))
+
+
+def test_setitem_with_the_tensor_itself_as_value():
+    def f(x):
+        y = x * x
+        y[...] = y                 # a no-op write: the gradient stays 2x
+        return y.sum()
+    np.testing.assert_allclose(ms.grad(f)(f32(1, 2, 3)).asnumpy(), [2, 4, 6])
 
 
 def test_setitem_second_order():

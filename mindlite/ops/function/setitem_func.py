@@ -106,6 +106,8 @@ def _recorded_setitem(x, key, target, value, val):
     if not written.size:
         return                     # nothing is written
     old = snapshot(x)
+    if value is x:
+        value = old                # x[...] = x: the value is x's old self
     if x.dtype.kind != "f" or not any(id(old) in tape.tracked or id(value) in tape.tracked
                                       for tape in GRAD_EXECUTOR.tapes):
         x._arr[key] = val          # no gradient can depend on x's old values or on value
