@@ -288,6 +288,15 @@ def test_write_through_a_view_does_not_reach_its_source(name, view):
     assert y.asnumpy().reshape(-1)[0] == 50.0
 
 
+def test_view_of_batchnorm_moving_statistics_does_not_change_in_training():
+    bn = nn.BatchNorm2d(2)
+    bn.set_train(True)
+    view = ops.reshape(bn.moving_mean, (1, 2, 1, 1))
+    bn(Tensor(np.arange(16, dtype=np.float32).reshape(2, 2, 2, 2)))
+    assert bn.moving_mean.asnumpy().any()                      # the statistics moved
+    np.testing.assert_array_equal(view.asnumpy(), np.zeros((1, 2, 1, 1)))
+
+
 def test_views_of_pooled_buffers_are_protected_too():
     x = Tensor(np.ones((512, 512), np.float32)) + 1.0        # 1 MiB: from the memory pool
     y = ops.reshape(x, (-1,))

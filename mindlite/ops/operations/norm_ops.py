@@ -12,7 +12,9 @@ import numbers
 
 from ...cache_limits import remember
 from ...common import dtype as mstype
+from ...common.tensor import Tensor
 from ...pynative.grad import bprop_for
+from ...pynative.inplace import own_buffer
 from ..primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_bool, check_dtype, check_int, check_same_dtype, tensor
 from .array_ops import Reshape
@@ -61,6 +63,16 @@ class BatchNorm(Primitive):
         _check_float(self, "epsilon", epsilon, 0, 1, lo_open=True)
         _check_float(self, "momentum", momentum, 0, 1)
         check_nchw(self, data_format)
+
+    def __call__(self, *args):
+        """Training writes mean / variance in place: copy-on-write first, so views taken of
+        the moving statistics keep their values (pynative/inplace.py). Not logged for the
+        grad recorder: the training bprop never reads them."""
+        if self.attrs["is_training"]:
+            for t in args[3:5]:
+                if isinstance(t, Tensor):
+                    own_buffer(t)
+        return Primitive.__call__(self, *args)
 
     def _check_x(self, x, arg="x"):
         check_dtype(self, arg, x, mstype.FLOAT_TYPES)
