@@ -267,3 +267,38 @@ def test_layers_and_losses_in_graph_mode(train):
         finally:
             ms.set_context(mode=ms.PYNATIVE_MODE)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7, err_msg=type(net).__name__)
+
+
+class Accumulate(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.total = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="total")
+
+    def construct(self, x):
+        ops.assign_add(self.total, x)        # result unused: kept for its effect
+        return x * 2
+
+
+def test_in_place_primitives_are_kept_and_ordered(graph_mode):
+    """An in-place primitive whose result nothing uses still runs, once per call."""
+    net = Accumulate()
+    x = ms.Tensor(np.array([1.0, 2.0], np.float32))
+    for _ in range(3):
+        assert net(x).asnumpy().tolist() == [2.0, 4.0]
+    assert net.total.asnumpy().tolist() == [3.0, 6.0]
+    graph = jit_api._CELL_JIT[net].graph(net, x)
+    assert [n.inputs[0].value.name for n in graph.order] == ["AssignAdd", "Mul"]
+    assert graph.order[0].side_effect
+
+
+def test_dropout_is_never_folded_or_dropped():
+    @ms.jit
+    def f(x):
+        ops.dropout(x, p=0.5, training=True)            # unused: still draws, as eager
+        return ops.dropout(ms.Tensor(np.ones(4, np.float32)), p=0.5, training=True)
+    x = ms.Tensor(np.ones(4, np.float32))
+    ms.set_seed(3)
+    eager = [f.__wrapped__(x).asnumpy() for _ in range(2)]
+    ms.set_seed(3)
+    graph = [f(x).asnumpy() for _ in range(2)]
+    np.testing.assert_array_equal(np.stack(graph), np.stack(eager))

@@ -146,7 +146,7 @@ def dump_ir(root):
     lines.append("")
     for g in graphs:
         lines += _dump_graph(g, g is root, namer) + ["", ""]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _dump_graph(g, is_root, namer):

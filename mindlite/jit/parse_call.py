@@ -4,9 +4,9 @@
                                 constant inputs it runs now (constant folding), as eager's
                                 const prims do
     Cell                        its construct, parsed and inlined
-    Python function / method    parsed and inlined when an argument is a graph value;
-                                called now when every argument is a constant (MindSpore's
-                                JIT fallback / constexpr: shape helpers, checks)
+    Python function / method    parsed and inlined (constant parts computed as they are
+                                reached); one that cannot be parsed is called now when every
+                                argument is a constant (MindSpore's JIT fallback)
     def / lambda in graph code  parsed and inlined (a closure over the defining frame)
     builtins                    len, range, isinstance, tuple, list, zip, enumerate, min and
                                 max on constants, getattr, hasattr, abs, bool, type, print
@@ -23,8 +23,18 @@ from ..common.tensor import Tensor
 from ..ir.anf import PRINT, AnfNode, ParameterNode
 from ..ir.infer import Folded, infer_call
 from ..ops.primitive import Primitive
+from .errors import UnsupportedSyntaxError
 
-NO_FOLD = frozenset(("Dropout",))          # random: never computed at compile time
+# Primitives that write their inputs in place or draw random numbers: never computed at
+# compile time, never removed as dead (their effect is the point), kept in statement order.
+SIDE_EFFECTS = frozenset(("Dropout", "Assign", "AssignAdd", "AssignSub", "ApplyMomentum", "SGD",
+                          "Adam", "AdamWeightDecay", "BatchNorm", "Custom"))
+
+
+def has_side_effect(prim):
+    return (prim.name in SIDE_EFFECTS or type(prim).__name__ in SIDE_EFFECTS
+            or bool(getattr(prim, "side_effect_mem", False))
+            or bool(prim.attrs.get("side_effect_mem", False)))
 _CONTAINER_BUILTINS = (builtins.len, builtins.tuple, builtins.list, builtins.zip,
                        builtins.enumerate, builtins.reversed, builtins.dict)
 
@@ -80,14 +90,29 @@ class CallMixin:
             return handler(self, *args, **kwargs)
         dyn = is_dyn(args) or is_dyn(kwargs)
         if isinstance(fn, types.MethodType) and hasattr(fn.__func__, "__code__"):
-            if dyn:
-                return self.call_function(fn.__func__, (fn.__self__,) + tuple(args), kwargs)
-        elif isinstance(fn, types.FunctionType):
-            if dyn:
-                return self.call_function(fn, args, kwargs)
-        elif dyn and not self._container_call(fn, args):
+            return self._parse_or_fallback(fn.__func__, (fn.__self__,) + tuple(args), kwargs,
+                                           dyn)
+        if isinstance(fn, types.FunctionType):
+            return self._parse_or_fallback(fn, args, kwargs, dyn)
+        if dyn and not self._container_call(fn, args):
             raise self.unsupported(f"calling '{getattr(fn, '__qualname__', fn)}' with Tensors "
                                    f"computed in the graph")
+        try:
+            return self.lift(fn(*args, **kwargs))
+        except Exception as err:
+            raise self.error(err) from None
+
+    def _parse_or_fallback(self, fn, args, kwargs, dyn):
+        """Python functions are parsed (so a random or in-place primitive inside stays a node
+        of the graph); one that cannot be parsed is called now if every argument is a
+        constant (MindSpore's JIT fallback), its partial nodes dropped."""
+        mark = len(self.fg.order)
+        try:
+            return self.call_function(fn, args, kwargs)
+        except UnsupportedSyntaxError:
+            if dyn:
+                raise
+        del self.fg.order[mark:]
         try:
             return self.lift(fn(*args, **kwargs))
         except Exception as err:
@@ -102,12 +127,13 @@ class CallMixin:
 
     def emit_prim(self, prim, args):
         from .parse import is_dyn
-        if not is_dyn(args) and prim.name not in NO_FOLD:
+        args = tuple(self._tensor_arg(prim, i, a) for i, a in enumerate(args))
+        effect = has_side_effect(prim)
+        if not is_dyn(args) and not effect:
             try:
                 return prim(*args)
             except Exception as err:
                 raise self.error(err) from None
-        args = tuple(self._tensor_arg(prim, i, a) for i, a in enumerate(args))
         abstracts = tuple(a if i in prim.const_inputs else self.abstract_of(a)
                           for i, a in enumerate(args))
         try:
@@ -116,7 +142,7 @@ class CallMixin:
             raise self.error(err) from None
         if isinstance(out, Folded):
             return out.value
-        node = self.emit([prim] + list(args), out)
+        node = self.emit([prim] + list(args), out, side_effect=effect)
         if isinstance(out, tuple):
             return self.unpack(node)
         return node

@@ -1,0 +1,36 @@
+"""The graph-mode examples a new user opens: the script and the notebook run and show what
+they promise."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_graph_mode_script_runs():
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "graph_mode.py")],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("[ok]") == 4
+    assert "# IR entry: @" in out.stdout and "PrimFunc_Sub(%para1_x, I64(1))" in out.stdout
+
+
+def test_graph_mode_notebook_executes():
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.read(os.path.join(ROOT, "examples", "graph_mode.ipynb"), as_version=4)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": ROOT}}).execute()
+    texts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            assert out.get("output_type") != "error", out
+            texts.append(out.get("text", "") + out.get("data", {}).get("text/plain", ""))
+    text = "\n".join(texts)
+    assert "value= [ 8.30000000e+01]" in text
+    assert "# IR entry: @" in text and "PrimFunc_Add(%0, %para2_y)" in text   # shown inline
+    assert "steps: 111" in text
+    assert "equal to eager: True" in text
+    assert "ValueError : For 'MatMul'" in text and "graph mode source trace" in text
