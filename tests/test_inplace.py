@@ -326,3 +326,25 @@ def test_from_numpy_keeps_sharing_memory_with_its_array():
 def test_unary_plus_is_the_tensor_itself_as_in_mindspore():
     t = f32(1, 2)
     assert (+t) is t
+
+
+def test_views_stay_unchanged_with_optimizers_in_four_threads():
+    import threading
+    changed = []
+
+    def work(seed):
+        p = Parameter(Tensor(np.full((8, 8), seed, np.float32)), name=f"p{seed}")
+        opt = nn.SGD([p], learning_rate=0.1)
+        g = (Tensor(np.ones((8, 8), np.float32)),)
+        for i in range(100):
+            v = ops.reshape(p, (64,))
+            before = v.asnumpy().copy()
+            opt(g)
+            if not np.array_equal(v.asnumpy(), before):
+                changed.append((seed, i))
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not changed

@@ -17,13 +17,17 @@ Arrays shared on purpose are not registered (Tensor.from_numpy, asnumpy): writes
 visible through them, as in MindSpore. Kernels know nothing of tensors; this module deals
 in arrays only. Entries are keyed by the id of the memory's owner and hold weak
 references, so they never keep an array alive; dead entries are swept as the table grows.
+Registration takes a lock (threads may view one Parameter at once); the writers' check
+reads without one.
 """
+import threading
 import weakref
 
 import numpy as np
 
 _SHARED = {}          # id(owner of the memory) -> [weakref.ref(view) registered on it]
 _sweep_at = 1024      # table size that triggers a sweep of dead entries (grows if all live)
+_LOCK = threading.Lock()   # registrations and sweeps (threads share views); shared() only reads
 
 
 def _owner(arr):
@@ -50,16 +54,18 @@ def share(view):
     if view.base is None:
         return view
     key = id(_owner(view))
-    refs = _SHARED.get(key)
-    if refs is None:
-        if len(_SHARED) >= _sweep_at:
-            _sweep()
-        _SHARED[key] = [weakref.ref(view)]
-        return view
-    n = len(refs)
-    if n >= 16 and not n & (n - 1):          # at 16, 32, 64, ...: drop the dead ones
-        refs[:] = [r for r in refs if r() is not None]
-    refs.append(weakref.ref(view))
+    ref = weakref.ref(view)
+    with _LOCK:
+        refs = _SHARED.get(key)
+        if refs is None:
+            if len(_SHARED) >= _sweep_at:
+                _sweep()
+            _SHARED[key] = [ref]
+            return view
+        n = len(refs)
+        if n >= 16 and not n & (n - 1):      # at 16, 32, 64, ...: drop the dead ones
+            refs = _SHARED[key] = [r for r in refs if r() is not None]   # a reader keeps
+        refs.append(ref)                                                # the old list whole
     return view
 
 
