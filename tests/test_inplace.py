@@ -348,3 +348,10 @@ def test_views_stay_unchanged_with_optimizers_in_four_threads():
     for t in threads:
         t.join()
     assert not changed
+
+
+def test_view_registry_stays_bounded():
+    from mindlite.kernels import views
+    for i in range(5000):
+        ops.reshape(Tensor(np.full((2, 2), i, np.float32)), (4,))
+    assert len(views._SHARED) <= 2 * 1024
