@@ -302,3 +302,37 @@ def test_dropout_is_never_folded_or_dropped():
     ms.set_seed(3)
     graph = [f(x).asnumpy() for _ in range(2)]
     np.testing.assert_array_equal(np.stack(graph), np.stack(eager))
+
+
+def test_provider_and_custom_kernels_run_inside_graphs():
+    """Graph nodes call primitives through the kernel registry: a provider kernel and a
+    Custom op apply inside a compiled graph exactly as in eager."""
+    calls = []
+
+    def vendor_add(x, y, out):
+        calls.append(x.shape)
+        np.add(x, y, out=out)
+        out += 1000                          # visibly the vendor's kernel
+
+    ms.register_kernel("Add", arch="CPU", provider="jit_test_vendor", dtypes=(ms.float32,),
+                       kernel=vendor_add)
+    try:
+        custom = ops.Custom(lambda a, b: a * b - a)
+
+        @ms.jit
+        def f(x, y):
+            return custom(x + y, y)
+        x = ms.Tensor(np.array([1.0, 2.0], np.float32))
+        y = ms.Tensor(np.array([3.0, 4.0], np.float32))
+        ms.set_context(kernel_provider="jit_test_vendor")
+        try:
+            want = f.__wrapped__(x, y).asnumpy()
+            got = f(x, y).asnumpy()
+        finally:
+            ms.set_context(kernel_provider=None)
+        s = np.array([1004.0, 1006.0], np.float32)
+        np.testing.assert_array_equal(want, s * y.asnumpy() - s)
+        np.testing.assert_array_equal(got, want)
+        assert len(calls) == 2
+    finally:
+        ms.unregister_kernel("Add", "jit_test_vendor")
