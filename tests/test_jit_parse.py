@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 import mindlite as ms
 from mindlite import ops
-from mindlite.ir import lint
+from mindlite.ir import lint, reachable_graphs
 
 from helpers import arrays, shapes
 
@@ -170,7 +170,7 @@ def while_tensor(x, n):
 def test_while_on_a_tensor_is_a_loop_graph(n, data):
     x = T(data.draw(arrays(np.float32, (3,), min_value=-5, max_value=5, allow_special=False)))
     jf = check(while_tensor, x, T(n, ms.int32))
-    names = [g.name for g in __import__("mindlite").ir.reachable_graphs(jf.graph(x, T(n, ms.int32)))]
+    names = [g.name for g in reachable_graphs(jf.graph(x, T(n, ms.int32)))]
     assert any("_while_" in name for name in names)
 
 
@@ -296,3 +296,32 @@ def test_jit_forms_methods_and_input_signature():
         sig(T(np.ones(4, np.float32)))
     with pytest.raises(ValueError, match="input_signature"):
         sig(T(np.ones(3, np.int32)))
+
+
+def fact(n):
+    return 1 if n <= 1 else n * fact(n - 1)
+
+
+def nested_control_flow(x, y):
+    for k in range(3):                       # unrolled, with tensor ifs inside
+        if x.sum() > k:
+            x = x - 1
+            if y.max() > 0:
+                y = y * 2
+        else:
+            y = y + k
+    i = T(0, ms.int32)
+    if y.sum() > 0:                          # a constant loop inside a tensor branch: the
+        while i < 3:                         # branches give i as different constant Tensors
+            x = x + y
+            i = i + 1
+    fs = [lambda t, k=k: t * k for k in range(3)]
+    return x, y, fs[2](x) + fact(4), i
+
+
+@given(data=st.data())
+@settings(max_examples=15)
+def test_nested_control_flow(data):
+    x = T(data.draw(arrays(np.float32, (3,), min_value=-6, max_value=6, allow_special=False)))
+    y = T(data.draw(arrays(np.float32, (3,), min_value=-3, max_value=3, allow_special=False)))
+    check(nested_control_flow, x, y)

@@ -13,6 +13,7 @@ again (a tail call the executor runs without recursion).
 import ast
 
 from ..abstract import AbstractTensor
+from ..common.tensor import Tensor
 from ..ir.anf import FUNC, SWITCH, TUPLE_GETITEM, AnfNode, ValueNode
 
 BREAK, CONTINUE = "break", "continue"
@@ -282,7 +283,7 @@ class StmtMixin:
             return
         if a is b:
             return
-        if isinstance(a, AnfNode) or isinstance(b, AnfNode):
+        if isinstance(a, (AnfNode, Tensor)) or isinstance(b, (AnfNode, Tensor)):
             aa, bb = self.abstract_of(a), self.abstract_of(b)
             if not (isinstance(aa, AbstractTensor) and isinstance(bb, AbstractTensor)
                     and aa.dtype is bb.dtype and aa.shape == bb.shape):
