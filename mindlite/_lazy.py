@@ -12,9 +12,20 @@ attribute loads from a module whose dict holds `__getattr__` (LOAD_ATTR_MODULE);
 each `F.add` / `ops.add` would then cost ~25-30 ns more on every op call (measured
 here: 19 vs 49 ns a lookup). Once the package is complete it has no `__getattr__`,
 and the hot path is as fast as with eager imports.
+
+Threads: the one-time load runs under one re-entrant lock shared by every deferred
+namespace (completing `ops` completes `ops.operations` inside it, so per-namespace locks
+could be taken in opposite orders). A thread that needs a name while another thread is
+loading waits for the load to finish; the loading thread itself re-enters (an import
+inside the load that reads the namespace) and sees the names bound so far, as with eager
+star-imports. After completion no lock is taken: `__getattr__` is gone.
 """
 import importlib
 import os
+import threading
+
+# NOTE: one lock for every namespace; an RLock because a load re-enters through imports.
+_LOAD_LOCK = threading.RLock()
 
 
 def _exports(module):
@@ -48,9 +59,16 @@ class LazyExports:
         return importlib.import_module(f"{self.package}.{relname}")
 
     def complete(self):
-        """Import every module and bind the eager star-imports' names (once)."""
-        if self.done or self._busy:
+        """Import every module and bind the eager star-imports' names (once). Another thread's
+        load in progress is waited for; this thread's own (re-entered) is not."""
+        if self.done:
             return
+        with _LOAD_LOCK:
+            if self.done or self._busy:     # _busy: set by this thread (others wait above)
+                return
+            self._load()
+
+    def _load(self):
         self._busy = True
         try:
             own = set(self.namespace)

@@ -124,10 +124,10 @@ def test_damaged_tensor_raises_instead_of_crashing():
         relu(x=Tensor(f32(2, 2)))
     with pytest.raises(TypeError):
         _C.FastRunner(None, None, None, np.float32, (2,), relu, None, 1, [0])
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError):       # 'differentiable' must be a bool
         _C.FastRunner(print, None, None, np.float32, (2,), relu, print, 1, [0])
     with pytest.raises(ValueError):
-        _C.FastRunner(print, None, None, np.float32, (2,), relu, None, 1, [3])
+        _C.FastRunner(print, None, None, np.float32, (2,), relu, True, 1, [3])
 
 
 def test_results_are_never_aliased_by_later_calls():
@@ -161,7 +161,7 @@ def test_result_refcounts_and_runner_cycles_are_released():
     prim = ops.ReLU()
     prim._runners = {}
     relu_kernel = _C.UNARY_KERNELS["ReLU"]
-    runner = _C.FastRunner(relu_kernel, None, x._abs, np.float32, (4, 4), prim, [], 1, [0])
+    runner = _C.FastRunner(relu_kernel, None, x._abs, np.float32, (4, 4), prim, True, 1, [0])
     prim._runners[(x._abs,)] = runner
     assert prim(x).shape == (4, 4)
     refs = weakref.ref(prim), weakref.ref(x)

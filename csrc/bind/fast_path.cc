@@ -23,7 +23,7 @@ namespace fast {
 
 PyTypeObject g_tensor_base = {PyVarObject_HEAD_INIT(nullptr, 0)};
 PyTypeObject* g_tensor_type = nullptr;
-bool g_recording = false;
+thread_local PyObject* t_grad_tapes = nullptr;
 
 namespace {
 
@@ -191,14 +191,28 @@ PyObject* py_set_tensor_type(PyObject*, PyObject* type) {
   Py_RETURN_NONE;
 }
 
-PyObject* py_set_grad_recording(PyObject*, PyObject* flag) {
-  int v = PyObject_IsTrue(flag);
-  if (v < 0) return nullptr;
-  g_recording = v != 0;
+// set_grad_tapes(tapes): the calling thread records onto `tapes` (its recorder's list of
+// open Tapes) from now on; None: it stops recording.
+PyObject* py_set_grad_tapes(PyObject*, PyObject* tapes) {
+  if (tapes != Py_None && !PyList_CheckExact(tapes)) {
+    PyErr_Format(PyExc_TypeError, "set_grad_tapes: expected the grad recorder's list of tapes "
+                 "or None, but got %s", Py_TYPE(tapes)->tp_name);
+    return nullptr;
+  }
+  PyObject* old = t_grad_tapes;
+  if (tapes == Py_None) {
+    t_grad_tapes = nullptr;
+  } else {
+    Py_INCREF(tapes);
+    t_grad_tapes = tapes;
+  }
+  Py_XDECREF(old);
   Py_RETURN_NONE;
 }
 
-PyObject* py_grad_recording(PyObject*, PyObject*) { return PyBool_FromLong(g_recording); }
+PyObject* py_grad_recording(PyObject*, PyObject*) {
+  return PyBool_FromLong(t_grad_tapes != nullptr);
+}
 
 // wrap(arr, abs) -> Tensor: the output wrapper of the Python runners.
 PyObject* py_wrap(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -213,12 +227,12 @@ PyObject* py_wrap(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyMethodDef g_functions[] = {
     {"set_tensor_type", py_set_tensor_type, METH_O,
      "Register mindlite.Tensor: the type fast-path outputs are created as."},
-    {"set_grad_recording", py_set_grad_recording, METH_O,
-     "Tell fast runners whether the grad recorder is open."},
+    {"set_grad_tapes", py_set_grad_tapes, METH_O,
+     "set_grad_tapes(tapes or None): the calling thread's open tapes while it records."},
     {"lookup_runner",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_lookup_runner)),
      METH_FASTCALL, "lookup_runner(prim, args): the runner the C call path finds, or None."},
-    {"grad_recording", py_grad_recording, METH_NOARGS, "Whether the grad recorder is open."},
+    {"grad_recording", py_grad_recording, METH_NOARGS, "Whether the calling thread's grad recorder is open."},
     {"wrap", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_wrap)),
      METH_FASTCALL, "wrap(arr, abs) -> Tensor with those fields."},
     {nullptr, nullptr, 0, nullptr}};

@@ -18,7 +18,10 @@ struct TensorBase {
 
 extern PyTypeObject g_tensor_base;
 extern PyTypeObject* g_tensor_type;      // mindlite.Tensor, set by set_tensor_type
-extern bool g_recording;                 // the grad recorder is open (set_grad_recording)
+// The calling thread's grad recorder: its list of open tapes while it records, else nullptr
+// (a strong reference, set by set_grad_tapes from pynative/grad.py). Per thread, as the
+// recorder's Python state is: one thread's ops never reach another thread's tapes.
+extern thread_local PyObject* t_grad_tapes;
 extern PyTypeObject g_fast_runner;
 
 inline bool is_tensor(PyObject* o) {

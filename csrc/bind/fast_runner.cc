@@ -3,9 +3,10 @@
 // A call: convert Python scalars to 0-d arrays of their decided dtype, allocate the output
 // (numpy for small, the runtime's pool allocator for large), vectorcall the kernel (which
 // re-validates its arrays: nothing unchecked reaches a loop) with the kernel's bound params
-// after the output, wrap a Tensor, and while the grad recorder records, offer the op to its
-// open tapes (the same rule as GradExecutor.record in pynative/grad.py, which Python runners
-// call).
+// after the output, wrap a Tensor, and while the calling thread's grad recorder records, offer
+// the op to that thread's open tapes (t_grad_tapes; the same rule as GradExecutor.record in
+// pynative/grad.py, which Python runners call). A runner is shared by every thread: it holds
+// no grad state of its own.
 #include "bind/fast_runner.h"
 
 #include <structmember.h>
@@ -54,13 +55,18 @@ bool launch(FastRunner* r, PyObject** stack, PyObject* out) {
 }
 
 // GradExecutor.record for this op: each open tape that tracks one of the Tensor inputs keeps
-// the node (prim, args, out) and starts tracking the output.
-bool record(FastRunner* r, PyObject* args, PyObject* out) {
-  const Py_ssize_t ntapes = PyList_GET_SIZE(r->tapes);
-  for (Py_ssize_t k = 0; k < ntapes; ++k) {
-    PyObject* tape = PyList_GET_ITEM(r->tapes, k);
+// the node (prim, args, out) and starts tracking the output. `tapes` is held for the loop, and
+// its size re-read, so nothing the loop calls can free or shrink it under us.
+bool record(FastRunner* r, PyObject* tapes, PyObject* args, PyObject* out) {
+  Py_INCREF(tapes);
+  bool ok = true;
+  for (Py_ssize_t k = 0; ok && k < PyList_GET_SIZE(tapes); ++k) {
+    PyObject* tape = PyList_GET_ITEM(tapes, k);
     PyObject* tracked = PyObject_GetAttr(tape, g_tracked_name);
-    if (!tracked) return false;
+    if (!tracked) {
+      ok = false;
+      break;
+    }
     int hit = 0;
     for (int i = 0; hit == 0 && i < r->nin; ++i) {
       PyObject* id = PyLong_FromVoidPtr(PyTuple_GET_ITEM(args, r->pos[i]));
@@ -77,9 +83,10 @@ bool record(FastRunner* r, PyObject* args, PyObject* out) {
       Py_XDECREF(nodes);
     }
     Py_DECREF(tracked);
-    if (hit < 0) return false;
+    ok = hit >= 0;
   }
-  return true;
+  Py_DECREF(tapes);
+  return ok;
 }
 
 PyObject* run(FastRunner* r, PyObject* args) {
@@ -145,8 +152,10 @@ PyObject* run(FastRunner* r, PyObject* args) {
     return nullptr;
   }
   PyObject* t = new_tensor(out, r->out_abs);
-  if (!t || !g_recording || !r->tapes) return t;
-  if (!record(r, args, t)) {
+  if (!t || !r->differentiable) return t;
+  PyObject* tapes = t_grad_tapes;            // this thread's recorder (nullptr: not recording)
+  if (!tapes) return t;
+  if (!record(r, tapes, args, t)) {
     Py_DECREF(t);
     return nullptr;
   }
@@ -163,7 +172,6 @@ int runner_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(r->prim);
   Py_VISIT(r->params);
   Py_VISIT(r->on_error);
-  Py_VISIT(r->tapes);
   return 0;
 }
 
@@ -177,7 +185,6 @@ int runner_clear(PyObject* self) {
   Py_CLEAR(r->prim);
   Py_CLEAR(r->params);
   Py_CLEAR(r->on_error);
-  Py_CLEAR(r->tapes);
   return 0;
 }
 
@@ -237,19 +244,19 @@ bool read_scalars(FastRunner* r, PyObject* scalars) {
   return ok;
 }
 
-// FastRunner(kernel, alloc, out_abs, np_dtype, shape, prim, tapes, nargs, positions,
+// FastRunner(kernel, alloc, out_abs, np_dtype, shape, prim, differentiable, nargs, positions,
 //            params=(), scalars=None, on_error=None)
 PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-  PyObject *kernel, *alloc, *out_abs, *dtype, *shape, *prim, *tapes, *positions;
-  PyObject *params = nullptr, *scalars = nullptr, *on_error = Py_None;
+  PyObject *kernel, *alloc, *out_abs, *dtype, *shape, *prim, *positions;
+  PyObject *params = nullptr, *scalars = nullptr, *on_error = Py_None, *differentiable;
   int nargs;
   static const char* kw[] = {"kernel", "alloc", "out_abs", "np_dtype", "shape", "prim",
-                             "tapes", "nargs", "positions", "params", "scalars", "on_error",
-                             nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOiO|O!OO:FastRunner",
+                             "differentiable", "nargs", "positions", "params", "scalars",
+                             "on_error", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO!iO|O!OO:FastRunner",
                                    const_cast<char**>(kw), &kernel, &alloc, &out_abs, &dtype,
-                                   &shape, &prim, &tapes, &nargs, &positions, &PyTuple_Type,
-                                   &params, &scalars, &on_error)) {
+                                   &shape, &prim, &PyBool_Type, &differentiable, &nargs,
+                                   &positions, &PyTuple_Type, &params, &scalars, &on_error)) {
     return nullptr;
   }
   if (on_error != Py_None && !PyCallable_Check(on_error)) {
@@ -259,11 +266,6 @@ PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   if (!PyCallable_Check(kernel) || (alloc != Py_None && !PyCallable_Check(alloc))) {
     PyErr_SetString(PyExc_TypeError, "FastRunner: 'kernel' (and 'alloc' unless None) must be "
                     "callable");
-    return nullptr;
-  }
-  if (tapes != Py_None && !PyList_CheckExact(tapes)) {
-    PyErr_SetString(PyExc_TypeError, "FastRunner: 'tapes' must be the grad recorder's list of "
-                    "tapes, or None for a primitive that is not differentiable");
     return nullptr;
   }
   if (params && PyTuple_GET_SIZE(params) > kMaxParams) {
@@ -311,10 +313,7 @@ PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   r->out_abs = out_abs;
   Py_INCREF(prim);
   r->prim = prim;
-  if (tapes != Py_None) {
-    Py_INCREF(tapes);
-    r->tapes = tapes;
-  }
+  r->differentiable = differentiable == Py_True;
   if (on_error != Py_None) {
     Py_INCREF(on_error);
     r->on_error = on_error;

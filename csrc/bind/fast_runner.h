@@ -22,7 +22,7 @@ struct FastRunner {
   PyObject* prim;
   PyObject* params;     // tuple of kernel params passed after the output (positional)
   PyObject* on_error;   // on_error(exc) raises the error to report instead, or nullptr
-  PyObject* tapes;      // the grad recorder's list of open Tapes; nullptr: not differentiable
+  int differentiable;   // 0: the primitive is not differentiable (never recorded)
   int nargs;            // len(args) of the call
   int nin;              // kernel inputs: the Tensors at args[pos[0..nin)] (constants skipped)
   int pos[kMaxFastInputs];
@@ -31,8 +31,9 @@ struct FastRunner {
 
 // kernel(inputs..., out, params...); `stack` has room for the inputs and the output.
 bool launch(FastRunner* r, PyObject** stack, PyObject* out);
-// GradExecutor.record's rule in C: offer (prim, args, out) to the open tapes.
-bool record(FastRunner* r, PyObject* args, PyObject* out);
+// GradExecutor.record's rule in C: offer (prim, args, out) to `tapes` (the calling thread's
+// open tapes, t_grad_tapes).
+bool record(FastRunner* r, PyObject* tapes, PyObject* args, PyObject* out);
 // One call on a call's args tuple.
 PyObject* run(FastRunner* r, PyObject* args);
 // runner.stage_times(args, n) (fast_runner_profile.cc).

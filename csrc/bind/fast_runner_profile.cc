@@ -9,7 +9,7 @@ namespace fast {
 
 // runner.stage_times(args, n) -> (alloc_us, launch_us, wrap_us, record_us or None): each stage
 // of a call run n times in a row, in C, timed with a steady clock (mindlite.profiler's cached
-// breakdown); record only while the grad recorder is open (the nodes go onto its tapes).
+// breakdown); record only while the calling thread's grad recorder is open (onto its tapes).
 PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   auto* r = reinterpret_cast<FastRunner*>(self);
   long n = nargs == 2 ? PyLong_AsLong(args[1]) : -1;
@@ -63,8 +63,9 @@ PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t n
     ok = items[i] != nullptr;
   }
   auto t3 = clock::now();
-  const bool rec = ok && g_recording && r->tapes;   // the grad recorder is open
-  for (long i = 0; rec && ok && i < n; ++i) ok = record(r, args[0], items[i]);
+  PyObject* tapes = r->differentiable ? t_grad_tapes : nullptr;   // this thread records
+  const bool rec = ok && tapes;
+  for (long i = 0; rec && ok && i < n; ++i) ok = record(r, tapes, args[0], items[i]);
   auto t4 = clock::now();
   for (PyObject* o : items) Py_XDECREF(o);
   for (PyObject* o : converted) Py_DECREF(o);

@@ -13,15 +13,20 @@ and accumulates with the Add primitive (fan-out just works). bprops are built
 from primitives, so while an outer tape is open the backward pass is itself
 recorded: grad(grad(f)) works. A tape lives only for one grad call; it holds
 plain references (no cycles through tensors) and is dropped when the call returns.
+
+Threads: all grad state is per thread. GRAD_EXECUTOR is a threading.local, so each
+thread has its own open tapes, recording flag and backward tracked-id stack, and the
+C fast runners read the calling thread's tapes (a C thread_local set through
+_C.set_grad_tapes). An op recorded in one thread never reaches another thread's tape,
+and one thread's backward pass never decides which gradients another computes.
 """
+import threading
+
 from .. import _C
 from ..common.tensor import Tensor
 
 BPROPS = {}                 # primitive class -> bprop(prim, *inputs, out, dout) -> tuple
 NON_DIFFERENTIABLE = set()  # primitive classes whose outputs carry no gradient
-# The tracked-id sets of the backward passes running now (innermost last): bprops skip the
-# gradients of inputs the running pass does not follow (ops.operations._base.needs_grad).
-BACKWARD_TRACKED = []
 
 
 def bprop_for(*prim_classes):
@@ -61,10 +66,17 @@ def _tensors(args):
             yield from (x for x in a if isinstance(x, Tensor))
 
 
-class GradExecutor:
+class GradExecutor(threading.local):
+    """The grad recorder of the calling thread (a threading.local: __init__ runs once in each
+    thread that touches it, and every attribute below is that thread's own).
+
+    tapes: the open tapes, innermost last. backward_tracked: the tracked-id sets of the
+    backward passes running now (innermost last); bprops skip the gradients of inputs the
+    running pass does not follow (ops.operations._base.needs_grad)."""
+
     def __init__(self):
         self.tapes = []
-        self.recording = False
+        self.backward_tracked = []
 
     # ---- recording ---------------------------------------------------------------------
     def open_tape(self):
@@ -77,9 +89,10 @@ class GradExecutor:
         self.tapes.remove(tape)
         self.recording = bool(self.tapes)
 
-    # The flag lives in C, where the fast runners (csrc/bind/fast_path.cc) read it.
+    # The flag lives in C, per thread, where the fast runners (csrc/bind/fast_runner.cc) read
+    # it: the thread's tapes list while it records, else nothing.
     recording = property(lambda self: _C.grad_recording(),
-                         lambda self, flag: _C.set_grad_recording(flag))
+                         lambda self, flag: _C.set_grad_tapes(self.tapes if flag else None))
 
     def record(self, prim, inputs, output):
         """Called by every runner after its kernel ran, while `recording` is True.
@@ -106,11 +119,12 @@ class GradExecutor:
         if tape.writes:
             from .inplace import check_writes
             check_writes(tape)
-        BACKWARD_TRACKED.append(tape.tracked)
+        stack = self.backward_tracked
+        stack.append(tape.tracked)
         try:
             grads = self._backward(tape, outputs, sens)
         finally:
-            BACKWARD_TRACKED.pop()
+            stack.pop()
         if tape.renamed:
             from .inplace import apply_renames
             apply_renames(tape, grads)

@@ -62,10 +62,11 @@ def make_runner(info, graph, runtime, grad):
                     for i in positions):
         large = out_abs.size * out_abs.np.itemsize >= POOL_MIN_BYTES
         launch = graph.launch
-        tapes = None if type(prim) in NON_DIFFERENTIABLE else grad.tapes
+        # Shared by every thread: it records onto the calling thread's tapes while it records.
+        differentiable = type(prim) not in NON_DIFFERENTIABLE
         return _C.FastRunner(getattr(launch, "c_kernel", launch),
                              runtime.allocator(out_abs) if large else None, out_abs, out_abs.np,
-                             out_abs.shape, prim, tapes, len(kinds), positions,
+                             out_abs.shape, prim, differentiable, len(kinds), positions,
                              getattr(launch, "c_params", ()),
                              [info.types[i].np if kinds[i] == "scalar" else None
                               for i in positions], getattr(launch, "c_error", None))

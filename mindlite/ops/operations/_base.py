@@ -12,7 +12,7 @@ cached_prim (one primitive instance per attribute combination, so its runners ar
 from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import BACKWARD_TRACKED
+from ...pynative.grad import GRAD_EXECUTOR
 from ..primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_tensor, tensor
 
@@ -76,10 +76,11 @@ def needs_grad(x):
     """True for a float Tensor the running backward pass follows: backward gives no gradient
     to Python scalars, int or bool tensors, nor to tensors its tape does not track (data
     inputs such as a first layer's x), so a bprop skips computing theirs (and never runs a
-    float-only op on an int)."""
+    float-only op on an int). The backward pass is the calling thread's own."""
     if not (isinstance(x, Tensor) and x.dtype.kind == "f"):
         return False
-    return not BACKWARD_TRACKED or id(x) in BACKWARD_TRACKED[-1]
+    tracked = GRAD_EXECUTOR.backward_tracked
+    return not tracked or id(x) in tracked[-1]
 
 
 _PRIMS = {}
