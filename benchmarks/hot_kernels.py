@@ -1,11 +1,13 @@
 """The hot fixed kernels, launch by launch: numpy reference vs numba vs C++ (and PyTorch where
 it has the same op and is installed), at small and large sizes, measured side by side.
 
-    python benchmarks/hot_kernels.py [--quick] [--op Argmax]
+    python benchmarks/hot_kernels.py [--quick] [--op Argmax] [--clock cpu] [--threads 1]
 
 Each kernel is called directly on preallocated arrays (no framework overhead: what kernel
 selection compares). The cases take turns, one batch each per round, so load from other
-processes hits all alike; medians of the batches. Prints µs per launch and the ratios
+processes hits all alike; medians of the batches (--clock cpu: process CPU time instead of
+wall time, steadier on a loaded machine; --threads k: C++ launches forced to k threads, 0 =
+the measured split). Prints µs per launch and the ratios
 cpp/numpy, cpp/numba and cpp/torch (C++ time / other time: below 1 means C++ is faster).
 Ops: softmax cross-entropy (dense, sparse, sparse gradient), NLLLoss, Argmax,
 ArgMaxWithValue, ReduceAll, ReduceAny, ApplyMomentum, SGD, Adam, AdamWeightDecay.
@@ -16,6 +18,7 @@ import time
 
 import numpy as np
 
+from mindlite import _C
 from mindlite.kernels.registry import registered_kernels
 
 try:
@@ -89,8 +92,9 @@ def _cases(quick):
     return out
 
 
-def side_by_side(fns, budget_s, rounds=11):
-    """Median µs per call of each fn, batches sized to ~budget_s / rounds / len(fns)."""
+def side_by_side(fns, budget_s, rounds=11, clock=time.perf_counter_ns):
+    """Median µs per call of each fn (`clock`: ns), batches sized to ~budget_s / rounds /
+    len(fns)."""
     sizes = []
     for fn in fns:
         fn()
@@ -102,10 +106,10 @@ def side_by_side(fns, budget_s, rounds=11):
     samples = [[] for _ in fns]
     for _ in range(rounds):
         for fn, k, out in zip(fns, sizes, samples):
-            t0 = time.perf_counter_ns()
+            t0 = clock()
             for _ in range(k):
                 fn()
-            out.append((time.perf_counter_ns() - t0) / k / 1e3)
+            out.append((clock() - t0) / k / 1e3)
     return [statistics.median(s) for s in samples]
 
 
@@ -113,11 +117,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer sizes, shorter batches")
     ap.add_argument("--op", help="only cases of this op (e.g. Argmax)")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    ap.add_argument("--threads", type=int, default=0, help="C++ threads (0: measured split)")
     args = ap.parse_args()
+    _C.set_num_threads(args.threads)
+    clock = time.perf_counter_ns if args.clock == "wall" else time.process_time_ns
     budget = 0.15 if args.quick else 0.6
-    head = (f"{'case':34s} {'numpy':>9s} {'numba':>9s} {'cpp':>9s}"
-            f"{' torch':>9s}" * bool(torch) + "   cpp/numpy cpp/numba" + " cpp/torch" * bool(torch))
-    print("µs per launch (median); ratios = C++ time / other time, lower is better")
+    head = f"{'case':34s} {'numpy':>9s} {'numba':>9s} {'cpp':>9s}"
+    head += f"{'torch':>9s}" * bool(torch) + "   cpp/numpy cpp/numba" + " cpp/torch" * bool(torch)
+    print(f"µs per launch (median, {args.clock} clock, C++ threads {args.threads or 'auto'}); "
+          "ratios = C++ time / other time, lower is better")
     print(head)
     for label, op, kargs, tfn in _cases(args.quick):
         if args.op and op != args.op:
@@ -126,7 +135,7 @@ def main():
         fns = [lambda f=_kernel(op, p): f(*kargs) for p in provs]
         if torch and tfn:
             fns.append(tfn)
-        t = dict(zip(provs + ["torch"] * bool(torch and tfn), side_by_side(fns, budget)))
+        t = dict(zip(provs + ["torch"] * bool(torch and tfn), side_by_side(fns, budget, clock=clock)))
         cols = "".join(f"{t[p]:9.1f}" if p in t else f"{'-':>9s}"
                        for p in ("numpy", "numba", "cpp") + ("torch",) * bool(torch))
         ratios = "".join(f"{t['cpp'] / t[p]:10.2f}" if p in t and "cpp" in t else f"{'-':>10s}"

@@ -121,7 +121,7 @@ bool has_decider(const uint8_t* __restrict x, int64_t n) {
   return d != 0;
 }
 
-// out[o] for rows [b, e) of (O, R, I): the column loops mark lanes holding a decider.
+// out[o] for rows [b, e) of (O, R, I).
 template <bool kAll>
 void logical_rows(const uint8_t* x, int64_t R, int64_t I, uint8_t* out, int64_t b, int64_t e) {
   for (int64_t o = b; o < e; ++o) {
@@ -129,13 +129,17 @@ void logical_rows(const uint8_t* x, int64_t R, int64_t I, uint8_t* out, int64_t 
       out[o] = has_decider<kAll>(x + o * R, R) != kAll;
       continue;
     }
+    // NOTE: the byte minimum (all) / maximum (any) down the column: one vector op a row, and
+    // right for any nonzero byte (a bool view of other data)
     uint8_t* __restrict dst = out + o * I;
-    std::memset(dst, 0, I);
+    std::memset(dst, kAll ? 0xff : 0, I);
     for (int64_t r = 0; r < R; ++r) {
       const uint8_t* __restrict row = x + (o * R + r) * I;
-      for (int64_t i = 0; i < I; ++i) dst[i] |= kAll ? row[i] == 0 : row[i];
+      for (int64_t i = 0; i < I; ++i) {
+        dst[i] = kAll ? (row[i] < dst[i] ? row[i] : dst[i]) : (row[i] > dst[i] ? row[i] : dst[i]);
+      }
     }
-    for (int64_t i = 0; i < I; ++i) dst[i] = (dst[i] != 0) != kAll;
+    for (int64_t i = 0; i < I; ++i) dst[i] = dst[i] != 0;
   }
 }
 

@@ -1,14 +1,35 @@
-// In-place optimizer updates (see optim_kernels.h).
-// NOTE: this file must stay at the baseline target: with FMA available, GCC contracts a * b + c
-// in C++ by default, which would round differently from numpy's separate operations.
+// In-place optimizer updates (see optim_kernels.h). The loops (optim_loops.inc) are compiled
+// twice, as the other kernel families' per-ISA loops: for AVX2 WITHOUT FMA (used on AVX2 and
+// AVX-512 CPUs) and for the baseline, inside namespaces optim_avx2 and optim_base;
+// kernel_isa() picks one.
+// NOTE: no pass may enable FMA: GCC contracts a * b + c in C++ by default, which would round
+// differently from numpy's separate operations (AVX-512F includes FMA, so it gets no pass).
 #include "kernels/optim_kernels.h"
 
-#include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/elementwise.h"
 #include "kernels/loss_kernels.h"
 #include "runtime/thread_pool.h"
+
+#define ML_OPTIM_LOOPS
+#if defined(__x86_64__) && defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC target("avx2,bmi,bmi2,popcnt")
+namespace mindlite {
+namespace optim_avx2 {
+#include "kernels/optim_loops.inc"  // NOLINT(build/include): the loops, for this ISA
+}  // namespace optim_avx2
+}  // namespace mindlite
+#pragma GCC pop_options
+#endif
+namespace mindlite {
+namespace optim_base {
+#include "kernels/optim_loops.inc"  // NOLINT(build/include)
+}  // namespace optim_base
+}  // namespace mindlite
+#undef ML_OPTIM_LOOPS
 
 namespace mindlite {
 
@@ -16,93 +37,16 @@ const char* const kOptimNames[kNumOptim] = {"ApplyMomentum", "SGD", "Adam", "Ada
 
 namespace {
 
-template <class T>
-void momentum_loop(const OptimArgs& a, int64_t b, int64_t e) {
-  T* var = reinterpret_cast<T*>(a.var);
-  T* acc = reinterpret_cast<T*>(a.s1);
-  const T* grad = reinterpret_cast<const T*>(a.grad);
-  const T lr = T(a.h[0]), mom = T(a.h[1]), scale = T(a.h[2]), mlr = mom * lr;
-  const bool nesterov = a.flag, use_scale = a.flag2;
-  for (int64_t i = b; i < e; ++i) {
-    const T g = use_scale ? grad[i] * scale : grad[i];
-    const T ac = acc[i] * mom + g;
-    acc[i] = ac;
-    var[i] = nesterov ? var[i] - (g * lr + ac * mlr) : var[i] - ac * lr;
-  }
-}
+using OptimRange = void (*)(const OptimArgs& a, int64_t b, int64_t e);
 
-template <class T>
-void sgd_loop(const OptimArgs& a, int64_t b, int64_t e) {
-  T* p = reinterpret_cast<T*>(a.var);
-  T* acc = reinterpret_cast<T*>(a.s1);
-  T* stat = reinterpret_cast<T*>(a.s2);
-  const T* grad = reinterpret_cast<const T*>(a.grad);
-  const T lr = T(a.h[0]), mom = T(a.h[1]), omd = T(a.h[2]), wd = T(a.h[3]);
-  const bool nesterov = a.flag, decay = a.h[3] > 0;  // numpy tests the Python float
-  for (int64_t i = b; i < e; ++i) {
-    T g = grad[i];
-    if (decay) g = g + p[i] * wd;
-    if (mom > 0) {
-      T ac;
-      if (stat[i] > 0) {
-        ac = g;
-        stat[i] = T(0);
-      } else {
-        ac = acc[i] * mom + g * omd;
-      }
-      acc[i] = ac;
-      g = nesterov ? g + ac * mom : ac;
-    }
-    p[i] = p[i] - g * lr;
-  }
-}
-
-template <class T>
-void adam_loop(const OptimArgs& a, int64_t b, int64_t e) {
-  T* var = reinterpret_cast<T*>(a.var);
-  T* m = reinterpret_cast<T*>(a.s1);
-  T* v = reinterpret_cast<T*>(a.s2);
-  const T* grad = reinterpret_cast<const T*>(a.grad);
-  const T lr_t = T(a.h[0]), b1 = T(a.h[1]), omb1 = T(a.h[2]), omb2 = T(a.h[3]), eps = T(a.h[4]);
-  const bool nesterov = a.flag;
-  for (int64_t i = b; i < e; ++i) {
-    const T g = grad[i];
-    const T mi = m[i] + (g - m[i]) * omb1;
-    const T vi = v[i] + (g * g - v[i]) * omb2;
-    m[i] = mi;
-    v[i] = vi;
-    const T num = nesterov ? mi * b1 + g * omb1 : mi;
-    var[i] = var[i] - lr_t * num / (std::sqrt(vi) + eps);
-  }
-}
-
-template <class T>
-void adam_wd_loop(const OptimArgs& a, int64_t b, int64_t e) {
-  T* var = reinterpret_cast<T*>(a.var);
-  T* m = reinterpret_cast<T*>(a.s1);
-  T* v = reinterpret_cast<T*>(a.s2);
-  const T* grad = reinterpret_cast<const T*>(a.grad);
-  const T lr = T(a.h[0]), omb1 = T(a.h[1]), omb2 = T(a.h[2]), eps = T(a.h[3]), decay = T(a.h[4]);
-  for (int64_t i = b; i < e; ++i) {
-    const T g = grad[i];
-    const T mi = m[i] + (g - m[i]) * omb1;
-    const T vi = v[i] + (g * g - v[i]) * omb2;
-    m[i] = mi;
-    v[i] = vi;
-    T update = mi / (std::sqrt(vi) + eps);
-    if (decay > 0) update = update + var[i] * decay;
-    var[i] = var[i] - update * lr;
-  }
-}
-
-template <class T>
-void run_range(const OptimArgs& a, int64_t b, int64_t e) {
-  switch (a.op) {
-    case kApplyMomentum: momentum_loop<T>(a, b, e); break;
-    case kSgd: sgd_loop<T>(a, b, e); break;
-    case kAdam: adam_loop<T>(a, b, e); break;
-    default: adam_wd_loop<T>(a, b, e); break;
-  }
+OptimRange optim_range() {
+  static const OptimRange f = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (std::strcmp(kernel_isa(), "base")) return &optim_avx2::range;
+#endif
+    return &optim_base::range;
+  }();
+  return f;
 }
 
 }  // namespace
@@ -111,13 +55,8 @@ void run_range(const OptimArgs& a, int64_t b, int64_t e) {
 bool optim_parallel(int64_t n) { return will_parallelize(n, 4); }
 
 void run_optim(const OptimArgs& a) {
-  auto body = [&a](int64_t b, int64_t e) {
-    if (a.dt == kF64) {
-      run_range<double>(a, b, e);
-    } else {
-      run_range<float>(a, b, e);
-    }
-  };
+  const OptimRange f = optim_range();
+  auto body = [&a, f](int64_t b, int64_t e) { f(a, b, e); };
   parallel_launch(split_key(kFamilyOptim, a.op, a.dt), a.n, 4, body);
 }
 
