@@ -83,9 +83,10 @@ class LRUCache(OrderedDict):
             pass
 
 
-def drop_oldest_half(table):
-    """Bound a plain (insertion-ordered) dict that is full: forget its older half."""
-    for key in list(table)[:len(table) // 2 + 1]:
+def drop_oldest_half(table, cap):
+    """Bound a plain (insertion-ordered) dict about to exceed `cap`: keep its newest cap // 2
+    entries (fewer if the cap was lowered meanwhile)."""
+    for key in list(table)[:max(0, len(table) - cap // 2)]:
         table.pop(key, None)
 
 
@@ -93,6 +94,6 @@ def remember(table, key, value):
     """table[key] = value for a table of shared primitives keyed by attributes (each bounded
     by PRIM_TABLE_CAP; an evicted primitive is stateless and simply built again)."""
     if len(table) >= PRIM_TABLE_CAP:
-        drop_oldest_half(table)
+        drop_oldest_half(table, PRIM_TABLE_CAP)
     table[key] = value
     return value

@@ -55,7 +55,7 @@ class RunnerCache(dict):
 # (primitive class, name, attrs key) -> RunnerCache; shared by equal primitives, so
 # `ops.ReLU()(x)` in a loop reuses the runners of the first ReLU() built.
 RUNNER_CACHES = {}
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()        # slow path only (installs, generation changes)
 _GEN = {"gen": 0, "count": 0, "touched": [], "previous": []}
 
 
@@ -219,7 +219,8 @@ def _runner_cache(key):
     cache = RUNNER_CACHES.get(key)
     if cache is None:
         if len(RUNNER_CACHES) >= cache_limits.RUNNER_CACHES_CAP:
-            cache_limits.drop_oldest_half(RUNNER_CACHES)   # live primitives keep theirs
+            # live primitives keep theirs
+            cache_limits.drop_oldest_half(RUNNER_CACHES, cache_limits.RUNNER_CACHES_CAP)
         cache = RUNNER_CACHES.setdefault(key, RunnerCache())
     return cache
 
@@ -334,7 +335,7 @@ def prim_attr_register(fn):
         if key is not None and all(map(_immutable, self.__dict__.values())) \
                 and all(map(_immutable, self.attrs.values())):
             if len(_PROTOTYPES) >= cache_limits.PROTOTYPE_CAP:
-                cache_limits.drop_oldest_half(_PROTOTYPES)
+                cache_limits.drop_oldest_half(_PROTOTYPES, cache_limits.PROTOTYPE_CAP)
             _PROTOTYPES[key] = (dict(self.__dict__), self._runners, self._const_mask)
     return wrapper
 

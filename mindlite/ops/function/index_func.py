@@ -275,7 +275,7 @@ def tensor_getitem(x, index):
         y = _basic_index(x, spec, *starts)
         if key is not None:
             if len(_BASIC_PLANS) >= cache_limits.GETITEM_PLAN_CAP:
-                cache_limits.drop_oldest_half(_BASIC_PLANS)
+                cache_limits.drop_oldest_half(_BASIC_PLANS, cache_limits.GETITEM_PLAN_CAP)
             _BASIC_PLANS[(x._abs, key)] = (spec, template)
         return y
     _, arr, axis, out_axis, front = adv
