@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import mindlite as ms
-from mindlite import Parameter, Tensor, _C, nn, ops
+from mindlite import Kernel, Parameter, Tensor, _C, nn, ops
+from mindlite.kernels.registry import unregister_kernel
 from mindlite.pynative.grad import GRAD_EXECUTOR
 
 N_THREADS = 4
@@ -248,6 +249,43 @@ def test_2048_ops_in_threads_match_single_thread():
     got = run_threads(lambda i: _large_ops(*inputs[i], i))
     for i in range(N_THREADS):
         assert got[i] == _large_ops(*inputs[i], i), f"thread {i}"
+
+
+class _SizedAdd(Kernel):
+    """A class kernel in MindSpore Lite's style: execute uses what resize stored. In the
+    thread playing "first", execute waits (up to 0.5 s) for the other thread's resize."""
+    roles, entered, resized = {}, threading.Event(), threading.Event()
+
+    def resize(self, inputs, outputs):
+        self.n = inputs[0].shape[0]
+        if self.roles.get(threading.get_ident()) == "second":
+            self.resized.set()
+
+    def execute(self, x, y, out):
+        if self.roles.get(threading.get_ident()) == "first":
+            self.entered.set()
+            self.resized.wait(0.5)
+        n = self.n
+        out[:n] = x[:n] + y[:n]
+
+
+def test_class_kernel_resize_and_execute_are_not_interleaved():
+    """One class-kernel instance serves every shape of a (primitive, dtypes): another
+    thread's resize must not land between this thread's resize and execute."""
+    ms.register_kernel("Add", provider="sized", dtypes=(ms.float32,), kernel=_SizedAdd)
+    try:
+        add = ops.Add()
+        xs = [Tensor(np.arange(5, dtype=np.float32)), Tensor(np.arange(3, dtype=np.float32))]
+
+        def work(i):
+            _SizedAdd.roles[threading.get_ident()] = ("first", "second")[i]
+            if i == 1:
+                _wait(_SizedAdd.entered)        # the first thread is inside execute now
+            return add(xs[i], xs[i]).asnumpy()
+        got = run_threads(work, 2)
+        assert_bitwise(got, [x.asnumpy() * 2 for x in xs], "class kernel in two threads")
+    finally:
+        unregister_kernel("Add", "sized")
 
 
 # ---- training -----------------------------------------------------------------------------

@@ -232,7 +232,8 @@ PyMethodDef g_functions[] = {
     {"lookup_runner",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_lookup_runner)),
      METH_FASTCALL, "lookup_runner(prim, args): the runner the C call path finds, or None."},
-    {"grad_recording", py_grad_recording, METH_NOARGS, "Whether the calling thread's grad recorder is open."},
+    {"grad_recording", py_grad_recording, METH_NOARGS,
+     "Whether the calling thread's grad recorder is open."},
     {"wrap", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_wrap)),
      METH_FASTCALL, "wrap(arr, abs) -> Tensor with those fields."},
     {nullptr, nullptr, 0, nullptr}};

@@ -1,6 +1,11 @@
 """KernelDef: one registered kernel (function or MindSpore Lite class kernel), how it is bound
 for one op signature (params once, class instance cached), and `guard`, which reports a user
-kernel's exception as a KernelError naming the op and the provider. Registry: registry.py."""
+kernel's exception as a KernelError naming the op and the provider. Registry: registry.py.
+
+Threads: a class kernel instance is shared by every thread that runs its (primitive, dtypes),
+and its resize state is what execute reads, so a call holds the instance's lock from the
+resize check to the end of execute (another signature's resize never lands in between)."""
+import threading
 
 
 class KernelError(RuntimeError):
@@ -44,7 +49,7 @@ class KernelDef:
         self.when = when
         self.builtin = builtin
         self.kind = "class" if isinstance(fn, type) else "function"
-        self.instances = {}       # class kernels: (prim key, input dtypes) -> [instance, sig]
+        self.instances = {}       # class kernels: (prim key, input dtypes) -> [instance, sig, lock]
 
     def supports(self, dtype, input_abstracts=None):
         if self.dtypes is not None and dtype not in self.dtypes:
@@ -97,9 +102,9 @@ class KernelDef:
             out = info.output_abstract
             outs = list(out) if isinstance(out, tuple) else [out]
         cell = self.instances.get(key)
-        if cell is None:
-            cell = self.instances[key] = [self._create(info, label), None]
-        inst = cell[0]
+        if cell is None:        # [instance, signature it is resized to, its lock]
+            cell = self.instances[key] = [self._create(info, label), None, threading.RLock()]
+        inst, lock = cell[0], cell[2]
         sig = (info.key if info is not None else None, object())
 
         def resize():
@@ -113,20 +118,22 @@ class KernelDef:
         execute = inst.execute
         if _arity(self, info) == 3:
             def run(a, b, c):
-                if cell[1] is not sig:
-                    resize()
-                try:
-                    return execute(a, b, c)
-                except Exception as e:
-                    raise self.error(e, label) from e
+                with lock:
+                    if cell[1] is not sig:
+                        resize()
+                    try:
+                        return execute(a, b, c)
+                    except Exception as e:
+                        raise self.error(e, label) from e
         else:
             def run(*arrays):
-                if cell[1] is not sig:
-                    resize()
-                try:
-                    return execute(*arrays)
-                except Exception as e:
-                    raise self.error(e, label) from e
+                with lock:
+                    if cell[1] is not sig:
+                        resize()
+                    try:
+                        return execute(*arrays)
+                    except Exception as e:
+                        raise self.error(e, label) from e
         run.__name__ = self.name
         return run
 
