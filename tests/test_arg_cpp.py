@@ -21,8 +21,8 @@ from hypothesis.extra import numpy as hnp
 import mindlite as ms
 from mindlite import ops
 from mindlite.kernels import registry
-from mindlite.kernels.cpu._cext import _C
 from mindlite.kernels.cpu import reduce_numpy as ref
+from mindlite.kernels.cpu._cext import _C
 
 NUMBERS = [np.float32, np.float64, np.int32, np.int64]
 TIE_VALUES = [0.0, 1.0, 2.0, -1.0, np.nan, np.inf, -np.inf]
@@ -270,3 +270,18 @@ def test_every_axis_set_of_a_4d_input():
                     fn(np.asfortranarray(x), got, axes, keep)
                     oracle(x, want, axes, keep)
                     np.testing.assert_array_equal(got, want)
+
+
+def test_outputs_sharing_memory_with_x_are_written_after_reading():
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        buf = np.empty(64, np.int32)
+        x = buf.view(np.float32).reshape(8, 8)
+        x[:] = rng.standard_normal((8, 8))
+        want = np.argmax(x, 1).astype(np.int32)
+        _C.argmax_cpp(x, buf[8:16], 1)          # the indices overwrite x's second row
+        np.testing.assert_array_equal(buf[8:16], want)
+    b = np.array([[True, False], [True, True]])
+    out = b[0]
+    _C.reduce_all_cpp(b, out, (0,), False)
+    np.testing.assert_array_equal(out, [True, False])

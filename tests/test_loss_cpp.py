@@ -10,8 +10,13 @@ dtype, so they agree to 2e-6 (float32) / 1e-12 (float64) relative to the terms' 
 NaN and inf exactly where numpy has them; NLL's unreduced loss and NLLLossGrad are bitwise
 numpy's (the same operations); NLL's sums are float64 then rounded. Labels outside [0, C)
 raise numpy's ValueError before any output is written; results are the same at every thread
-count; bad arguments raise TypeError / ValueError, never crash.
+count, and the loops compiled for the lower ISAs (MINDLITE_ISA=base / avx2) agree too; bad
+arguments raise TypeError / ValueError, never crash.
 """
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from helpers import noncontig, split
@@ -295,3 +300,70 @@ def test_ops_and_gradients_end_to_end():
     want = np.exp(logp)
     want[np.arange(8), t] -= 1
     np.testing.assert_allclose(grad.asnumpy(), want / 8, rtol=1e-5, atol=1e-7)
+
+
+def check_fixed_inputs():
+    """Every family of the training kernels on fixed inputs against numpy (run under each ISA
+    by test_lower_isa_loops); returns a digest of the exact (arg, logical, optimizer)
+    results."""
+    from mindlite.kernels.cpu import optim_numpy, reduce_numpy
+    rng = np.random.default_rng(11)
+    digest = []
+    for dtype in FLOATS:
+        for c in (3, 8, 17, 100):
+            x = (rng.standard_normal((13, c)) * 4).astype(dtype)
+            x[2, c // 2] = np.nan
+            y = rng.random((13, c)).astype(dtype)
+            t = rng.integers(0, c, 13)
+            got, want = (np.empty(13, dtype), np.empty((13, c), dtype)), \
+                (np.empty(13, dtype), np.empty((13, c), dtype))
+            _C.softmax_cross_entropy_with_logits_cpp(x, y, *got)
+            with np.errstate(all="ignore"):
+                ref.softmax_cross_entropy_with_logits_numpy(x, y, *want)
+            close(got[0], want[0], 30 * c, dtype)
+            close(got[1], want[1], 1.0, dtype)
+            g, w = np.empty((13, c), dtype), np.empty((13, c), dtype)
+            _C.sparse_softmax_cross_entropy_with_logits_cpp(x, t, g, True)
+            with np.errstate(all="ignore"):
+                ref.sparse_softmax_cross_entropy_with_logits_numpy(x, t, w, True)
+            close(g, w, 1.0, dtype)
+            for axis in (0, 1):
+                i, v = np.empty(x.shape[1 - axis], np.int64), np.empty(x.shape[1 - axis], dtype)
+                wi, wv = np.empty_like(i), np.empty_like(v)
+                _C.arg_max_with_value_cpp(x, i, v, axis, False)
+                reduce_numpy.arg_max_with_value_numpy(x, wi, wv, axis, False)
+                np.testing.assert_array_equal(i, wi)
+                np.testing.assert_array_equal(v, wv)
+                digest += i.tolist()
+        n = 1001
+        s = [rng.standard_normal(n).astype(dtype) for _ in range(3)]
+        s[2] = np.abs(s[2])
+        grad = rng.standard_normal(n).astype(dtype)
+        h = [np.array([v], dtype) for v in (0.9, 0.999, 0.01, 0.9, 0.999, 1e-8)]
+        mine, theirs = [a.copy() for a in s], [a.copy() for a in s]
+        _C.adam(*mine, *h, grad, True)
+        optim_numpy.adam_numpy(*theirs, *h, grad, False, True)
+        for a, b in zip(mine, theirs):
+            np.testing.assert_array_equal(a, b)
+        digest += mine[0].tobytes()[:64].hex().split()
+    b = rng.random((40, 70)) < 0.97
+    for axes in ((0,), (1,), (0, 1)):
+        got = np.zeros(np.all(b, axis=axes).shape, bool)
+        _C.reduce_all_cpp(b, got, axes, False)
+        np.testing.assert_array_equal(got, np.all(b, axis=axes))
+        digest += got.ravel().tolist()
+    return digest
+
+
+@pytest.mark.parametrize("isa", ["base", "avx2"])
+def test_lower_isa_loops(isa):
+    code = (f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+            "import test_loss_cpp as t; print(hash(tuple(t.check_fixed_inputs())))")
+    runs = []
+    for env in (dict(os.environ, MINDLITE_ISA=isa, PYTHONHASHSEED="0"),
+                dict(os.environ, PYTHONHASHSEED="0")):
+        res = subprocess.run([sys.executable, "-c", code], check=False, env=env,
+                             capture_output=True, text=True, timeout=120, cwd=os.getcwd())
+        assert res.returncode == 0, res.stderr[-3000:]
+        runs.append(res.stdout.split()[-1])
+    assert runs[0] == runs[1]

@@ -6,8 +6,9 @@
 // Arg: x float32/float64/int32/int64 of any layout, axis an int in [0, max(ndim, 1)), not
 // empty along axis unless the output is; indices int32 or int64. Logical: x bool of any
 // layout, axis a sorted tuple of distinct ints in [0, ndim). Outputs C-contiguous, aligned,
-// writeable, of the shape inference gives. x is copied to C order when it is not (for the
-// logical reductions also when the reduced axes are not adjacent: kept axes first). Every
+// writeable, of the shape inference gives. x is copied to C order when it is not, or when it
+// shares memory with an output (for the logical reductions also when the reduced axes are not
+// adjacent: kept axes first). Every
 // argument is checked before any output is written: TypeError / ValueError
 // "For 'mindlite._C.<fn>', ...".
 #include <cstring>
@@ -69,13 +70,19 @@ bool bool_arg(const CallSite& cs, const char* arg, PyObject* o, bool* v) {
   return true;
 }
 
-// A new reference to x's values in C order (x itself when it already is, and aligned).
-PyArrayObject* c_order(PyArrayObject* x) {
-  if (PyArray_IS_C_CONTIGUOUS(x) && PyArray_ISALIGNED(x)) {
-    Py_INCREF(x);
-    return x;
+// A new reference to x's values in C order, aligned and sharing no memory with o1 / o2 (x
+// itself when it already is all that).
+PyArrayObject* c_order(PyArrayObject* x, PyArrayObject* o1, PyArrayObject* o2) {
+  PyArrayObject* r = readable(x, o1, false);
+  if (r && o2) {
+    PyArrayObject* r2 = readable(r, o2, false);
+    Py_DECREF(r);
+    r = r2;
   }
-  return reinterpret_cast<PyArrayObject*>(PyArray_NewCopy(x, NPY_CORDER));
+  if (!r || PyArray_IS_C_CONTIGUOUS(r)) return r;
+  PyArrayObject* c = reinterpret_cast<PyArrayObject*>(PyArray_NewCopy(r, NPY_CORDER));
+  Py_DECREF(r);
+  return c;
 }
 
 template <class T>
@@ -136,7 +143,7 @@ PyObject* arg_impl(int op, bool with_values, PyObject* const* args, Py_ssize_t n
     return nullptr;
   }
   const bool idx64 = array_dtype(idx) == kI64;
-  PyArrayObject* xr = c_order(x);
+  PyArrayObject* xr = c_order(x, idx, vals);
   if (!xr) return nullptr;
   run_released(will_parallelize(O * R * I, 1), [&] {
     run_arg(op, dt, PyArray_BYTES(xr), O, R, I, PyArray_BYTES(idx), idx64,
@@ -210,7 +217,7 @@ PyObject* logical_impl(int op, PyObject* const* args, Py_ssize_t nargs) {
       if (first >= 0 && d > last) I *= shape[d];
       if (first < 0) O *= shape[d];
     }
-    xr = c_order(x);
+    xr = c_order(x, out, nullptr);
   } else {
     // kept axes first, then the reduced ones: (O, R, 1) in C order
     PyArray_Dims perm;
