@@ -1,6 +1,7 @@
 """Custom operators (docs/custom_ops.md): provider kernels overriding built-in ones (selection
 order, MindSpore Lite's life cycle, InferShape), ops.Custom with pyfunc / numba / aot kernels
 and bprops, every bad-input error, and the examples in examples/custom_ops/."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -322,10 +323,19 @@ def scaled_kernel(x, out, scale):
         out[i] = x[i] * scale
 
 
+def _numba_importable():
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except ImportError:
+        return False
+
+
+needs_numba = pytest.mark.skipif(not _numba_importable(), reason="numba is not installed")
 cube_grad = ops.Custom(cube_grad_kernel, func_type="numba")
 cube = ops.Custom(cube_kernel, func_type="numba", bprop=lambda x, out, dout: (cube_grad(x, dout),))
 
 
+@needs_numba
 def test_numba_forward_and_gradient():
     a = np.linspace(-2, 2, 12).reshape(3, 4)
     for arr in (a, a.astype(np.float32), noncontig(a), a[0, 0, ...], a[:0]):
@@ -344,6 +354,7 @@ def test_pyfunc_gradient_and_missing_bprop():
         ms.grad(lambda t: ops.sum(ops.Custom(np.negative)(t)))(f32(3))
 
 
+@needs_numba
 def test_numba_kernel_that_fails_to_compile():
     bad = ops.Custom(lambda x, out: out.no_such_method(), func_type="numba", type="bad_numba")
     with pytest.raises(RuntimeError, match="For 'Custom:bad_numba', .*provider 'numba' failed"):
@@ -419,7 +430,8 @@ def test_aot_loading_errors(tmp_path, monkeypatch):
 # ---- the examples ----------------------------------------------------------------------------
 @pytest.mark.parametrize("script, expect", [
     ("override_add.py", "override_add: all checks passed"),
-    ("numba_custom_train.py", "numba_custom_train: all checks passed"),
+    pytest.param("numba_custom_train.py", "numba_custom_train: all checks passed",
+                 marks=needs_numba),
     ("aot_cpp.py", "aot_cpp: all checks passed"),
 ])
 def test_example_runs(script, expect):

@@ -2,8 +2,9 @@
 
 Each case runs WORKLOAD in a fresh interpreter: a tiny net trained with CrossEntropyLoss and
 the SCE losses under every optimizer, and a sample of the ops that have numba kernels
-(softmax, reductions, argmax, NLL). Its results are compared with the same script run in
-the normal install. With numba blocked (a sys.meta_path finder raising ImportError, the
+(softmax, reductions, argmax, NLL), once with the default kernels and once with numba
+preferred (context kernel_provider, as C++ kernels outrank numba). Its results are compared
+with the same script run in the normal install. With numba blocked (a sys.meta_path finder raising ModuleNotFoundError, the
 way an uninstalled numba fails) selection falls back to the next kernel with one warning;
 with no writable numba cache (read-only package, unwritable NUMBA_CACHE_DIR, cache dir and
 HOME) numba compiles in memory with one warning. Also the registry's provider fallback in
@@ -31,7 +32,7 @@ import sys
 class _NoNumba:
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in ("numba", "llvmlite"):
-            raise ImportError(f"No module named {name!r} (blocked by the test)")
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked by the test)")
 sys.meta_path.insert(0, _NoNumba())
 '''
 
@@ -42,39 +43,49 @@ import numpy as np
 with warnings.catch_warnings(record=True) as caught:
     import mindlite as ms
     from mindlite import nn, ops
-    rng = np.random.default_rng(0)
-    x = ms.Tensor(rng.standard_normal((16, 6)).astype(np.float32))
-    y = ms.Tensor(rng.integers(0, 4, 16).astype(np.int32))
+
+    def workload(out, tag):
+        rng = np.random.default_rng(0)
+        x = ms.Tensor(rng.standard_normal((16, 6)).astype(np.float32))
+        y = ms.Tensor(rng.integers(0, 4, 16).astype(np.int32))
+        losses = {"ce": nn.CrossEntropyLoss(),
+                  "sce": nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                  "sce_dense": nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction="mean")}
+        optims = {"momentum": lambda p: nn.Momentum(p, 0.1, 0.9),
+                  "sgd": lambda p: nn.SGD(p, 0.1, momentum=0.5),
+                  "adam": lambda p: nn.Adam(p, 0.01),
+                  "adamw": lambda p: nn.AdamWeightDecay(p, 0.01, weight_decay=0.01)}
+        for lname, loss in losses.items():
+            for oname, make in optims.items():
+                ms.set_seed(1)
+                net = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 4)])
+                target = y if lname != "sce_dense" else ops.one_hot(y, 4, ms.Tensor(1.0),
+                                                                   ms.Tensor(0.0))
+                step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                                           make(net.trainable_params()))
+                out[f"{tag}/{lname}/{oname}"] = [float(step(x, target).asnumpy())
+                                                 for _ in range(3)]
+        a = ms.Tensor(rng.standard_normal((5, 7)).astype(np.float32))
+        b = ms.Tensor(rng.standard_normal((5, 7)) > 0)
+        sample = {
+            "softmax": ops.softmax(a, 1), "log_softmax": ops.log_softmax(a, 0),
+            "sum": ops.ReduceSum()(a, 1), "mean": ops.ReduceMean(keep_dims=True)(a, 0),
+            "max": ops.ReduceMax()(a, (0, 1)), "min": ops.ReduceMin()(a, 1),
+            "prod": ops.ReduceProd()(a, 0), "all": ops.ReduceAll()(b, 1),
+            "any": ops.ReduceAny()(b, 0), "argmax": ops.Argmax(axis=1)(a),
+            "argmin": ops.Argmin(axis=0)(a), "argmax_value": ops.ArgMaxWithValue(axis=1)(a)[1],
+            "nll": ops.nll_loss(ops.log_softmax(a, 1), ms.Tensor(np.arange(5) % 7, ms.int32)),
+            "sum_int": ops.ReduceSum()(ms.Tensor(np.arange(12).reshape(3, 4)), 0),
+        }
+        for k, v in sample.items():
+            out[f"{tag}/{k}"] = np.asarray(v.asnumpy(), np.float64).ravel().tolist()
+
     out = {}
-    losses = {"ce": nn.CrossEntropyLoss(),
-              "sce": nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
-              "sce_dense": nn.SoftmaxCrossEntropyWithLogits(sparse=False, reduction="mean")}
-    optims = {"momentum": lambda p: nn.Momentum(p, 0.1, 0.9),
-              "sgd": lambda p: nn.SGD(p, 0.1, momentum=0.5),
-              "adam": lambda p: nn.Adam(p, 0.01),
-              "adamw": lambda p: nn.AdamWeightDecay(p, 0.01, weight_decay=0.01)}
-    for lname, loss in losses.items():
-        for oname, make in optims.items():
-            ms.set_seed(1)
-            net = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 4)])
-            target = y if lname != "sce_dense" else ops.one_hot(y, 4, ms.Tensor(1.0),
-                                                               ms.Tensor(0.0))
-            step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), make(net.trainable_params()))
-            out[f"{lname}/{oname}"] = [float(step(x, target).asnumpy()) for _ in range(3)]
-    a = ms.Tensor(rng.standard_normal((5, 7)).astype(np.float32))
-    b = ms.Tensor(rng.standard_normal((5, 7)) > 0)
-    sample = {
-        "softmax": ops.softmax(a, 1), "log_softmax": ops.log_softmax(a, 0),
-        "sum": ops.ReduceSum()(a, 1), "mean": ops.ReduceMean(keep_dims=True)(a, 0),
-        "max": ops.ReduceMax()(a, (0, 1)), "min": ops.ReduceMin()(a, 1),
-        "prod": ops.ReduceProd()(a, 0), "all": ops.ReduceAll()(b, 1),
-        "any": ops.ReduceAny()(b, 0), "argmax": ops.Argmax(axis=1)(a),
-        "argmin": ops.Argmin(axis=0)(a), "argmax_value": ops.ArgMaxWithValue(axis=1)(a)[1],
-        "nll": ops.nll_loss(ops.log_softmax(a, 1), ms.Tensor(np.arange(5) % 7, ms.int32)),
-        "sum_int": ops.ReduceSum()(ms.Tensor(np.arange(12).reshape(3, 4)), 0),
-    }
-    for k, v in sample.items():
-        out[k] = np.asarray(v.asnumpy(), np.float64).ravel().tolist()
+    workload(out, "default")
+    # NOTE: C++ kernels outrank numba for these ops; preferring numba makes every op that has
+    # a numba kernel try it (and fall back when numba cannot load)
+    ms.set_context(kernel_provider="numba")
+    workload(out, "numba")
 ours = [str(w.message) for w in caught if "mindlite:" in str(w.message)]
 print(json.dumps({"out": out, "warnings": ours, "numba": "numba" in sys.modules,
                   "file": ms.__file__}))
@@ -101,6 +112,7 @@ def assert_close(got, want):
 
 
 def test_runs_with_numba_blocked(reference):
+    assert reference["numba"] and not reference["warnings"], reference["warnings"]
     got = run(prelude=BLOCKER)
     assert not got["numba"]
     assert len(got["warnings"]) == 1, got["warnings"]
@@ -128,6 +140,7 @@ def _read_only_copy(tmp_path):
 
 
 def test_runs_from_a_read_only_install(tmp_path, reference):
+    pytest.importorskip("numba", reason="the numba cache fallback needs numba")
     pkg, env = _read_only_copy(tmp_path)
     try:
         got = run(env=env, cwd=str(tmp_path))
@@ -178,6 +191,18 @@ def test_selection_skips_a_provider_that_cannot_load(broken_provider):
         strict(x)
 
 
+def test_an_op_with_only_unloadable_kernels_says_why(broken_provider):
+    registry.register_kernel("only_broken", provider="brokenlib", custom=True,
+                             kernel=lambda x, out: None)
+    try:
+        with pytest.warns(RuntimeWarning, match="cannot load"):
+            with pytest.raises(RuntimeError, match="For 'Custom:only_broken', the only CPU "
+                               "kernels .* provider 'brokenlib', which cannot load: ImportError"):
+                ops.Custom(None, type="only_broken")(ms.Tensor(np.ones(2, np.float32)))
+    finally:
+        registry.unregister_kernel("only_broken", "brokenlib", custom=True)
+
+
 def test_tests_write_caches_under_pytest_tmp(tmp_path_factory):
     from mindlite.kernels.custom import cache_dir
     base = tmp_path_factory.getbasetemp().resolve()
@@ -189,7 +214,8 @@ def test_tests_write_caches_under_pytest_tmp(tmp_path_factory):
 @pytest.mark.parametrize("provider", ["numpy", "numba"])
 def test_optimizer_with_a_requested_kernel_provider(provider):
     """A per-primitive provider request reaches selection, not the kernel's arguments."""
-    pytest.importorskip("numba") if provider == "numba" else None
+    if provider == "numba":
+        pytest.importorskip("numba", reason="numba is not installed")
     var = ms.Parameter(ms.Tensor(np.ones(4, np.float32)), name="var")
     acc = ms.Parameter(ms.Tensor(np.zeros(4, np.float32)), name="acc")
     prim = ops.ApplyMomentum().add_prim_attr("kernel_provider", provider)

@@ -27,6 +27,8 @@ FLOATS = [np.float32, np.float64]
 INTS = [np.int32, np.int64]
 NUMBERS = FLOATS + INTS
 TOL = {4: 2e-6, 8: 1e-12}
+pytest.importorskip("numba", reason="numba is not installed: its kernels are skipped by "
+                    "selection (tests/test_install_robustness.py checks the fallback)")
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 

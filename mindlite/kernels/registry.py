@@ -300,6 +300,12 @@ def select_from(op, candidates, device, dtype, provider=None, input_abstracts=No
     for k in candidates:
         if k.supports(dtype, input_abstracts) and _usable(k):
             return k
+    skipped = sorted({k.provider for k in candidates if k.provider in UNAVAILABLE
+                      and k.supports(dtype, input_abstracts)})
+    if skipped:
+        raise KernelError(f"For '{op}', the only {device} kernels for dtype {dtype} are of "
+                          f"provider {skipped[0]!r}, which cannot load: "
+                          f"{UNAVAILABLE[skipped[0]]}")
     have = sorted({str(d) for k in candidates for d in (k.dtypes or ())})
     raise TypeError(f"For '{op}', no {device} kernel supports dtype {dtype}; kernels exist for "
                     f"{have}")
