@@ -22,7 +22,7 @@ from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
 from ..primitive import Primitive, prim_attr_register
 from ..validator import check_shape_arg, check_tensor, tensor
-from ._base import needs_grad
+from ._base import cached_prim, needs_grad
 
 __all__ = ["BasicIndex", "BasicIndexGrad"]
 
@@ -116,17 +116,14 @@ class BasicIndexGrad(Primitive):
         return {"items": self._items(dy, shapex, spec, starts)[1]}
 
 
-_GRAD = []
-
-
 @bprop_for(BasicIndex)
 def basic_index_bprop(prim, x, spec, *rest):
+    """dx = zeros of x's shape with dout written at the same index (same start values)."""
     starts, dout = rest[:-2], rest[-1]
     if not needs_grad(x):
         return (None,) * (2 + len(starts))
-    if not _GRAD:
-        _GRAD.append(BasicIndexGrad())
-    return (_GRAD[0](dout, x.shape, spec, *starts), None) + (None,) * len(starts)
+    grad = cached_prim(BasicIndexGrad)(dout, x.shape, spec, *starts)
+    return (grad, None) + (None,) * len(starts)
 
 
 @bprop_for(BasicIndexGrad)
@@ -135,4 +132,4 @@ def basic_index_grad_bprop(prim, dy, shapex, spec, *rest):
     starts, dout = rest[:-2], rest[-1]
     if not needs_grad(dy):
         return (None,) * (3 + len(starts))
-    return (BasicIndex()(dout, spec, *starts), None, None) + (None,) * len(starts)
+    return (cached_prim(BasicIndex)(dout, spec, *starts), None, None) + (None,) * len(starts)
