@@ -55,7 +55,7 @@ def _import_numba():
 PROVIDER_LOADERS = {"numba": _import_numba}   # provider -> fn() importing what it needs
 UNAVAILABLE = {}      # provider -> why it cannot load ("ModuleNotFoundError: ...")
 _AVAILABLE = set()    # providers whose loader succeeded (or that have none)
-_PROVIDER_LOCK = threading.Lock()
+_PROVIDER_LOCK = threading.RLock()   # a loader may select kernels itself
 _BUILTIN_PREFIX = "mindlite.kernels."
 
 
