@@ -96,10 +96,40 @@ def test_row_kernel_rejects_bad_arguments_before_writing():
                       ((a, 0, np.empty(3, np.float32)), ValueError), ((a, 0, ro), ValueError),
                       ((a[0, 0], 0, out), TypeError), ((a, 0), TypeError)):
         with pytest.raises(exc, match="BasicIndex|integer"):
-            _C.basic_index_row(*args)
+            _C.basic_index(*args)
     np.testing.assert_array_equal(out, -1)
-    _C.basic_index_row(a, -1, out)
+    _C.basic_index(a, -1, out)
     np.testing.assert_array_equal(out, a[-1])
+
+
+def test_general_kernel_checks_layout_starts_and_out():
+    a = np.arange(40, dtype=np.float64).reshape(2, 4, 5)
+    items = ((-1, 0, 2), (2, 1, 4), (2, 1, 5))
+    out = np.full((2, 2), -1.0)
+    _C.basic_index(a, 0, 0, 0, out, items)         # a contiguous-stride but gapped view
+    np.testing.assert_array_equal(out, a[0, 0:2, 0:2])
+    _C.basic_index(a, 1, 3, 4, out, ((-1, 0, 2), (2, -2, 4), (2, -3, 5)))
+    np.testing.assert_array_equal(out, a[1, 3::-2, 4::-3])
+    keep = out.copy()
+    for args, exc in (((a, 0, 0, out, items), ValueError),            # a start missing
+                      ((a, 0, 0, 0, 0, out, items), ValueError),      # one too many
+                      ((a, 0, 3, 0, out, items), ValueError),         # 3 + 1 outside 4
+                      ((a, 2, 0, 0, out, items), ValueError),         # int 2 on an axis of 2
+                      ((a, 0, 0, 0, out, ((-1, 0, 2), (2, 1, 9), (2, 1, 5))), ValueError),
+                      ((a, 0, 0, 0, out, ((-1, 0, 2), (2, 0, 4), (2, 1, 5))), ValueError),
+                      ((a, 0, 0, 0, out, ((-7, 0, 2), (2, 1, 4), (2, 1, 5))), ValueError),
+                      ((a, 0, 0, 0, out, ((-1, 0), (2, 1, 4), (2, 1, 5))), TypeError),
+                      ((a, 0, 0, 0, np.empty((2, 3)), items), ValueError),
+                      ((a, 0, 0, 0, np.empty((2, 2), np.float32), items), TypeError),
+                      ((a, 0, 0, 2**70, out, items), ValueError),
+                      ((a, 0, 0, "0", out, items), TypeError),
+                      ((a, 0, 0, 0, out, ((-1, 0, 2), (1, 2**62, 4), (2, 1, 5))), ValueError)):
+        with pytest.raises(exc, match="BasicIndex|integer"):
+            _C.basic_index(*args)
+    np.testing.assert_array_equal(out, keep)
+    one = np.empty((1, 2))
+    _C.basic_index(a, 0, 3, 0, one, ((-1, 0, 2), (1, 2**62, 4), (2, 1, 5)))
+    np.testing.assert_array_equal(one, a[0, 3:4, 0:2])
 
 
 def test_a_new_index_value_hits_the_cached_runner_in_c():

@@ -1,15 +1,12 @@
-"""C++ kernel (mindlite._C, csrc/bind/index_bind.cc) for BasicIndex's row layout, x[i].
+"""C++ kernel (mindlite._C, csrc/bind/index_bind.cc) for BasicIndex, every layout.
 
-`for row in x` calls it from the FastRunner without a Python frame: basic_index_row(x, i, out)
-checks i against x.shape[0] and out against x's dtype and row shape, then copies the row (one
-memcpy for C-contiguous arrays). Other layouts keep the numpy kernel (index_numpy.py).
+The FastRunner calls it without a Python frame: _C.basic_index(x, i, out) for the row layout
+x[i] (`for row in x`: BasicIndex binds no params then), _C.basic_index(x, starts..., out,
+items) for the others (items: BasicIndex.kernel_params'). It checks the starts against the
+axis sizes and out against x's dtype and the indexed shape before writing, then copies a
+strided view of x (one memcpy when the view is contiguous). index_numpy.py is the reference.
 """
 from ..registry import register_kernel
 from ._cext import _C
 
-
-def _row_layout(x, spec, *starts):
-    return spec == (-1, 0)
-
-
-register_kernel("BasicIndex", provider="cpp", when=_row_layout)(_C.basic_index_row)
+register_kernel("BasicIndex", provider="cpp")(_C.basic_index)
