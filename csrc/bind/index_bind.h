@@ -1,4 +1,4 @@
-// Registration of BasicIndex's row entry point (index_bind.cc) into the _C module.
+// Registration of BasicIndex's kernel entry point (index_bind.cc) into the _C module.
 #pragma once
 
 #include <Python.h>
