@@ -112,6 +112,8 @@ def assert_matches(op, got, want):
         rtol = {"GeLU": 1e-5 if f32 else 1e-11}.get(op, 1e-6 if f32 else 1e-12)
         atol = 1e-37 if f32 else 1e-300
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        signed = (want == 0) | np.isinf(want)   # the sign of a zero or infinity is exact
+        np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(want[signed]))
         return
     np.testing.assert_array_equal(got, want)
     if got.dtype.kind == "f":
@@ -322,7 +324,23 @@ def check_all_ops_fixed_inputs():
         for op in BINARY:
             if dtype in cpp_dtypes(op):
                 assert_matches(op, run_binary(op, x, y), reference(op, x, y))
+        if dtype in (np.float32, np.float64):
+            check_negative_zero_scalars(dtype)
     print(_C.kernel_isa())
+
+
+def check_negative_zero_scalars(dtype):
+    """A 0-d -0.0 operand on either side of every binary op keeps its sign in the
+    broadcast-scalar loops (Pow(-0.0, [-1, 3]) is [-inf, -0.0], as numpy), at every length
+    around the vector widths."""
+    zero = np.array(-0.0, dtype)
+    pattern = np.array([-1, 3, -3, 1, 0.5, -2.5, 2, -0.0, 0, np.inf, -np.inf, np.nan], dtype)
+    for n in (1, 2, 3, 5, 8, 9, 17, 40):
+        other = np.resize(pattern, n)
+        for op in BINARY:
+            if dtype in cpp_dtypes(op):
+                for x, y in ((zero, other), (other, zero)):
+                    assert_matches(op, run_binary(op, x, y), reference(op, x, y))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -104,7 +104,19 @@ def layouts(op, dt):
     return [("contig", (x, y)), ("strided", (wide[:, 1::2], y)),
             ("reversed", (x, y[::-1, ::-1])), ("row", (x, y[:1])), ("col", (x[:, :1], y)),
             ("scalar_y", (x, y[:1, :1].reshape(()))), ("scalar_x", (x[:1, 3:4].reshape(()), y)),
-            ("lower_rank", (x[5], y))]
+            ("lower_rank", (x[5], y))] + negative_zero_scalars(x, y)
+
+
+def negative_zero_scalars(x, y):
+    """A 0-d -0.0 operand on either side (float dtypes): the broadcast-scalar loops must keep
+    its sign (Pow(-0.0, -1) is -inf, Mul(-0.0, 2) is -0.0)."""
+    if x.dtype.kind != "f":
+        return []
+    zero = np.array(-0.0, x.dtype)
+    odd = y.copy()                     # odd integers: Pow(-0.0, -3) is -inf, (-0.0) ** 3 -0.0
+    odd.flat[::5] = -1
+    odd.flat[2::5] = 3
+    return [("negzero_x", (zero, odd)), ("negzero_y", (x, zero))]
 
 
 def out_like(op, ins, offset):
@@ -143,6 +155,8 @@ def assert_matches_reference(op, got, want, what):
         tol = APPROX[op][:2] if got.dtype == np.float32 else APPROX[op][2:]
         np.testing.assert_allclose(got, want, rtol=tol[0], atol=tol[1], equal_nan=True,
                                    err_msg=what)
+        signed = (want == 0) | np.isinf(want)   # the sign of a zero or infinity is exact
+        assert np.array_equal(np.signbit(got[signed]), np.signbit(want[signed])), what
         return
     assert_same_bits(got, want, what)
 
