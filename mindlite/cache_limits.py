@@ -14,10 +14,8 @@ signature, where an OrderedDict LRU costs ~0.1 us against a ~100 us first call.
     primitive prototypes         ops/primitive.py _PROTOTYPES     PROTOTYPE_CAP    oldest half
     output inference             pynative/forward.py infer_cache  INFER_CAP        LRU
     kernel graphs                backend/cpu_session.py graphs    GRAPH_CAP        LRU
-    interned abstracts           abstract.py _INTERN, _NP_INTERN  ABSTRACT_CAP     cleared when
-                                                                                   full; a weak
-                                                                                   table keeps
-                                                                                   identity
+    interned abstracts           abstract.py _INTERN, _NP_INTERN  ABSTRACT_CAP     cleared
+      (a weak table behind them keeps one live abstract per (dtype, shape))
     basic-index plans            ops/function/index_func.py       GETITEM_PLAN_CAP oldest half
     primitives by attributes     ops/operations/_base.py cached_prim, the functional API's
       (shared instances: BroadcastTo's shape, conv2d's geometry, the bprops' siblings)
@@ -25,6 +23,11 @@ signature, where an OrderedDict LRU costs ~0.1 us against a ~100 us first call.
     kernel plans (numba)         kernels/cpu/{softmax,reduce}_numba.py  4096       cleared
     pool / conv index tables     kernels/cpu/pool_numpy.py, conv_cpp.py  256       lru_cache
     memory pool                  runtime/memory.py                by bytes         LRU sizes
+
+Not bounded here: class-kernel instances (kernels/kernel_def.py, one per primitive attrs and
+input dtypes of a registered class kernel) and the numba/AOT compilation caches of Custom ops
+(one per user function), which grow with what a program defines, not with shapes or values.
+"Oldest half": a full table keeps its newest cap // 2 entries.
 
 Runners: a runner cache holds the current generation (what C looks up) and the previous one.
 When RUNNER_CAP runners were installed in the current generation (all caches together), it
