@@ -1,6 +1,10 @@
 """load_param_into_net: copy a loaded checkpoint (name -> Parameter) into a network's
 Parameters, checking every shape and dtype before assigning any (MindSpore's behaviour,
-split from serialization.py)."""
+split from serialization.py). Net parameters that get no value are returned and named in a
+UserWarning (MindSpore logs the same two warnings), so a checkpoint cut short between two
+records, which still parses, shows when it is loaded into a network."""
+import warnings
+
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 
@@ -61,10 +65,16 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
     """Copy `parameter_dict` (name -> Parameter/Tensor) into `net`'s parameters, by name.
 
     Returns (param_not_load, ckpt_not_load): the net's parameter names that got no
-    value, and the dict's names that were not used. Every shape and dtype is checked
+    value, and the dict's names that were not used; a non-empty param_not_load is also
+    named in a UserWarning, as MindSpore logs it. Every shape and dtype is checked
     first; non-strict loading converts float<->float and int<->int and matches names
     that differ by a leading prefix. Values are assigned with Parameter.set_data.
     """
+    return load_into_net(net, parameter_dict, strict_load, stacklevel=3)
+
+
+def load_into_net(net, parameter_dict, strict_load, stacklevel):
+    """load_param_into_net, warning at `stacklevel` (the user's call)."""
     from ..nn.cell import Cell
     if not isinstance(net, Cell):
         raise TypeError("For 'load_param_into_net', the argument 'net' should be a Cell, but "
@@ -95,4 +105,9 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
               for param, key in plan]
     for param, arr in arrays:
         param.set_data(arr)
+    if not_loaded:
+        warnings.warn(f"For 'load_param_into_net', {len(not_loaded)} parameters in the 'net' are "
+                      "not loaded, because they are not in the 'parameter_dict' (a different "
+                      "network structure, or a checkpoint cut short): "
+                      f"{not_loaded} are not loaded.", UserWarning, stacklevel=stacklevel)
     return not_loaded, [k for k in parameter_dict if k not in used]

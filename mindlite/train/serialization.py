@@ -18,6 +18,13 @@ scalar). Differences, all on the safe side:
 - load_param_into_net checks every shape and dtype before it assigns any, so a
   mismatch raises (ValueError, also a RuntimeError as in MindSpore) and leaves the
   network unchanged.
+
+NOTE: the format has no record count, so a file cut exactly between two records (or just
+before the CRC trailer) parses as a shorter checkpoint; only the CRC trailer of a file saved
+with crc_check=True (its absence warns under crc_check=True) or a net to load into can tell.
+Net parameters left without a value are named in a UserWarning, also through
+load_checkpoint(path, net=net) (MindSpore logs the same warning; its return value, the dict,
+is kept).
 """
 import math
 import os
@@ -30,7 +37,7 @@ import numpy as np
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
-from .param_loading import load_param_into_net
+from .param_loading import load_into_net, load_param_into_net
 
 __all__ = ["load_checkpoint", "load_param_into_net", "save_checkpoint"]
 
@@ -102,7 +109,12 @@ def _record(name, value, from_append_dict=False):
 def _atomic_write(path, records, crc_check):
     folder = os.path.dirname(path) or "."
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     0o666)
+    except OSError as e:                    # name the target, not the hidden temporary file
+        raise type(e)(e.errno, f"For 'save_checkpoint', cannot write the checkpoint file "
+                      f"({e.strerror})", path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             _proto().write_records(f, records, crc_check)
@@ -316,6 +328,6 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         raise ValueError(f"For 'load_checkpoint', no parameter of {path} is left after the "
                          "filter; check 'specify_prefix', 'filter_prefix' and 'choice_func'")
     if net is not None:
-        load_param_into_net(net, result, strict_load)
+        load_into_net(net, result, strict_load, stacklevel=3)
     return result
 
