@@ -61,7 +61,7 @@ void bind_runtime(py::module_& m) {
   m.def("stream_threshold", &ml::stream_min_bytes);
   m.def("kernel_isa", &ml::kernel_isa,
         "Instruction set of the loaded kernel loops: 'avx512', 'avx2' or 'base' "
-        "(MINDLITE_ISA=base|avx2 forces a lower one).");
+        "(MINDLITE_ISA=avx2|base forces a lower one; another value fails the import).");
 }
 
 }  // namespace

@@ -11,6 +11,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string>
+#include <strings.h>
 
 #include "runtime/thread_pool.h"
 
@@ -35,10 +38,23 @@ namespace {
 
 const char* g_isa = "base";
 
-// MINDLITE_ISA=base|avx2 picks a lower instruction set than the CPU's best (for tests).
-const KernelTables* build_tables() {
-  KernelTables* t = new KernelTables();  // value-initialized: unsupported entries are null
+// MINDLITE_ISA=avx512|avx2|base caps the instruction set below the CPU's best (for tests);
+// unset or empty: the best. Any other value is refused (the import of mindlite._C fails with
+// this message) rather than silently running the slowest loops.
+const char* isa_request() {
   const char* want = std::getenv("MINDLITE_ISA");
+  if (want == nullptr || *want == '\0') return nullptr;
+  for (const char* isa : {"avx512", "avx2", "base"}) {
+    if (!strcasecmp(want, isa)) return isa;
+  }
+  throw std::invalid_argument(std::string("MINDLITE_ISA='") + want +
+                              "' is not a valid instruction set: expected 'avx512', 'avx2' or "
+                              "'base', or unset for the CPU's best");
+}
+
+const KernelTables* build_tables() {
+  const char* want = isa_request();
+  KernelTables* t = new KernelTables();  // value-initialized: unsupported entries are null
   auto allowed = [want](const char* isa) { return want == nullptr || !std::strcmp(want, isa); };
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();

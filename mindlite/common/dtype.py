@@ -74,8 +74,9 @@ def _type_by_name(name):
 
 
 def from_numpy_dtype(np_dtype):
-    """numpy dtype -> Type; raises TypeError for dtypes mindlite has no type for."""
-    t = _BY_NP.get(np.dtype(np_dtype))
+    """numpy dtype -> Type (either byte order); raises TypeError for dtypes mindlite has no
+    type for."""
+    t = _BY_NP.get(np.dtype(np_dtype).newbyteorder("="))
     if t is None:
         raise TypeError(f"mindlite has no tensor type for numpy dtype '{np.dtype(np_dtype)}'; "
                         f"supported: {', '.join(t.name for t in ALL_TYPES)}")
@@ -83,9 +84,12 @@ def from_numpy_dtype(np_dtype):
 
 
 def to_type(obj):
-    """Accept a Type, a numpy dtype / scalar type, or a name ('float32') and return the Type."""
+    """Accept a Type, a numpy dtype / scalar type, or a name ('float32') and return the Type.
+    None is refused (numpy would read it as float64)."""
     if isinstance(obj, Type):
         return obj
+    if obj is None:
+        raise TypeError("expected a mindlite dtype (e.g. mindlite.float32), but got None")
     if isinstance(obj, str) and obj in _BY_NAME:
         return _BY_NAME[obj]
     if obj is bool:

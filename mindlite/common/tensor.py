@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _C, abstract
 from . import dtype as mstype
+from . import limits
 
 
 def _from_python(data):
@@ -26,6 +27,17 @@ def _from_python(data):
     elif arr.dtype.kind in "iu" and not isinstance(data, np.generic) and arr.dtype != np.int64:
         if not _has_numpy_values(data):
             arr = arr.astype(np.int64)
+    return arr
+
+
+def _native(arr):
+    """`arr` as a base-class ndarray in native byte order: np.matrix and other subclasses are
+    viewed as ndarray (their operators and shape rules differ from a tensor's), big-endian data
+    is converted (kernels read native values). Already native ndarrays come back as they are."""
+    if type(arr) is not np.ndarray:
+        arr = arr.view(np.ndarray)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr
 
 
@@ -59,7 +71,7 @@ class Tensor(_C.TensorBase):
                 raise ValueError("For 'Tensor', lazy initialisation needs 'shape' and 'dtype', "
                                  f"but got shape={shape!r}, dtype={dtype!r}")
             shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-            self._set_lazy(init, dtype, shape)
+            self._set_lazy(init, dtype, limits.check_output_size("Tensor", "'shape'", shape))
             return
         if input_data is None:
             raise ValueError("For 'Tensor', 'input_data' is required when no 'shape' and 'init' "
@@ -67,7 +79,7 @@ class Tensor(_C.TensorBase):
         if isinstance(input_data, Tensor):
             arr = np.array(input_data.asnumpy())
         elif isinstance(input_data, np.ndarray):
-            arr = np.array(input_data)
+            arr = _native(np.array(input_data))
         elif isinstance(input_data, (numbers.Number, np.generic, list, tuple)):
             arr = _from_python(input_data)
         else:
@@ -85,12 +97,14 @@ class Tensor(_C.TensorBase):
 
     @classmethod
     def from_numpy(cls, array):
-        """A Tensor sharing memory with `array` (a view: reshaping `array` later is not seen)."""
+        """A Tensor sharing memory with `array` (a view: reshaping `array` later is not seen).
+        A subclass (np.matrix) is viewed as a plain ndarray; a non-native byte order is
+        converted, which copies."""
         if not isinstance(array, np.ndarray):
             raise TypeError(f"For 'Tensor.from_numpy', expected a numpy array, but got "
                             f"{type(array).__name__}")
         t = cls.__new__(cls)
-        t._arr = array.view()
+        t._arr = _native(array.view(np.ndarray))
         t._abs = abstract.abstract_of_array(t._arr)
         return t
 

@@ -4,6 +4,7 @@ import numbers
 
 from ..abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
+from ..common import limits
 
 
 def _types(valid):
@@ -63,6 +64,12 @@ def check_int(prim, arg, value, lo=None, hi=None):
         rng = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
         raise ValueError(f"For '{prim.name}', '{arg}' must be in range {rng}, but got {value}")
     return int(value)
+
+
+def check_output_size(prim, what, shape):
+    """`shape` (an output built from an attribute or constant input) within
+    limits.MAX_OUTPUT_ELEMENTS, else a ValueError naming the op and `what`."""
+    return limits.check_output_size(prim.name, what, shape)
 
 
 def check_bool(prim, arg, value):

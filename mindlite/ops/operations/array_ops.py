@@ -10,7 +10,7 @@ here; slicing and gathering live in slice_ops.py. Kernels: kernels/cpu/array_*.p
 from ...abstract import AbstractScalar
 from ...pynative.grad import bprop_for, non_differentiable
 from ..primitive import Primitive, const_value, prim_attr_register
-from ..validator import (check_axes, check_axis, check_shape_arg,
+from ..validator import (check_axes, check_axis, check_output_size, check_shape_arg,
                          check_tensor, check_type_arg, tensor)
 from ._base import needs_grad
 from .creation_ops import (Assign, AssignAdd, Eye, Fill, Ones, OnesLike,  # noqa: F401
@@ -197,7 +197,8 @@ class Tile(_Plain):
 
     def infer(self, x, multiples):
         m, s = self._multiples(x, multiples)
-        return tensor(x.dtype, tuple(a * b for a, b in zip(m, s)))
+        shape = tuple(a * b for a, b in zip(m, s))
+        return tensor(x.dtype, check_output_size(self, "the output shape", shape))
 
     def kernel_params(self, x, multiples):
         return {"multiples": self._multiples(x, multiples)[0]}
@@ -244,7 +245,7 @@ class BroadcastTo(Primitive):
                 raise ValueError(f"For '{self.name}', 'input_x' of shape {list(x.shape)} cannot "
                                  f"be broadcast to 'shape' {list(target)}")
             out.append(d)
-        return tensor(x.dtype, out)
+        return tensor(x.dtype, check_output_size(self, "the output shape", out))
 
 
 @bprop_for(BroadcastTo)

@@ -19,10 +19,12 @@ import numbers
 
 from ...cache_limits import remember
 from ...common import dtype as mstype
+from ...common.limits import MAX_INT_ATTR
 from ...pynative.grad import bprop_for
 from ._base import needs_grad
 from ..primitive import Primitive, prim_attr_register
-from ..validator import check_dtype, check_int, check_same_dtype, check_tensor, tensor
+from ..validator import (check_dtype, check_int, check_output_size, check_same_dtype,
+                         check_tensor, tensor)
 
 __all__ = ["Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput", "Conv2DTranspose"]
 
@@ -31,8 +33,14 @@ def _is_int(v):
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
+def _in_range(v, minimum):
+    """An int in [minimum, MAX_INT_ATTR]: larger sizes fit no kernel (common/limits.py)."""
+    return _is_int(v) and minimum <= v <= MAX_INT_ATTR
+
+
 def int_pair(prim, arg, value, allow_four=False, minimum=1):
-    """An int or a tuple of 2 ints (or 4: (1, 1, h, w)), each >= minimum -> (h, w)."""
+    """An int or a tuple of 2 ints (or 4: (1, 1, h, w)), each in [minimum, MAX_INT_ATTR]
+    -> (h, w)."""
     if isinstance(value, list):
         value = tuple(value)
     if _is_int(value):
@@ -43,10 +51,11 @@ def int_pair(prim, arg, value, allow_four=False, minimum=1):
                         f"but got {type(value).__name__}: {value!r}")
     if len(value) == 4 and allow_four and tuple(value[:2]) == (1, 1):
         value = value[2:]
-    if len(value) != 2 or not all(_is_int(v) and v >= minimum for v in value):
+    if len(value) != 2 or not all(_in_range(v, minimum) for v in value):
         four = " (a 4-tuple must be (1, 1, h, w))" if allow_four else ""
-        raise ValueError(f"For '{prim.name}', '{arg}' must be an int >= {minimum} or a tuple of "
-                         f"{lengths} such ints{four}, but got {value!r}")
+        raise ValueError(f"For '{prim.name}', '{arg}' must be an int in [{minimum}, "
+                         f"{MAX_INT_ATTR}] or a tuple of {lengths} such ints{four}, but got "
+                         f"{value!r}")
     return (int(value[0]), int(value[1]))
 
 
@@ -78,9 +87,9 @@ def _check_pad(prim, pad, pad_mode):
     if not isinstance(pad, tuple):
         raise TypeError(f"For '{prim.name}', 'pad' must be an int or a tuple of 4 ints, but got "
                         f"{type(pad).__name__}: {pad!r}")
-    if len(pad) != 4 or not all(_is_int(p) and p >= 0 for p in pad):
-        raise ValueError(f"For '{prim.name}', 'pad' must be a non-negative int or a tuple of 4 "
-                         f"non-negative ints (top, bottom, left, right), but got {pad!r}")
+    if len(pad) != 4 or not all(_in_range(p, 0) for p in pad):
+        raise ValueError(f"For '{prim.name}', 'pad' must be an int in [0, {MAX_INT_ATTR}] or a "
+                         f"tuple of 4 such ints (top, bottom, left, right), but got {pad!r}")
     if pad_mode != "pad" and any(pad):
         raise ValueError(f"For '{prim.name}', 'pad' must be zero when 'pad_mode' is not 'pad', "
                          f"but got 'pad' {pad!r} and 'pad_mode' {pad_mode!r}")
@@ -105,8 +114,8 @@ class _ConvBase(Primitive):
 
     def _init_conv(self, out_channel, kernel_size, mode, pad_mode, pad, stride, dilation, group,
                    data_format):
-        check_int(self, "out_channel", out_channel, 1)
-        check_int(self, "group", group, 1)
+        check_int(self, "out_channel", out_channel, 1, MAX_INT_ATTR)
+        check_int(self, "group", group, 1, MAX_INT_ATTR)
         kernel = int_pair(self, "kernel_size", kernel_size)
         stride = int_pair(self, "stride", stride, allow_four=True)
         dilation = int_pair(self, "dilation", dilation, allow_four=True)
@@ -171,7 +180,7 @@ class _ConvBase(Primitive):
                 _is_int(v) and v >= 0 for v in size):
             raise ValueError(f"For '{self.name}', '{arg}' must be a tuple of 4 non-negative ints, "
                              f"but got {size!r}")
-        return tuple(int(v) for v in size)
+        return check_output_size(self, f"'{arg}'", tuple(int(v) for v in size))
 
     def params(self, x_shape):
         _, pads = self.geometry(x_shape)
@@ -200,7 +209,8 @@ class Conv2D(_ConvBase):
         check_same_dtype(self, [("x", x), ("weight", w)])
         self.check_weight(w, x.shape[1])
         (oh, ow), _ = self.geometry(x.shape)
-        return tensor(x.dtype, (x.shape[0], w.shape[0], oh, ow))
+        shape = (x.shape[0], w.shape[0], oh, ow)
+        return tensor(x.dtype, check_output_size(self, "the output shape", shape))
 
     def kernel_params(self, x, w):
         return self.params(x.shape)

@@ -16,8 +16,8 @@ from ...common.tensor import Tensor
 from ...pynative.grad import non_differentiable
 from ...pynative.inplace import log_write, own_buffer
 from ..primitive import Primitive, prim_attr_register
-from ..validator import (check_dtype, check_int, check_shape_arg, check_tensor,
-                         check_type_arg, tensor)
+from ..validator import (check_dtype, check_int, check_output_size, check_shape_arg,
+                         check_tensor, check_type_arg, tensor)
 
 __all__ = ["ZerosLike", "OnesLike", "Fill", "Zeros", "Ones", "Eye", "Range", "Assign",
            "AssignAdd"]
@@ -48,7 +48,7 @@ def _check_size(prim, arg, shape):
     shape = check_shape_arg(prim, arg, shape)
     if any(d < 0 for d in shape):
         raise ValueError(f"For '{prim.name}', '{arg}' must be non-negative, but got {list(shape)}")
-    return shape
+    return check_output_size(prim, f"'{arg}'", shape)
 
 
 def _fill_value(prim, t, value):
@@ -105,7 +105,7 @@ class Eye(_Const):
     def infer(self, n, m, t):
         n = check_int(self, "n", n, lo=0)
         m = check_int(self, "m", m, lo=0)
-        return tensor(check_type_arg(self, "t", t), (n, m))
+        return tensor(check_type_arg(self, "t", t), check_output_size(self, "'(n, m)'", (n, m)))
 
 
 class Range(Primitive):

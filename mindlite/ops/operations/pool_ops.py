@@ -14,6 +14,7 @@ import math
 
 from ...cache_limits import remember
 from ...common import dtype as mstype
+from ...common.limits import MAX_INT_ATTR
 from ...pynative.grad import bprop_for
 from ..primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_int, check_same_dtype, check_tensor, tensor
@@ -239,7 +240,7 @@ class AvgPool2D(_ExplicitPool):
         self._init_pool(kernel_size, strides, pads, 1, ceil_mode)
         check_bool(self, "count_include_pad", count_include_pad)
         if divisor_override is not None and divisor_override != 0:
-            check_int(self, "divisor_override", divisor_override, 1)
+            check_int(self, "divisor_override", divisor_override, 1, MAX_INT_ATTR)
 
     def infer(self, x):
         _check_x(self, "x", x)

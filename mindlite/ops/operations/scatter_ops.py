@@ -7,8 +7,8 @@ so grad(grad(f)) works through slicing. Kernels: kernels/cpu/scatter_numpy.py.
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
 from ..primitive import Primitive, prim_attr_register
-from ..validator import (broadcast_shape, check_dtype, check_int, check_shape_arg, check_tensor,
-                         tensor)
+from ..validator import (broadcast_shape, check_dtype, check_int, check_output_size,
+                         check_shape_arg, check_tensor, tensor)
 from ._base import cached_prim, needs_grad
 from .slice_ops import MaskedSelect, StridedSlice, strided_slice_spec
 
@@ -36,6 +36,7 @@ class StridedSliceGrad(Primitive):
         if any(d < 0 for d in shapex):
             raise ValueError(f"For '{self.name}', 'shapex' must be non-negative, but got "
                              f"{list(shapex)}")
+        check_output_size(self, "'shapex'", shapex)
         args = [check_shape_arg(self, n, v)
                 for n, v in (("begin", begin), ("end", end), ("strides", strides))]
         masks = tuple(self.attrs[n] for n in _MASKS)
@@ -86,7 +87,7 @@ class UnsortedSegmentSum(Primitive):
             raise ValueError(f"For '{self.name}', the shape of 'segment_ids' "
                              f"{list(segment_ids.shape)} must be a prefix of the shape of "
                              f"'input_x' {list(x.shape)}")
-        return tensor(x.dtype, (n,) + x.shape[k:])
+        return tensor(x.dtype, check_output_size(self, "the output shape", (n,) + x.shape[k:]))
 
 
 @bprop_for(UnsortedSegmentSum)

@@ -14,8 +14,8 @@ of their own, so gradients are differentiable again.
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for, non_differentiable
 from ..primitive import Primitive, const_value, prim_attr_register
-from ..validator import (broadcast_shape, check_axis, check_dtype, check_int, check_shape_arg,
-                         check_tensor, tensor)
+from ..validator import (broadcast_shape, check_axis, check_dtype, check_int,
+                         check_output_size, check_shape_arg, check_tensor, tensor)
 from ._base import cached_prim, needs_grad
 
 __all__ = ["Slice", "StridedSlice", "Gather", "OneHot", "Unique", "MaskedSelect"]
@@ -282,7 +282,8 @@ class OneHot(Primitive):
     def infer(self, indices, depth, on_value, off_value):
         a = self._axis(indices, depth, on_value, off_value)
         depth = depth[0] if isinstance(depth, (list, tuple)) else depth
-        return tensor(on_value.dtype, indices.shape[:a] + (int(depth),) + indices.shape[a:])
+        shape = indices.shape[:a] + (int(depth),) + indices.shape[a:]
+        return tensor(on_value.dtype, check_output_size(self, "the output shape", shape))
 
     def kernel_params(self, indices, depth, on_value, off_value):
         a = self._axis(indices, depth, on_value, off_value)
