@@ -130,7 +130,9 @@ def test_matrix_from_numpy_is_a_plain_tensor():
 @pytest.mark.parametrize("dtype", [">f4", ">f8", ">i4", ">i8", ">u2"])
 def test_big_endian_arrays_are_converted(dtype):
     a = np.arange(6).reshape(2, 3).astype(dtype)
-    for t in (Tensor(a), Tensor.from_numpy(a), Parameter(a, name="p")):
+    reset = Parameter(np.zeros((2, 3), a.dtype.newbyteorder("=")), name="r")
+    reset.set_data(a)
+    for t in (Tensor(a), Tensor.from_numpy(a), Parameter(a, name="p"), reset):
         assert t.dtype.np == a.dtype.newbyteorder("=")
         arr = t.asnumpy()
         assert arr.dtype.isnative and arr.dtype == a.dtype.newbyteorder("=")

@@ -251,7 +251,7 @@ class Tensor(_C.TensorBase):
     def assign_value(self, value):
         """Replace the data in place (shape and dtype may change; the signature follows)."""
         arr = value.asnumpy() if isinstance(value, Tensor) else np.asarray(value)
-        self._arr = np.array(arr)
+        self._arr = _native(np.array(arr))
         self._abs = abstract.abstract_of_array(self._arr)
         _log_write(self, "Tensor.assign_value")
         return self
