@@ -5,7 +5,8 @@
 // its maximum (NaN sticks) before exponentiating; exp is simd_math.h's vexp (within ~2 ulp of
 // np.exp); row sums and the sums over rows accumulate in float64. Rows are independent and
 // each is computed whole by one thread; sums over rows add per-row float64 values in row
-// order afterwards, so every result is the same at every thread count.
+// order afterwards, so every result is the same at every thread count. Each ISA's pass uses its
+// native vector width, so the float64 sums may round their last bit differently across ISAs.
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,12 @@ per row on the CPU's widest vectors (simd_math.h's exp, within ~2 ulp of np.exp)
 sums in float64 and split rows over the thread pool above the parallel threshold; results are
 the same at every thread count and match loss_numpy.py to rounding (NLL's unreduced loss and
 NLLLossGrad bitwise). They replace the numba kernels (loss_numba.py, kept below as a fallback)
-at every size measured: benchmarks/hot_kernels.py.
+at every size measured. benchmarks/hot_kernels.py --clock cpu --threads 1, float32, µs of CPU
+per launch, numpy / numba / cpp, on the shared 2-core AVX2 VM:
+  SoftmaxCrossEntropyWithLogits 64x10: 55 / 6.0 / 3.9; 512x1000: 4114 / 3523 / 889
+  SparseSoftmaxCrossEntropyWithLogits 512x1000: 2324 / 2832 / 621; gradient 2993 / 3575 / 808
+  NLLLoss (mean) 512x1000: 73 / 8.8 / 3.2
+Above the parallel threshold the rows also split over the pool's threads.
 """
 from ...common import dtype as mstype
 from ..registry import register_kernel

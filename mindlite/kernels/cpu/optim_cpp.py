@@ -7,8 +7,12 @@ operation order, so the updates are bitwise the numpy kernel's. The loops need e
 array C-contiguous, aligned and writeable; otherwise (a strided or read-only variable) the
 numpy kernel runs instead, and raises for read-only state before writing anything, as the
 numba kernels do. Hyper-parameters go to C as the size-1 arrays they are (converted to the
-variable's dtype there, as numpy's dtype.type(x)). Faster than the numba kernels
-(optim_numba.py, kept below as a fallback) at every size measured: benchmarks/hot_kernels.py.
+variable's dtype there, as numpy's dtype.type(x)). They replace the numba kernels
+(optim_numba.py, kept below as a fallback). benchmarks/hot_kernels.py --clock cpu --threads 1,
+float32, µs of CPU per launch, numpy / numba / cpp, on the shared 2-core AVX2 VM:
+  1000 elements: ApplyMomentum 11 / 8.1 / 1.4, SGD 20 / 11 / 1.0-2.9, Adam 36 / 22 / 2.1
+  100k elements: ApplyMomentum 77 / 34 / 27, SGD 131 / 89 / 33, Adam 330 / 77 / 48
+  4M elements (memory-bound): all four within 10% of numba, 2.4-7x faster than numpy.
 """
 from ...common import dtype as mstype
 from ..registry import register_kernel
