@@ -180,6 +180,7 @@ LIMIT_MSG = r"elements, more than the limit of \d+ \(mindlite.common.limits.MAX_
         Tensor(np.ones((1, 1, 2, 2), np.float32)), Tensor(np.ones((1, 1, 1, 1), np.float32))),
      "Conv2D"),
     (lambda: initializer("zeros", (2**20, 2**20), ms.float32), "Tensor"),
+    (lambda: ops.Range(maxlen=2**62)(0, 2**40, 1), "Range"),
 ])
 def test_outputs_beyond_the_size_limit_are_value_errors(call, op):
     with pytest.raises(ValueError, match=rf"For '{op}', .*{LIMIT_MSG}"):

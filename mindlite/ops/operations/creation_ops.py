@@ -151,7 +151,7 @@ class Range(Primitive):
         t = self.attrs["dtype"]
         if t is None:
             t = mstype.int64 if ints else mstype.float32
-        return tensor(t, (n,))
+        return tensor(t, check_output_size(self, "the output shape", (n,)))
 
     def kernel_params(self, start, limit, delta):
         start, limit, delta = self._values(start, limit, delta)
