@@ -9,12 +9,14 @@
                  leaves nothing in the cache.
     f.graph(x, y)                the compiled FuncGraph (print it with ir.dump_ir)
 Under set_context(mode=GRAPH_MODE), Cell.__call__ runs `construct` this way (the
-cell's Parameters are graph parameters read at every run, so updates are seen).
+cell's Parameters are graph parameters read at every run, so updates are seen); a
+construct the parser cannot compile yet runs eagerly with a warning (cell_graph_call).
 """
 import functools
 import itertools
 import re
 import types
+import warnings
 import weakref
 from collections import OrderedDict
 
@@ -23,6 +25,7 @@ from ..ir.anf import Location
 from ..ir.manager import FuncGraphManager, lint
 from ..ops.primitive import _hashable
 from .executor import run_graph
+from .errors import UnsupportedSyntaxError
 from .parse import Parser, function_ast, is_dyn
 from ..ir.anf import AnfNode
 
@@ -242,13 +245,26 @@ def _check_signature(fn, signature, args):
 
 
 _CELL_JIT = weakref.WeakKeyDictionary()
+_EAGER = "eager"        # a cell whose construct cannot be compiled (yet): runs eagerly
 
 
 def cell_graph_call(cell, args, kwargs):
-    """GRAPH_MODE: Cell.__call__ runs its construct as a compiled graph."""
+    """GRAPH_MODE: Cell.__call__ runs its construct as a compiled graph. A construct that
+    uses what the parser does not support yet (UnsupportedSyntaxError: e.g. a training step
+    calling value_and_grad, until graph autodiff exists) runs eagerly instead, with one
+    warning naming the construct and the line; @jit itself never falls back."""
     jf = _CELL_JIT.get(cell)
+    if jf is _EAGER:
+        return cell.construct(*args, **kwargs)
     if jf is None or jf.fn is not type(cell).construct:
         jf = _CELL_JIT[cell] = JitFunction(type(cell).construct)
-    return jf(cell, *args, **kwargs)
-
-
+    try:
+        return jf(cell, *args, **kwargs)
+    except UnsupportedSyntaxError as err:
+        if jf.cache:                       # compiled before for another signature: strict
+            raise
+        _CELL_JIT[cell] = _EAGER
+        warnings.warn(f"mindlite: GRAPH_MODE could not compile {type(cell).__name__}.construct"
+                      f", so it runs eagerly (its sub-cells are still compiled): {err}",
+                      stacklevel=3)
+        return cell.construct(*args, **kwargs)
