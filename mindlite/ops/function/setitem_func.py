@@ -4,7 +4,7 @@ tensor_setitem validates the whole assignment first (index range, value shape br
 the indexed shape, value dtype equal or safely castable for Tensors; Python values are
 converted to t's dtype), so a failed call leaves t unchanged. Then:
   - with no grad recorder open it writes with numpy into t's own array (after
-    pynative/inplace.prepare_write: a copy first when a live view shares that memory);
+    pynative/inplace.own_buffer: a copy first when a live view shares that memory);
   - while the recorder is open it is recorded, as MindSpore records it: the tapes' earlier
     references to t move to a snapshot of its old values, and t's new value is computed by
     differentiable primitives, new = Select(written, Gather(value, source), old), so the
@@ -20,7 +20,7 @@ import numpy as np
 
 from ...common.tensor import Tensor
 from ...pynative.grad import GRAD_EXECUTOR
-from ...pynative.inplace import adopt, prepare_write, snapshot
+from ...pynative.inplace import adopt, own_buffer, snapshot
 from ..operations import array_ops as A
 from ..operations import logic_ops as L
 from ..operations import slice_ops as S
@@ -94,7 +94,7 @@ def tensor_setitem(x, index, value):
     if GRAD_EXECUTOR.recording:
         _recorded_setitem(x, key, target, value, val)
         return x
-    arr = prepare_write(x, "tensor_setitem")
+    arr = own_buffer(x)                # no tape is open: nothing to log
     arr[key] = val
     return x
 
