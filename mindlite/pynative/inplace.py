@@ -1,15 +1,19 @@
 """In-place writes: copy-on-write for every writer, and what the grad recorder makes of them.
 
-Every in-place writer (Tensor.__setitem__, Assign, AssignAdd, the optimizers, assign_value /
-set_data / set_dtype) calls `prepare_write(t, op)` before it writes:
-  - when a live view made by a view kernel shares t's memory (kernels/views.py), t moves to
-    a private copy first, so results returned earlier never change;
-  - while the grad recorder is open, the write is logged on every open tape. A tape's nodes
-    hold their inputs and outputs by reference and bprops read their values at backward,
-    so a tensor written after a node used it would give a silently wrong gradient:
-    `check_writes` (called by GradExecutor.backward) raises a RuntimeError naming the
-    tensor, the op that used it and the op that wrote it (PyTorch's version-counter check,
-    kept off the no-grad path: nothing is counted while no tape is open).
+In-place writers call, for the tensor t they write:
+  - `own_buffer(t)` before writing (Tensor.__setitem__, Assign, AssignAdd, the optimizers,
+    BatchNorm's moving statistics): when a live view made by a view kernel shares t's
+    memory (kernels/views.py), t moves to a private copy first, so results returned
+    earlier never change;
+  - `log_write(t, op)` after writing (Assign, AssignAdd, the optimizers, assign_value /
+    set_data / set_dtype): while the grad recorder is open, the write is logged on every
+    open tape. A tape's nodes hold their inputs and outputs by reference and bprops read
+    their values at backward, so a tensor written after a node used it would give a
+    silently wrong gradient: `check_writes` (called by GradExecutor.backward) raises a
+    RuntimeError naming the tensor, the op that used it and the op that wrote it
+    (PyTorch's version-counter check, kept off the no-grad path: nothing is counted while
+    no tape is open). NOTE: conservative: any recorded use counts, also by a bprop that
+    would not read the value (e.g. Add's).
 
 Tensor.__setitem__ under the recorder is not an opaque write but recorded ops
 (ops/function/setitem_func.py), as MindSpore records it: `snapshot` gives the tapes' earlier
@@ -37,14 +41,6 @@ def log_write(t, op):
     if GRAD_EXECUTOR.recording:
         for tape in GRAD_EXECUTOR.tapes:
             tape.writes.append((t, op, len(tape.nodes)))
-
-
-def prepare_write(t, op):
-    """Before `op` writes into t's array in place (see the module docstring): own_buffer,
-    then log_write. Returns the array to write into."""
-    arr = own_buffer(t)
-    log_write(t, op)
-    return arr
 
 
 def _uses(inputs, out):
