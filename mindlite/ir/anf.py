@@ -21,17 +21,33 @@ _IDS = itertools.count(1)
 
 
 class Location:
-    """One source position: file, line and the line's text (for dumps and errors)."""
-    __slots__ = ("file", "line", "col")
+    """A source span: file, first/last line, first/last column (as MindSpore's
+    `file:line, col~col` or `file:line~line, col~col`), and the first line's text."""
+    __slots__ = ("file", "line", "col", "end_line", "end_col")
 
-    def __init__(self, file, line, col=0):
+    def __init__(self, file, line, col=0, end_line=None, end_col=None):
         self.file = file
         self.line = line
         self.col = col
+        self.end_line = line if end_line is None else end_line
+        self.end_col = end_col
+
+    @classmethod
+    def of(cls, file, node):
+        """The span of an ast node (a def's span starts at its first decorator)."""
+        decorators = getattr(node, "decorator_list", None)
+        line = decorators[0].lineno if decorators else node.lineno
+        return cls(file, line, getattr(node, "col_offset", 0),
+                   getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None))
 
     @property
     def text(self):
         return linecache.getline(self.file, self.line).rstrip("\n")
+
+    @property
+    def span(self):
+        lines = f"{self.line}" if self.end_line == self.line else f"{self.line}~{self.end_line}"
+        return lines if self.end_col is None else f"{lines}, {self.col}~{self.end_col}"
 
     def __repr__(self):
         return f"{self.file}:{self.line}"

@@ -5,21 +5,24 @@
 
     # Total params: 2
     # Params:
-    %para1_x: <Tensor[Float32], (1)>
+    %para1_x: <Tensor[Float32], (1)> : [1]
+    ...
+    Node counting information:
     ...
     subgraph attr:
     subgraph instance: f_1 : 0x...
-    # In file t.py:3/def f(x, y):/
+    # In file t.py:2~5/@jit/
     subgraph @f_1() {
-      %0(CNode_9$a) = PrimFunc_Sub(%para1_x, I64(1))
+      %0(a) = PrimFunc_Sub(%para1_x, I64(1))
           : (<Tensor[Float32], (1)>, <Int64, NoShape>) -> (<Tensor[Float32], (1)>)
-          # In file t.py:4/    a = x - 1/
+          # In file t.py:4, 8~13/    a = x - 1/
       ...
       Return(%1)
           : (<Tensor[Float32], (1)>)
     }
     # Order:
-    #   1: @f_1:CNode_9$a{[0]: ValueNode<Primitive> Sub, [1]: %para1_x, [2]: I64(1)}
+    #   1: @f_1:a{[0]: ValueNode<Primitive> PrimFunc_Sub, [1]: param_x, [2]: ValueNode<Int64Imm> 1}
+    #   3: @f_1:Return{[0]: ValueNode<Primitive> Return, [1]: b}
 
 The entry graph's parameters are listed under `# Params:`; nested graphs list theirs in
 the `subgraph @name(...)` header. Source comments show the call chain, user code first.
@@ -116,7 +119,8 @@ class _Namer:
 
 
 def _cnode_label(node):
-    return f"CNode_{node.id}" + (f"${node.name}" if node.name else "")
+    """The variable a node was bound to in the source, else CNode_<id> (MindSpore 2.10)."""
+    return node.name if node.name else f"CNode_{node.id}"
 
 
 def _ref(node, local, namer):
@@ -130,7 +134,7 @@ def _ref(node, local, namer):
 
 
 def _loc_lines(debug, indent):
-    return [f"{indent}# In file {loc.file}:{loc.line}/{loc.text}/" for loc in debug]
+    return [f"{indent}# In file {loc.file}:{loc.span}/{loc.text}/" for loc in debug]
 
 
 def dump_ir(root):
@@ -142,8 +146,14 @@ def dump_ir(root):
             namer.param(p)
     lines = [f"# IR entry: @{root.name}", f"# Total subgraphs: {len(graphs)}", "",
              f"# Total params: {len(root.parameters)}", "# Params:"]
-    lines += [f"{namer.param(p)}: {type_str(p.abstract)}" for p in root.parameters]
-    lines.append("")
+    lines += [f"{namer.param(p)}: {type_str(p.abstract)} : {_dims(p.abstract)}"
+              for p in root.parameters]
+    cnodes = sum(len(g.order) + 1 for g in graphs)          # + one Return per graph
+    values = sum(isinstance(i, ValueNode) for g in graphs for n in g.order for i in n.inputs)
+    params = sum(len(g.parameters) for g in graphs)
+    lines += ["", "Node counting information:",
+              f"Total number of nodes: {cnodes + values + params}",
+              f"Total number of cnodes: {cnodes}", ""]
     for g in graphs:
         lines += _dump_graph(g, g is root, namer) + ["", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -176,19 +186,37 @@ def _dump_graph(g, is_root, namer):
     lines.append("}")
     lines.append("# Order:")
     for i, node in enumerate(g.order):
-        ins = ", ".join(f"[{k}]: {_order_ref(a, local, namer)}" for k, a in enumerate(node.inputs))
+        ins = ", ".join(f"[{k}]: {_order_ref(a)}" for k, a in enumerate(node.inputs))
         lines.append(f"#   {i + 1}: @{g.name}:{_cnode_label(node)}{{{ins}}}")
+    ret = f"[0]: ValueNode<Primitive> Return, [1]: {_order_ref(g.output)}"
+    lines.append(f"#   {len(g.order) + 1}: @{g.name}:Return{{{ret}}}")
     return lines
+
+
+def _dims(abstract):
+    shape = getattr(abstract, "shape", ())
+    return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
 _IMM = {int: "Int64Imm", float: "FP32Imm", bool: "BoolImm", str: "StringImm",
         type(None): "None", tuple: "ValueTuple", Tensor: "Tensor"}
 
 
-def _order_ref(node, local, namer):
-    if isinstance(node, ValueNode):
-        v = node.value
-        kind = ("Primitive" if hasattr(v, "attrs_key") else "FuncGraph"
-                if isinstance(v, FuncGraph) else _IMM.get(type(v), type(v).__name__))
-        return f"ValueNode<{kind}> {value_str(v)}"
-    return _ref(node, local, namer)
+def _order_ref(node):
+    """How MindSpore's `# Order:` list names an input: param_x, a CNode's label, or
+    ValueNode<kind> value."""
+    if isinstance(node, ParameterNode):
+        return f"param_{node.name}"
+    if isinstance(node, CNode):
+        return _cnode_label(node)
+    v = node.value
+    if isinstance(v, FuncGraph):
+        return f"ValueNode<FuncGraph> {v.name}"
+    if hasattr(v, "attrs_key"):
+        return f"ValueNode<Primitive> {value_str(v)}"
+    if isinstance(v, IRPrim):
+        return f"ValueNode<Primitive> {v.name}"
+    kind = _IMM.get(type(v), type(v).__name__)
+    plain = str(int(v)) if type(v) is bool else str(v) if type(v) in (int, float) else \
+        value_str(v)
+    return f"ValueNode<{kind}> {plain}"

@@ -135,8 +135,8 @@ class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin):
         return unsupported(what, self.debug())
 
     def at(self, frame, node):
-        self.loc = Location(frame.file, getattr(node, "lineno", self.loc.line if self.loc else 0),
-                            getattr(node, "col_offset", 0))
+        if hasattr(node, "lineno"):
+            self.loc = Location.of(frame.file, node)
 
     # ---- graph building ----------------------------------------------------------------------
     def new_graph(self, kind):
@@ -271,8 +271,9 @@ class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin):
         bound = inspect.signature(fn).bind(*args, **kwargs)
         bound.apply_defaults()
         frame.vars.update(bound.arguments)
-        self.loc = Location(file, node.lineno)
-        self.root.location = self.loc
+        self.loc = Location.of(file, node)
+        span = self.loc
+        self.root.location = Location(file, span.line, end_line=span.end_line)
         if isinstance(node, ast.Lambda):
             self.root.return_loc = self.loc
             return self.expr(node.body, frame)

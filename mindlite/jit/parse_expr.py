@@ -160,6 +160,7 @@ class ExprMixin:
     def e_Subscript(self, e, frame):
         obj = self.expr(e.value, frame)
         index = self.expr(e.slice, frame)
+        self.at(frame, e)
         return self.getitem(obj, index)
 
     def getitem(self, obj, index):
@@ -176,7 +177,9 @@ class ExprMixin:
 
     # ---- operators ---------------------------------------------------------------------------
     def e_BinOp(self, e, frame):
-        return self.binop(e.op, self.expr(e.left, frame), self.expr(e.right, frame))
+        left, right = self.expr(e.left, frame), self.expr(e.right, frame)
+        self.at(frame, e)
+        return self.binop(e.op, left, right)
 
     def binop(self, op, left, right, aug=False):
         spec = _BIN.get(type(op))
@@ -225,6 +228,7 @@ class ExprMixin:
         result = True
         for op, comp in zip(e.ops, e.comparators):
             right = self.expr(comp, frame)
+            self.at(frame, e)
             r = self.compare(op, left, right)
             if len(e.ops) > 1 and isinstance(r, AnfNode):
                 raise self.unsupported("chained comparisons on tensors")
