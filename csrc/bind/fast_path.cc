@@ -23,7 +23,7 @@ namespace fast {
 
 PyTypeObject g_tensor_base = {PyVarObject_HEAD_INIT(nullptr, 0)};
 PyTypeObject* g_tensor_type = nullptr;
-thread_local PyObject* t_grad_tapes = nullptr;
+MINDLITE_THREAD_LOCAL PyObject* t_grad_tapes = nullptr;
 
 namespace {
 
