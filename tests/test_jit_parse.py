@@ -325,3 +325,15 @@ def test_nested_control_flow(data):
     x = T(data.draw(arrays(np.float32, (3,), min_value=-6, max_value=6, allow_special=False)))
     y = T(data.draw(arrays(np.float32, (3,), min_value=-3, max_value=3, allow_special=False)))
     check(nested_control_flow, x, y)
+
+
+def test_jit_accepts_mindspore_210_options_and_rejects_bad_ones():
+    f = ms.jit(capture_mode="ast", jit_level="O1", dynamic=0, fullgraph=True,
+               backend="ms_backend")(lambda t: t * 2)
+    assert f(T(np.ones(2, np.float32))).asnumpy().tolist() == [2.0, 2.0]
+    with pytest.raises(ValueError, match="capture_mode"):
+        ms.jit(capture_mode="bytecode")
+    with pytest.raises(ValueError, match="jit_level"):
+        ms.jit(jit_level="O9")
+    with pytest.raises(TypeError, match="'fn' must be a function"):
+        ms.jit(3)

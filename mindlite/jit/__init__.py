@@ -11,10 +11,29 @@ not pay for ast and inspect).
 from .errors import UnsupportedSyntaxError  # noqa: F401
 
 
-def jit(fn=None, *, input_signature=None):
+_CHOICES = {"capture_mode": ("ast",), "jit_level": ("O0", "O1", "O2"), "dynamic": (0, 1),
+            "fullgraph": (False, True), "backend": ("", "ms_backend")}
+
+
+def jit(fn=None, *, input_signature=None, capture_mode="ast", jit_level="O0", dynamic=0,
+        fullgraph=False, backend="", **options):
     """Compile `fn` to graphs, one per input signature (mindspore.jit); as a decorator,
-    `@jit` or `@jit(input_signature=...)`, or a call, `jit(fn)`; methods too."""
+    `@jit` or `@jit(...)`, or a call, `jit(fn)`; methods too.
+
+    MindSpore 2.10's options are accepted: capture_mode "ast" (the only one: "bytecode"
+    and "trace" are ValueErrors), jit_level, dynamic (a graph is still compiled per
+    concrete shape), fullgraph (mindlite always compiles the full graph or raises), backend,
+    and further backend options, which do not change results here."""
+    given = {"capture_mode": capture_mode, "jit_level": jit_level, "dynamic": dynamic,
+             "fullgraph": fullgraph, "backend": backend}
+    for name, value in given.items():
+        if value not in _CHOICES[name] or type(value) is not type(_CHOICES[name][0]):
+            raise ValueError(f"For 'jit', '{name}' must be one of {list(_CHOICES[name])}, but "
+                             f"got {value!r}")
     from .api import JitFunction
     if fn is None:
         return lambda f: JitFunction(f, input_signature)
+    if not callable(fn):
+        raise TypeError(f"For 'jit', 'fn' must be a function or method, but got "
+                        f"{type(fn).__name__}")
     return JitFunction(fn, input_signature)

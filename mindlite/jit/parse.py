@@ -15,6 +15,7 @@ flow: jit/parse_control.py; expressions and calls: jit/parse_expr.py, jit/parse_
 """
 import ast
 import inspect
+import linecache
 import textwrap
 
 from ..abstract import AbstractTensor
@@ -38,23 +39,43 @@ def function_ast(fn):
     if hit is None:
         try:
             lines, first = inspect.getsourcelines(fn)
+            file = inspect.getsourcefile(fn) or code.co_filename
         except (OSError, TypeError):
             raise unsupported(f"calling '{fn.__qualname__}': its source is not available",
                               ()) from None
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        ast.increment_lineno(tree, first - 1)
-        node = tree.body[0]
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            hit = (node, inspect.getsourcefile(fn) or code.co_filename)
-        else:           # a lambda: find the one that starts on the code's first line
-            lam = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
-                   and n.lineno == code.co_firstlineno]
-            if len(lam) != 1:
-                raise unsupported(f"the lambda '{fn.__qualname__}' (its source line holds "
-                                  f"{len(lam)} lambdas)", ())
-            hit = (lam[0], inspect.getsourcefile(fn) or code.co_filename)
-        _SOURCES[code] = hit
+        node = None
+        if code.co_name != "<lambda>":
+            try:
+                tree = ast.parse(textwrap.dedent("".join(lines)))
+                ast.increment_lineno(tree, first - 1)
+                node = tree.body[0]
+            except SyntaxError:
+                node = None
+        if not isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            node = _find_in_file(fn, file)
+        hit = _SOURCES[code] = (node, file)
     return hit
+
+
+def _find_in_file(fn, file):
+    """The def or lambda starting on the code's first line, from the whole file's ast (a
+    lambda's own source lines need not parse on their own)."""
+    code = fn.__code__
+    try:
+        tree = ast.parse("".join(linecache.getlines(file)))
+    except SyntaxError:
+        tree = None
+    kind = ast.Lambda if code.co_name == "<lambda>" else ast.FunctionDef
+    found = [] if tree is None else [
+        n for n in ast.walk(tree) if isinstance(n, kind) and code.co_firstlineno in (
+            n.lineno, getattr(n, "decorator_list", [n])[0].lineno if
+            getattr(n, "decorator_list", None) else n.lineno)
+        and (kind is ast.Lambda or n.name == code.co_name)
+        and len(n.args.posonlyargs) + len(n.args.args) == code.co_argcount]
+    if len(found) != 1:
+        raise unsupported(f"'{fn.__qualname__}': its source cannot be located unambiguously "
+                          f"({len(found)} candidates on line {code.co_firstlineno})", ())
+    return found[0]
 
 
 class Frame:
