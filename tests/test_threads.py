@@ -19,6 +19,7 @@ import pytest
 
 import mindlite as ms
 from mindlite import Kernel, Parameter, Tensor, _C, nn, ops
+from mindlite.common.initializer import Initializer
 from mindlite.kernels.registry import unregister_kernel
 from mindlite.pynative.grad import GRAD_EXECUTOR
 
@@ -286,6 +287,38 @@ def test_class_kernel_resize_and_execute_are_not_interleaved():
         assert_bitwise(got, [x.asnumpy() * 2 for x in xs], "class kernel in two threads")
     finally:
         unregister_kernel("Add", "sized")
+
+
+class _CountingInit(Initializer):
+    """Fills with the number of its calls; the first call waits (up to 0.5 s) for a second."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls, self.entered, self.second = 0, threading.Event(), threading.Event()
+
+    def _fill(self, shape):
+        self.calls += 1
+        if self.calls == 1:
+            self.entered.set()
+            self.second.wait(0.5)
+        else:
+            self.second.set()
+        return np.full(shape, float(self.calls))
+
+
+def test_lazy_parameter_is_initialised_once_across_threads():
+    """Two threads using a lazily initialised Parameter first at once: it is materialised once
+    and both compute with the values it keeps."""
+    init = _CountingInit()
+    p = Parameter(ms.initializer(init, (2, 3)), name="lazy")
+
+    def work(i):
+        if i == 1:
+            _wait(init.entered)                 # the first thread is materialising p now
+        return ops.Add()(p, 0.0).asnumpy()
+    got = run_threads(work, 2)
+    assert init.calls == 1
+    assert_bitwise(got, [p.asnumpy()] * 2, "lazy Parameter in two threads")
 
 
 # ---- training -----------------------------------------------------------------------------

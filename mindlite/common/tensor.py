@@ -9,6 +9,7 @@ Construction rules follow MindSpore (docs/mindspore_api.md): Python floats
 become float32, Python ints int64, numpy arrays keep their dtype and are copied.
 """
 import numbers
+import threading
 
 import numpy as np
 
@@ -55,6 +56,11 @@ def _has_numpy_values(data):
     if isinstance(data, (list, tuple)):
         return any(_has_numpy_values(d) for d in data)
     return False
+
+
+# NOTE: one lock for every lazy tensor's first materialisation (rare, never on the hot path);
+# re-entrant, as an initializer may materialise another tensor.
+_INIT_LOCK = threading.RLock()
 
 
 class Tensor(_C.TensorBase):
@@ -109,12 +115,15 @@ class Tensor(_C.TensorBase):
         return t
 
     def init_data(self):
-        """Materialise a lazily initialised tensor (initializer given at construction)."""
+        """Materialise a lazily initialised tensor (initializer given at construction), once: a
+        thread that comes while another materialises it waits, and both see the same values."""
         if self._arr is None:
-            from .initializer import materialize
-            arr = materialize(self._init, self._abs.shape, self._abs.dtype)
-            self._arr = arr
-            self._abs = abstract.abstract_of_array(arr)
+            with _INIT_LOCK:
+                if self._arr is None:
+                    from .initializer import materialize
+                    arr = materialize(self._init, self._abs.shape, self._abs.dtype)
+                    self._abs = abstract.abstract_of_array(arr)   # before _arr: readers
+                    self._arr = arr                              # test _arr, then read _abs
         return self
 
     # ---- attributes -------------------------------------------------------------------
