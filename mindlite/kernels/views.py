@@ -17,8 +17,8 @@ Arrays shared on purpose are not registered (Tensor.from_numpy, asnumpy): writes
 visible through them, as in MindSpore. Kernels know nothing of tensors; this module deals
 in arrays only. Entries are keyed by the id of the memory's owner and hold weak
 references, so they never keep an array alive; dead entries are swept as the table grows.
-Registration takes a lock (threads may view one Parameter at once); the writers' check
-reads without one.
+Threads may view one Parameter at once: new entries, sweeps and prunes take a lock; the
+common registration (an append) and the writers' check take none.
 """
 import threading
 import weakref
@@ -27,7 +27,9 @@ import numpy as np
 
 _SHARED = {}          # id(owner of the memory) -> [weakref.ref(view) registered on it]
 _sweep_at = 1024      # table size that triggers a sweep of dead entries (grows if all live)
-_LOCK = threading.Lock()   # registrations and sweeps (threads share views); shared() only reads
+_LOCK = threading.Lock()   # new entries, sweeps and prunes; appends and shared() take none
+_ref = weakref.ref
+_ndarray = np.ndarray
 
 
 def _owner(arr):
@@ -35,7 +37,7 @@ def _owner(arr):
     owner = arr.base
     if owner is None:
         return arr
-    while isinstance(owner, np.ndarray) and owner.base is not None:
+    while type(owner) is _ndarray and owner.base is not None:
         owner = owner.base
     return owner
 
@@ -48,24 +50,47 @@ def _sweep():
     _sweep_at = max(1024, 2 * len(_SHARED))
 
 
-def share(view):
-    """Register `view`, an array a kernel returns that may use its input's memory; returns
-    it. An array owning its memory (numpy had to copy) is not registered."""
-    if view.base is None:
-        return view
-    key = id(_owner(view))
-    ref = weakref.ref(view)
+def _register(key, ref):
     with _LOCK:
         refs = _SHARED.get(key)
         if refs is None:
             if len(_SHARED) >= _sweep_at:
                 _sweep()
             _SHARED[key] = [ref]
-            return view
+        else:
+            refs.append(ref)
+
+
+def _prune(refs):
+    """Drop the dead refs at the front of `refs`, in place: a concurrent append lands
+    after them and is kept."""
+    with _LOCK:
         n = len(refs)
-        if n >= 16 and not n & (n - 1):      # at 16, 32, 64, ...: drop the dead ones
-            refs = _SHARED[key] = [r for r in refs if r() is not None]   # a reader keeps
-        refs.append(ref)                                                # the old list whole
+        refs[:n] = [r for r in refs[:n] if r() is not None]
+
+
+def share(view):
+    """Register `view`, an array a kernel returns that may use its input's memory; returns
+    it. An array owning its memory (numpy had to copy) is not registered.
+    NOTE: the common case takes no lock: list.append is atomic, and the entry is checked
+    again after it, since a sweep may have dropped the (all dead) list in between."""
+    owner = view.base
+    if owner is None:
+        return view
+    while type(owner) is _ndarray and owner.base is not None:
+        owner = owner.base
+    key = id(owner)
+    ref = _ref(view)
+    refs = _SHARED.get(key)
+    if refs is None:
+        _register(key, ref)
+        return view
+    n = len(refs)
+    if n >= 16 and not n & (n - 1):          # at 16, 32, 64, ...: drop the dead ones
+        _prune(refs)
+    refs.append(ref)
+    if _SHARED.get(key) is not refs:
+        _register(key, ref)
     return view
 
 
@@ -77,7 +102,7 @@ def shared(arr):
     refs = _SHARED.get(id(_owner(arr)))
     if refs is None:
         return False
-    for r in refs:
+    for r in tuple(refs):          # a snapshot: a concurrent prune shifts the list
         if r() is not None:
             return True
     return False
