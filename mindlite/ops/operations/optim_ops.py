@@ -11,7 +11,7 @@ differentiable.
 """
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import non_differentiable
+from ...pynative.grad import GRAD_EXECUTOR, non_differentiable
 from ...pynative.inplace import log_write, own_buffer
 from ..primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_tensor
@@ -33,25 +33,22 @@ class _ApplyBase(Primitive):
     scalar_inputs = ()
     grad_input = None
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._state_pos = tuple(cls.input_names.index(n) for n in cls.state_inputs)
+
     def __call__(self, *inputs):
         """Copy-on-write of the state inputs before the kernel writes them (views taken of a
         Parameter keep their values), and the writes logged for open grad calls."""
-        states = [inputs[i] for i in self._state_positions()
-                  if i < len(inputs) and isinstance(inputs[i], Tensor)]
+        n = len(inputs)
+        states = [inputs[i] for i in self._state_pos if i < n and isinstance(inputs[i], Tensor)]
         for t in states:
             own_buffer(t)
         result = Primitive.__call__(self, *inputs)
-        for t in states:
-            log_write(t, self.name)
+        if GRAD_EXECUTOR.recording:
+            for t in states:
+                log_write(t, self.name)
         return result
-
-    @classmethod
-    def _state_positions(cls):
-        pos = cls.__dict__.get("_state_pos")
-        if pos is None:
-            pos = tuple(cls.input_names.index(n) for n in cls.state_inputs)
-            cls._state_pos = pos
-        return pos
 
     def _check(self, inputs):
         named = dict(zip(self.input_names, inputs))
