@@ -166,6 +166,40 @@ def test_setitem_slice_gradient_matches_mask(start, stop, step):
     np.testing.assert_allclose(g, np.where(written, 0.0, 2 * x))
 
 
+@st.composite
+def _basic_index(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    index = []
+    for d in shape[:draw(st.integers(1, len(shape)))]:
+        if draw(st.booleans()):
+            index.append(draw(st.integers(-d, d - 1)))
+        else:
+            index.append(slice(draw(st.none() | st.integers(-d, d)),
+                               draw(st.none() | st.integers(-d, d)),
+                               draw(st.sampled_from([None, 1, 2, -1]))))
+    return shape, tuple(index)
+
+
+@settings(deadline=None, max_examples=40, database=None)
+@given(_basic_index(), st.integers(0, 2 ** 16))
+def test_setitem_gradient_matches_numpy_reference(case, seed):
+    """dx is W with zeros where written; dv is W at the written positions."""
+    shape, index = case
+    rng = np.random.default_rng(seed)
+    x, w = rng.standard_normal(shape), rng.standard_normal(shape)
+    written = np.zeros(shape, bool)
+    written[index] = True
+    v = rng.standard_normal(np.empty(shape)[index].shape)
+
+    def f(t, u):
+        y = t * 1
+        y[index] = u * 1
+        return (y * Tensor(w)).sum()
+    gx, gv = ms.grad(f, (0, 1))(Tensor(x), Tensor(v))
+    np.testing.assert_allclose(gx.asnumpy(), np.where(written, 0.0, w))
+    np.testing.assert_allclose(gv.asnumpy(), w[index])
+
+
 def test_int_tensor_written_after_use_as_gather_index_keeps_old_indices():
     idx = Tensor(np.array([0, 0], np.int32))
 
