@@ -5,8 +5,10 @@ relu(matmul(x, w)).sum() w.r.t. Parameters, value_and_grad training steps of a s
 net -- and every result is compared bitwise with a single-threaded replay of the same work.
 Custom-bprop cells that wait on events force the interleavings that broke the process-global
 recorder (one thread's backward pass reading another's tracked ids, one thread's recording
-switched off by another's custom-bprop cell) deterministically. First use of ops, nn and the
-kernel registry from four threads runs in fresh interpreters (subprocesses), a few times.
+switched off by another's custom-bprop cell) deterministically, as do a shared class-kernel
+instance resized for another shape between resize and execute, and a lazy Parameter first
+used by two threads. First use of ops, nn and the kernel registry from four threads runs in
+fresh interpreters (subprocesses), a few times.
 """
 import hashlib
 import os
