@@ -323,6 +323,34 @@ def test_lazy_parameter_is_initialised_once_across_threads():
     assert_bitwise(got, [p.asnumpy()] * 2, "lazy Parameter in two threads")
 
 
+def test_seeded_dropout_generator_is_derived_once_across_threads(monkeypatch):
+    """Two threads' first Dropout(Seed0, Seed1) at once share one derived generator: their
+    masks are its first two draws, never the first draw twice."""
+    from mindlite import random_state
+    x = Tensor(np.ones((64,), np.float32))
+    ms.set_seed(7)
+    want = sorted(ops.Dropout(0.5, 3, 4)(x)[1].asnumpy().tobytes() for _ in range(2))
+    ms.set_seed(7)                      # a fresh global generator: the seeded one is re-derived
+    entered, released = threading.Event(), threading.Event()
+    get_seed = random_state.get_seed
+
+    def slow_get_seed():                # the first thread waits while deriving (up to 0.5 s)
+        if not entered.is_set():
+            entered.set()
+            released.wait(0.5)
+        else:
+            released.set()
+        return get_seed()
+    monkeypatch.setattr(random_state, "get_seed", slow_get_seed)
+
+    def work(i):
+        if i == 1:
+            _wait(entered)
+        return ops.Dropout(0.5, 3, 4)(x)[1].asnumpy()
+    got = run_threads(work, 2)
+    assert sorted(m.tobytes() for m in got) == want
+
+
 # ---- training -----------------------------------------------------------------------------
 def _train(seed, steps=12):
     """value_and_grad training of a small Dense net from fixed initial values: the losses and

@@ -8,6 +8,8 @@ statistics (the only kernels here that write an input). Dropout draws from
 mindlite.random_state's generator, or, for non-zero Seed0/Seed1, from its own generator
 seeded with (global seed, Seed0, Seed1), renewed whenever set_seed installs a new global one.
 """
+import threading
+
 import numpy as np
 
 from ... import random_state
@@ -93,6 +95,7 @@ def layer_norm_grad_numpy(x, dy, variance, mean, gamma, dx, dgamma, dbeta, norm_
 
 
 _OWN_GENERATORS = {}   # (Seed0, Seed1) -> (global generator it was derived from, generator)
+_OWN_LOCK = threading.Lock()   # derive each once: two threads must not restart its sequence
 
 
 def _generator(seed0, seed1):
@@ -101,10 +104,13 @@ def _generator(seed0, seed1):
         return glob
     entry = _OWN_GENERATORS.get((seed0, seed1))
     if entry is None or entry[0] is not glob:
-        base = random_state.get_seed()
-        seq = [seed0, seed1] if base is None else [base, seed0, seed1]
-        entry = (glob, np.random.default_rng(seq))
-        _OWN_GENERATORS[(seed0, seed1)] = entry
+        with _OWN_LOCK:
+            entry = _OWN_GENERATORS.get((seed0, seed1))
+            if entry is None or entry[0] is not glob:
+                base = random_state.get_seed()
+                seq = [seed0, seed1] if base is None else [base, seed0, seed1]
+                entry = (glob, np.random.default_rng(seq))
+                _OWN_GENERATORS[(seed0, seed1)] = entry
     return entry[1]
 
 
