@@ -20,10 +20,12 @@ from ..runtime.memory import POOL_MIN_BYTES
 from .grad import NON_DIFFERENTIABLE
 
 _wrap = _C.wrap          # (arr, abs) -> Tensor
+_recording = _C.grad_recording   # () -> the calling thread's grad recorder is open (no
+                                 # lookup through the threading.local GRAD_EXECUTOR)
 
 
 def record(grad, prim, args, result):
-    if grad.recording:
+    if _recording():
         grad.record(prim, args, result)
 
 
@@ -115,7 +117,7 @@ def _generic_runner(info, launch, runtime, grad):
             result = _wrap(outs[0], out_abs)
         else:
             result = tuple(_wrap(o, a) for o, a in zip(outs, outs_abs))
-        if grad.recording:
+        if _recording():
             grad.record(prim, args, result)
         return result
     return run
@@ -135,7 +137,7 @@ def _kernel_alloc_runner(info, launch, grad):
             result = _wrap(outs, abstract.abstract_of_array(outs) if dynamic else out_abs)
         else:
             result = wrap_outputs(outs, out_abs, dynamic)
-        if grad.recording:
+        if _recording():
             grad.record(prim, args, result)
         return result
     return run
