@@ -363,6 +363,46 @@ def test_training_step_in_graph_mode_runs_eagerly_with_a_warning():
     want_losses, want_params = _train(ms.PYNATIVE_MODE)
     with pytest.warns(UserWarning, match="could not compile TrainOneStepCell.construct"):
         got_losses, got_params = _train(ms.GRAPH_MODE)
+    from mindlite.pynative.grad import GRAD_EXECUTOR
+    assert GRAD_EXECUTOR.tapes == [] and not GRAD_EXECUTOR.recording   # compiling ran no
+                                                                         # Python side effect
     assert got_losses == want_losses
     for g, w in zip(got_params, want_params):
         np.testing.assert_array_equal(g, w)
+
+
+SEEN = []
+
+
+def _log(tag):
+    SEEN.append(tag)                 # a side effect on a list the graph did not create
+    return tag
+
+
+class _Holder:
+    flag = False
+
+
+def _set_flag(h):
+    h.flag = True
+
+
+def test_compiling_never_runs_python_side_effects():
+    """Parsing a helper that would mutate outside state is an error naming it, and the
+    state is unchanged: a mutation at compile time would happen once, not per call."""
+    x = ms.Tensor(np.ones(2, np.float32))
+    with pytest.raises(UnsupportedSyntaxError, match="list.append"):
+        ms.jit(lambda t: t * len(_log("a")))(x)
+    holder = _Holder()
+    with pytest.raises(UnsupportedSyntaxError, match="attribute 'flag'"):
+        ms.jit(lambda t, h: (_set_flag(h), t)[1])(x, holder)
+    assert SEEN == [] and holder.flag is False
+
+    def local_lists(t):
+        out = []
+        for k in range(3):
+            out.append(t * k)            # a list the graph code created: fine
+        d = {}
+        d["s"] = out[1] + out[2]
+        return d["s"]
+    np.testing.assert_array_equal(ms.jit(local_lists)(x).asnumpy(), [3.0, 3.0])

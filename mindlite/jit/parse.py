@@ -143,6 +143,7 @@ class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin):
         self.params = {}             # id(Parameter) -> ParameterNode of the root graph
         self.branch_depth = 0        # > 0 inside a graph built for a tensor condition
         self.guards = {}             # (id(obj), attr) -> (obj, attr, value) read as constants
+        self.locals = {}             # id -> list/dict/set created by the graph code itself
         self.graph_count = 0
 
     # ---- locations and errors --------------------------------------------------------------

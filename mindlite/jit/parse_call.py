@@ -5,8 +5,9 @@
                                 const prims do
     Cell                        its construct, parsed and inlined
     Python function / method    parsed and inlined (constant parts computed as they are
-                                reached); one that cannot be parsed is called now when every
-                                argument is a constant (MindSpore's JIT fallback)
+                                reached); one that cannot be parsed is an error
+    constexpr helpers           primitive factories and memo caches (standard_method.py)
+                                called now on constants
     def / lambda in graph code  parsed and inlined (a closure over the defining frame)
     builtins                    len, range, isinstance, tuple, list, zip, enumerate, min and
                                 max on constants, getattr, hasattr, abs, bool, type, print
@@ -23,7 +24,6 @@ from ..common.tensor import Tensor
 from ..ir.anf import PRINT, AnfNode, ParameterNode
 from ..ir.infer import Folded, infer_call
 from ..ops.primitive import Primitive
-from .errors import UnsupportedSyntaxError
 
 # Primitives that write their inputs in place or draw random numbers: never computed at
 # compile time, never removed as dead (their effect is the point), kept in statement order.
@@ -39,9 +39,19 @@ _CONTAINER_BUILTINS = (builtins.len, builtins.tuple, builtins.list, builtins.zip
                        builtins.enumerate, builtins.reversed, builtins.dict)
 
 
+_MUTATING = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "update",
+                       "setdefault", "popitem", "add", "discard", "sort", "reverse",
+                       "__setitem__", "__delitem__", "__iadd__"))
+
+
 def _overrides():
     from . import standard_method
     return standard_method.GRAPH_OVERRIDES
+
+
+def _constexpr():
+    from . import standard_method
+    return standard_method.CONSTEXPR
 
 
 class CallMixin:
@@ -89,6 +99,12 @@ class CallMixin:
                                     or fn is builtins.isinstance):
             return handler(self, *args, **kwargs)
         dyn = is_dyn(args) or is_dyn(kwargs)
+        if not dyn and _hashable(fn) and fn in _constexpr():
+            try:
+                return fn(*args, **kwargs)
+            except Exception as err:
+                raise self.error(err) from None
+        self.check_mutation(fn)
         if isinstance(fn, types.MethodType) and hasattr(fn.__func__, "__code__"):
             return self._parse_or_fallback(fn.__func__, (fn.__self__,) + tuple(args), kwargs,
                                            dyn)
@@ -98,25 +114,31 @@ class CallMixin:
             raise self.unsupported(f"calling '{getattr(fn, '__qualname__', fn)}' with Tensors "
                                    f"computed in the graph")
         try:
-            return self.lift(fn(*args, **kwargs))
+            return self.local(self.lift(fn(*args, **kwargs))) if fn in _LOCAL_MAKERS \
+                else self.lift(fn(*args, **kwargs))
         except Exception as err:
             raise self.error(err) from None
 
+    def local(self, value):
+        """Remember a list/dict/set the graph code itself created: only those may be mutated
+        at compile time (a mutation of anything else would happen once, not per call)."""
+        self.locals[id(value)] = value
+        return value
+
+    def check_mutation(self, fn):
+        owner = getattr(fn, "__self__", None)
+        if isinstance(fn, types.BuiltinMethodType) and isinstance(owner, (list, dict, set)) \
+                and fn.__name__ in _MUTATING and id(owner) not in self.locals:
+            raise self.unsupported(f"'{type(owner).__name__}.{fn.__name__}' on a "
+                                   f"{type(owner).__name__} the graph did not create (a side "
+                                   f"effect that would happen once, at compile time)")
+
     def _parse_or_fallback(self, fn, args, kwargs, dyn):
-        """Python functions are parsed (so a random or in-place primitive inside stays a node
-        of the graph); one that cannot be parsed is called now if every argument is a
-        constant (MindSpore's JIT fallback), its partial nodes dropped."""
-        mark = len(self.fg.order)
-        try:
-            return self.call_function(fn, args, kwargs)
-        except UnsupportedSyntaxError:
-            if dyn:
-                raise
-        del self.fg.order[mark:]
-        try:
-            return self.lift(fn(*args, **kwargs))
-        except Exception as err:
-            raise self.error(err) from None
+        """Python functions are always parsed (so a random or in-place primitive inside stays
+        a node of the graph, and no Python side effect runs at compile time); one that
+        cannot be parsed is an error even on constants (calling it now could change state
+        once, at compile time, instead of on every call)."""
+        return self.call_function(fn, args, kwargs)
 
     def _container_call(self, fn, args):
         """Builtins that only move values around (len, tuple, zip, list.append...)."""
@@ -161,6 +183,9 @@ class CallMixin:
                 shown.append(tuple(a))
         self.emit([PRINT] + shown, AbstractScalar(None), side_effect=True)
         return None
+
+
+_LOCAL_MAKERS = (builtins.list, builtins.dict, builtins.set)
 
 
 def _hashable(fn):
@@ -211,15 +236,12 @@ def _getattr(p, obj, name, *default):
 
 def _hasattr(p, obj, name):
     from .parse_expr import _NOT_FOUND
-    return p.get_attr(obj, name, _NOT_FOUND) is not _NOT_FOUND if not isinstance(obj, AnfNode) \
-        else p.get_attr(obj, name, None) is not None
+    return p.get_attr(obj, name, _NOT_FOUND) is not _NOT_FOUND
 
 
 def _seq(kind):
     def handler(p, x, *rest):
-        if rest:
-            return kind(p.iterate(x), *rest)
-        return kind(p.iterate(x))
+        return p.local(kind(p.iterate(x), *rest))
     return handler
 
 

@@ -26,7 +26,10 @@ _BIN = {ast.Add: ("__add__", "__radd__", operator.add),
         ast.Pow: ("__pow__", "__rpow__", operator.pow),
         ast.MatMult: ("__matmul__", "__rmatmul__", operator.matmul),
         ast.BitAnd: ("__and__", "__rand__", operator.and_),
-        ast.BitOr: ("__or__", "__ror__", operator.or_)}
+        ast.BitOr: ("__or__", "__ror__", operator.or_),
+        ast.BitXor: ("__xor__", "__rxor__", operator.xor),
+        ast.LShift: ("__lshift__", "__rlshift__", operator.lshift),
+        ast.RShift: ("__rshift__", "__rrshift__", operator.rshift)}
 _AUG = {ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul}
 _CMP = {ast.Eq: ("__eq__", "__eq__", operator.eq), ast.NotEq: ("__ne__", "__ne__", operator.ne),
         ast.Lt: ("__lt__", "__gt__", operator.lt), ast.LtE: ("__le__", "__ge__", operator.le),
@@ -68,7 +71,7 @@ class ExprMixin:
         return tuple(self._elts(e.elts, frame))
 
     def e_List(self, e, frame):
-        return list(self._elts(e.elts, frame))
+        return self.local(list(self._elts(e.elts, frame)))
 
     def _elts(self, elts, frame):
         out = []
@@ -89,7 +92,7 @@ class ExprMixin:
             if isinstance(key, AnfNode):
                 raise self.unsupported("a dict key computed in the graph")
             out[key] = self.expr(v, frame)
-        return out
+        return self.local(out)
 
     def e_JoinedStr(self, e, frame):
         parts = []
@@ -186,6 +189,8 @@ class ExprMixin:
         if spec is None:
             raise self.unsupported(f"the operator '{type(op).__name__}'")
         forward, reflected, fn = spec
+        if aug and isinstance(left, (list, dict, set)) and id(left) not in self.locals:
+            aug = False                  # `lst += x` on a list from outside: a new list
         return self._dunder(forward, reflected, _AUG.get(type(op), fn) if aug else fn,
                             left, right, type(op).__name__)
 
@@ -199,9 +204,9 @@ class ExprMixin:
                 except Exception as e:
                     raise self.error(e) from None
         from .parse import is_tensor
-        if is_tensor(left):
+        if is_tensor(left) and hasattr(Tensor, forward):
             return self.call_value(getattr(Tensor, forward), (left, right), {})
-        if is_tensor(right):
+        if is_tensor(right) and hasattr(Tensor, reflected):
             return self.call_value(getattr(Tensor, reflected), (right, left), {})
         raise self.unsupported(f"'{what}' on these graph values")
 
@@ -242,11 +247,8 @@ class ExprMixin:
 
     def compare(self, op, left, right):
         t = type(op)
-        if t in (ast.Is, ast.IsNot):
-            if isinstance(left, AnfNode) or isinstance(right, AnfNode):
-                same = left is right
-            else:
-                same = left is right
+        if t in (ast.Is, ast.IsNot):      # a node is its own value: never None, never a
+            same = left is right            # constant (so `bias is None` folds)
             return same if t is ast.Is else not same
         if t in (ast.In, ast.NotIn):
             from .parse import is_dyn
@@ -302,17 +304,17 @@ class ExprMixin:
 
     # ---- comprehensions (over constant iterables: unrolled) ------------------------------------
     def e_ListComp(self, e, frame):
-        return self._comp(e, frame, lambda f: self.expr(e.elt, f))
+        return self.local(self._comp(e, frame, lambda f: self.expr(e.elt, f)))
 
     def e_GeneratorExp(self, e, frame):
         return tuple(self._comp(e, frame, lambda f: self.expr(e.elt, f)))
 
     def e_SetComp(self, e, frame):
-        return set(self._comp(e, frame, lambda f: self.expr(e.elt, f)))
+        return self.local(set(self._comp(e, frame, lambda f: self.expr(e.elt, f))))
 
     def e_DictComp(self, e, frame):
         pairs = self._comp(e, frame, lambda f: (self.expr(e.key, f), self.expr(e.value, f)))
-        return dict(pairs)
+        return self.local(dict(pairs))
 
     def _comp(self, e, frame, elt):
         out = []

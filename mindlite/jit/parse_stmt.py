@@ -118,6 +118,11 @@ class StmtMixin:
             if isinstance(obj, AnfNode) or isinstance(value, AnfNode):
                 raise self.unsupported(f"assigning the attribute '{target.attr}' a value "
                                        f"computed in the graph (a side effect)")
+            from ..nn.cell import Cell
+            if not isinstance(obj, Cell):
+                raise self.unsupported(f"assigning the attribute '{target.attr}' of a "
+                                       f"{type(obj).__name__} (a side effect that would happen "
+                                       f"once, at compile time)")
             try:
                 setattr(obj, target.attr, value)
             except (AttributeError, TypeError) as e:
@@ -126,6 +131,9 @@ class StmtMixin:
             obj = self.expr(target.value, frame)
             if isinstance(obj, AnfNode) or not isinstance(obj, (list, dict)):
                 raise self.unsupported("item assignment to a Tensor (in-place setitem)")
+            if id(obj) not in self.locals:
+                raise self.unsupported(f"item assignment to a {type(obj).__name__} the graph "
+                                       f"did not create (a side effect that would happen once)")
             obj[self.expr(target.slice, frame)] = value
         else:
             raise self.unsupported(f"assignment to '{type(target).__name__}'")

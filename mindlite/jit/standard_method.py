@@ -99,3 +99,19 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 
 GRAPH_OVERRIDES = {index_func.tensor_getitem: tensor_getitem,
                    loss_func.cross_entropy: cross_entropy}
+
+
+def _constexpr():
+    """Helpers that build or memoize primitives from constants: called directly at compile
+    time (their only side effect is a bounded cache entry). Anything else that would mutate
+    a Python object outside the graph code is an error in graph mode."""
+    from .. import cache_limits
+    from ..ops.function import conv_func, nn_func
+    from ..ops.operations import _base, loss_ops, norm_ops
+    found = [getattr(m, n, None) for m, n in (
+        (cache_limits, "remember"), (_base, "cached_prim"), (nn_func, "_prim"),
+        (conv_func, "_prim"), (loss_func, "_cached"), (loss_ops, "_prim"), (norm_ops, "_prim"))]
+    return frozenset([f for f in found if f is not None] + [_strided, _adv_plan, _perm])
+
+
+CONSTEXPR = _constexpr()
