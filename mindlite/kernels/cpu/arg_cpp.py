@@ -12,10 +12,9 @@ one running extreme per lane. Inputs not in C order are copied first. They repla
 kernels (reduce_numba.py, kept below as a fallback), which lost to numpy by up to 10x on
 Argmax. benchmarks/hot_kernels.py --clock cpu --threads 1, float32, µs of CPU per launch,
 numpy / numba / cpp, on the shared 2-core AVX2 VM:
-  Argmax 512x1000 over rows 78 / 785 / 83 (numpy's own vector loop: even per thread; the pool's
-  threads split larger launches), over columns 463 / 961 / 170; 64x10 6.5 / 8.2 / 2.6
-  ArgMaxWithValue 512x1000 over rows 146 / 861 / 86; 4096x100 313 / 1594 / 250
-  Argmax 4096x100 over rows 227 / 1645 / 255 (the one case measured behind numpy: 1.1x)
+  Argmax 512x1000 over rows 71 / 745 / 72 (numpy's own vector loop: even per thread; the pool's
+  threads split larger launches), over columns 475 / 980 / 161; 64x10 4.4 / 5.5 / 0.7
+  Argmax 4096x100 over rows 240 / 1651 / 166; ArgMaxWithValue 512x1000 rows 133 / 878 / 80
   ReduceAll / ReduceAny 64x10 6 / 3 / 0.3-0.8; 1000x1000 over columns 54-64 / 48-53 / 46-51
 """
 from ...common import dtype as mstype
