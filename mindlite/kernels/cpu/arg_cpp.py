@@ -7,8 +7,9 @@ fn(x, out_index, out_values, axis, keep_dims) for the arg-reductions (axis one n
 int), fn(x, out, axis, keep_dims) for the logical ones (axis the sorted tuple kernel_params
 gives). Same results as reduce_numpy.py (bitwise: indices and values are picked, not
 computed): the index of the first extreme, the first NaN winning as in np.argmax. Float rows
-are scanned on the CPU's widest vectors (the extreme, then its first position); columns keep
-one running extreme per lane. Inputs not in C order are copied first. They replace the numba
+are scanned once on the ISA's native vectors (four accumulators of each lane's running extreme
+and where it first was, then a lane reduction); columns keep one running extreme per lane.
+Inputs not in C order, or sharing memory with an output, are copied first. They replace the numba
 kernels (reduce_numba.py, kept below as a fallback), which lost to numpy by up to 10x on
 Argmax. benchmarks/hot_kernels.py --clock cpu --threads 1, float32, µs of CPU per launch,
 numpy / numba / cpp, on the shared 2-core AVX2 VM:
