@@ -46,6 +46,7 @@ def small_caps(monkeypatch):
     for name, cap in (("RUNNER_CAP", 64), ("INFER_CAP", 64), ("GRAPH_CAP", 64),
                       ("ABSTRACT_CAP", 64), ("GETITEM_PLAN_CAP", 16)):
         monkeypatch.setattr(cache_limits, name, cap)
+    clear_runner_caches()                 # runners made under the default caps
     index_func._BASIC_PLANS.clear()
     abstract.abstract_tensor(mstype.float32, (7, 654321))      # a miss: the tables get trimmed
     abstract.abstract_of_array(np.empty((0, 654321), np.int8))  # to the lowered cap
