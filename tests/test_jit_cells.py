@@ -1,6 +1,8 @@
 """GRAPH_MODE Cells and jit's errors and cache: an MLP, LeNet and a Cell with an attribute
 branch and a CellList loop give eager's outputs; Parameters are read live; errors name the
 op or construct and the user's file:line; a failed compile leaves nothing in the cache."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -263,7 +265,9 @@ def test_layers_and_losses_in_graph_mode(train):
         ms.set_seed(7)
         ms.set_context(mode=ms.GRAPH_MODE)
         try:
-            got = net(*args).asnumpy()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")          # compiled, not the eager fallback
+                got = net(*args).asnumpy()
         finally:
             ms.set_context(mode=ms.PYNATIVE_MODE)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7, err_msg=type(net).__name__)

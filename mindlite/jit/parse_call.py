@@ -49,9 +49,12 @@ def _overrides():
     return standard_method.GRAPH_OVERRIDES
 
 
-def _constexpr():
-    from . import standard_method
-    return standard_method.CONSTEXPR
+def _is_constexpr(fn):
+    from .standard_method import CONSTEXPR, CONSTEXPR_MODULES
+    target = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    if not isinstance(target, types.FunctionType):
+        return False
+    return target in CONSTEXPR or target.__module__ in CONSTEXPR_MODULES
 
 
 class CallMixin:
@@ -99,7 +102,7 @@ class CallMixin:
                                     or fn is builtins.isinstance):
             return handler(self, *args, **kwargs)
         dyn = is_dyn(args) or is_dyn(kwargs)
-        if not dyn and _hashable(fn) and fn in _constexpr():
+        if not dyn and _is_constexpr(fn):
             try:
                 return fn(*args, **kwargs)
             except Exception as err:
@@ -114,14 +117,20 @@ class CallMixin:
             raise self.unsupported(f"calling '{getattr(fn, '__qualname__', fn)}' with Tensors "
                                    f"computed in the graph")
         try:
-            return self.local(self.lift(fn(*args, **kwargs))) if fn in _LOCAL_MAKERS \
-                else self.lift(fn(*args, **kwargs))
+            result = fn(*args, **kwargs)
+        except Exception as err:
+            raise self.error(err) from None
+        if isinstance(fn, type) or getattr(fn, "__name__", "") == "__new__":
+            self.local(result)          # a new object: the graph code may set it up
+        try:
+            return self.lift(result)
         except Exception as err:
             raise self.error(err) from None
 
     def local(self, value):
-        """Remember a list/dict/set the graph code itself created: only those may be mutated
-        at compile time (a mutation of anything else would happen once, not per call)."""
+        """Remember an object the graph code itself created (a list, a dict, a new instance):
+        only those may be mutated at compile time (a mutation of anything else would happen
+        once, not per call)."""
         self.locals[id(value)] = value
         return value
 
@@ -183,9 +192,6 @@ class CallMixin:
                 shown.append(tuple(a))
         self.emit([PRINT] + shown, AbstractScalar(None), side_effect=True)
         return None
-
-
-_LOCAL_MAKERS = (builtins.list, builtins.dict, builtins.set)
 
 
 def _hashable(fn):

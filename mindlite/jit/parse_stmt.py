@@ -119,7 +119,7 @@ class StmtMixin:
                 raise self.unsupported(f"assigning the attribute '{target.attr}' a value "
                                        f"computed in the graph (a side effect)")
             from ..nn.cell import Cell
-            if not isinstance(obj, Cell):
+            if not isinstance(obj, Cell) and id(obj) not in self.locals:
                 raise self.unsupported(f"assigning the attribute '{target.attr}' of a "
                                        f"{type(obj).__name__} (a side effect that would happen "
                                        f"once, at compile time)")

@@ -111,7 +111,12 @@ def _constexpr():
     found = [getattr(m, n, None) for m, n in (
         (cache_limits, "remember"), (_base, "cached_prim"), (nn_func, "_prim"),
         (conv_func, "_prim"), (loss_func, "_cached"), (loss_ops, "_prim"), (norm_ops, "_prim"))]
-    return frozenset([f for f in found if f is not None] + [_strided, _adv_plan, _perm])
+    return frozenset([f for f in found if f is not None]
+                     + [_strided, _adv_plan, _perm, Tensor.from_numpy.__func__])
 
 
 CONSTEXPR = _constexpr()
+# Modules of framework internals that only compute values (dtypes, abstracts, cache limits):
+# their functions run directly on constants.
+CONSTEXPR_MODULES = frozenset(("mindlite.abstract", "mindlite.common.dtype",
+                               "mindlite.cache_limits"))
