@@ -7,8 +7,11 @@ hyper-parameters of another float dtype, NaN/inf gradients and strided gradients
 writes into the variable's own buffer and returns it; a strided state falls back to the numpy
 kernel, read-only state raises before any write; the results are the same at every thread
 count; bad arguments to the entry points raise TypeError / ValueError, never crash; the
-registry selects these kernels and nn optimizers keep updating their Parameters in place.
+registry selects these kernels and nn optimizers keep updating their Parameters in place;
+launches from several Python threads at once give the serial results.
 """
+import threading
+
 import numpy as np
 import pytest
 from helpers import noncontig, split
@@ -196,3 +199,37 @@ def test_nn_optimizers_update_their_parameters_in_place(make):
     ops.ApplyMomentum()(w, Parameter(Tensor(np.zeros((2, 3), np.float32)), name="a"), 0.1,
                         Tensor(np.ones((2, 3), np.float32)), 0.9)
     assert w.asnumpy().__array_interface__["data"][0] == buf
+
+
+def test_concurrent_launches_from_threads_match_a_serial_replay():
+    """4 Python threads launch the loss, arg and optimizer kernels at once (the GIL is released
+    during large launches, the pool is shared): every result is bitwise the serial one's."""
+    import threading
+    rng = np.random.default_rng(8)
+    xs = [rng.standard_normal((300, 257)).astype(np.float32) for _ in range(4)]
+    ts = [rng.integers(0, 257, 300) for _ in range(4)]
+    h = [np.array([v], np.float32) for v in (0.9, 0.999, 0.01, 0.9, 0.999, 1e-8)]
+
+    def work(i, out):
+        x = xs[i]
+        g = np.empty_like(x)
+        idx = np.empty(300, np.int64)
+        s = [x.copy(), np.zeros_like(x), np.zeros_like(x)]
+        for _ in range(5):
+            _C.sparse_softmax_cross_entropy_with_logits_cpp(x, ts[i], g, True)
+            _C.argmax_cpp(g, idx, 1)
+            _C.adam(*s, *h, g, False)
+        out[i] = [g, idx] + s
+
+    serial, threaded = {}, {}
+    for i in range(4):
+        work(i, serial)
+    with split(0, 1024):
+        threads = [threading.Thread(target=work, args=(i, threaded)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    for i in range(4):
+        for a, b in zip(serial[i], threaded[i]):
+            np.testing.assert_array_equal(a, b)
