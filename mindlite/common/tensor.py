@@ -343,6 +343,27 @@ class Tensor(_C.TensorBase):
     def broadcast_to(self, shape): return F.broadcast_to(self, shape)
     def expand_as(self, other): return F.broadcast_to(self, other.shape)
     def gather(self, input_indices, axis): return F.gather(self, input_indices, axis)
+    def clip(self, min=None, max=None): return F.clamp(self, min, max)
+    def isnan(self): return F.isnan(self)
+    def isinf(self): return F.isinf(self)
+    def isfinite(self): return F.isfinite(self)
+    def flip(self, dims): return F.flip(self, dims)
+    def roll(self, shifts, dims=None): return F.roll(self, shifts, dims)
+    def triu(self, diagonal=0): return F.triu(self, diagonal)
+    def tril(self, diagonal=0): return F.tril(self, diagonal)
+    def cumprod(self, dim, dtype=None): return F.cumprod(self, dim, dtype)
+
+    def cumsum(self, axis=None, dtype=None):
+        """axis None: over the flattened tensor (as MindSpore's Tensor.cumsum)."""
+        if axis is None:
+            return F.cumsum(F.reshape(self, (-1,)), 0, dtype)
+        return F.cumsum(self, axis, dtype)
+
+    def isclose(self, x2, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return F.isclose(self, x2, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return F.allclose(self, other, rtol, atol, equal_nan)
 
     def transpose(self, *axes):
         axes = _shape_args(axes)

@@ -1,0 +1,154 @@
+"""Value checks and cumulative primitives of issue 13: IsNan, IsInf, IsFinite, IsClose
+(non-differentiable, bool out) and CumSum / CumProd (with MindSpore's exclusive / reverse
+attributes; CumProd's exact gradient through CumProdGrad), each with its bprop below it.
+Kernels: kernels/cpu/clip_cum_numpy.py. Functional names (ops.isnan, ops.isclose,
+ops.cumsum, ops.clip_by_value, ...): ops/function/clip_cum_func.py.
+"""
+import numbers
+
+from ...common import dtype as mstype
+from ...pynative.grad import bprop_for, non_differentiable
+from ..primitive import Primitive, prim_attr_register
+from ..validator import (broadcast_shape, check_axis, check_bool, check_dtype, check_same_dtype,
+                         check_tensor, tensor)
+from ._base import cached_prim, needs_grad
+
+__all__ = ["IsNan", "IsInf", "IsFinite", "IsClose", "CumSum", "CumProd", "CumProdGrad"]
+
+_CHECK_TYPES = (mstype.bool_,) + mstype.NUMBER_TYPES
+_CUM_TYPES = mstype.NUMBER_TYPES
+
+
+class _Check(Primitive):
+    """y = f(x) -> bool, same shape. Int and bool inputs are finite and never nan or inf."""
+    input_names = ("x",)
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer(self, x):
+        check_dtype(self, "x", x, _CHECK_TYPES)
+        return tensor(mstype.bool_, x.shape)
+
+
+class IsNan(_Check):
+    """y = (x is nan). Not differentiable."""
+
+
+class IsInf(_Check):
+    """y = (x is +inf or -inf). Not differentiable."""
+
+
+class IsFinite(_Check):
+    """y = (x is neither nan nor +-inf). Not differentiable."""
+
+
+def _check_tol(prim, arg, value):
+    """A bool, int or float tolerance (MindSpore accepts the three)."""
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"For '{prim.name}', the type of '{arg}' should be one of [bool, int, "
+                        f"float], but got {type(value).__name__}: {value!r}")
+    return float(value)
+
+
+class IsClose(Primitive):
+    """y = |input - other| <= atol + rtol |other| (numpy's, asymmetric in other), with
+    broadcasting; equal infinities are close, nan is close to nan only with equal_nan. The
+    inputs must have one dtype (no promotion, as MindSpore); ints compare in float64.
+    Not differentiable."""
+    input_names = ("input", "other")
+
+    @prim_attr_register
+    def __init__(self, rtol=1e-05, atol=1e-08, equal_nan=False):
+        _check_tol(self, "rtol", rtol)
+        _check_tol(self, "atol", atol)
+        check_bool(self, "equal_nan", equal_nan)
+
+    def infer(self, x, y):
+        check_dtype(self, "input", x, _CHECK_TYPES)
+        check_tensor(self, "other", y)
+        check_same_dtype(self, [("input", x), ("other", y)])
+        return tensor(mstype.bool_, broadcast_shape(self, x.shape, y.shape, ("input", "other")))
+
+    def kernel_params(self, x, y):
+        a = self.attrs
+        return {"rtol": float(a["rtol"]), "atol": float(a["atol"]), "equal_nan": a["equal_nan"]}
+
+
+non_differentiable(IsNan, IsInf, IsFinite, IsClose)
+
+
+class _Cumulative(Primitive):
+    """y_j = x_0 (op) ... (op) x_j along `axis` (a constant int in [-rank, rank), rank >= 1).
+    exclusive: x_j is left out (y_0 is the identity); reverse: from the end. Same dtype as x
+    (ints wrap as C); an empty x gives an empty y."""
+    input_names = ("x", "axis")
+    const_inputs = (1,)
+
+    @prim_attr_register
+    def __init__(self, exclusive=False, reverse=False):
+        check_bool(self, "exclusive", exclusive)
+        check_bool(self, "reverse", reverse)
+
+    def _axis(self, x, axis):
+        if len(x.shape) == 0:
+            raise ValueError(f"For '{self.name}', the rank of 'x' must be greater than 0, but "
+                             f"got 0")
+        return check_axis(self, "axis", axis, len(x.shape))
+
+    def infer(self, x, axis):
+        check_dtype(self, "x", x, _CUM_TYPES)
+        self._axis(x, axis)
+        return x
+
+    def kernel_params(self, x, axis):
+        return {"axis": self._axis(x, axis), "exclusive": self.attrs["exclusive"],
+                "reverse": self.attrs["reverse"]}
+
+
+class CumSum(_Cumulative):
+    """Cumulative sum. Gradient: the cumulative sum of dout in the other direction, with the
+    same exclusive flag."""
+
+
+@bprop_for(CumSum)
+def cumsum_bprop(prim, x, axis, out, dout):
+    if not needs_grad(x):
+        return None, None
+    a = prim.attrs
+    return cached_prim(CumSum, a["exclusive"], not a["reverse"])(dout, axis), None
+
+
+class CumProd(_Cumulative):
+    """Cumulative product. Gradient: CumProdGrad, exact where x holds zeros (MindSpore 2.10's
+    reverse-cumsum(dout * y) / x gives nan there)."""
+
+
+@bprop_for(CumProd)
+def cumprod_bprop(prim, x, axis, out, dout):
+    if not needs_grad(x):
+        return None, None
+    a = prim.attrs
+    return cached_prim(CumProdGrad, a["exclusive"], a["reverse"])(x, dout, axis), None
+
+
+class CumProdGrad(_Cumulative):
+    """dx of y = CumProd(exclusive, reverse)(x, axis): dx_i = sum over the j whose product
+    holds x_i of dout_j * (that product without the factor x_i), computed without dividing
+    by x (exact with zeros). Float only. Its own gradient is not implemented: a second-order
+    gradient through CumProd raises."""
+    input_names = ("x", "dout", "axis")
+    const_inputs = (2,)
+
+    def infer(self, x, dout, axis):
+        check_dtype(self, "x", x, mstype.FLOAT_TYPES)
+        check_same_dtype(self, [("x", x), ("dout", dout)])
+        if x.shape != dout.shape:
+            raise ValueError(f"For '{self.name}', 'x' and 'dout' must have the same shape, but "
+                             f"got {list(x.shape)} and {list(dout.shape)}")
+        self._axis(x, axis)
+        return x
+
+    def kernel_params(self, x, dout, axis):
+        return super().kernel_params(x, axis)
