@@ -65,6 +65,12 @@ APPROX = {
     "Softplus": lambda v: np.logaddexp(np.zeros_like(v), v),
     "GeLU": lambda v: v * _sigmoid(2 * GELU_K * (v + v.dtype.type(0.044715) * v ** 3)),
     "Erf": lambda v: _erf(v.astype(np.float64)), "Rsqrt": lambda v: 1 / np.sqrt(v),
+    # activation_ops (the SeLU constants as in activation_ops.py)
+    "Elu": lambda v: np.where(v >= 0, v, np.expm1(np.minimum(v, 0))),      # elu(-0.0) = -0.0
+    "SeLU": lambda v: 1.0507009873554804934193349852946 * np.where(
+        v >= 0, v, 1.6732632423543772848170429916717 * np.expm1(np.minimum(v, 0))),
+    "Mish": lambda v: v * np.tanh(np.logaddexp(np.zeros_like(v), v)),
+    "LogSigmoid": lambda v: -np.logaddexp(np.zeros_like(v), -v),
 }
 # Exact ops: numpy in the input dtype, compared bit for bit (sign of zero included).
 EXACT_UNARY = {
@@ -73,6 +79,10 @@ EXACT_UNARY = {
     "Reciprocal": np.reciprocal,
     "ReLU": lambda v: np.maximum(v, v.dtype.type(0)),
     "ReLU6": lambda v: np.minimum(np.maximum(v, v.dtype.type(0)), v.dtype.type(6)),
+    "HSigmoid": lambda v: np.minimum(np.maximum(v + 3, 0), 6) / v.dtype.type(6),
+    "HSwish": lambda v: np.where(v <= -3, v.dtype.type(0), np.where(
+        v >= 3, v, np.minimum(np.maximum(v + 3, 0), 6) / v.dtype.type(6) * v)),
+    "Softsign": lambda v: v / (np.abs(v) + v.dtype.type(1)),
 }
 
 
@@ -109,7 +119,8 @@ def assert_matches(op, got, want):
     assert got.shape == want.shape and got.dtype == want.dtype
     if op in APPROX or op == "Pow":
         f32 = got.dtype == np.float32
-        rtol = {"GeLU": 1e-5 if f32 else 1e-11}.get(op, 1e-6 if f32 else 1e-12)
+        loose = op in ("GeLU", "Elu", "SeLU", "Mish", "LogSigmoid")
+        rtol = (1e-5 if f32 else 1e-11) if loose else (1e-6 if f32 else 1e-12)
         atol = 1e-37 if f32 else 1e-300
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
         signed = (want == 0) | np.isinf(want)   # the sign of a zero or infinity is exact

@@ -49,9 +49,9 @@ REFS = {   # name: (functional call, primitive, float64 reference, Tensor method
                    lambda x: np.maximum(0.2 * x, x)),
     "leaky_relu_a2": (lambda x: ops.leaky_relu(x, 2), activation_ops.LeakyReLU(2.0),
                       lambda x: np.maximum(2 * x, x)),
-    "elu": (ops.elu, ops.Elu(), lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0)))),
+    "elu": (ops.elu, ops.Elu(), lambda x: np.where(x >= 0, x, np.expm1(np.minimum(x, 0)))),
     "selu": (ops.selu, ops.SeLU(),
-             lambda x: SELU_S * np.where(x > 0, x, SELU_A * np.expm1(np.minimum(x, 0)))),
+             lambda x: SELU_S * np.where(x >= 0, x, SELU_A * np.expm1(np.minimum(x, 0)))),
     "celu": (ops.celu, ops.CeLU(),
              lambda x: np.maximum(x, 0) + np.minimum(0, np.expm1(x))),
     "celu_neg": (lambda x: ops.celu(x, -0.5), ops.CeLU(-0.5),
@@ -209,6 +209,13 @@ def test_every_activation_primitive_has_kernel_and_bprop():
         assert cls in BPROPS, name
         assert registry.kernels_for(name), name
         assert getattr(ops, name) is cls
+
+
+def test_attribute_free_activations_have_cpp_kernels():
+    """float32/float64 run the C++ builtins (unary_impl.inc); float16 the numpy kernels."""
+    for name in ("HSwish", "HSigmoid", "Softsign", "Elu", "SeLU", "Mish", "LogSigmoid"):
+        (cpp,) = [k for k in registry.kernels_for(name) if k.provider == "cpp"]
+        assert {t.np for t in cpp.dtypes} == {np.dtype(np.float32), np.dtype(np.float64)}
 
 
 def test_errors():

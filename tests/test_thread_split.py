@@ -31,6 +31,8 @@ _TOL = (1e-6, 1e-30, 1e-12, 1e-300)
 APPROX = dict.fromkeys(["Exp", "Log", "Rsqrt", "Sin", "Cos", "Tanh", "Sigmoid", "SiLU",
                         "Softplus", "Erf", "Pow"], _TOL)
 APPROX["GeLU"] = (1e-5, 1e-6, 1e-11, 1e-12)
+# activation_ops' transcendental ones: vectorised expm1 / exp / log / tanh vs numpy's libm
+APPROX.update(dict.fromkeys(["Elu", "SeLU", "Mish", "LogSigmoid"], (1e-5, 1e-6, 1e-11, 1e-12)))
 N_ROWS, N_COLS = 97, 211          # 20467 elements: no multiple of a chunk or vector width
 THRESHOLD = 256
 THREADS = sorted(set(range(1, _C.max_threads() + 1)) | {3, 5})

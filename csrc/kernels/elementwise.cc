@@ -27,7 +27,7 @@ namespace mindlite {
 const char* const kUnaryNames[kNumUnary] = {
     "Abs", "Neg", "Exp", "Log", "Sqrt", "Rsqrt", "Square", "Sin", "Cos", "Sign", "Floor",
     "Ceil", "Round", "Reciprocal", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GeLU", "SiLU",
-    "Softplus", "Erf"};
+    "Softplus", "Erf", "HSwish", "HSigmoid", "Elu", "SeLU", "Mish", "Softsign", "LogSigmoid"};
 const char* const kBinaryNames[kNumBinary] = {
     "Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow", "Equal",
     "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"};
@@ -296,9 +296,9 @@ const char* kernel_isa() {
 int unary_cost(int op) {
   switch (op) {
     case kExp: case kLog: case kSigmoid: case kTanh: case kGeLU: case kSiLU: case kSoftplus:
-    case kSin: case kCos:
+    case kSin: case kCos: case kElu: case kSeLU: case kLogSigmoid:
       return 4;
-    case kErf:
+    case kErf: case kMish:
       return 8;
     case kSqrt: case kRsqrt: case kReciprocal:
       return 2;

@@ -16,7 +16,8 @@ enum DType : int { kF32 = 0, kF64, kI32, kI64, kBool, kNumDTypes };
 
 enum UnaryOp : int {
   kAbs = 0, kNeg, kExp, kLog, kSqrt, kRsqrt, kSquare, kSin, kCos, kSign, kFloor, kCeil, kRound,
-  kReciprocal, kReLU, kReLU6, kSigmoid, kTanh, kGeLU, kSiLU, kSoftplus, kErf, kNumUnary
+  kReciprocal, kReLU, kReLU6, kSigmoid, kTanh, kGeLU, kSiLU, kSoftplus, kErf,
+  kHSwish, kHSigmoid, kElu, kSeLU, kMish, kSoftsign, kLogSigmoid, kNumUnary
 };
 
 enum BinaryOp : int {

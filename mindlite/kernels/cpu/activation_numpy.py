@@ -29,12 +29,12 @@ def _elu_into(x, out, alpha, scale_in=1.0):
             neg *= x.dtype.type(scale_in)
         np.expm1(neg, out=neg)
         neg *= x.dtype.type(alpha)
-        np.copyto(out, np.where(x > 0, x, neg))
+        np.copyto(out, np.where(x >= 0, x, neg))     # >=: -0.0 stays -0.0
 
 
 @register_kernel("Elu", provider="numpy")
-def elu_numpy(x, out, alpha):
-    _elu_into(x, out, alpha)
+def elu_numpy(x, out):
+    _elu_into(x, out, 1.0)           # Elu's only alpha
 
 
 @register_kernel("SeLU", provider="numpy")
@@ -108,4 +108,6 @@ def log_sigmoid_numpy(x, out):
         np.negative(out, out=out)
         np.exp(out, out=out)
         np.log1p(out, out=out)
-        np.subtract(np.minimum(x, 0), out, out=out)
+        # -(l - min(x, 0)) rather than min(x, 0) - l: -0.0 (not +0.0) where l underflows
+        np.subtract(out, np.minimum(x, 0), out=out)
+        np.negative(out, out=out)

@@ -78,17 +78,15 @@ def leaky_relu_bprop(prim, x, out, dout):
 
 
 class Elu(_Activation):
-    """y = x for x > 0, alpha (e**x - 1) for x <= 0; MindSpore accepts alpha = 1.0 only.
-    elu(-inf) = -alpha. Gradient 1 for x > 0, y + alpha for x <= 0 (continuous at 0)."""
+    """y = x for x > 0, alpha (e**x - 1) for x <= 0; MindSpore accepts alpha = 1.0 only (so the
+    kernels take no alpha). elu(-inf) = -alpha, elu(-0.0) = -0.0. Gradient 1 for x > 0,
+    y + alpha for x <= 0 (continuous at 0)."""
 
     @prim_attr_register
     def __init__(self, alpha=1.0):
         _check_float(self, "alpha", alpha)
         if alpha != 1.0:
             raise ValueError(f"For '{self.name}', 'alpha' must be 1.0, but got {alpha}")
-
-    def kernel_params(self, x):
-        return {"alpha": self.attrs["alpha"]}
 
 
 @bprop_for(Elu)
