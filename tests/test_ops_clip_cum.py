@@ -18,6 +18,7 @@ import mindlite as ms
 from mindlite import Tensor, ops
 from mindlite.abstract import abstract_tensor
 from mindlite.kernels import registry
+from mindlite.kernels.cpu import cum_numba
 from mindlite.ops.operations import clip_cum_ops, reorder_ops
 from mindlite.pynative.grad import BPROPS, NON_DIFFERENTIABLE
 
@@ -229,6 +230,28 @@ def test_cumulative_functional_and_methods(policy):
     assert_close(ops.cumsum(Tensor(np.zeros((0, 3), np.float32)), 0), np.zeros((0, 3), np.float32))
     assert_close(ops.cumsum(Tensor(np.array([1, np.nan, 2], np.float32)), 0),
                  np.array([1, np.nan, np.nan], np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_cumulative_large_fast_kernel_matches_reference(dtype):
+    """Arrays above cum_numba.MIN_SIZE take the numba loop under "ms": bitwise the numpy
+    reference's results ("vm") for every axis, flag and layout (ints wrap alike)."""
+    rng = np.random.default_rng(1)
+    base = rng.uniform(0.9, 1.1, (40, 30, 24)) if dtype in (np.float32, np.float64) else \
+        rng.integers(-3, 4, (40, 30, 24))
+    base = base.astype(dtype)
+    for x in (base, base[:, ::-1, :], np.swapaxes(base, 0, 2)):
+        for prim in (ops.CumSum, ops.CumProd):
+            for axis in range(-3, 3):
+                for flags in [(False, False), (True, False), (False, True), (True, True)]:
+                    got = prim(*flags)(tensor(x), axis).asnumpy()
+                    ms.set_context(backend_policy="vm")
+                    try:
+                        want = prim(*flags)(tensor(x), axis).asnumpy()
+                    finally:
+                        ms.set_context(backend_policy="ms")
+                    assert got.tobytes() == want.tobytes(), (prim.__name__, axis, flags)
+    assert cum_numba._J is not None                     # the numba loop did run
 
 
 # ---- gradients -------------------------------------------------------------------------

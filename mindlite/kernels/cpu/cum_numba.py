@@ -1,0 +1,59 @@
+"""numba kernels for CumSum and CumProd (provider "numba"; the loop is in _cum_jit.py).
+
+This module does not import numba: the jitted loop is loaded on the first launch. x is
+viewed as the flat C-order data of an (outer, axis, inner) array (copied first when it is
+not C-contiguous), so one compiled loop serves every rank and axis of a dtype. numpy's
+cumsum along a leading axis walks memory with a stride; this loop adds whole contiguous
+rows instead (measured 2048x2048 float32, axis 0: numpy 54 ms, this loop a few ms).
+"""
+import numpy as np
+
+from ...common import dtype as mstype
+from ..registry import register_kernel
+
+DTYPES = (mstype.float32, mstype.float64, mstype.int32, mstype.int64)
+
+_J = None
+
+
+def _load():
+    global _J
+    from . import _cum_jit
+    _J = _cum_jit
+    return _J
+
+
+def _launch(x, out, axis, exclusive, reverse, prod):
+    if x.size == 0:
+        return
+    shape = x.shape
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    dst = out if out.flags.c_contiguous else np.empty(shape, out.dtype)
+    ident = np.ones(1, x.dtype) if prod else np.zeros(1, x.dtype)
+    (_J or _load()).cumulative(np.ascontiguousarray(x).reshape(-1), dst.reshape(-1), outer,
+                               shape[axis], inner, prod, exclusive, reverse, ident)
+    if dst is not out:
+        np.copyto(out, dst)
+
+
+# NOTE: below this many elements numpy's call is cheaper than the jitted loop's dispatch
+# (measured: 4x4 numpy ~6 us, numba ~20 us).
+MIN_SIZE = 16384
+
+
+def _big(x, *rest):
+    size = 1
+    for d in x.shape:
+        size *= d
+    return size >= MIN_SIZE
+
+
+@register_kernel("CumSum", provider="numba", dtypes=DTYPES, when=_big)
+def cumsum_numba(x, out, axis, exclusive, reverse):
+    _launch(x, out, axis, exclusive, reverse, False)
+
+
+@register_kernel("CumProd", provider="numba", dtypes=DTYPES, when=_big)
+def cumprod_numba(x, out, axis, exclusive, reverse):
+    _launch(x, out, axis, exclusive, reverse, True)
