@@ -159,12 +159,13 @@ def test_overlapping_backward_passes_keep_their_own_tracked_ids():
     """Thread A's backward pass continues while thread B's is in progress: A's bprops must
     follow A's tape (the old global tracked-id stack gave A all-zero gradients)."""
     rng = np.random.default_rng(1)
-    b_inside, a_done = threading.Event(), threading.Event()
+    a_inside, b_inside, a_done = threading.Event(), threading.Event(), threading.Event()
     gate_a, gate_b = _Gate(), _Gate()
     jobs = [_dense_grad(rng, gate_a), _dense_grad(rng, gate_b)]
     want = [fn(x).asnumpy() for fn, x in jobs]
-    gate_a.on_backward = lambda: _wait(b_inside)       # A's backward waits for B's to start,
-    gate_b.on_backward = lambda: (b_inside.set(), _wait(a_done))   # B's waits for A to end
+    gate_a.on_backward = lambda: (a_inside.set(), _wait(b_inside))  # A's backward starts first
+    gate_b.on_forward = lambda: _wait(a_inside)        # and waits for B's to start,
+    gate_b.on_backward = lambda: (b_inside.set(), _wait(a_done))    # which waits for A's end
 
     def work(i):
         fn, x = jobs[i]
@@ -181,7 +182,7 @@ def test_custom_bprop_cell_does_not_stop_another_threads_recording():
     """While thread A runs a custom-bprop cell's construct (its recording is off), thread B's
     ops are still recorded on B's tape (the old global flag turned B's off)."""
     rng = np.random.default_rng(2)
-    a_inside, b_done = threading.Event(), threading.Event()
+    b_started, a_inside, b_done = threading.Event(), threading.Event(), threading.Event()
     gate_a = _Gate()
     fn_a, x_a = _dense_grad(rng, gate_a)
     x_b = Tensor(f32(rng, 8, 16))
@@ -190,11 +191,12 @@ def test_custom_bprop_cell_does_not_stop_another_threads_recording():
     def f_b(x):
         y = ops.relu(ops.matmul(x, w_b))
         if threading.current_thread() is not threading.main_thread():
-            _wait(a_inside)                             # A is inside its cell's construct now
+            b_started.set()                             # B records (its tape is open),
+            _wait(a_inside)                             # then A enters its cell's construct
         return (y * 2.0).sum()
     fn_b = ms.grad(f_b, grad_position=None, weights=w_b)
     want = [fn_a(x_a).asnumpy(), fn_b(x_b).asnumpy()]
-    gate_a.on_forward = lambda: (a_inside.set(), _wait(b_done))
+    gate_a.on_forward = lambda: (_wait(b_started), a_inside.set(), _wait(b_done))
 
     def work(i):
         if i == 0:
