@@ -46,6 +46,14 @@ OPS = {   # name: (mindlite, numpy, torch)
     "sum": (lambda x, y: ops.sum(x), lambda x, y: x.sum(), lambda x, y: torch.sum(x)),
     "softmax": (lambda x, y: ops.softmax(x, -1), lambda x, y: _np_softmax(x),
                 lambda x, y: torch.softmax(x, -1)),
+    "cumsum": (lambda x, y: ops.cumsum(x, -1), lambda x, y: np.cumsum(x, -1),
+               lambda x, y: torch.cumsum(x, -1)),
+    "hardswish": (lambda x, y: ops.hardswish(x), lambda x, y: x * np.clip(x + 3, 0, 6) / 6,
+                  lambda x, y: torch.nn.functional.hardswish(x)),
+    "elu": (lambda x, y: ops.elu(x), lambda x, y: np.where(x > 0, x, np.expm1(x)),
+            lambda x, y: torch.nn.functional.elu(x)),
+    "mish": (lambda x, y: ops.mish(x), lambda x, y: x * np.tanh(np.logaddexp(0, x)),
+             lambda x, y: torch.nn.functional.mish(x)),
 }
 
 

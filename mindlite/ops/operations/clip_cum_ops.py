@@ -12,11 +12,13 @@ from ..primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_axis, check_bool, check_dtype, check_same_dtype,
                          check_tensor, tensor)
 from ._base import cached_prim, needs_grad
+from .math_ops import Div, Mul, Sub
 
 __all__ = ["IsNan", "IsInf", "IsFinite", "IsClose", "CumSum", "CumProd", "CumProdGrad"]
 
 _CHECK_TYPES = (mstype.bool_,) + mstype.NUMBER_TYPES
 _CUM_TYPES = mstype.NUMBER_TYPES
+_mul, _div, _sub = Mul(), Div(), Sub()
 
 
 class _Check(Primitive):
@@ -136,8 +138,8 @@ def cumprod_bprop(prim, x, axis, out, dout):
 class CumProdGrad(_Cumulative):
     """dx of y = CumProd(exclusive, reverse)(x, axis): dx_i = sum over the j whose product
     holds x_i of dout_j * (that product without the factor x_i), computed without dividing
-    by x (exact with zeros). Float only. Its own gradient is not implemented: a second-order
-    gradient through CumProd raises."""
+    by x (exact with zeros). Float only. Its own gradient (second order through CumProd)
+    divides by x: exact where x has no zeros, nan where it has (as MindSpore's first order)."""
     input_names = ("x", "dout", "axis")
     const_inputs = (2,)
 
@@ -152,3 +154,18 @@ class CumProdGrad(_Cumulative):
 
     def kernel_params(self, x, dout, axis):
         return super().kernel_params(x, axis)
+
+
+@bprop_for(CumProdGrad)
+def cumprod_grad_bprop(prim, x, dout, axis, out, v):
+    """g = J(x)^T dout, J the Jacobian of y = CumProd(x). With C = CumSum(exclusive, reverse)
+    (so y_j is the product of the x_i that C sums into j) and C^T its transpose (reverse
+    flipped): d dout = J v = y * C(v / x); d x = J^T (dout * C(v / x)) - v / x**2 * C^T(dout y).
+    """
+    e, r = prim.attrs["exclusive"], prim.attrs["reverse"]
+    y = cached_prim(CumProd, e, r)(x, axis)
+    s = cached_prim(CumSum, e, r)(_div(v, x), axis)
+    d_dout = _mul(y, s)
+    back = cached_prim(CumSum, e, not r)(_mul(dout, y), axis)
+    d_x = _sub(prim(x, _mul(dout, s), axis), _mul(_div(v, _mul(x, x)), back))
+    return d_x, d_dout, None
