@@ -44,6 +44,7 @@ def test_unique_gradient_is_differentiable_again():
 ALLOWED = {
     "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",      # comparisons
     "LogicalNot", "LogicalAnd", "LogicalOr",                                  # bool inputs
+    "IsNan", "IsInf", "IsFinite", "IsClose",                                  # bool outputs
     "Argmax", "Argmin", "ReduceAll", "ReduceAny",                             # index / bool
     "Shape",                                                                  # shape
     "ZerosLike", "OnesLike",                 # output independent of the values (zeros)
