@@ -255,6 +255,7 @@ def test_cache_sizes_never_exceed_their_caps(small_caps):
 def test_primitive_tables_keyed_by_attributes_are_bounded(monkeypatch):
     from mindlite.ops.operations import _base
     monkeypatch.setattr(cache_limits, "PRIM_TABLE_CAP", 32)
+    _base._PRIMS.clear()                      # earlier tests filled it under the default cap
     x = Tensor(np.arange(3, dtype=np.float32))
     for n in range(1, 200):                   # the target shape is BroadcastTo's attribute
         y = ops.broadcast_to(x, (n, 3))
