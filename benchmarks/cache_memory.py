@@ -4,7 +4,8 @@
 
 Prints, with the default caps of mindlite/cache_limits.py:
   1. `for row in x` over a (rows, 4) float32 tensor, twice: µs per row (wall, and the
-     thread's CPU time, which a loaded machine inflates less) and RSS growth of each pass (index values are runtime inputs, so no pass adds runners);
+     thread's CPU time, which a loaded machine inflates less) and RSS growth of each pass
+     (index values are runtime inputs, so no pass adds runners);
   2. `--shapes` distinct input shapes through relu + add + a row index: RSS after each
      quarter, and the growth after the caps were reached (the first quarter fills them);
   3. the size of every bounded cache against its cap.

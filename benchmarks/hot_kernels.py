@@ -135,7 +135,8 @@ def main():
         fns = [lambda f=_kernel(op, p): f(*kargs) for p in provs]
         if torch and tfn:
             fns.append(tfn)
-        t = dict(zip(provs + ["torch"] * bool(torch and tfn), side_by_side(fns, budget, clock=clock)))
+        t = dict(zip(provs + ["torch"] * bool(torch and tfn),
+                     side_by_side(fns, budget, clock=clock)))
         cols = "".join(f"{t[p]:9.1f}" if p in t else f"{'-':>9s}"
                        for p in ("numpy", "numba", "cpp") + ("torch",) * bool(torch))
         ratios = "".join(f"{t['cpp'] / t[p]:10.2f}" if p in t and "cpp" in t else f"{'-':>10s}"

@@ -14,6 +14,7 @@ below 1 mindlite is faster. A bad op, shape, dtype or compare name, or inputs th
 or a comparator rejects, exits with code 2 and a message.
 """
 import argparse
+import functools
 import inspect
 import sys
 
@@ -159,7 +160,7 @@ def comparators(op, arrays, names, grad):
             continue
         if name == "numpy":
             f = fns[0]
-            call = (lambda f=f: f(*arrays))
+            call = functools.partial(f, *arrays)
         else:
             try:
                 import torch
@@ -170,7 +171,7 @@ def comparators(op, arrays, names, grad):
             ts = [torch.from_numpy(np.ascontiguousarray(a).copy()) for a in arrays]
             if grad and all(t.is_floating_point() for t in ts):
                 ts = [t.requires_grad_(True) for t in ts]
-            call = (lambda f=f, ts=ts: f(*ts))
+            call = functools.partial(f, *ts)
         try:
             call()
         except Exception as e:

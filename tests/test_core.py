@@ -274,7 +274,8 @@ def test_memory_pool_never_aliases_live_tensors():
 def test_completeness_every_primitive_has_infer_and_kernel():
     missing = []
     for name, cls in inspect.getmembers(ops.operations, inspect.isclass):
-        if not issubclass(cls, Primitive) or cls.__module__.endswith("_base") or name.startswith("_"):
+        if (not issubclass(cls, Primitive) or cls.__module__.endswith("_base")
+                or name.startswith("_")):
             continue
         if cls.infer is Primitive.infer:
             missing.append(f"{name}: no infer")

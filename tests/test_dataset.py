@@ -126,7 +126,7 @@ def test_shuffle_errors():
         d.shuffle(2.0)
 
 
-# ---- batch / map / repeat / take ---------------------------------------------------------------------
+# ---- batch / map / repeat / take -----------------------------------------------------------------
 @given(n=st.integers(0, 25), batch_size=st.integers(1, 8), drop=st.booleans(),
        tail=st.sampled_from([(), (2,), (0, 3)]))
 def test_batch_matches_numpy(n, batch_size, drop, tail):
@@ -201,7 +201,7 @@ def test_repeat_and_take():
         d.repeat(0)
 
 
-# ---- iterators ------------------------------------------------------------------------------------
+# ---- iterators -----------------------------------------------------------------------------------
 def test_iterators():
     x = np.arange(6, dtype=np.float32).reshape(3, 2)
     d = ds.NumpySlicesDataset({"x": x, "y": np.array([0, 1, 2], np.int32)}, shuffle=False)

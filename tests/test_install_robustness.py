@@ -4,8 +4,9 @@ Each case runs WORKLOAD in a fresh interpreter: a tiny net trained with CrossEnt
 the SCE losses under every optimizer, and a sample of the ops that have numba kernels
 (softmax, reductions, argmax, NLL), once with the default kernels and once with numba
 preferred (context kernel_provider, as C++ kernels outrank numba). Its results are compared
-with the same script run in the normal install. With numba blocked (a sys.meta_path finder raising ModuleNotFoundError, the
-way an uninstalled numba fails) selection falls back to the next kernel with one warning;
+with the same script run in the normal install. With numba blocked (a sys.meta_path finder
+raising ModuleNotFoundError, the way an uninstalled numba fails) selection falls back to the
+next kernel with one warning;
 with no writable numba cache (read-only package, unwritable NUMBA_CACHE_DIR, cache dir and
 HOME) numba compiles in memory with one warning. Also the registry's provider fallback in
 process, with a provider whose loader fails.

@@ -206,8 +206,8 @@ def test_loss_primitive_errors():
                 Tensor(np.zeros(3, np.float32)))
         _raises(ValueError, ["SparseSoftmaxCrossEntropyWithLogits", "labels", "(N,)"], sparse, x,
                 Tensor(np.zeros((3, 1), np.int32)))
-        _raises(ValueError, ["SparseSoftmaxCrossEntropyWithLogits", "labels", "[0, 4)", "7"], sparse,
-                x, Tensor(np.array([0, 7, 1], np.int32)))
+        _raises(ValueError, ["SparseSoftmaxCrossEntropyWithLogits", "labels", "[0, 4)", "7"],
+                sparse, x, Tensor(np.array([0, 7, 1], np.int32)))
         _raises(ValueError, ["NLLLoss", "weight", "[4]"], ops.NLLLoss(), x, t,
                 Tensor(np.ones(3, np.float32)))
         _raises(ValueError, ["NLLLoss", "labels", "-5"], ops.NLLLoss(), x,

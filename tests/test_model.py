@@ -91,7 +91,7 @@ MISSING = sorted({"MatMul", "Add", "Sub", "Mul", "ReduceSum"} - {c.__name__ for 
 needs_bprops = pytest.mark.skipif(bool(MISSING), reason=f"waits for the bprops of {MISSING}")
 
 
-# ---- training --------------------------------------------------------------------------------------
+# ---- training ------------------------------------------------------------------------------------
 def test_train_updates_parameters_exactly_and_reports(capsys):
     x, w0, net, data, opt = conv_setup()
     rec = Recorder()
@@ -192,7 +192,7 @@ def test_linear_regression_converges_like_numpy(tmp_path):
                                   model.predict(Tensor(x)).asnumpy())
 
 
-# ---- eval / predict / fit ----------------------------------------------------------------------------
+# ---- eval / predict / fit ------------------------------------------------------------------------
 def classifier_setup():
     rng = np.random.default_rng(2)
     x = rng.standard_normal((10, 4)).astype(np.float32)
@@ -254,7 +254,7 @@ def test_fit_runs_eval_each_epoch(capsys):
     assert capsys.readouterr().out.count("Eval result: epoch") == 2
 
 
-# ---- metrics -----------------------------------------------------------------------------------------
+# ---- metrics -------------------------------------------------------------------------------------
 def test_accuracy_and_loss_metrics():
     acc = Accuracy()
     acc.update(Tensor(np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]], np.float32)),

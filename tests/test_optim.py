@@ -61,7 +61,8 @@ def test_apply_momentum_gradient_scale_and_tensor_scalars(policy):
 @given(shape=shapes(max_dims=3))
 def test_apply_momentum_any_shape_and_noncontiguous(shape):
     w0, g = _arrays(shape, np.float64, 2)
-    var, acc = Tensor.from_numpy(noncontig(w0.copy())), Tensor.from_numpy(noncontig(np.zeros(shape)))
+    var = Tensor.from_numpy(noncontig(w0.copy()))
+    acc = Tensor.from_numpy(noncontig(np.zeros(shape)))
     ops.ApplyMomentum()(var, acc, 0.5, Tensor.from_numpy(noncontig(g)), 0.5)
     np.testing.assert_allclose(var.asnumpy(), w0 - _r32(0.5) * g, rtol=1e-12, atol=1e-12)
 

@@ -204,7 +204,6 @@ def test_nn_optimizers_update_their_parameters_in_place(make):
 def test_concurrent_launches_from_threads_match_a_serial_replay():
     """4 Python threads launch the loss, arg and optimizer kernels at once (the GIL is released
     during large launches, the pool is shared): every result is bitwise the serial one's."""
-    import threading
     rng = np.random.default_rng(8)
     xs = [rng.standard_normal((300, 257)).astype(np.float32) for _ in range(4)]
     ts = [rng.integers(0, 257, 300) for _ in range(4)]

@@ -29,8 +29,9 @@ def to_dot(root):
         lines.append(f"  subgraph {_q('cluster_' + str(g.id))} {{")
         lines.append(f"    label={_q('@' + g.name)};")
         for p in g.parameters:
+            label = _q(p.name + ' ' + type_str(p.abstract))
             lines.append(f"    n{p.id} [shape=hexagon, style=filled, fillcolor="
-                         f"{_q(COLORS['param'])}, label={_q(p.name + ' ' + type_str(p.abstract))}];")
+                         f"{_q(COLORS['param'])}, label={label}];")
         for node in g.order:
             lines.append(f"    n{node.id} [shape=box, style=filled, fillcolor="
                          f"{_q(COLORS['cnode'])}, label={_q(_cnode_label(node))}];")
