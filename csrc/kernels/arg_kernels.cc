@@ -5,10 +5,10 @@
 #include "kernels/arg_kernels.h"
 
 #include <atomic>
-#include <chrono>
 #include <cstring>
 
 #include "kernels/isa_common.h"
+#include "kernels/isa_table.h"
 #include "kernels/loss_kernels.h"
 #include "runtime/thread_pool.h"
 
@@ -70,38 +70,11 @@ struct ArgTable {
 const ArgTable& arg_table() {
   static const ArgTable t = [] {
     ArgTable r;
-    const char* isa = kernel_isa();
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (!std::strcmp(isa, "avx512")) {
-      arg_avx512::fill(r.f);
-      return r;
-    }
-    if (!std::strcmp(isa, "avx2")) {
-      arg_avx2::fill(r.f);
-      return r;
-    }
-#endif
-    (void)isa;
-    arg_base::fill(r.f);
+    fill_isa_table(r.f, ML_ISA_X86(arg_avx512::fill), ML_ISA_X86(arg_avx2::fill),
+                   &arg_base::fill);
     return r;
   }();
   return t;
-}
-
-// Threads for a launch over n elements, and whether it is a timed trial of the split search.
-SplitDecision decide(uint32_t key, int64_t n, int cost) {
-  if (!will_parallelize(n, cost)) return SplitDecision{1, false};
-  return split_decide(key, n, cost);
-}
-
-template <class F>
-void timed(uint32_t key, int64_t n, const SplitDecision& d, F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  if (d.searching) {
-    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - t0;
-    split_record(key, n, d.threads, s.count());
-  }
 }
 
 constexpr int64_t kLogicBlock = 64;
@@ -149,8 +122,8 @@ void run_arg(int op, int dt, const char* x, int64_t O, int64_t R, int64_t I, cha
              bool idx64, char* vals) {
   const int64_t n = O * R * I;
   const uint32_t key = split_key(kFamilyArg, op, dt);
-  const SplitDecision d = decide(key, n, 1);
-  timed(key, n, d, [&] {
+  const SplitDecision d = decide_split(key, n, 1);
+  run_timed(key, n, d, [&] {
     arg_table().f[dt](op == kArgMax, x, O, R, I, idx, idx64, vals, d.threads);
   });
 }
@@ -159,7 +132,7 @@ void run_logical(int op, const uint8_t* x, int64_t O, int64_t R, int64_t I, uint
   const bool all = op == kReduceAll;
   const int64_t n = O * R * I;
   const uint32_t key = split_key(kFamilyArg, op, kBool);
-  const SplitDecision d = decide(key, n, 1);
+  const SplitDecision d = decide_split(key, n, 1);
   if (I == 1 && O == 1) {
     // one long run: blocks on threads, any decider settles it (the result is order-free)
     std::atomic<bool> hit{false};
@@ -169,7 +142,7 @@ void run_logical(int op, const uint8_t* x, int64_t O, int64_t R, int64_t I, uint
         if (all ? has_decider<true>(x + c, len) : has_decider<false>(x + c, len)) hit = true;
       }
     };
-    timed(key, n, d, [&] { parallel_for(R, d.threads, body); });
+    run_timed(key, n, d, [&] { parallel_for(R, d.threads, body); });
     out[0] = hit.load() != all;
     return;
   }
@@ -180,7 +153,7 @@ void run_logical(int op, const uint8_t* x, int64_t O, int64_t R, int64_t I, uint
       logical_rows<false>(x, R, I, out, b, e);
     }
   };
-  timed(key, n, d, [&] { parallel_for(O, d.threads, body); });
+  run_timed(key, n, d, [&] { parallel_for(O, d.threads, body); });
 }
 
 }  // namespace mindlite

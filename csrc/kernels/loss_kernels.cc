@@ -4,10 +4,10 @@
 // one element per row and stays scalar.
 #include "kernels/loss_kernels.h"
 
-#include <chrono>
 #include <cstring>
 
 #include "kernels/isa_common.h"
+#include "kernels/isa_table.h"
 
 namespace mindlite {
 namespace {
@@ -69,19 +69,8 @@ struct LossTable {
 const LossTable& loss_table() {
   static const LossTable t = [] {
     LossTable r;
-    const char* isa = kernel_isa();
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (!std::strcmp(isa, "avx512")) {
-      loss_avx512::fill(r.f);
-      return r;
-    }
-    if (!std::strcmp(isa, "avx2")) {
-      loss_avx2::fill(r.f);
-      return r;
-    }
-#endif
-    (void)isa;
-    loss_base::fill(r.f);
+    fill_isa_table(r.f, ML_ISA_X86(loss_avx512::fill), ML_ISA_X86(loss_avx2::fill),
+                   &loss_base::fill);
     return r;
   }();
   return t;
@@ -126,16 +115,10 @@ void run_softmax_ce(int op, int dt, const char* x, const void* labels, char* los
                     char* backprop, int64_t N, int64_t C, double* row_buf, double* total) {
   const int64_t n = N * C;
   // NOTE: cost 6 per element: a max, an exp and one or two more passes over the row.
-  SplitDecision d{1, false};
   const uint32_t key = split_key(kFamilyLoss, op, dt);
-  if (will_parallelize(n, 6)) d = split_decide(key, n, 6);
+  const SplitDecision d = decide_split(key, n, 6);
   const LossExec f = loss_table().f[dt == kF64 ? 1 : 0];
-  const auto t0 = std::chrono::steady_clock::now();
-  f(op, x, labels, loss, backprop, N, C, row_buf, d.threads);
-  if (d.searching) {
-    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - t0;
-    split_record(key, n, d.threads, s.count());
-  }
+  run_timed(key, n, d, [&] { f(op, x, labels, loss, backprop, N, C, row_buf, d.threads); });
   if (op == kSparseSce) {
     double s = 0;
     for (int64_t r = 0; r < N; ++r) s += row_buf[r];

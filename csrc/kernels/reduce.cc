@@ -14,12 +14,12 @@
 #include "kernels/reduce.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
+#include "kernels/isa_table.h"
 #include "runtime/thread_pool.h"
 
 namespace mindlite {
@@ -70,19 +70,8 @@ struct ReduceTable {
 const ReduceTable& reduce_table() {
   static const ReduceTable* t = [] {
     ReduceTable* r = new ReduceTable();  // value-initialised: unsupported entries are null
-    const char* isa = kernel_isa();
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (!std::strcmp(isa, "avx512")) {
-      reduce_avx512::fill(r->f);
-      return r;
-    }
-    if (!std::strcmp(isa, "avx2")) {
-      reduce_avx2::fill(r->f);
-      return r;
-    }
-#endif
-    (void)isa;
-    reduce_base::fill(r->f);
+    fill_isa_table(r->f, ML_ISA_X86(reduce_avx512::fill), ML_ISA_X86(reduce_avx2::fill),
+                   &reduce_base::fill);
     return r;
   }();
   return *t;
@@ -98,14 +87,8 @@ bool reduce_supported(int op, int dt) {
 bool reduce_parallel(const ReducePlan& p) { return p.threads > 1; }
 
 void run_reduce(ReducePlan& p) {
-  if (!p.searching) {
-    reduce_table().f[p.op][p.dt](p);
-    return;
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  reduce_table().f[p.op][p.dt](p);
-  const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-  split_record(split_key(kFamilyReduce, p.op, p.dt), p.total, p.threads, dt.count());
+  run_timed(split_key(kFamilyReduce, p.op, p.dt), p.total, SplitDecision{p.threads, p.searching},
+            [&] { reduce_table().f[p.op][p.dt](p); });
 }
 
 }  // namespace mindlite

@@ -9,10 +9,10 @@
 //   LogSoftmaxGrad  dx = dy - exp(y) * sum(dy)
 // Sums accumulate in float64 (float32 inputs too). I == 1: one thread per row; I > 1: columns
 // in blocks of kSmCols, each slice whole on one thread, so results never depend on the split.
-#include <chrono>
 #include <cstring>
 
 #include "kernels/isa_common.h"
+#include "kernels/isa_table.h"
 #include "kernels/reduce.h"
 #include "runtime/thread_pool.h"
 
@@ -71,19 +71,8 @@ struct SoftmaxTable {
 const SoftmaxTable& softmax_table() {
   static const SoftmaxTable t = [] {
     SoftmaxTable r;
-    const char* isa = kernel_isa();
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (!std::strcmp(isa, "avx512")) {
-      softmax_avx512::fill(r.f);
-      return r;
-    }
-    if (!std::strcmp(isa, "avx2")) {
-      softmax_avx2::fill(r.f);
-      return r;
-    }
-#endif
-    (void)isa;
-    softmax_base::fill(r.f);
+    fill_isa_table(r.f, ML_ISA_X86(softmax_avx512::fill), ML_ISA_X86(softmax_avx2::fill),
+                   &softmax_base::fill);
     return r;
   }();
   return t;
@@ -102,19 +91,10 @@ void run_softmax(int op, int dt, const char* x, const char* dy, char* out, int64
                  int64_t R, int64_t I) {
   const int64_t n = O * R * I;
   if (n == 0) return;
-  SplitDecision d{1, false};
-  if (softmax_parallel(n)) d = split_decide(split_key(kFamilySoftmax, op, dt), n, 4);
-  const int nt = d.threads;
-  const bool searching = d.searching;
+  const uint32_t key = split_key(kFamilySoftmax, op, dt);
+  const SplitDecision d = decide_split(key, n, 4);
   const SoftmaxExec f = softmax_table().f[dt == kF64 ? 1 : 0];
-  if (!searching) {
-    f(op, x, dy, out, O, R, I, nt);
-    return;
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  f(op, x, dy, out, O, R, I, nt);
-  const std::chrono::duration<double> dt_s = std::chrono::steady_clock::now() - t0;
-  split_record(split_key(kFamilySoftmax, op, dt), n, nt, dt_s.count());
+  run_timed(key, n, d, [&] { f(op, x, dy, out, O, R, I, d.threads); });
 }
 
 }  // namespace mindlite

@@ -95,21 +95,34 @@ struct SplitDecision {
 SplitDecision split_decide(uint32_t key, int64_t n, int cost);
 void split_record(uint32_t key, int64_t n, int threads, double seconds);
 
+// Threads for a launch over n elements at `cost` per element, and whether it is a timed trial
+// of the split search (one thread, no trial, below the parallel threshold).
+inline SplitDecision decide_split(uint32_t key, int64_t n, int cost) {
+  if (!will_parallelize(n, cost)) return SplitDecision{1, false};
+  return split_decide(key, n, cost);
+}
+
+// Runs f(); when d is a trial of the split search, records how long f took under d.threads.
+template <class F>
+void run_timed(uint32_t key, int64_t n, const SplitDecision& d, F&& f) {
+  if (!d.searching) {
+    f();
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  const std::chrono::duration<double> s = std::chrono::steady_clock::now() - t0;
+  split_record(key, n, d.threads, s.count());
+}
+
 template <class F>
 void parallel_launch(uint32_t key, int64_t n, int cost, F& body) {
   if (!will_parallelize(n, cost)) {
     body(int64_t(0), n);
     return;
   }
-  SplitDecision d = split_decide(key, n, cost);
-  if (!d.searching) {
-    parallel_for(n, d.threads, body);
-    return;
-  }
-  auto t0 = std::chrono::steady_clock::now();
-  parallel_for(n, d.threads, body);
-  auto t1 = std::chrono::steady_clock::now();
-  split_record(key, n, d.threads, std::chrono::duration<double>(t1 - t0).count());
+  const SplitDecision d = split_decide(key, n, cost);
+  run_timed(key, n, d, [&] { parallel_for(n, d.threads, body); });
 }
 
 void install_fork_handlers();
