@@ -43,6 +43,13 @@ PyArrayObject* out_arg(const CallSite& cs, const char* arg, PyObject* o, bool in
   return check_out(cs, a) ? a : nullptr;
 }
 
+bool int_value(const CallSite& cs, const char* arg, PyObject* o, long lo, long hi, long* v);
+
+// One entry of ReduceAll / ReduceAny's 'axis' tuple, an int in [0, nd) (axes_arg's reader).
+bool axis_item(const CallSite& cs, PyObject* o, int nd, long* v) {
+  return int_value(cs, "axis", o, 0, nd, v);
+}
+
 bool int_value(const CallSite& cs, const char* arg, PyObject* o, long lo, long hi, long* v) {
   if (!PyLong_Check(o) || PyBool_Check(o)) {
     PyErr_Format(PyExc_TypeError, "For '%s' (op '%s'), '%s' must be an int, but got %s", cs.fn,
@@ -58,31 +65,6 @@ bool int_value(const CallSite& cs, const char* arg, PyObject* o, long lo, long h
     return false;
   }
   return true;
-}
-
-bool bool_arg(const CallSite& cs, const char* arg, PyObject* o, bool* v) {
-  if (!PyBool_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "For '%s' (op '%s'), '%s' must be a bool, but got %s", cs.fn,
-                 cs.op, arg, Py_TYPE(o)->tp_name);
-    return false;
-  }
-  *v = o == Py_True;
-  return true;
-}
-
-// A new reference to x's values in C order, aligned and sharing no memory with o1 / o2 (x
-// itself when it already is all that).
-PyArrayObject* c_order(PyArrayObject* x, PyArrayObject* o1, PyArrayObject* o2) {
-  PyArrayObject* r = readable(x, o1, false);
-  if (r && o2) {
-    PyArrayObject* r2 = readable(r, o2, false);
-    Py_DECREF(r);
-    r = r2;
-  }
-  if (!r || PyArray_IS_C_CONTIGUOUS(r)) return r;
-  PyArrayObject* c = reinterpret_cast<PyArrayObject*>(PyArray_NewCopy(r, NPY_CORDER));
-  Py_DECREF(r);
-  return c;
 }
 
 template <class T>
@@ -143,7 +125,7 @@ PyObject* arg_impl(int op, bool with_values, PyObject* const* args, Py_ssize_t n
     return nullptr;
   }
   const bool idx64 = array_dtype(idx) == kI64;
-  PyArrayObject* xr = c_order(x, idx, vals);
+  PyArrayObject* xr = dense_in(x, idx, vals);
   if (!xr) return nullptr;
   run_released(will_parallelize(O * R * I, 1), [&] {
     run_arg(op, dt, PyArray_BYTES(xr), O, R, I, PyArray_BYTES(idx), idx64,
@@ -172,26 +154,9 @@ PyObject* logical_impl(int op, PyObject* const* args, Py_ssize_t nargs) {
   const int nd = PyArray_NDIM(x);
   const npy_intp* shape = PyArray_DIMS(x);
   PyObject* ax = args[2];
-  if (!PyTuple_Check(ax) && !PyList_Check(ax)) {
-    PyErr_Format(PyExc_TypeError, "For '%s' (op '%s'), 'axis' must be a tuple of ints, but got "
-                 "%s", cs.fn, cs.op, Py_TYPE(ax)->tp_name);
-    return nullptr;
-  }
   bool reduced[NPY_MAXDIMS] = {};
-  const Py_ssize_t na = PySequence_Fast_GET_SIZE(ax);
-  PyObject** items = PySequence_Fast_ITEMS(ax);
-  long prev = -1;
-  for (Py_ssize_t i = 0; i < na; ++i) {
-    long v;
-    if (!int_value(cs, "axis", items[i], 0, nd, &v)) return nullptr;
-    if (v <= prev) {
-      PyErr_Format(PyExc_ValueError, "For '%s' (op '%s'), 'axis' must be sorted and without "
-                   "duplicates, but got %R", cs.fn, cs.op, ax);
-      return nullptr;
-    }
-    reduced[v] = true;
-    prev = v;
-  }
+  Py_ssize_t na;
+  if (!axes_arg(cs, ax, nd, axis_item, reduced, &na)) return nullptr;
   bool keep;
   if (!bool_arg(cs, "keep_dims", args[3], &keep)) return nullptr;
   npy_intp oshape[NPY_MAXDIMS];
@@ -217,7 +182,7 @@ PyObject* logical_impl(int op, PyObject* const* args, Py_ssize_t nargs) {
       if (first >= 0 && d > last) I *= shape[d];
       if (first < 0) O *= shape[d];
     }
-    xr = c_order(x, out, nullptr);
+    xr = dense_in(x, out, nullptr);
   } else {
     // kept axes first, then the reduced ones: (O, R, 1) in C order
     PyArray_Dims perm;

@@ -125,6 +125,41 @@ int op_code(const CallSite& cs, PyObject* o, int count) {
   return static_cast<int>(v);
 }
 
+bool bool_arg(const CallSite& cs, const char* arg, PyObject* o, bool* v) {
+  if (!PyBool_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "For '%s' (op '%s'), '%s' must be a bool, but got %s", cs.fn,
+                 cs.op, arg, Py_TYPE(o)->tp_name);
+    return false;
+  }
+  *v = o == Py_True;
+  return true;
+}
+
+bool axes_arg(const CallSite& cs, PyObject* ax, int nd, AxisReader read, bool* reduced,
+              Py_ssize_t* count) {
+  if (!PyTuple_Check(ax) && !PyList_Check(ax)) {
+    PyErr_Format(PyExc_TypeError, "For '%s' (op '%s'), 'axis' must be a tuple of ints, but got "
+                 "%s", cs.fn, cs.op, Py_TYPE(ax)->tp_name);
+    return false;
+  }
+  const Py_ssize_t na = PySequence_Fast_GET_SIZE(ax);
+  PyObject** items = PySequence_Fast_ITEMS(ax);
+  long prev = -1;
+  for (Py_ssize_t i = 0; i < na; ++i) {
+    long v;
+    if (!read(cs, items[i], nd, &v)) return false;
+    if (v <= prev) {
+      PyErr_Format(PyExc_ValueError, "For '%s' (op '%s'), 'axis' must be sorted and without "
+                   "duplicates, but got %R", cs.fn, cs.op, ax);
+      return false;
+    }
+    reduced[v] = true;
+    prev = v;
+  }
+  *count = na;
+  return true;
+}
+
 // ---- the float loop entry points ------------------------------------------------------------
 bool nargs_ok(const FloatCtx& cx, Py_ssize_t nargs, Py_ssize_t want, const char* sig) {
   if (nargs == want) return true;
@@ -133,7 +168,7 @@ bool nargs_ok(const FloatCtx& cx, Py_ssize_t nargs, Py_ssize_t want, const char*
   return false;
 }
 
-PyArrayObject* float_array(FloatCtx* cx, const char* arg, PyObject* o, int nd, bool write) {
+PyArrayObject* float_typed(FloatCtx* cx, const char* arg, PyObject* o) {
   if (!PyArray_Check(o)) {
     PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be a numpy.ndarray, but got %s", cx->fn,
                  arg, Py_TYPE(o)->tp_name);
@@ -148,11 +183,45 @@ PyArrayObject* float_array(FloatCtx* cx, const char* arg, PyObject* o, int nd, b
     return nullptr;
   }
   cx->dt = dt;
-  if (PyArray_NDIM(a) != nd) {
+  return a;
+}
+
+PyArrayObject* float_nd(FloatCtx* cx, const char* arg, PyObject* o, int nd) {
+  PyArrayObject* a = float_typed(cx, arg, o);
+  if (a && PyArray_NDIM(a) != nd) {
     PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be %d-D, but got shape %s", cx->fn, arg,
                  nd, shape_str(PyArray_NDIM(a), PyArray_DIMS(a)).c_str());
     return nullptr;
   }
+  return a;
+}
+
+bool shape_is(const FloatCtx& cx, const char* arg, PyArrayObject* a, int nd,
+              const npy_intp* want) {
+  bool same = PyArray_NDIM(a) == nd;
+  for (int d = 0; same && d < nd; ++d) same = PyArray_DIMS(a)[d] == want[d];
+  if (same) return true;
+  PyErr_Format(PyExc_ValueError, "For '%s', '%s' shape must be %s, but got %s", cx.fn, arg,
+               shape_str(nd, want).c_str(), shape_str(PyArray_NDIM(a), PyArray_DIMS(a)).c_str());
+  return false;
+}
+
+PyArrayObject* dense_in(PyArrayObject* a, PyArrayObject* o1, PyArrayObject* o2) {
+  PyArrayObject* r = readable(a, o1, false);
+  if (r && o2) {
+    PyArrayObject* r2 = readable(r, o2, false);
+    Py_DECREF(r);
+    r = r2;
+  }
+  if (!r || PyArray_IS_C_CONTIGUOUS(r)) return r;
+  PyArrayObject* c = reinterpret_cast<PyArrayObject*>(PyArray_NewCopy(r, NPY_CORDER));
+  Py_DECREF(r);
+  return c;
+}
+
+PyArrayObject* float_array(FloatCtx* cx, const char* arg, PyObject* o, int nd, bool write) {
+  PyArrayObject* a = float_nd(cx, arg, o, nd);
+  if (!a) return nullptr;
   const char* why = !PyArray_IS_C_CONTIGUOUS(a) ? "C-contiguous"
                     : !PyArray_ISALIGNED(a) ? "aligned"
                     : write && !PyArray_ISWRITEABLE(a) ? "writeable (it is read-only)"

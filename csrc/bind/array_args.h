@@ -1,7 +1,7 @@
-// Argument checks shared by the fast-call kernel entry points (elementwise_bind.cc,
-// matmul_bind.cc). Every check runs before any memory is touched; a failed check sets a
-// TypeError / ValueError naming the function, the op, the argument and what was wrong, and
-// returns false / nullptr.
+// Argument checks shared by the fast-call kernel entry points (the elementwise, matmul, arg,
+// reduce, loss, optim, conv and pool _bind.cc files). Every check runs before any memory is
+// touched; a failed check sets a TypeError / ValueError naming the function, the op, the
+// argument and what was wrong, and returns false / nullptr.
 #pragma once
 
 #include <string>
@@ -42,7 +42,18 @@ Operand operand_of(PyArrayObject* a, int64_t n);
 // Op code from a Python int in [0, count), or -1 with TypeError / ValueError.
 int op_code(const CallSite& cs, PyObject* o, int count);
 
-// ---- the float loop entry points (conv_bind.cc, pool_bind.cc) ----------------------------
+// `o` must be a bool (TypeError "'arg' must be a bool, but got ..." otherwise).
+bool bool_arg(const CallSite& cs, const char* arg, PyObject* o, bool* v);
+
+// Reads one axis in [0, nd) for axes_arg, in the caller's wording; false with an error set.
+using AxisReader = bool (*)(const CallSite& cs, PyObject* o, int nd, long* v);
+
+// 'axis': a tuple or list of sorted, distinct axes, each read by `read`; sets reduced[axis]
+// (reduced[0, nd) false on entry) and *count. false with TypeError / ValueError.
+bool axes_arg(const CallSite& cs, PyObject* ax, int nd, AxisReader read, bool* reduced,
+              Py_ssize_t* count);
+
+// ---- the float loop entry points (conv, pool, loss, optim _bind.cc) -----------------------
 // Their context: the function named in errors and the float dtype the first array fixed.
 struct FloatCtx {
   const char* fn;
@@ -52,9 +63,24 @@ struct FloatCtx {
 // TypeError unless nargs == want ("expected 4 arguments (x, xp, top, left), but got 3").
 bool nargs_ok(const FloatCtx& cx, Py_ssize_t nargs, Py_ssize_t want, const char* sig);
 
+// A float32/float64 ndarray (of the context's dtype once set; the first one checked sets it),
+// any shape and layout; or nullptr with TypeError.
+PyArrayObject* float_typed(FloatCtx* cx, const char* arg, PyObject* o);
+
+// float_typed with nd dims (any layout); or nullptr with TypeError / ValueError.
+PyArrayObject* float_nd(FloatCtx* cx, const char* arg, PyObject* o, int nd);
+
 // An nd-D float32/float64 array (of the context's dtype once set), aligned and C-contiguous,
 // writeable when `write`; or nullptr with TypeError / ValueError.
 PyArrayObject* float_array(FloatCtx* cx, const char* arg, PyObject* o, int nd, bool write);
+
+// `a` has shape want[0, nd); false with ValueError "'arg' shape must be ..., but got ...".
+bool shape_is(const FloatCtx& cx, const char* arg, PyArrayObject* a, int nd,
+              const npy_intp* want);
+
+// A new reference: `a`'s values C-contiguous and aligned, sharing no memory with o1 / o2 (o2
+// may be null); `a` itself when it already is all that. nullptr with an error.
+PyArrayObject* dense_in(PyArrayObject* a, PyArrayObject* o1, PyArrayObject* o2);
 
 // An int (any object with __index__) in [lo, 2**40].
 bool int_arg(const FloatCtx& cx, const char* arg, PyObject* o, int64_t lo, int64_t* v);

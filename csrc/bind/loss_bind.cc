@@ -24,54 +24,6 @@
 namespace mindlite {
 namespace {
 
-// A float array of the context's dtype with `nd` dims (any layout); nullptr with an error.
-PyArrayObject* float_in(FloatCtx* cx, const char* arg, PyObject* o, int nd) {
-  if (!PyArray_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be a numpy.ndarray, but got %s", cx->fn,
-                 arg, Py_TYPE(o)->tp_name);
-    return nullptr;
-  }
-  PyArrayObject* a = reinterpret_cast<PyArrayObject*>(o);
-  const int dt = array_dtype(a);
-  if (cx->dt < 0 ? (dt != kF32 && dt != kF64) : dt != cx->dt) {
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' dtype must be %s (native byte order), but "
-                 "got %R", cx->fn, arg, cx->dt < 0 ? "float32 or float64"
-                 : kDTypeNames[cx->dt], reinterpret_cast<PyObject*>(PyArray_DESCR(a)));
-    return nullptr;
-  }
-  cx->dt = dt;
-  if (PyArray_NDIM(a) != nd) {
-    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be %d-D, but got shape %s", cx->fn, arg,
-                 nd, shape_str(PyArray_NDIM(a), PyArray_DIMS(a)).c_str());
-    return nullptr;
-  }
-  return a;
-}
-
-bool shape_is(const FloatCtx& cx, const char* arg, PyArrayObject* a, int nd,
-              const npy_intp* want) {
-  bool same = PyArray_NDIM(a) == nd;
-  for (int d = 0; same && d < nd; ++d) same = PyArray_DIMS(a)[d] == want[d];
-  if (same) return true;
-  PyErr_Format(PyExc_ValueError, "For '%s', '%s' shape must be %s, but got %s", cx.fn, arg,
-               shape_str(nd, want).c_str(), shape_str(PyArray_NDIM(a), PyArray_DIMS(a)).c_str());
-  return false;
-}
-
-// A new reference: `a`'s values C-contiguous and aligned, sharing no memory with o1 / o2.
-PyArrayObject* dense_in(PyArrayObject* a, PyArrayObject* o1, PyArrayObject* o2) {
-  PyArrayObject* r = readable(a, o1, false);
-  if (r && o2) {
-    PyArrayObject* r2 = readable(r, o2, false);
-    Py_DECREF(r);
-    r = r2;
-  }
-  if (!r || PyArray_IS_C_CONTIGUOUS(r)) return r;
-  PyArrayObject* c = reinterpret_cast<PyArrayObject*>(PyArray_NewCopy(r, NPY_CORDER));
-  Py_DECREF(r);
-  return c;
-}
-
 // Class labels (N,) int32/int64 of any layout as int64 values; checks each is in [0, C) or,
 // with use_ignore, equals ignore. false with TypeError / ValueError.
 bool class_labels(const FloatCtx& cx, const char* op, PyObject* o, npy_intp N, int64_t C,
@@ -119,7 +71,7 @@ bool class_labels(const FloatCtx& cx, const char* op, PyObject* o, npy_intp N, i
 
 bool out_arg(FloatCtx* cx, const char* arg, PyObject* o, int nd, const npy_intp* shape,
              PyArrayObject** a) {
-  *a = float_in(cx, arg, o, nd);
+  *a = float_nd(cx, arg, o, nd);
   if (!*a || !shape_is(*cx, arg, *a, nd, shape)) return false;
   const char* why = !PyArray_ISWRITEABLE(*a) ? "writeable (it is read-only)"
                     : !PyArray_IS_C_CONTIGUOUS(*a) ? "C-contiguous"
@@ -138,8 +90,8 @@ void fill(PyArrayObject* a, T v) {
 PyObject* py_sce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   FloatCtx cx{"mindlite._C.softmax_cross_entropy_with_logits_cpp"};
   if (!nargs_ok(cx, nargs, 4, "(logits, labels, loss, backprop)")) return nullptr;
-  PyArrayObject *x = float_in(&cx, "logits", args[0], 2), *y = nullptr, *loss, *bp;
-  if (!x || !(y = float_in(&cx, "labels", args[1], 2)) ||
+  PyArrayObject *x = float_nd(&cx, "logits", args[0], 2), *y = nullptr, *loss, *bp;
+  if (!x || !(y = float_nd(&cx, "labels", args[1], 2)) ||
       !shape_is(cx, "labels", y, 2, PyArray_DIMS(x)) ||
       !out_arg(&cx, "loss", args[2], 1, PyArray_DIMS(x), &loss) ||
       !out_arg(&cx, "backprop", args[3], 2, PyArray_DIMS(x), &bp)) {
@@ -168,7 +120,7 @@ PyObject* py_sce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyObject* py_sparse_sce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   FloatCtx cx{"mindlite._C.sparse_softmax_cross_entropy_with_logits_cpp"};
   if (!nargs_ok(cx, nargs, 4, "(logits, labels, out, is_grad)")) return nullptr;
-  PyArrayObject* x = float_in(&cx, "logits", args[0], 2);
+  PyArrayObject* x = float_nd(&cx, "logits", args[0], 2);
   if (!x) return nullptr;
   if (!PyBool_Check(args[3])) {
     PyErr_Format(PyExc_TypeError, "For '%s', 'is_grad' must be a bool, but got %s", cx.fn,
@@ -231,11 +183,11 @@ PyObject* py_nll(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   int mode;
   int64_t ignore;
-  PyArrayObject *x = float_in(&cx, "logits", args[0], 2), *w = nullptr, *loss, *tw;
+  PyArrayObject *x = float_nd(&cx, "logits", args[0], 2), *w = nullptr, *loss, *tw;
   if (!x || !nll_params(cx, args[5], args[6], &mode, &ignore)) return nullptr;
   const npy_intp N = PyArray_DIMS(x)[0], C = PyArray_DIMS(x)[1];
   std::vector<int64_t> labels;
-  if (!(w = float_in(&cx, "weight", args[2], 1)) || !shape_is(cx, "weight", w, 1, &C) ||
+  if (!(w = float_nd(&cx, "weight", args[2], 1)) || !shape_is(cx, "weight", w, 1, &C) ||
       !out_arg(&cx, "loss", args[3], mode ? 0 : 1, &N, &loss) ||
       !out_arg(&cx, "total_weight", args[4], 0, nullptr, &tw) ||
       !class_labels(cx, "NLLLoss", args[1], N, C, true, ignore, &labels)) {
@@ -268,15 +220,15 @@ PyObject* py_nll_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   int mode;
   int64_t ignore;
-  PyArrayObject *x = float_in(&cx, "logits", args[0], 2), *g = nullptr, *w = nullptr;
+  PyArrayObject *x = float_nd(&cx, "logits", args[0], 2), *g = nullptr, *w = nullptr;
   PyArrayObject *tw = nullptr, *out;
   if (!x || !nll_params(cx, args[6], args[7], &mode, &ignore)) return nullptr;
   const npy_intp N = PyArray_DIMS(x)[0], C = PyArray_DIMS(x)[1];
   std::vector<int64_t> labels;
-  if (!(g = float_in(&cx, "loss_grad", args[1], mode ? 0 : 1)) ||
+  if (!(g = float_nd(&cx, "loss_grad", args[1], mode ? 0 : 1)) ||
       !shape_is(cx, "loss_grad", g, mode ? 0 : 1, &N) ||
-      !(w = float_in(&cx, "weight", args[3], 1)) || !shape_is(cx, "weight", w, 1, &C) ||
-      !(tw = float_in(&cx, "total_weight", args[4], 0)) ||
+      !(w = float_nd(&cx, "weight", args[3], 1)) || !shape_is(cx, "weight", w, 1, &C) ||
+      !(tw = float_nd(&cx, "total_weight", args[4], 0)) ||
       !out_arg(&cx, "out", args[5], 2, PyArray_DIMS(x), &out) ||
       !class_labels(cx, "NLLLossGrad", args[2], N, C, true, ignore, &labels)) {
     return nullptr;

@@ -24,21 +24,8 @@ namespace {
 // A state array: float of the context's dtype, `ref`'s shape (when given), C-contiguous,
 // aligned, writeable.
 PyArrayObject* state_arg(FloatCtx* cx, const char* arg, PyObject* o, PyArrayObject* ref) {
-  if (!PyArray_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be a numpy.ndarray, but got %s", cx->fn,
-                 arg, Py_TYPE(o)->tp_name);
-    return nullptr;
-  }
-  PyArrayObject* a = reinterpret_cast<PyArrayObject*>(o);
-  const int dt = array_dtype(a);
-  if (cx->dt < 0 ? (dt != kF32 && dt != kF64) : dt != cx->dt) {
-    PyErr_Format(PyExc_TypeError, "For '%s', '%s' dtype must be %s (native byte order), but "
-                 "got %R", cx->fn, arg, cx->dt < 0 ? "float32 or float64"
-                 : kDTypeNames[cx->dt], reinterpret_cast<PyObject*>(PyArray_DESCR(a)));
-    return nullptr;
-  }
-  cx->dt = dt;
-  if (ref) {
+  PyArrayObject* a = float_typed(cx, arg, o);
+  if (a && ref) {
     const int nd = PyArray_NDIM(ref);
     bool same = PyArray_NDIM(a) == nd;
     for (int d = 0; same && d < nd; ++d) same = PyArray_DIMS(a)[d] == PyArray_DIMS(ref)[d];

@@ -89,32 +89,11 @@ PyObject* reduce_impl(int op, PyObject* const* args) {
   const int nd = PyArray_NDIM(x);
   const npy_intp* shape = PyArray_DIMS(x);
   PyObject* ax = args[2];
-  if (!PyTuple_Check(ax) && !PyList_Check(ax)) {
-    PyErr_Format(PyExc_TypeError, "For '%s' (op '%s'), 'axis' must be a tuple of ints, but got "
-                 "%s", cs.fn, cs.op, Py_TYPE(ax)->tp_name);
-    return nullptr;
-  }
   bool reduced[NPY_MAXDIMS] = {};
-  const Py_ssize_t na = PySequence_Fast_GET_SIZE(ax);
-  PyObject** items = PySequence_Fast_ITEMS(ax);
-  long prev = -1;
-  for (Py_ssize_t i = 0; i < na; ++i) {
-    long v;
-    if (!axis_value(cs, items[i], nd, &v)) return nullptr;
-    if (v <= prev) {
-      PyErr_Format(PyExc_ValueError, "For '%s' (op '%s'), 'axis' must be sorted and without "
-                   "duplicates, but got %R", cs.fn, cs.op, ax);
-      return nullptr;
-    }
-    reduced[v] = true;
-    prev = v;
-  }
-  if (!PyBool_Check(args[3])) {
-    PyErr_Format(PyExc_TypeError, "For '%s' (op '%s'), 'keep_dims' must be a bool, but got %s",
-                 cs.fn, cs.op, Py_TYPE(args[3])->tp_name);
-    return nullptr;
-  }
-  const bool keep = args[3] == Py_True;
+  Py_ssize_t na;
+  if (!axes_arg(cs, ax, nd, axis_value, reduced, &na)) return nullptr;
+  bool keep;
+  if (!bool_arg(cs, "keep_dims", args[3], &keep)) return nullptr;
   npy_intp want[NPY_MAXDIMS];
   int nw = 0;
   int64_t count = 1;
