@@ -6,27 +6,14 @@ reuse a primitive and its runner cache.
 """
 import numbers
 
-from ...cache_limits import remember
 from ..operations import activation_ops as P
+from ._typed_prims import typed_prim as _prim
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "hardswish", "hardsigmoid", "hardtanh", "mish",
            "softsign", "logsigmoid"]
 
 _selu, _hswish, _hsigmoid = P.SeLU(), P.HSwish(), P.HSigmoid()
 _mish, _softsign, _logsigmoid = P.Mish(), P.Softsign(), P.LogSigmoid()
-_PRIMS = {}
-
-
-def _prim(cls, *attrs):
-    """The shared cls(*attrs), keyed by the attributes' types too (True is not 1)."""
-    key = (cls,) + tuple((type(a), a) for a in attrs)
-    try:
-        prim = _PRIMS.get(key)
-    except TypeError:               # an unhashable attribute: the constructor says what is wrong
-        return cls(*attrs)
-    if prim is None:
-        prim = remember(_PRIMS, key, cls(*attrs))
-    return prim
 
 
 def _number(op, arg, value):

@@ -5,40 +5,19 @@ kept one per attribute value (bounded), so repeated calls reuse their runner cac
 """
 import numbers
 
-from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import clip_cum_ops as C
 from ..operations import reorder_ops as R
 from ..operations.array_ops import Cast
 from ..operations.math_ops import Maximum, Minimum
+from ._typed_prims import typed_prim as _prim
 
 __all__ = ["clip_by_value", "isnan", "isinf", "isfinite", "isclose", "allclose", "flip", "roll",
            "triu", "tril", "cumsum", "cumprod"]
 
 _isnan, _isinf, _isfinite = C.IsNan(), C.IsInf(), C.IsFinite()
 _cast, _maximum, _minimum = Cast(), Maximum(), Minimum()
-_PRIMS = {}
-
-
-def _key(value):
-    if isinstance(value, list):
-        return (list, tuple(_key(v) for v in value))
-    if isinstance(value, tuple):
-        return (tuple, tuple(_key(v) for v in value))
-    return (type(value), value)
-
-
-def _prim(cls, *attrs):
-    """The shared cls(*attrs), keyed by the attributes' types too (True is not 1)."""
-    try:
-        key = (cls, _key(attrs))
-        prim = _PRIMS.get(key)
-    except TypeError:               # an unhashable attribute: the constructor says what is wrong
-        return cls(*attrs)
-    if prim is None:
-        prim = remember(_PRIMS, key, cls(*attrs))
-    return prim
 
 
 def _scalar_int(value):
