@@ -283,6 +283,15 @@ def test_cumprod_grad_with_zeros_exact():
     assert g.tolist() == [3, 2, 1, 0]
 
 
+def test_cumprod_grad_with_tiny_factors():
+    """No division by x: a subnormal x or products that underflow keep the exact gradient."""
+    sens = ops.GradOperation(sens_param=True)
+    g = sens(lambda a: ops.cumprod(a, 0))(Tensor(np.array([5e-324])), Tensor(np.array([1.137])))
+    assert g.tolist() == [1.137]
+    g = ms.grad(lambda a: ops.cumprod(a, 0))(Tensor(np.array([1e-200, 1e-200, 1e-200])))
+    assert g.tolist() == [1.0, 1e-200, 0.0]
+
+
 @settings(max_examples=8, deadline=None)
 @given(data=st.data())
 def test_reorder_grads(data):

@@ -62,21 +62,17 @@ def cumprod_numpy(x, out, axis, exclusive, reverse):
 
 
 def _inclusive_cumprod_grad(x, d):
-    """dx of y = cumprod(x, -1) for dy = d, exact with zeros: before a row's first zero z,
-    dx_i = sum_{j >= i} d_j y_j / x_i; at z, the sum over j >= z of d_j times the running
-    product with x_z taken as 1; after z, 0 (every product holds x_z)."""
+    """dx of y = cumprod(x, -1) for dy = d, with no division by x (exact with zeros, tiny
+    or subnormal x and products that underflow): dx_i = P_i * S_i, where P_i is the product
+    of the x_k before i and S_i = sum_{j >= i} d_j prod_{i < k <= j} x_k, i.e. the reverse
+    recurrence S_i = d_i + x_{i+1} S_{i+1}.
+    NOTE: one vectorised step per position along the axis (the recurrence is sequential)."""
     n = x.shape[-1]
-    idx = np.arange(n)
-    zero = x == 0
-    first = np.where(zero.any(-1), zero.argmax(-1), n)[..., None]
-    y = np.cumprod(x, -1)
-    g = np.flip(np.cumsum(np.flip(d * y, -1), -1), -1) / x
-    g = np.where(idx < first, g, 0)
-    at = idx == first
-    if at.any():
-        c = np.cumprod(np.where(at, 1, x), -1)
-        s = np.sum(np.where(idx >= first, d * c, 0), -1, keepdims=True)
-        g = np.where(at, s, g)
+    g = np.empty(np.broadcast_shapes(x.shape, d.shape), np.result_type(x, d))
+    s = g[..., n - 1] = d[..., n - 1]
+    for i in range(n - 2, -1, -1):
+        s = g[..., i] = d[..., i] + x[..., i + 1] * s
+    g[..., 1:] *= np.cumprod(x[..., :-1], -1)
     return g.astype(x.dtype, copy=False)
 
 
