@@ -63,17 +63,10 @@ const char* const kArgNames[kNumArg] = {"Argmax", "Argmin", "ReduceAll", "Reduce
 
 namespace {
 
-struct ArgTable {
-  ArgExec f[4];  // kF32, kF64, kI32, kI64
-};
-
-const ArgTable& arg_table() {
-  static const ArgTable t = [] {
-    ArgTable r;
-    fill_isa_table(r.f, ML_ISA_X86(arg_avx512::fill), ML_ISA_X86(arg_avx2::fill),
-                   &arg_base::fill);
-    return r;
-  }();
+// Entries by dtype: kF32, kF64, kI32, kI64.
+const IsaTable<ArgExec, 4>& arg_table() {
+  static const auto t = make_isa_table<ArgExec, 4>(ML_ISA_X86(arg_avx512::fill),
+                                                   ML_ISA_X86(arg_avx2::fill), &arg_base::fill);
   return t;
 }
 

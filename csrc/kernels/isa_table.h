@@ -1,7 +1,8 @@
 // Picking a kernel family's function table by instruction set. The families whose loops are
 // compiled once per ISA (arg, loss, reduce, softmax: the .inc included under each
 // `#pragma GCC target` inside namespace <family>_<isa>) each define a `fill(table)`;
-// fill_isa_table calls the one kernel_isa() names (MINDLITE_ISA honoured).
+// fill_isa_table calls the one kernel_isa() names (MINDLITE_ISA honoured), and
+// make_isa_table builds a family's IsaTable with it.
 #pragma once
 
 #include <cstring>
@@ -35,6 +36,21 @@ void fill_isa_table(P table, typename IsaFill<P>::type avx512, typename IsaFill<
   } else {
     base(table);
   }
+}
+
+// A family's table of N entries (one per dtype), value-initialised, then filled as above.
+template <class Exec, int N>
+struct IsaTable {
+  Exec f[N];
+};
+
+template <class Exec, int N>
+IsaTable<Exec, N> make_isa_table(typename IsaFill<Exec*>::type avx512,
+                                 typename IsaFill<Exec*>::type avx2,
+                                 typename IsaFill<Exec*>::type base) {
+  IsaTable<Exec, N> t{};
+  fill_isa_table(t.f, avx512, avx2, base);
+  return t;
 }
 
 }  // namespace mindlite

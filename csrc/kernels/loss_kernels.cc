@@ -62,17 +62,10 @@ const char* const kLossNames[kNumLoss] = {"SoftmaxCrossEntropyWithLogits",
 
 namespace {
 
-struct LossTable {
-  LossExec f[2];  // kF32, kF64
-};
-
-const LossTable& loss_table() {
-  static const LossTable t = [] {
-    LossTable r;
-    fill_isa_table(r.f, ML_ISA_X86(loss_avx512::fill), ML_ISA_X86(loss_avx2::fill),
-                   &loss_base::fill);
-    return r;
-  }();
+// Entries by dtype: kF32, kF64.
+const IsaTable<LossExec, 2>& loss_table() {
+  static const auto t = make_isa_table<LossExec, 2>(ML_ISA_X86(loss_avx512::fill),
+                                                    ML_ISA_X86(loss_avx2::fill), &loss_base::fill);
   return t;
 }
 

@@ -63,18 +63,13 @@ const char* const kReduceNames[kNumReduce] = {"ReduceSum", "ReduceMean", "Reduce
 
 namespace {
 
-struct ReduceTable {
-  ReduceExec f[kNumReduce][kNumDTypes];
-};
+// Entries by op, then dtype; unsupported ones stay null.
+using ReduceRow = ReduceExec[kNumDTypes];
 
-const ReduceTable& reduce_table() {
-  static const ReduceTable* t = [] {
-    ReduceTable* r = new ReduceTable();  // value-initialised: unsupported entries are null
-    fill_isa_table(r->f, ML_ISA_X86(reduce_avx512::fill), ML_ISA_X86(reduce_avx2::fill),
-                   &reduce_base::fill);
-    return r;
-  }();
-  return *t;
+const IsaTable<ReduceRow, kNumReduce>& reduce_table() {
+  static const auto t = make_isa_table<ReduceRow, kNumReduce>(
+      ML_ISA_X86(reduce_avx512::fill), ML_ISA_X86(reduce_avx2::fill), &reduce_base::fill);
+  return t;
 }
 
 }  // namespace

@@ -64,17 +64,10 @@ const char* const kSoftmaxNames[kNumSoftmax] = {"Softmax", "LogSoftmax", "Softma
 
 namespace {
 
-struct SoftmaxTable {
-  SoftmaxExec f[2];  // kF32, kF64
-};
-
-const SoftmaxTable& softmax_table() {
-  static const SoftmaxTable t = [] {
-    SoftmaxTable r;
-    fill_isa_table(r.f, ML_ISA_X86(softmax_avx512::fill), ML_ISA_X86(softmax_avx2::fill),
-                   &softmax_base::fill);
-    return r;
-  }();
+// Entries by dtype: kF32, kF64.
+const IsaTable<SoftmaxExec, 2>& softmax_table() {
+  static const auto t = make_isa_table<SoftmaxExec, 2>(
+      ML_ISA_X86(softmax_avx512::fill), ML_ISA_X86(softmax_avx2::fill), &softmax_base::fill);
   return t;
 }
 
