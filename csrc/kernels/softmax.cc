@@ -42,8 +42,19 @@ namespace softmax_avx512 {
 #pragma GCC target("avx2,fma,bmi,bmi2,popcnt,f16c")
 namespace mindlite {
 namespace softmax_avx2 {
+// GCC lowers selects (?:) on 64-byte vectors element by element without AVX-512, so vexp and
+// the NaN-sticky max run on two native 32-byte halves (same lane-wise operations).
+namespace half {
+#undef ML_VBYTES
+#define ML_VBYTES 32
+#include "kernels/simd_math.h"
+#undef ML_VBYTES
+#define ML_VBYTES 64
+}  // namespace half
+#define ML_SOFTMAX_HALF 1
 #include "kernels/simd_math.h"
 #include "kernels/softmax_loops.inc"  // NOLINT(build/include)
+#undef ML_SOFTMAX_HALF
 }  // namespace softmax_avx2
 }  // namespace mindlite
 #pragma GCC pop_options
