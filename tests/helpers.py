@@ -101,3 +101,23 @@ def split(threads, threshold=64):
     finally:
         _C.set_num_threads(0)
         _C.set_parallel_threshold(DEFAULT_THRESHOLD)
+
+
+def notebook_text(path):
+    """Execute the notebook at `path` (relative to the repository) in a real Jupyter kernel;
+    assert no cell raised and return the text of every output, joined by newlines."""
+    import os
+
+    import pytest
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    nb = nbformat.read(os.path.join(root, path), as_version=4)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": root}}).execute()
+    texts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            assert out.get("output_type") != "error", out
+            texts.append(out.get("text", "") + out.get("data", {}).get("text/plain", ""))
+    return "\n".join(texts)
