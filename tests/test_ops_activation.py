@@ -218,11 +218,54 @@ def test_attribute_free_activations_have_cpp_kernels():
         assert {t.np for t in cpp.dtypes} == {np.dtype(np.float32), np.dtype(np.float64)}
 
 
+# MindSpore 2.10's results on integer inputs (printed by it for int32 and int8 alike)
+INT_IN = [-100, -30, -10, -7, -5, -2, -1, 0, 1, 2, 3, 4, 7, 100]
+INT_CASES = {
+    "leaky_relu": (lambda t: ops.leaky_relu(t, 0.2), [0] * 8 + [1, 2, 3, 4, 7, 100]),
+    "leaky_relu_1.5": (lambda t: ops.leaky_relu(t, 1.5), INT_IN),
+    "selu": (ops.selu, [-1, -1] + [0] * 6 + [1, 2, 3, 4, 7, 100]),
+    "hardswish": (ops.hardswish, [0] * 9 + [1, 3, 4, 7, 100]),
+    "hardsigmoid": (ops.hardsigmoid, [0] * 10 + [1, 1, 1, 1]),
+    "hardtanh": (lambda t: ops.hardtanh(t, -2.5, 2.5), [-2] * 6 + [-1, 0, 1] + [2] * 5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INT_CASES))
+@pytest.mark.parametrize("dt", [np.int32, np.int8])
+def test_integer_inputs_give_mindspores_results(case, dt):
+    fn, want = INT_CASES[case]
+    out = fn(Tensor(np.array(INT_IN, dt)))
+    assert out.asnumpy().dtype == dt
+    np.testing.assert_array_equal(out.asnumpy(), want)
+
+
+def test_integer_edge_cases_as_mindspore():
+    # selu's e**x - 1 in float32 first reaches -1 at x = -18
+    np.testing.assert_array_equal(ops.selu(Tensor(np.arange(-20, -12, dtype=np.int32))).asnumpy(),
+                                  [-1, -1, -1, 0, 0, 0, 0, 0])
+    u8 = Tensor(np.array([253, 255, 0, 2, 5], np.uint8))
+    np.testing.assert_array_equal(ops.hardtanh(u8, -2, 2).asnumpy(), [2] * 5)   # -2 -> 254
+    np.testing.assert_array_equal(ops.leaky_relu(u8).asnumpy(), [253, 255, 0, 2, 5])
+    b = Tensor(np.array([False, True, True]))
+    np.testing.assert_array_equal(ops.hardtanh(b, -2, 2).asnumpy(), [False, True, True])
+    big = Tensor(np.array([2 ** 62, -2 ** 62, 2], np.int64))
+    np.testing.assert_array_equal(ops.hardswish(big).asnumpy(), [2 ** 62, 0, 1])
+
+
 def test_errors():
     i = Tensor(np.ones(2, np.int32))
+    float_only = {"Elu", "CeLU", "Mish", "Softsign", "LogSigmoid"}
     for name in activation_ops.__all__:
-        with pytest.raises(TypeError, match=rf"For '{name}', the type of 'input_x'.*Int32"):
-            getattr(ops, name)()(i)
+        if name in float_only:
+            with pytest.raises(TypeError, match=rf"For '{name}', the type of 'input_x'.*Int32"):
+                getattr(ops, name)()(i)
+    # integer dtypes MindSpore 2.10 rejects too
+    with pytest.raises(TypeError, match="For 'SeLU', the type of 'input_x'.*Int16"):
+        ops.selu(Tensor(np.ones(2, np.int16)))
+    with pytest.raises(TypeError, match="For 'HSigmoid', the type of 'input_x'.*UInt8|Uint8"):
+        ops.hardsigmoid(Tensor(np.ones(2, np.uint8)))
+    with pytest.raises(TypeError, match="For 'LeakyReLU', the type of 'input_x'.*UInt16|Uint16"):
+        ops.leaky_relu(Tensor(np.ones(2, np.uint16)))
     with pytest.raises(TypeError, match="For 'HSwish', the type of 'input_x'.*Bool"):
         ops.hardswish(Tensor([True]))
     with pytest.raises(TypeError, match="For 'Mish', the input 'input_x' must be a Tensor"):

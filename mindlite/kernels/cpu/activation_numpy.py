@@ -4,6 +4,8 @@ Hardtanh, Mish, Softsign, LogSigmoid).
 alloc="runtime" kernels writing into the preallocated output, computing in the input dtype
 (float16/32/64), with the forms documented on the primitives; inf * 0 and overflow edges
 are computed silently (np.errstate), as IEEE says. np.expm1 keeps e**x - 1 exact near 0.
+Integer and bool inputs (the ops that take them) follow MindSpore 2.10's CPU results:
+attributes cast to the input dtype, fractions truncated toward zero.
 """
 import numpy as np
 
@@ -14,10 +16,18 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
+def _as_dtype(value, dtype):
+    """An attribute in the input's dtype: a float for float inputs; for integer inputs the value
+    truncated toward zero, then wrapped into the dtype (uint8(-2) is 254, as MindSpore's cast)."""
+    if dtype.kind == "f":
+        return dtype.type(value)
+    return np.array(int(value)).astype(dtype)[()]
+
+
 @register_kernel("LeakyReLU", provider="numpy")
 def leaky_relu_numpy(x, out, alpha):
     with np.errstate(all="ignore"):
-        np.multiply(x, x.dtype.type(alpha), out=out)
+        np.multiply(x, _as_dtype(alpha, x.dtype), out=out)
         np.maximum(out, x, out=out)
 
 
@@ -39,6 +49,11 @@ def elu_numpy(x, out):
 
 @register_kernel("SeLU", provider="numpy")
 def selu_numpy(x, out):
+    if x.dtype.kind != "f":          # scale and alpha truncate to 1: x, or trunc(e**x - 1)
+        with np.errstate(all="ignore"):
+            em1 = np.exp(np.minimum(x, 0).astype(np.float32)) - np.float32(1)
+        np.copyto(out, np.where(x > 0, x, np.trunc(em1).astype(x.dtype)))
+        return
     _elu_into(x, out, SELU_ALPHA)
     out *= x.dtype.type(SELU_SCALE)
 
@@ -58,6 +73,15 @@ def celu_numpy(x, out, alpha):
 
 @register_kernel("HSwish", provider="numpy")
 def hswish_numpy(x, out):
+    if x.dtype.kind != "f":
+        # exact in int64: r = relu6(x + 3) is 6 wherever x >= 3 (then the result is x), and
+        # |x| < 3 elsewhere, so x * r never overflows; integer division truncating toward zero
+        wide = x.astype(np.int64)
+        r = np.clip(wide, -3, 3) + 3
+        prod = wide * np.where(r == 6, 1, r)
+        quot = np.where(r == 6, prod, np.abs(prod) // 6 * np.sign(prod))
+        np.copyto(out, quot.astype(x.dtype))
+        return
     with np.errstate(all="ignore"):
         np.add(x, 3, out=out)
         np.clip(out, 0, 6, out=out)
@@ -68,6 +92,9 @@ def hswish_numpy(x, out):
 
 @register_kernel("HSigmoid", provider="numpy")
 def hsigmoid_numpy(x, out):
+    if x.dtype.kind != "f":          # relu6(x + 3) // 6
+        np.copyto(out, (x >= 3).astype(x.dtype))
+        return
     with np.errstate(all="ignore"):
         np.add(x, 3, out=out)
         np.maximum(out, 0, out=out)
@@ -77,8 +104,11 @@ def hsigmoid_numpy(x, out):
 
 @register_kernel("Hardtanh", provider="numpy")
 def hardtanh_numpy(x, out, min_val, max_val):
-    np.maximum(x, x.dtype.type(min_val), out=out)
-    np.minimum(out, x.dtype.type(max_val), out=out)
+    if x.dtype == np.bool_:          # MindSpore 2.10 returns bool input unchanged
+        np.copyto(out, x)
+        return
+    np.maximum(x, _as_dtype(min_val, x.dtype), out=out)
+    np.minimum(out, _as_dtype(max_val, x.dtype), out=out)
 
 
 def _softplus(x):

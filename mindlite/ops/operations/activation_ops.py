@@ -6,7 +6,10 @@ ops/function/activation_func.py.
 Names and attributes are MindSpore's (HSwish, HSigmoid, Elu(alpha), SeLU, CeLU(alpha),
 Mish, Softsign); MindSpore has no primitive for leaky_relu, hardtanh and logsigmoid (its
 functional forms compose others), here they are primitives too, so each is one kernel.
-All accept float16/32/64 tensors only and compute in the input dtype. The bprops compose
+All accept float16/32/64 tensors and compute in the input dtype; LeakyReLU, SeLU, HSwish,
+HSigmoid and Hardtanh also take the integer (and bool) dtypes MindSpore 2.10's CPU kernels
+take, with its integer results: attributes and constants truncated to the input dtype,
+fractions truncated toward zero (each op's `valid_types` and docstring say which). The bprops compose
 existing primitives (Select, Mul, ...), so higher-order gradients work. Subgradients at
 kinks are PyTorch's (stated on each op); where MindSpore's composite forms split a tie
 (leaky_relu, hardtanh at their kinks) it gives the average instead.
@@ -15,6 +18,7 @@ import numbers
 
 from ...pynative.grad import bprop_for
 from ..primitive import prim_attr_register
+from ...common import dtype as mstype
 from ..validator import check_dtype
 from ._base import FloatUnaryOp
 from .logic_ops import Greater, GreaterEqual, Less, LessEqual, LogicalAnd, Select
@@ -28,6 +32,9 @@ _mul, _add, _sub, _div, _abs = Mul(), Add(), Sub(), Div(), Abs()
 _select, _and = Select(), LogicalAnd()
 _gt, _ge, _lt, _le = Greater(), GreaterEqual(), Less(), LessEqual()
 _sigmoid, _softplus, _tanh = Sigmoid(), Softplus(), Tanh()
+
+_F = mstype.FLOAT_TYPES
+_I = (mstype.int8, mstype.int16, mstype.int32, mstype.int64)
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -60,7 +67,9 @@ class _Activation(FloatUnaryOp):
 class LeakyReLU(_Activation):
     """y = max(alpha x, x) (MindSpore's form: for alpha > 1 that is alpha x on x > 0).
     Gradient max(1, alpha) for x > 0, min(1, alpha) for x <= 0 (at 0: alpha for alpha < 1,
-    as PyTorch). Float only."""
+    as PyTorch). Integer inputs: alpha truncated to the dtype first (MindSpore: leaky_relu of
+    int32 [-3, 2] with alpha 0.2 is [0, 2]); bool passes through."""
+    valid_types = _F + _I + (mstype.uint8, mstype.uint32, mstype.uint64, mstype.bool_)
 
     @prim_attr_register
     def __init__(self, alpha=0.2):
@@ -99,7 +108,9 @@ class SeLU(_Activation):
     """y = scale x for x > 0, scale alpha (e**x - 1) for x <= 0, with MindSpore's (and the
     paper's) alpha = 1.67326..., scale = 1.05070.... Gradient scale for x >= 0 (MindSpore's
     value at 0), y + scale alpha for x < 0 (MindSpore 2.10's own gradient is wrong for x < 0;
-    this is the exact one)."""
+    this is the exact one). int8/int32 inputs (as MindSpore): scale and alpha truncate to 1,
+    so x for x > 0 and e**x - 1 (float32) truncated toward zero otherwise: -1 from x <= -18."""
+    valid_types = _F + (mstype.int8, mstype.int32)
 
 
 @bprop_for(SeLU)
@@ -132,7 +143,9 @@ def celu_bprop(prim, x, out, dout):
 class HSwish(_Activation):
     """y = x relu6(x + 3) / 6: 0 for x <= -3, x for x >= 3 (hswish(-inf) = 0, (+inf) = inf).
     Gradient 0 for x < -3, (2x + 3) / 6 for -3 <= x <= 3, 1 for x > 3 (PyTorch's and
-    MindSpore's: -0.5 at -3, 1.5 at 3)."""
+    MindSpore's: -0.5 at -3, 1.5 at 3). Signed integer inputs: x relu6(x + 3) / 6 truncated
+    toward zero, as MindSpore (hswish of int32 2 is 1)."""
+    valid_types = _F + _I
 
 
 @bprop_for(HSwish)
@@ -144,7 +157,8 @@ def hswish_bprop(prim, x, out, dout):
 
 class HSigmoid(_Activation):
     """y = relu6(x + 3) / 6 = min(max(x / 6 + 1/2, 0), 1). Gradient 1/6 for -3 < x < 3, else 0
-    (0 at both kinks)."""
+    (0 at both kinks). int8/int32/int64 inputs (as MindSpore): truncated, so 1 for x >= 3, else 0."""
+    valid_types = _F + (mstype.int8, mstype.int32, mstype.int64)
 
 
 @bprop_for(HSigmoid)
@@ -156,7 +170,9 @@ def hsigmoid_bprop(prim, x, out, dout):
 class Hardtanh(_Activation):
     """y = min(max(x, min_val), max_val) (max_val wins where min_val > max_val, as MindSpore);
     nan stays nan (PyTorch; MindSpore 2.10 returns min_val). Gradient 1 for
-    min_val < x < max_val, else 0 (0 at the kinks, PyTorch's)."""
+    min_val < x < max_val, else 0 (0 at the kinks, PyTorch's). Integer inputs: the bounds are
+    truncated to the dtype (wrapping for uint8, as MindSpore); bool passes through unchanged."""
+    valid_types = _F + _I + (mstype.uint8, mstype.bool_)
 
     @prim_attr_register
     def __init__(self, min_val=-1.0, max_val=1.0):
