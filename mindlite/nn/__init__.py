@@ -9,6 +9,6 @@ from .cell import Cell, SequentialCell, CellList  # noqa: F401
 from .._lazy import lazy_exports as _lazy_exports
 
 _LAZY = _lazy_exports(globals(), (
-    "layer.basic", "layer.activation", "layer.conv", "layer.pooling", "layer.normalization",
+    "layer.basic", "layer.activation", "layer.activation_extra", "layer.conv", "layer.pooling", "layer.normalization",
     "layer.embedding", "loss.loss", "optim.optimizer", "optim.sgd", "optim.momentum",
     "optim.adam", "learning_rate_schedule", "wrap.cell_wrapper"))

@@ -103,6 +103,14 @@ _ACTIVATIONS = {
 }
 
 
+def _extra_activations(extra):
+    """MindSpore's names for the cells of activation_extra.py."""
+    return {"leakyrelu": extra.LeakyReLU, "elu": extra.ELU, "hswish": extra.HSwish,
+            "hsigmoid": extra.HSigmoid, "mish": extra.Mish, "softsign": extra.Softsign,
+            "hardtanh": extra.Hardtanh, "logsigmoid": extra.LogSigmoid, "prelu": extra.PReLU,
+            "softmin": extra.Softmin, "tanhshrink": extra.Tanhshrink}
+
+
 def get_activation(name, prim_name=None):
     """The activation cell named `name` ('relu', 'gelu', ...); None for None."""
     if name is None:
@@ -110,8 +118,9 @@ def get_activation(name, prim_name=None):
     if not isinstance(name, str):
         raise TypeError(f"For '{prim_name or 'get_activation'}', the activation name must be a "
                         f"str, but got {type(name).__name__}")
-    cls = _ACTIVATIONS.get(name.lower())
+    from . import activation_extra as extra
+    cls = _ACTIVATIONS.get(name.lower()) or _extra_activations(extra).get(name.lower())
     if cls is None:
         raise KeyError(f"For '{prim_name or 'get_activation'}', unknown activation '{name}'; "
-                       f"expected one of {sorted(_ACTIVATIONS)}")
+                       f"expected one of {sorted({**_ACTIVATIONS, **_extra_activations(extra)})}")
     return cls()
