@@ -240,7 +240,7 @@ def test_errors():
     for name in ("ReLU6", "Sigmoid", "Tanh", "GeLU", "SiLU", "Softplus"):
         with pytest.raises(TypeError, match=rf"For '{name}', the type of 'x'.*Int32"):
             getattr(ops, name)()(Tensor(np.ones(2, np.int32)))
-    with pytest.raises(TypeError, match="For 'ReLU', the type of 'x'.*UInt8|Uint8"):
+    with pytest.raises(TypeError, match="For 'ReLU', the type of 'x'.*UInt8"):
         ops.relu(Tensor(np.ones(2, np.uint8)))
     with pytest.raises(TypeError, match="For 'ReLU', the type of 'x'.*Bool"):
         ops.relu(Tensor([True]))

@@ -262,9 +262,9 @@ def test_errors():
     # integer dtypes MindSpore 2.10 rejects too
     with pytest.raises(TypeError, match="For 'SeLU', the type of 'input_x'.*Int16"):
         ops.selu(Tensor(np.ones(2, np.int16)))
-    with pytest.raises(TypeError, match="For 'HSigmoid', the type of 'input_x'.*UInt8|Uint8"):
+    with pytest.raises(TypeError, match="For 'HSigmoid', the type of 'input_x'.*UInt8"):
         ops.hardsigmoid(Tensor(np.ones(2, np.uint8)))
-    with pytest.raises(TypeError, match="For 'LeakyReLU', the type of 'input_x'.*UInt16|Uint16"):
+    with pytest.raises(TypeError, match="For 'LeakyReLU', the type of 'input_x'.*UInt16"):
         ops.leaky_relu(Tensor(np.ones(2, np.uint16)))
     with pytest.raises(TypeError, match="For 'HSwish', the type of 'input_x'.*Bool"):
         ops.hardswish(Tensor([True]))

@@ -18,7 +18,9 @@ class Type:
         self.np = np.dtype(np_dtype)          # numpy dtype used by kernels
         self.kind = kind                      # "b" bool, "i" signed, "u" unsigned, "f" float
         self.itemsize = self.np.itemsize
-        self._title = "Bool" if name == "bool" else name.capitalize()
+        # MindSpore's printed names: Bool, Int8, UInt8 (not Uint8), Float32
+        self._title = "Bool" if name == "bool" else \
+            "UInt" + name[4:] if name.startswith("uint") else name.capitalize()
 
     def __str__(self):
         return self._title
