@@ -109,3 +109,16 @@ def test_errors_at_the_call_as_mindspore():
         nn.PReLU(2, Tensor(np.ones(3, np.float32)))
     with pytest.raises(TypeError, match="For 'Softmin', 'axis'"):
         nn.Softmin(1.5)
+
+
+def test_cells_with_attributes_compile_in_graph_mode():
+    """The functional ops' shared-primitive table (_typed_prims) runs at compile time."""
+    net = nn.SequentialCell([nn.Dense(2, 3), nn.PReLU(), nn.LeakyReLU(0.3), nn.Hardtanh(-0.5, 0.5),
+                             nn.CELU(0.5), nn.Softmin(), nn.Identity()])
+    x = Tensor(X)
+    want = net(x).asnumpy()
+    fn = ms.jit(lambda t: net(t))
+    np.testing.assert_array_equal(fn(x).asnumpy(), want)
+    names = [type(n.inputs[0].value).__name__ for n in fn.graph(x).order
+             if hasattr(n.inputs[0], "value")]
+    assert {"LeakyReLU", "Hardtanh", "CeLU"} <= set(names)

@@ -116,7 +116,7 @@ def _constexpr():
 
 
 CONSTEXPR = _constexpr()
-# Modules of framework internals that only compute values (dtypes, abstracts, cache limits):
-# their functions run directly on constants.
+# Modules of framework internals that only compute values (dtypes, abstracts, cache limits,
+# the functional API's shared primitive table): their functions run directly on constants.
 CONSTEXPR_MODULES = frozenset(("mindlite.abstract", "mindlite.common.dtype",
-                               "mindlite.cache_limits"))
+                               "mindlite.cache_limits", "mindlite.ops.function._typed_prims"))
