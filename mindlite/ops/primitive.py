@@ -184,6 +184,12 @@ class Primitive(_C.PrimitiveBase):
     def __repr__(self):
         return f"Prim[{self.name}]"
 
+    def __reduce__(self):
+        """Pickling and copy.deepcopy: the Python state (name, attrs, sub-primitives); the
+        runner cache and the keys are rebuilt from it (they are the C base's fields)."""
+        state = {k: v for k, v in self.__dict__.items() if k != "attrs_key"}
+        return _restore_primitive, (type(self), state)
+
     def __eq__(self, other):
         return (type(self) is type(other) and self.name == other.name
                 and self.attrs_key == other.attrs_key)
@@ -213,6 +219,13 @@ class Primitive(_C.PrimitiveBase):
             return value
         _init_parameters(args)
         return _run_op(self, self.name, args)
+
+
+def _restore_primitive(cls, state):
+    prim = cls.__new__(cls)
+    prim.__dict__.update(state)
+    prim._refresh_attrs_key()
+    return prim
 
 
 def _runner_cache(key):
