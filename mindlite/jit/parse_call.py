@@ -79,6 +79,10 @@ class CallMixin:
     def call_value(self, fn, args, kwargs):
         from .parse import GraphClosure, GraphMethod, is_dyn
         from ..nn.cell import Cell
+        from .parse_grad import NOT_MINE, special_call
+        special = special_call(self, fn, args, kwargs)     # grad calls, @jit, Cell.bprop
+        if special is not NOT_MINE:
+            return special
         if isinstance(fn, AnfNode):
             raise self.unsupported("calling a value computed in the graph")
         if isinstance(fn, Primitive):

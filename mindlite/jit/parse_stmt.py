@@ -76,6 +76,20 @@ class StmtMixin:
     def s_Pass(self, s, frame, rest):
         return None
 
+    def s_ImportFrom(self, s, frame, rest):
+        """A function-local `from .. import functional as F` (bprops, lazy imports): bound
+        now; importing an already-loaded module has no effect a compiled call would miss."""
+        import importlib
+        pkg = frame.globals.get("__package__")
+        try:
+            mod = importlib.import_module("." * s.level + (s.module or ""), pkg)
+            for a in s.names:
+                frame.vars[a.asname or a.name] = self.lift(
+                    getattr(mod, a.name) if hasattr(mod, a.name) else
+                    importlib.import_module(f"{mod.__name__}.{a.name}"))
+        except (ImportError, AttributeError) as err:
+            raise self.error(err) from None
+
     def s_Assign(self, s, frame, rest):
         value = self.expr(s.value, frame)
         for t in s.targets:

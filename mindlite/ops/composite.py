@@ -117,15 +117,43 @@ def _structure(positions, gx, gw, weights, single_weight):
     return g_w if positions is None else (g_in, g_w)
 
 
+class _GradSpec:
+    """What a gradient function computes, for graph mode (jit/parse_grad.py reads it from the
+    function's `_ml_grad`: inside @jit, and for a @jit function or a GRAPH_MODE Cell, the
+    forward and backward compile into one graph, jit/ad/)."""
+
+    def __init__(self, api, fn, positions, weights, single_weight=False, has_aux=False,
+                 get_all=False, get_by_list=False, sens_param=False):
+        self.api, self.fn, self.positions, self.weights = api, fn, positions, weights
+        self.single_weight, self.has_aux = single_weight, has_aux
+        self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
+
+
+def _graph_result(grad_fn, fn, args):
+    """The compiled joint graph's result, or _NO_GRAPH (eager tape)."""
+    from ..jit.ad.entry import NOT_COMPILED, graph_grad_call, wants_graph
+    if not wants_graph(fn):
+        return _NO_GRAPH
+    out = graph_grad_call(grad_fn, args)
+    return _NO_GRAPH if out is NOT_COMPILED else out
+
+
+_NO_GRAPH = object()
+
+
 def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """A function returning the gradient of `fn` w.r.t. inputs `grad_position` and `weights`."""
     positions = _check_positions("grad", grad_position, weights)
     weights, single = _check_weights("grad", weights)
 
     def grad_fn(*args):
+        out = _graph_result(grad_fn, fn, args)
+        if out is not _NO_GRAPH:
+            return out
         _, aux, gx, gw = _run("grad", fn, args, positions, weights, has_aux)
         g = _structure(positions, gx, gw, weights, single)
         return (g, aux) if has_aux else g
+    grad_fn._ml_grad = _GradSpec("grad", fn, positions, weights, single, has_aux)
     return grad_fn
 
 
@@ -135,8 +163,13 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     weights, single = _check_weights("value_and_grad", weights)
 
     def value_and_grad_fn(*args):
+        out = _graph_result(value_and_grad_fn, fn, args)
+        if out is not _NO_GRAPH:
+            return out
         out, aux, gx, gw = _run("value_and_grad", fn, args, positions, weights, has_aux)
         return out, _structure(positions, gx, gw, weights, single)
+    value_and_grad_fn._ml_grad = _GradSpec("value_and_grad", fn, positions, weights, single,
+                                           has_aux)
     return value_and_grad_fn
 
 
@@ -160,6 +193,9 @@ class GradOperation:
             weights = None
 
         def grad_fn(*args):
+            out = _graph_result(grad_fn, fn, args)
+            if out is not _NO_GRAPH:
+                return out
             sens = None
             if self.sens_param:
                 if not args:
@@ -176,4 +212,8 @@ class GradOperation:
             if self.get_by_list:
                 return (gx, gw) if self.get_all else gw
             return gx if self.get_all else gx[0]
+        grad_fn._ml_grad = _GradSpec("GradOperation", fn, 0, weights, get_all=self.get_all,
+                                     get_by_list=self.get_by_list, sens_param=self.sens_param)
+        if self.get_by_list and not self.get_all:
+            grad_fn._ml_grad.positions = None
         return grad_fn
