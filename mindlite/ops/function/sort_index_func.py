@@ -23,10 +23,11 @@ from ..operations.creation_ops import Assign
 from ..operations.slice_ops import Gather, Slice
 from ._typed_prims import typed_prim as _prim
 
-__all__ = ["sort", "argsort", "topk", "cummax", "cummin", "gather_elements", "scatter",
-           "scatter_add", "index_select", "index_add", "tensor_scatter_update",
-           "tensor_scatter_add", "masked_fill", "nonzero", "count_nonzero", "narrow", "chunk",
-           "unstack", "unbind", "swapaxes", "moveaxis", "repeat_interleave"]
+__all__ = ["sort", "argsort", "topk", "cummax", "cummin", "gather_elements", "gather_d",
+           "gather_nd", "scatter", "scatter_add", "index_select", "index_add",
+           "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_elements",
+           "masked_fill", "nonzero", "count_nonzero", "narrow", "chunk", "unstack", "unbind",
+           "swapaxes", "moveaxis", "repeat_interleave"]
 
 _cast, _reshape, _transpose, _slice = Cast(), Reshape(), Transpose(), Slice()
 _gather, _gather_d, _assign = Gather(), SO.GatherD(), Assign()
@@ -159,6 +160,18 @@ def tensor_scatter_update(input_x, indices, updates):
 
 def tensor_scatter_add(input_x, indices, updates):
     return _prim(SI.TensorScatterAdd)(input_x, indices, updates)
+
+
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    return _prim(SI.TensorScatterElements, axis, reduction)(input_x, indices, updates)
+
+
+def gather_d(x, dim, index):
+    return _gather_d(x, _int("gather_d", "dim", dim), index)
+
+
+def gather_nd(input_x, indices):
+    return _prim(SI.GatherNd)(input_x, indices)
 
 
 def index_select(input, axis, index):

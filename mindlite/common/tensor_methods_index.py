@@ -1,0 +1,71 @@
+"""Tensor's sort/search/index methods (issue 13): x.sort(), x.topk(k), x.argsort(),
+x.masked_fill(mask, v), x.scatter(dim, index, src), x.gather_elements(dim, index), ...
+Each calls the functional op (ops/function/sort_index_func.py), so it is recorded for
+autograd like any op. Where MindSpore 2.10's method takes the axis as `axis` or `dim`
+(both spellings work there), both are accepted here.
+"""
+
+F = None      # mindlite.ops.functional, bound by tensor.py (functional imports Tensor)
+
+
+def _pick(axis, dim, default):
+    return dim if dim is not None else (axis if axis is not None else default)
+
+
+class TensorIndexMethods:
+    """The sort/search, gather/scatter, mask and split methods."""
+    __slots__ = ()
+
+    def sort(self, axis=None, descending=False, *, dim=None, stable=False):
+        """(values, indices); always stable here."""
+        return F.sort(self, _pick(axis, dim, -1), descending)
+
+    def argsort(self, axis=None, descending=False, *, dim=None, stable=False):
+        return F.argsort(self, _pick(axis, dim, -1), descending)
+
+    def topk(self, k, dim=None, largest=True, sorted=True):
+        return F.topk(self, k, dim, largest, sorted)
+
+    def cummax(self, axis): return F.cummax(self, axis)
+    def cummin(self, axis): return F.cummin(self, axis)
+    def gather_elements(self, dim, index): return F.gather_elements(self, dim, index)
+
+    def scatter(self, axis=None, index=None, src=None, *, dim=None, value=None):
+        """self with src (a Tensor, or the number `value`) written at index along axis."""
+        return F.scatter(self, _pick(axis, dim, 0), index, src if src is not None else value)
+
+    def scatter_add(self, dim, index, src):
+        """self with src added at index along dim (PyTorch's Tensor.scatter_add, out of
+        place: TensorScatterElements with reduction "add")."""
+        return F.tensor_scatter_elements(self, index, src, dim, "add")
+
+    def index_select(self, axis=None, index=None, *, dim=None):
+        return F.index_select(self, _pick(axis, dim, 0), index)
+
+    def masked_fill(self, mask, value): return F.masked_fill(self, mask, value)
+    def masked_select(self, mask): return F.masked_select(self, mask)
+    def nonzero(self, *, as_tuple=False): return F.nonzero(self, as_tuple=as_tuple)
+
+    def count_nonzero(self, axis=(), keep_dims=False, dtype=None):
+        return F.count_nonzero(self, axis, keep_dims, *(() if dtype is None else (dtype,)))
+
+    def narrow(self, axis=None, start=0, length=0, *, dim=None):
+        return F.narrow(self, _pick(axis, dim, 0), start, length)
+
+    def chunk(self, chunks, axis=None, *, dim=None):
+        return F.chunk(self, chunks, _pick(axis, dim, 0))
+
+    def unbind(self, dim=0): return F.unbind(self, dim)
+    def swapaxes(self, axis0, axis1): return F.swapaxes(self, axis0, axis1)
+    def moveaxis(self, source, destination): return F.moveaxis(self, source, destination)
+
+    def repeat_interleave(self, repeats, dim=None, output_size=None):
+        out = F.repeat_interleave(self, repeats, dim)
+        if output_size is not None and out.shape[0 if dim is None else dim] != output_size:
+            raise ValueError(f"For 'repeat_interleave', 'output_size' must equal the repeated "
+                             f"length {out.shape[0 if dim is None else dim]}, but got "
+                             f"{output_size}")
+        return out
+
+
+METHODS = TensorIndexMethods
