@@ -16,11 +16,11 @@ import numpy as np
 from .. import _C, abstract
 from . import dtype as mstype
 from . import limits
-from . import tensor_methods
+from . import tensor_methods, tensor_methods_index
 
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
 # (ops.functional) is bound at the end of this file, once functional can import Tensor
-_METHOD_MODULES = (tensor_methods,)
+_METHOD_MODULES = (tensor_methods, tensor_methods_index)
 _METHOD_MIXINS = tuple(m.METHODS for m in _METHOD_MODULES)
 
 
