@@ -1,0 +1,164 @@
+"""numpy kernels for resize_pad_ops: PadV3 / PadV3Grad and the resize ops with their
+gradients (ResizeNearestNeighborV2, ResizeBilinearV2, ResizeLinear1D and *Grad).
+
+Padding is separable: each padded axis maps output position p (from -before to
+n + after) to an input index (reflect, edge, circular) or to the constant. Constant mode
+copies the kept block into the filled output; the other modes gather axis by axis. The
+gradient copies the identity block back and adds each padded position's slice onto the
+input index it was read from (one vectorised add per padded position).
+Resizing is separable too: per spatial axis, output position j reads i0[j] and i1[j] with
+weights 1 - w[j] and w[j] (nearest: i0 only). Both index tables are non-decreasing, so the
+gradient sums each run of equal indices with np.add.reduceat. float16 computes in float32.
+"""
+import numpy as np
+
+from ..registry import register_kernel
+
+
+def _pad_index(n, lo, hi, mode):
+    p = np.arange(-lo, n + hi)
+    if mode == "reflect":
+        if n == 1:
+            return np.zeros_like(p)
+        q = np.mod(p, 2 * n - 2)
+        return np.where(q < n, q, 2 * n - 2 - q)
+    if mode == "edge":
+        return np.clip(p, 0, n - 1)
+    return np.mod(p, n)          # circular
+
+
+def _kept(n, lo, hi):
+    """(source slice of x, destination slice of y) of the block padding keeps."""
+    src = slice(max(0, -lo), n - max(0, -hi))
+    dst = slice(max(0, lo), max(0, lo) + max(0, src.stop - src.start))
+    return src, dst
+
+
+def _blocks(shape, pads):
+    kept = [_kept(n, lo, hi) for n, (lo, hi) in zip(shape, pads)]
+    return tuple(k[0] for k in kept), tuple(k[1] for k in kept)
+
+
+@register_kernel("PadV3", provider="numpy")
+def pad_v3_numpy(x, out, pads, mode, value):
+    if mode == "constant":
+        out.fill(value if out.dtype.kind == "f" or isinstance(value, bool) else int(value))
+        src, dst = _blocks(x.shape, pads)
+        out[dst] = x[src]
+        return
+    y = x
+    for axis, (lo, hi) in enumerate(pads):
+        if lo or hi:
+            y = np.take(y, _pad_index(x.shape[axis], lo, hi, mode), axis=axis)
+    out[...] = y
+
+
+@register_kernel("PadV3Grad", provider="numpy")
+def pad_v3_grad_numpy(dout, out, pads, mode):
+    if mode == "constant":
+        out.fill(0)
+        src, dst = _blocks(out.shape, pads)
+        out[src] = dout[dst]
+        return
+    g = dout
+    for axis in range(len(pads) - 1, -1, -1):
+        lo, hi = pads[axis]
+        if not (lo or hi):
+            continue
+        n = out.shape[axis]
+        idx = _pad_index(n, lo, hi, mode)
+        gm = np.moveaxis(g, axis, 0)
+        acc = np.zeros((n,) + gm.shape[1:], dtype=_compute_dtype(g))
+        src, dst = _kept(n, lo, hi)
+        acc[src] = gm[dst]
+        for j in (*range(dst.start), *range(dst.stop, len(idx))):
+            acc[idx[j]] += gm[j]
+        g = np.moveaxis(acc, 0, axis)
+    out[...] = g
+
+
+# ---- resizing -----------------------------------------------------------------------------
+def _axis_table(n_in, n_out, linear, align_corners, half_pixel):
+    """(i0, i1, w) for one axis: y[j] = (1 - w[j]) x[i0[j]] + w[j] x[i1[j]]."""
+    j = np.arange(n_out, dtype=np.float64)
+    if not linear:
+        scale = np.float32(n_in / n_out)
+        if align_corners and n_out > 1:
+            src = np.round(j * ((n_in - 1) / (n_out - 1)))
+        elif half_pixel:
+            src = np.floor((j + 0.5) * scale)
+        else:
+            src = np.floor(j.astype(np.float32) * scale)
+        i0 = np.minimum(src.astype(np.int64), n_in - 1)
+        return i0, None, None
+    if align_corners:
+        src = j * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros_like(j)
+    else:
+        src = np.maximum((j + 0.5) * (n_in / n_out) - 0.5, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    return i0, i1, src - i0
+
+
+def _bcast(w, axis, ndim, dtype):
+    shape = [1] * ndim
+    shape[axis] = -1
+    return w.astype(dtype).reshape(shape)
+
+
+def _compute_dtype(a):
+    return np.float32 if a.dtype == np.float16 else a.dtype
+
+
+def _resize(x, out_spatial, linear, align_corners, half_pixel):
+    dt = _compute_dtype(x)
+    y = x.astype(dt, copy=False)
+    for k, n_out in enumerate(out_spatial):
+        axis = 2 + k
+        i0, i1, w = _axis_table(x.shape[axis], n_out, linear, align_corners, half_pixel)
+        if i1 is None:
+            y = np.take(y, i0, axis=axis)
+        else:
+            wb = _bcast(w, axis, y.ndim, dt)
+            lo = np.take(y, i0, axis=axis)
+            y = lo + (np.take(y, i1, axis=axis) - lo) * wb
+    return y
+
+
+def _adjoint(g, idx, w, n_in, axis):
+    """sum over j of w[j] g[..., j, ...] onto position idx[j] (idx non-decreasing)."""
+    vals = g if w is None else g * _bcast(w, axis, g.ndim, g.dtype)
+    vals = np.moveaxis(vals, axis, 0)
+    starts = np.flatnonzero(np.diff(idx, prepend=-1))
+    acc = np.zeros((n_in,) + vals.shape[1:], dtype=g.dtype)
+    acc[idx[starts]] = np.add.reduceat(vals, starts, axis=0)
+    return np.moveaxis(acc, 0, axis)
+
+
+def _resize_grad(dout, in_shape, linear, align_corners, half_pixel):
+    g = dout.astype(_compute_dtype(dout), copy=False)
+    for k in range(len(in_shape) - 3, -1, -1):
+        axis = 2 + k
+        n_in = in_shape[axis]
+        i0, i1, w = _axis_table(n_in, dout.shape[axis], linear, align_corners, half_pixel)
+        if i1 is None:
+            g = _adjoint(g, i0, None, n_in, axis)
+        else:
+            g = _adjoint(g, i0, 1 - w, n_in, axis) + _adjoint(g, i1, w, n_in, axis)
+    return g
+
+
+def _forward_kernel(x, out, linear, align_corners, half_pixel):
+    if out.size:
+        out[...] = _resize(x, out.shape[2:], linear, align_corners, half_pixel)
+
+
+def _grad_kernel(dout, out, linear, align_corners, half_pixel):
+    if out.size:
+        out[...] = _resize_grad(dout, out.shape, linear, align_corners, half_pixel)
+
+
+for _name in ("ResizeNearestNeighborV2", "ResizeBilinearV2", "ResizeLinear1D"):
+    register_kernel(_name, provider="numpy", kernel=_forward_kernel)
+for _name in ("ResizeNearestNeighborV2Grad", "ResizeBilinearGrad", "ResizeLinear1DGrad"):
+    register_kernel(_name, provider="numpy", kernel=_grad_kernel)
