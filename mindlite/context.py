@@ -51,6 +51,8 @@ def set_context(**kwargs):
         if choices is not None and value not in choices:
             raise ValueError(f"For 'set_context', '{key}' must be one of {list(choices)}, but got "
                              f"{value!r}")
+        if key in ("save_graphs", "save_graphs_path"):
+            _check_save_graphs(key, value)
         if key == "kernel_provider" and value is not None and not isinstance(value, str):
             raise TypeError("For 'set_context', 'kernel_provider' must be a str or None, but got "
                             f"{type(value).__name__}")
@@ -59,6 +61,20 @@ def set_context(**kwargs):
             CONTEXT.version += 1
             for listener in CONTEXT.listeners:
                 listener()
+
+
+def _check_save_graphs(key, value):
+    """save_graphs: False/True or 0..3 (mindlite/jit/save_graphs.py); save_graphs_path: a
+    str or path-like."""
+    import os
+    if key == "save_graphs":
+        if not isinstance(value, int) or not 0 <= value <= 3:
+            raise (ValueError if isinstance(value, int) else TypeError)(
+                f"For 'set_context', 'save_graphs' must be a bool or an int in [0, 3], but got "
+                f"{value!r}")
+    elif not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
+        raise TypeError(f"For 'set_context', 'save_graphs_path' must be a non-empty str or "
+                        f"path, but got {value!r}")
 
 
 def get_context(key):

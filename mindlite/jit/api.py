@@ -22,9 +22,10 @@ from collections import OrderedDict
 
 from ..common.tensor import Tensor
 from ..ir.anf import Location
-from ..ir.manager import FuncGraphManager, lint
+from ..ir.manager import lint
 from ..ops.primitive import _hashable
 from .executor import run_graph
+from .passes.pipeline import compile_passes
 from .errors import UnsupportedSyntaxError
 from .parse import Parser, function_ast, is_dyn
 from ..ir.anf import AnfNode
@@ -208,10 +209,10 @@ class JitFunction:
             parser.root.set_output(leaves[0])
         else:
             parser.root.set_output(parser.as_input(tuple(leaves)))
-        FuncGraphManager(parser.root).dce()
+        pass_guard = compile_passes(parser.root)      # jit/passes: pipeline, save_graphs
         lint(parser.root)
         weights = [p for p in parser.root.parameters if p.default is not None]
-        guards = [(o, n, v, _snapshot(v)) for o, n, v in parser.guards.values()]
+        guards = [(o, n, v, _snapshot(v)) for o, n, v in parser.guards.values()] + [pass_guard]
         return Compiled(parser.root, weights, holds, template, guards)
 
 
