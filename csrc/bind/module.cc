@@ -12,6 +12,7 @@
 #include "bind/conv_bind.h"
 #include "bind/elementwise_bind.h"
 #include "bind/fast_path.h"
+#include "bind/graph_runner.h"
 #include "bind/index_bind.h"
 #include "bind/pool_bind.h"
 #include "bind/reduce_bind.h"
@@ -75,7 +76,8 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr()) ||
       !ml::add_conv_functions(m.ptr()) || !ml::add_pool_functions(m.ptr()) ||
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
-      !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr())) {
+      !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr()) ||
+      !ml::add_graph_runner(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);

@@ -25,6 +25,7 @@ from ..ir.anf import Location
 from ..ir.manager import lint
 from ..ops.primitive import _hashable
 from .executor import run_graph
+from .kernel_graph import program_for
 from .passes.pipeline import compile_passes
 from .errors import UnsupportedSyntaxError
 from .parse import Parser, function_ast, is_dyn
@@ -67,7 +68,8 @@ class Compiled:
         it = iter(args)
         for p in self.graph.parameters:
             values.append(p.default if p.default is not None else next(it))
-        out = run_graph(self.graph, values)
+        prog = program_for(self)          # the lowered C runner (kernel_graph.py), or None
+        out = prog(values) if prog is not None else run_graph(self.graph, values)
         if self.template == ("leaf", 0):
             return out
         return _unpack(self.template, out)
