@@ -11,7 +11,8 @@ import numpy as np
 
 from ..common.tensor import Tensor
 
-__all__ = ["Accuracy", "Loss", "Metric", "get_metric_fn", "get_metrics", "rearrange_inputs"]
+__all__ = ["Accuracy", "Loss", "Metric", "get_metric_fn", "get_metrics", "names",
+           "rearrange_inputs"]
 
 
 def rearrange_inputs(func):
@@ -159,11 +160,27 @@ class Loss(Metric):
 _METRICS = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss}
 
 
+def _factory():
+    """MindSpore's metric names (mindspore.train.names()) that mindlite has."""
+    from . import metrics_extra as m
+    return {**_METRICS, "precision": m.Precision, "recall": m.Recall, "F1": m.F1,
+            "auc": m.auc, "topk": m.TopKCategoricalAccuracy,
+            "top_1_accuracy": m.Top1CategoricalAccuracy,
+            "top_5_accuracy": m.Top5CategoricalAccuracy, "mae": m.MAE, "mse": m.MSE,
+            "perplexity": m.Perplexity, "confusion_matrix": m.ConfusionMatrix}
+
+
+def names():
+    """The metric names get_metric_fn accepts, sorted."""
+    return sorted(_factory())
+
+
 def get_metric_fn(name, *args, **kwargs):
-    """A new metric by name: 'accuracy' / 'acc' or 'loss'."""
-    if name not in _METRICS:
-        raise ValueError(f"Unknown metric name {name!r}; available: {sorted(_METRICS)}")
-    return _METRICS[name](*args, **kwargs)
+    """A new metric by name ('accuracy', 'precision', 'F1', 'mae', 'top_5_accuracy', ...)."""
+    factory = _factory()
+    if name not in factory:
+        raise ValueError(f"Unknown metric name {name!r}; available: {sorted(factory)}")
+    return factory[name](*args, **kwargs)
 
 
 def get_metrics(metrics):
