@@ -16,11 +16,11 @@ import numpy as np
 from .. import _C, abstract
 from . import dtype as mstype
 from . import limits
-from . import tensor_methods, tensor_methods_index
+from . import tensor_methods, tensor_methods_index, tensor_methods_math
 
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
 # (ops.functional) is bound at the end of this file, once functional can import Tensor
-_METHOD_MODULES = (tensor_methods, tensor_methods_index)
+_METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math)
 _METHOD_MIXINS = tuple(m.METHODS for m in _METHOD_MODULES)
 
 
@@ -320,4 +320,3 @@ from ..ops import functional as F  # noqa: E402  (functional needs Tensor define
 
 for _m in _METHOD_MODULES:
     _m.F = F
-
