@@ -17,7 +17,7 @@ from ..registry import register_kernel
 
 
 def _cdt(a):
-    return np.float32 if a.dtype == np.float16 else a.dtype
+    return np.dtype(np.float32) if a.dtype == np.float16 else a.dtype
 
 
 def _avg_matrix(n_in, n_out, dtype):
@@ -119,7 +119,7 @@ def _axis_counts(n, o, k, s, lo, hi, d, include_pad):
 
 def _divisor(x_sp, out_sp, kernel, stride, pads, include_pad, divisor, dtype):
     if divisor:
-        return dtype(divisor)
+        return dtype.type(divisor)
     c = np.ones((), dtype=dtype)
     for n, o, k, s, (lo, hi) in zip(x_sp, out_sp, kernel, stride, pads):
         cnt = _axis_counts(n, o, k, s, lo, hi, 1, include_pad).astype(dtype)
