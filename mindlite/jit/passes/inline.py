@@ -2,12 +2,13 @@
 caller with g's parameters replaced by the arguments (MindSpore's inline pass). Left alone:
 recursive graphs (a `while` loop calls itself), graphs with nested graphs of their own (the
 nested graphs' free variables would need copying too), graphs whose free variables the
-caller cannot see, arity mismatches, and calls through a Switch (control flow: once
-constant_folding decides a Switch, its call becomes a plain call and is inlined).
+caller cannot see, arity mismatches, and calls through a Switch on a condition known only
+at run time (control flow); a Switch on a constant condition calls its chosen branch, which
+is inlined like a plain call.
 The parser already inlines Python functions as it parses; this pass inlines what user passes
 or folded Switches leave behind. Copies keep each node's abstract and source lines.
 """
-from ...ir.anf import CNode, FuncGraph, ValueNode
+from ...ir.anf import SWITCH, CNode, FuncGraph, ValueNode
 from ...ir.manager import reachable_graphs
 from .common import MAX_ROUNDS, Editor
 
@@ -66,6 +67,21 @@ def inline_call(editor, caller, node, fg):
     return True
 
 
+def _called_graph(callee):
+    """The graph a call runs when it is known now: a FuncGraph ValueNode, or the branch a
+    Switch on a constant condition picks (control flow decided at compile time)."""
+    if isinstance(callee, ValueNode):
+        return callee.value if isinstance(callee.value, FuncGraph) else None
+    if isinstance(callee, CNode) and isinstance(callee.inputs[0], ValueNode) and \
+            callee.inputs[0].value is SWITCH and isinstance(callee.inputs[1], ValueNode):
+        try:
+            pick = callee.inputs[2] if bool(callee.inputs[1].value) else callee.inputs[3]
+        except Exception:
+            return None
+        return _called_graph(pick) if isinstance(pick, ValueNode) else None
+    return None
+
+
 def run(root, manager):
     changed = False
     for _ in range(MAX_ROUNDS):
@@ -74,11 +90,8 @@ def run(root, manager):
         swept = False
         for g in editor.graphs:
             for node in list(g.order):
-                callee = node.inputs[0]
-                if not (isinstance(callee, ValueNode) and isinstance(callee.value, FuncGraph)):
-                    continue
-                fg = callee.value
-                if inlinable(fg, g, node, recursive) and inline_call(editor, g, node, fg):
+                fg = _called_graph(node.inputs[0])
+                if fg is not None and inlinable(fg, g, node, recursive) and inline_call(editor, g, node, fg):
                     swept = True
         if not swept:
             break
