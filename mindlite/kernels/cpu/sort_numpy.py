@@ -56,11 +56,13 @@ def _cum_extreme(x, values, indices, axis, better):
     extreme when it is at least as good (later index on ties) or NaN (a NaN sticks)."""
     if x.size == 0:
         return
-    xs, vs, ids = (np.moveaxis(a, axis, 0) for a in (x, values, indices))
+    n = x.shape[axis]
+    xs = np.moveaxis(x, axis, 0).reshape(n, -1)           # (axis, rest): rows are steps
+    vs, ids = np.empty_like(xs), np.empty(xs.shape, np.int64)
     nan_ok = x.dtype.kind == "f"
-    cur, idx = xs[0].copy(), np.zeros(xs.shape[1:], np.int64)
+    cur, idx = xs[0].copy(), np.zeros(xs.shape[1], np.int64)
     vs[0], ids[0] = cur, idx
-    for i in range(1, xs.shape[0]):
+    for i in range(1, n):
         xi = xs[i]
         take = better(xi, cur)
         if nan_ok:
@@ -68,6 +70,9 @@ def _cum_extreme(x, values, indices, axis, better):
         np.copyto(cur, xi, where=take)
         idx[take] = i
         vs[i], ids[i] = cur, idx
+    moved = np.moveaxis(x, axis, 0).shape
+    np.copyto(np.moveaxis(values, axis, 0), vs.reshape(moved))
+    np.copyto(np.moveaxis(indices, axis, 0), ids.reshape(moved), casting="unsafe")
 
 
 @register_kernel("Cummax", provider="numpy")
