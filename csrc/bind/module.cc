@@ -12,6 +12,7 @@
 #include "bind/conv_bind.h"
 #include "bind/elementwise_bind.h"
 #include "bind/fast_path.h"
+#include "bind/fused_bind.h"
 #include "bind/graph_runner.h"
 #include "bind/index_bind.h"
 #include "bind/pool_bind.h"
@@ -77,7 +78,7 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_conv_functions(m.ptr()) || !ml::add_pool_functions(m.ptr()) ||
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
       !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr()) ||
-      !ml::add_graph_runner(m.ptr())) {
+      !ml::add_graph_runner(m.ptr()) || !ml::add_fused_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);

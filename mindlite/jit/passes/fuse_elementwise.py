@@ -1,0 +1,180 @@
+"""Elementwise fusion: a maximal DAG of elementwise primitive calls whose intermediate values
+have no user outside it becomes one CNode calling FusedElemwise (ops/operations/fused_ops.py),
+whose kernel computes the whole expression in one pass over the output.
+
+    run(graph, manager) -> bool      (the pass interface; True when the graph changed)
+
+Fusable ops: ops.operations' Add, Sub, Mul, Div, RealDiv, Maximum, Minimum, Neg, Square, Abs,
+Exp, Log, Sqrt, Rsqrt, Reciprocal, ReLU, Sigmoid, Tanh and Cast, as built by the framework
+(no attributes changed, no user kernel registered for them), on float32/float64 tensors of
+the node's own dtype (a call that would promote or cast its inputs is left alone, so the
+fused kernel never has to), with Python int/float constants (converted to the node's dtype
+as eager's signature does) and constant Tensors of that dtype as further inputs.
+
+Grouping, per graph: nodes are visited from the last to the first; an unassigned fusable node
+starts a group (its value may have any users), and a fusable producer of a member joins when
+every user of its value is a member and no graph returns it. So each intermediate is used
+only inside its group, every member flows into the root, and the fused node, placed where
+the root was, sees all its inputs already computed. Groups of fewer than MIN_NODES ops are
+left as they are. Side-effect nodes are never fused. The fused node keeps the root's name,
+abstract and source locations.
+"""
+from ...common.tensor import Tensor
+from ...ir.anf import CNode, ValueNode
+from ...kernels import registry
+from ...ops.operations.fused_ops import ELEMWISE_OPS, FLOAT_DTYPES, FusedElemwise, component
+from ...ops.primitive import Primitive
+
+MIN_NODES = 2
+
+
+def prim_of(node, names):
+    """The name of the framework primitive `node` calls, if it is one of `names` exactly as
+    the framework builds it and only built-in kernels are registered for it; else None."""
+    if not isinstance(node, CNode) or node.side_effect:
+        return None
+    callee = node.inputs[0]
+    prim = callee.value if isinstance(callee, ValueNode) else None
+    if not isinstance(prim, Primitive):
+        return None
+    name = type(prim).__name__
+    if name not in names or prim != component(name):
+        return None
+    if any(not k.builtin for k in registry.kernels_for(name)):
+        return None
+    return name
+
+
+def output_ids(manager):
+    """Ids of the nodes some graph returns (a use the users index does not hold)."""
+    return {g.output.id for g in manager.graphs() if g.output is not None}
+
+
+def _const_arg(node):
+    v = node.value
+    return type(v) in (int, float)
+
+
+def _tensor_dtype(node):
+    if isinstance(node, ValueNode):
+        return node.value.dtype if isinstance(node.value, Tensor) else None
+    ab = node.abstract
+    return getattr(ab, "dtype", None) if hasattr(ab, "shape") else None
+
+
+def _fusable(node):
+    """The op name when `node` may join a group (see the module docstring), else None."""
+    name = prim_of(node, ELEMWISE_OPS)
+    if name is None:
+        return None
+    dtype = getattr(node.abstract, "dtype", None)
+    if dtype not in FLOAT_DTYPES or not hasattr(node.abstract, "shape"):
+        return None
+    args = node.inputs[1:]
+    if name == "Cast":
+        ok = (len(args) == 2 and isinstance(args[1], ValueNode)
+              and _tensor_dtype(args[0]) in FLOAT_DTYPES)
+        return name if ok else None
+    if len(args) != ELEMWISE_OPS[name]:
+        return None
+    tensors = 0
+    for a in args:
+        if isinstance(a, ValueNode) and _const_arg(a):
+            continue
+        if _tensor_dtype(a) is not dtype:
+            return None
+        tensors += 1
+    return name if tensors else None
+
+
+def _grow(root, graph, cand, assigned, users, outputs):
+    members = {root.id: root}
+    work = list(root.inputs[1:])
+    while work:
+        p = work.pop()
+        if (not isinstance(p, CNode) or p.graph is not graph or p.id in members
+                or p.id in assigned or p.id not in cand or p.id in outputs):
+            continue
+        us = users.get(p, ())
+        if not us or any(u.id not in members for u, _ in us):
+            continue
+        members[p.id] = p
+        work.extend(p.inputs[1:])
+    return members
+
+
+def _build(members, graph, cand):
+    """(FusedElemwise, input nodes) for a group, or None when its inference disagrees."""
+    steps = [n for n in graph.order if n.id in members]
+    index = {n.id: j for j, n in enumerate(steps)}
+    inputs, input_index, program = [], {}, []
+    for n in steps:
+        name = cand[n.id]
+        args = n.inputs[1:2] if name == "Cast" else n.inputs[1:]
+        refs = []
+        for a in args:
+            if a.id in index:
+                refs.append(("t", index[a.id]))
+            elif isinstance(a, ValueNode) and _const_arg(a):
+                refs.append(("c", a.value))
+            else:
+                if a.id not in input_index:
+                    input_index[a.id] = len(inputs)
+                    inputs.append(a)
+                refs.append(input_index[a.id])
+        extra = n.abstract.dtype.np.name if name == "Cast" else None
+        program.append((name, tuple(refs), extra))
+    try:
+        prim = FusedElemwise(tuple(program), len(inputs))
+        out = prim.infer(*[a.value._abs if isinstance(a, ValueNode) else a.abstract
+                           for a in inputs])
+    except (TypeError, ValueError):
+        return None
+    root = steps[-1]
+    if out.dtype is not root.abstract.dtype or tuple(out.shape) != tuple(root.abstract.shape):
+        return None
+    return prim, inputs
+
+
+def run(graph, manager):
+    """Fuse the elementwise groups of every graph reachable from `graph`."""
+    changed = False
+    outputs = output_ids(manager)
+    users = manager.users
+    for g in manager.graphs():
+        cand = {n.id: name for n in g.order for name in (_fusable(n),) if name is not None}
+        if len(cand) < MIN_NODES:
+            continue
+        assigned, fused = set(), {}          # root id -> fused node
+        for root in reversed(g.order):
+            if root.id not in cand or root.id in assigned:
+                continue
+            members = _grow(root, g, cand, assigned, users, outputs)
+            assigned.update(members)
+            if len(members) < MIN_NODES:
+                continue
+            built = _build(members, g, cand)
+            if built is None:
+                continue
+            prim, inputs = built
+            node = CNode(g, [ValueNode(prim, prim)] + inputs, root.abstract, root.debug,
+                         root.name)
+            fused[root.id] = (node, set(members) - {root.id})
+        if not fused:
+            continue
+        drop = set().union(*(m for _, m in fused.values()))
+        order = []
+        for n in g.order:
+            if n.id in fused:
+                order.append(fused[n.id][0])
+            elif n.id not in drop:
+                order.append(n)
+        roots = [n for n in g.order if n.id in fused]
+        g.order = order
+        manager.rebuild()                    # index the fused nodes' inputs (other roots too)
+        for root in roots:
+            manager.replace(root, fused[root.id][0])
+        changed = True
+    if changed:
+        manager.rebuild()
+    return changed
