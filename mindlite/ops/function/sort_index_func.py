@@ -258,12 +258,20 @@ def chunk(input, chunks, axis=0):
     return tuple(parts)
 
 
+def _unstack(op, arg, x, axis):
+    prim = _prim(E.Unstack, _int(op, arg, axis))
+    if isinstance(x, Tensor) and x.ndim and -x.ndim <= axis < x.ndim and not x.shape[axis]:
+        return ()                   # no slices: no outputs (the primitive needs one at least)
+    return prim(x)
+
+
 def unstack(input_x, axis=0):
-    return _prim(E.Unstack, _int("unstack", "axis", axis))(input_x)
+    """The slices of input_x along axis, that axis removed (a tuple)."""
+    return _unstack("unstack", "axis", input_x, axis)
 
 
 def unbind(input, dim=0):
-    return _prim(E.Unstack, _int("unbind", "dim", dim))(input)
+    return _unstack("unbind", "dim", input, dim)
 
 
 def swapaxes(input, axis0, axis1):

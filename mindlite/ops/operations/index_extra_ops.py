@@ -95,7 +95,8 @@ non_differentiable(NonZero, CountNonZero)
 
 class Unstack(Primitive):
     """(y_0, ..., y_{n-1}): x cut along `axis` into its n = x.shape[axis] slices, that axis
-    removed. `num`, when given, must equal n. Gradient: the douts stacked along axis."""
+    removed (n > 0: ops.unstack / unbind give () for an empty axis). `num`, when given,
+    must equal n. Gradient: the douts stacked along axis."""
     input_names = ("input_x",)
 
     @prim_attr_register
@@ -110,6 +111,9 @@ class Unstack(Primitive):
             raise ValueError(f"For '{self.name}', the rank of 'input_x' must be >= 1, but got a "
                              f"0-d tensor")
         axis = check_axis(self, "axis", self.attrs["axis"], len(x.shape))
+        if not x.shape[axis]:
+            raise ValueError(f"For '{self.name}', input_x.shape[{axis}] must be > 0 (one output "
+                             f"per slice), but got shape {list(x.shape)}")
         num = self.attrs["num"]
         if num is not None and num != x.shape[axis]:
             raise ValueError(f"For '{self.name}', 'num' must equal input_x.shape[{axis}] "
