@@ -24,6 +24,13 @@ from .ops.composite import grad, value_and_grad, GradOperation  # noqa: F401
 from .jit import jit  # noqa: F401
 from . import dataset, train  # noqa: F401
 from .train import Model  # noqa: F401
+from .train import (Callback, CheckpointConfig, EarlyStopping, History,  # noqa: F401
+                    LambdaCallback, LearningRateScheduler, LossMonitor, ModelCheckpoint,
+                    ReduceLROnPlateau, RunContext, TimeMonitor)
+from .train import (Accuracy, ConfusionMatrix, F1, Fbeta, Loss, MAE, MSE,  # noqa: F401
+                    Metric, Perplexity, Precision, Recall, Top1CategoricalAccuracy,
+                    Top5CategoricalAccuracy, TopKCategoricalAccuracy, auc, get_metric_fn,
+                    names, rearrange_inputs)
 from .train.serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
 from .kernels.registry import (register_kernel, register_kernel_interface,  # noqa: F401
                                registered_kernels, unregister_kernel, Kernel, KernelError)

@@ -1,12 +1,17 @@
 """mindlite.train: Model (train / eval / predict), callbacks, metrics and checkpoints.
 
 As MindSpore's mindspore.train: Model (model.py), Callback, RunContext,
-LossMonitor, TimeMonitor (callback.py), Metric, Accuracy, Loss (metrics.py), Precision,
+LossMonitor, TimeMonitor (callback.py), History, LambdaCallback, LearningRateScheduler,
+EarlyStopping, ReduceLROnPlateau (callback_extra.py), CheckpointConfig, ModelCheckpoint
+(callback_ckpt.py), Metric, Accuracy, Loss (metrics.py), Precision,
 Recall, Fbeta, F1, MAE, MSE, Top-k, ConfusionMatrix, Perplexity, auc (metrics_extra.py),
 save_checkpoint, load_checkpoint, load_param_into_net in MindSpore's .ckpt
 format (serialization.py; protobuf is imported on the first save or load).
 """
 from .callback import Callback, LossMonitor, RunContext, TimeMonitor
+from .callback_ckpt import CheckpointConfig, ModelCheckpoint
+from .callback_extra import (EarlyStopping, History, LambdaCallback, LearningRateScheduler,
+                             ReduceLROnPlateau)
 from .metrics import Accuracy, Loss, Metric, get_metric_fn, names, rearrange_inputs
 from .metrics_extra import (F1, MAE, MSE, ConfusionMatrix, Fbeta, Perplexity, Precision, Recall,
                             Top1CategoricalAccuracy, Top5CategoricalAccuracy,
@@ -14,7 +19,9 @@ from .metrics_extra import (F1, MAE, MSE, ConfusionMatrix, Fbeta, Perplexity, Pr
 from .model import Model
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
-__all__ = ["Accuracy", "Callback", "ConfusionMatrix", "F1", "Fbeta", "Loss", "LossMonitor", "MAE",
+__all__ = ["Accuracy", "Callback", "CheckpointConfig", "ConfusionMatrix", "EarlyStopping",
+           "History", "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint",
+           "ReduceLROnPlateau", "F1", "Fbeta", "Loss", "LossMonitor", "MAE",
            "MSE", "Metric", "Model", "Perplexity", "Precision", "Recall", "RunContext",
            "TimeMonitor", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
            "TopKCategoricalAccuracy", "auc", "get_metric_fn", "load_checkpoint",

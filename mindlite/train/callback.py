@@ -199,3 +199,18 @@ class TimeMonitor(Callback):
         steps = batch_num if isinstance(batch_num, int) and batch_num > 0 else self.data_size
         per_step = ms / steps if steps else ms
         print(f"Train epoch time: {ms:5.3f} ms, per step time: {per_step:5.3f} ms", flush=True)
+
+
+_ELSEWHERE = {"ModelCheckpoint": "callback_ckpt", "CheckpointConfig": "callback_ckpt",
+              "History": "callback_extra", "LambdaCallback": "callback_extra",
+              "LearningRateScheduler": "callback_extra", "EarlyStopping": "callback_extra",
+              "ReduceLROnPlateau": "callback_extra"}
+
+
+def __getattr__(name):
+    """`from mindlite.train.callback import ModelCheckpoint` (MindSpore 1.x's import path)
+    finds the callbacks defined in the sibling modules."""
+    if name in _ELSEWHERE:
+        import importlib
+        return getattr(importlib.import_module(f"{__package__}.{_ELSEWHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

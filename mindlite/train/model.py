@@ -70,6 +70,7 @@ class Model:
         self._eval_indexes = eval_indexes if eval_network is not None else (
             [0, 1, 2] if loss_fn is not None else None)
         self._train_step = self._build_train_step()
+        self._eval_loss = None           # mean loss of the last eval (Model.fit's "eval_loss")
 
     # ---- steps -------------------------------------------------------------------------
     def _loss(self, *batch):
@@ -173,6 +174,10 @@ class Model:
                     break
             if valid is not None and (ep + 1 - initial_epoch) % valid_freq == 0:
                 cb.metrics = self.eval(valid)
+                # what EarlyStopping / ReduceLROnPlateau watch: the metrics and "eval_loss"
+                cb.eval_results = dict(cb.metrics)
+                if self._eval_loss is not None:
+                    cb.eval_results["eval_loss"] = self._eval_loss
                 self._network.set_train(True)
             cbs("on_train_epoch_end", run_context)
             if run_context.get_stop_requested():
@@ -200,6 +205,7 @@ class Model:
         run_context = RunContext(cb)
         for metric in self._metric_fns.values():
             metric.clear()
+        loss_sum, loss_count = 0.0, 0
         self._network.set_train(False)
         cbs("on_eval_begin", run_context)
         cbs("on_eval_epoch_begin", run_context)
@@ -209,8 +215,12 @@ class Model:
             outputs = self._eval_step(*batch)
             cb.net_outputs = outputs
             self._update_metrics(outputs)
+            if self._eval_indexes is not None:
+                loss_sum += float(outputs[self._eval_indexes[0]].asnumpy().mean())
+                loss_count += 1
             cbs("on_eval_step_end", run_context)
         cb.metrics = {name: metric.eval() for name, metric in self._metric_fns.items()}
+        self._eval_loss = loss_sum / loss_count if loss_count else None
         cbs("on_eval_epoch_end", run_context)
         cbs("on_eval_end", run_context)
         return cb.metrics
