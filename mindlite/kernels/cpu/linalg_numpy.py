@@ -20,8 +20,8 @@ def einsum_numpy(xs, out, equation):
 
 
 def _slot(a, axis, i):
-    """The view a[..., i, ...] at `axis` (writable)."""
-    return a[(slice(None),) * axis + (i,)]
+    """The view a[..., i:i+1, ...] at `axis` (writable, rank kept)."""
+    return a[(slice(None),) * axis + (slice(i, i + 1),)]
 
 
 @register_kernel("Cross", provider="numpy")

@@ -55,14 +55,14 @@ def parse_einsum(name, equation, shapes):
         term = t.replace("...", ell[ell_rank - k:]) if "..." in t else t
         explicit.append(term)
         for c, d in zip(term, s):
-            old = sizes.get(c, 1)
-            if c in term[:term.index(c)] and old != d:
+            old = sizes.get(c)
+            if term.count(c) > 1 and len({s[k] for k, e in enumerate(term) if e == c}) > 1:
                 raise _fail(name, f"the repeated subscript {c!r} of one operand needs equal "
                                   f"sizes, but got shape {list(s)}")
-            if old != 1 and d != 1 and old != d:
+            if old is not None and old != 1 and d != 1 and old != d:
                 raise _fail(name, f"the sizes of subscript {c!r} do not match: {old} and {d} "
                                   f"(equation {equation!r})")
-            sizes[c] = max(old, d)
+            sizes[c] = d if old is None or old == 1 else old
     for i, c in enumerate(ell):
         ell_shape[i] = sizes.get(c, 1)
     if arrow:
