@@ -1,4 +1,5 @@
-"""FuncGraphManager: node users, replace, topological order, reachable graphs, DCE and lint.
+"""FuncGraphManager: node users, replace, insert/erase, topological order, reachable graphs,
+DCE and lint.
 
 Passes (later) change graphs only through a manager, so `users` stays right: the
 manager indexes every CNode input of every graph reachable from the root, and
@@ -37,6 +38,29 @@ class FuncGraphManager:
         for g in self.graphs():
             if g.output is old:
                 g.output = new
+
+    def insert_before(self, anchor, node):
+        """Place the new CNode `node` in `anchor`'s graph, just before `anchor` in its order
+        (so it runs in that position), and index its inputs' users."""
+        g = anchor.graph
+        pos = next(i for i, n in enumerate(g.order) if n is anchor)
+        node.graph = g
+        g.order = g.order[:pos] + [node] + g.order[pos:]
+        for i, inp in enumerate(node.inputs):
+            self.users[inp].append((node, i))
+        return node
+
+    def erase(self, node):
+        """Remove a CNode nothing uses any more from its graph's order (ValueError if a node
+        or a graph output still uses it)."""
+        live = [(u, i) for u, i in self.users.get(node, []) if u.inputs[i] is node
+                and any(n is u for n in u.graph.order)]
+        if live or any(g.output is node for g in self.graphs()):
+            raise ValueError(f"FuncGraphManager.erase: {node!r} is still used")
+        node.graph.order = [n for n in node.graph.order if n is not node]
+        self.users.pop(node, None)
+        for inp in node.inputs:
+            self.users[inp] = [(u, i) for u, i in self.users.get(inp, []) if u is not node]
 
     def dce(self):
         """Drop CNodes whose value nothing needs (side-effect nodes always stay)."""

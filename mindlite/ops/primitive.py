@@ -373,6 +373,8 @@ def _proto_key(self, args, kwargs):
     """(class, arguments with their types), or None when an argument is not plain."""
     if not all(map(_immutable, args)) or (kwargs and not all(map(_immutable, kwargs.values()))):
         return None
+    if any(type(v) is dict for v in args) or any(type(v) is dict for v in kwargs.values()):
+        return None                     # e.g. Custom(attrs={...}): not hashable as a key
     return (type(self), tuple((type(a), a) for a in args),
             tuple(sorted((k, type(v), v) for k, v in kwargs.items())) if kwargs else ())
 
