@@ -182,7 +182,10 @@ class ExprMixin:
     def e_BinOp(self, e, frame):
         left, right = self.expr(e.left, frame), self.expr(e.right, frame)
         self.at(frame, e)
-        return self.binop(e.op, left, right)
+        result = self.binop(e.op, left, right)
+        if isinstance(result, (list, dict, set)) and result is not left and result is not right:
+            self.local(result)          # a new container ([0] * n, a + b): the graph code's own
+        return result
 
     def binop(self, op, left, right, aug=False):
         spec = _BIN.get(type(op))

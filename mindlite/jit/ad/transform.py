@@ -88,7 +88,7 @@ class _Backprop:
         for n in self.region:
             if n in ends:
                 mark_custom(self, ends[n])
-            if not isinstance(n, CNode) or n.side_effect:
+            if not isinstance(n, CNode):
                 continue
             callee = n.inputs[0]
             if _ir(callee) is TUPLE_GETITEM:
@@ -155,12 +155,10 @@ class _Backprop:
 
     def arg(self, i):
         """A node input as the bprop sees it (eager's values: constants, tuples, tensors)."""
-        if i in self.tracked:
-            return i
-        if isinstance(i, ValueNode):
-            return i.value
         if isinstance(i, CNode) and _ir(i.inputs[0]) is MAKE_TUPLE:
             return tuple(self.arg(x) for x in i.inputs[1:])
+        if isinstance(i, ValueNode) and i not in self.tracked:
+            return i.value
         return i
 
     # ---- the reverse walk ---------------------------------------------------------------
