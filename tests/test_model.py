@@ -7,7 +7,6 @@ import pytest
 
 import mindlite.dataset as ds
 from mindlite import Parameter, ParameterTuple, Tensor, nn, ops
-from mindlite.pynative.grad import BPROPS
 from mindlite.train import (
     Accuracy,
     Callback,
@@ -87,10 +86,6 @@ def conv_setup(n=8, batch=4, lr=0.01):
     return x, w0, net, data, SGD(net.trainable_params(), lr)
 
 
-MISSING = sorted({"MatMul", "Add", "Sub", "Mul", "ReduceSum"} - {c.__name__ for c in BPROPS})
-needs_bprops = pytest.mark.skipif(bool(MISSING), reason=f"waits for the bprops of {MISSING}")
-
-
 # ---- training ------------------------------------------------------------------------------------
 def test_train_updates_parameters_exactly_and_reports(capsys):
     x, w0, net, data, opt = conv_setup()
@@ -159,7 +154,6 @@ def test_train_errors():
         Model(net, loss_fn=lambda o, y: o, optimizer=opt).train(1, data)
 
 
-@needs_bprops
 def test_linear_regression_converges_like_numpy(tmp_path):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((64, 3)).astype(np.float32)
