@@ -1,6 +1,7 @@
 """The graph-mode examples a new user opens: the script and the notebook run and show what
 they promise."""
 import os
+import re
 import subprocess
 import sys
 
@@ -24,3 +25,5 @@ def test_graph_mode_notebook_executes():
     assert "steps: 111" in text
     assert "equal to eager: True" in text
     assert "ValueError : For 'MatMul'" in text and "graph mode source trace" in text
+    assert re.search(r"^00_parse_\d{4}\.ir\n01_inline_\d{4}\.ir$", text, re.M)   # save_graphs
+    assert "custom pass rewrote: 1" in text and "equal: True" in text
