@@ -56,13 +56,27 @@ def make_grad_fn(parser, api, args, kwargs):
     as the Parameters), so the gradient function's later call compiles (call_grad)."""
     from .parse import is_dyn
     args, kwargs = _const(args), {k: _const(v) for k, v in kwargs.items()}
-    if is_dyn(args) or is_dyn(kwargs):
-        raise parser.unsupported(f"'{getattr(api, '__name__', type(api).__name__)}' with "
-                                 f"Tensors computed in the graph as its arguments")
+    dyn = is_dyn(args) or is_dyn(kwargs)
+    if dyn:          # eager's own check names the argument (e.g. weights that are Tensors)
+        args, kwargs = _stand_in(args), {k: _stand_in(v) for k, v in kwargs.items()}
     try:
-        return api(*args, **kwargs)
+        made = api(*args, **kwargs)
     except (TypeError, ValueError) as err:
         raise parser.error(err) from None
+    if dyn:
+        raise parser.unsupported(f"'{getattr(api, '__name__', type(api).__name__)}' with "
+                                 f"Tensors computed in the graph as its arguments")
+    return made
+
+
+def _stand_in(v):
+    """Graph values as zero Tensors of their abstract (for eager's argument checks only)."""
+    from .ad.transform import zeros_of
+    if isinstance(v, AnfNode) and isinstance(v.abstract, AbstractTensor):
+        return zeros_of(v.abstract)
+    if isinstance(v, (tuple, list)):
+        return type(v)(_stand_in(x) for x in v)
+    return v
 
 
 def _const(v):
