@@ -48,6 +48,12 @@ OPS = {   # name: (mindlite, numpy, torch)
                 lambda x, y: torch.softmax(x, -1)),
     "cumsum": (lambda x, y: ops.cumsum(x, -1), lambda x, y: np.cumsum(x, -1),
                lambda x, y: torch.cumsum(x, -1)),
+    "topk": (lambda x, y: ops.topk(x, max(1, x.shape[-1] // 4)),        # k = n/4, last axis
+             lambda x, y: np.take_along_axis(x, np.argsort(-x, -1)[:, :max(1, x.shape[-1] // 4)],
+                                             -1),
+             lambda x, y: torch.topk(x, max(1, x.shape[-1] // 4))),
+    "sort": (lambda x, y: ops.sort(x, -1), lambda x, y: np.sort(x, -1),
+             lambda x, y: torch.sort(x, -1)),
     "hardswish": (lambda x, y: ops.hardswish(x), lambda x, y: x * np.clip(x + 3, 0, 6) / 6,
                   lambda x, y: torch.nn.functional.hardswish(x)),
     "elu": (lambda x, y: ops.elu(x), lambda x, y: np.where(x > 0, x, np.expm1(x)),

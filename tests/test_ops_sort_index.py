@@ -75,6 +75,18 @@ def test_sort_nan_is_largest(policy):
     assert i.asnumpy().tolist() == [1, 0, 3, 2]
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_sort_signed_zero_ties_and_nan_payloads(policy, dtype):
+    neg_nan = np.array(np.nan, dtype)
+    neg_nan = -neg_nan                                   # sign bit set: must still sort last
+    x = np.array([0.0, -0.0, neg_nan, 1.0, np.nan, -0.0], dtype)
+    v, i = ops.sort(Tensor(x))
+    assert i.asnumpy().tolist() == [0, 1, 5, 3, 2, 4]     # 0.0 == -0.0: index order
+    assert np.signbit(v.asnumpy()[1])                    # values are the inputs' own
+    v, i = ops.topk(Tensor(x), 4)
+    assert i.asnumpy().tolist() == [2, 4, 3, 0]
+
+
 def test_tensor_sort_argsort_methods(policy):
     y = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
     v, i = y.sort(dim=0, descending=True)
