@@ -260,3 +260,42 @@ def test_inline_copies_a_plain_graph_call():
     assert apply(g, "inline")
     assert prims(g) == Counter({"Neg": 2, "Exp": 2}) and reachable_graphs(g) == [g]
     np.testing.assert_array_equal(run_graph(g, [xv]).asnumpy(), want)
+
+
+def _program(prog, x, y):
+    """Runs a generated straight-line program: each step applies one op to two earlier
+    values (identities, repeats and transposes included, so every pass has work)."""
+    vals = [x, y]
+    for op, i, j in prog:
+        a, b = vals[i % len(vals)], vals[j % len(vals)]
+        if op == 0:
+            r = a * 1 + b * 1
+        elif op == 1:
+            r = a + b
+        elif op == 2:
+            r = ops.neg(ops.neg(a)) - 0
+        elif op == 3:
+            r = ops.transpose(ops.transpose(a, (1, 0)), (1, 0)) / 1
+        elif op == 4:
+            r = ops.tanh(a) * b
+        elif op == 5:
+            r = ops.reshape(ops.reshape(a, (-1,)), a.shape) + 0
+        else:
+            r = ops.cast(a, ms.float32) - b
+        vals.append(r)
+    return vals[-1], vals[-2] + 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(prog=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 9), st.integers(0, 9)),
+                     min_size=1, max_size=8).map(tuple),
+       x=tensors(st.just((2, 3))), y=tensors(st.just((2, 3))))
+def test_the_whole_pipeline_keeps_results_and_lint(prog, x, y):
+    want = _program(prog, x, y)
+    entry = _parse_fresh(_program, prog, x, y)
+    unoptimized = sum(len(g.order) for g in reachable_graphs(entry.graph))
+    report = pipeline.run_pipeline(entry.graph, check=True)     # lint after every stage
+    assert [name for name, _ in report] == pipeline.stage_names()
+    assert sum(len(g.order) for g in reachable_graphs(entry.graph)) <= unoptimized
+    for got, w in zip(entry.run([x, y]), want):
+        np.testing.assert_allclose(got.asnumpy(), w.asnumpy(), rtol=1e-6, atol=1e-6)

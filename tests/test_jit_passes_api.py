@@ -145,3 +145,10 @@ def test_addn_to_custom_example_pass(capsys):
     assert prim.custom_attrs == {"input_num": b"3", "op_kind": b"custom op"}
     np.testing.assert_array_equal(seen["out"].asnumpy(), seen["want"].asnumpy())
     assert "PassTutorial" not in registered_passes()            # the example cleaned up
+
+
+def test_lite_style_registry_module():
+    from mindlite import registry
+    assert registry.register_pass is register_pass
+    assert registry.PassPosition.POSITION_BEGIN == 0 and registry.PassPosition.POSITION_END == 1
+    assert registry.register_kernel is ms.register_kernel
