@@ -11,8 +11,8 @@ def reduce_std_numpy(x, out_std, out_mean, axis, ddof, keep_dims):
     """Two-pass (mean, then squared deviations): no cancellation. float16 in float32."""
     work = x.astype(np.float32) if x.dtype == np.float16 else x
     with np.errstate(all="ignore"):
-        mean = np.mean(work, axis=axis, keepdims=True)
         n = int(np.prod([x.shape[a] for a in axis]))
+        mean = np.sum(work, axis=axis, keepdims=True) / work.dtype.type(n)   # n = 0: nan
         sq = np.sum(np.square(work - mean), axis=axis, keepdims=keep_dims)
         std = np.sqrt(sq / np.float64(n - ddof))      # n <= ddof: 0 / 0 = nan
     np.copyto(out_std, std, casting="unsafe")
