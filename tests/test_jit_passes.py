@@ -3,6 +3,7 @@ node counts, lint after the pass, and the optimized graph's result equal to eage
 generated inputs. Graphs come from the parser with the pipeline switched off (so the pass
 under test is the only one that runs) or are built by hand where the parser would already
 have simplified them (constant folding, inlining)."""
+import re
 from collections import Counter
 
 import numpy as np
@@ -299,3 +300,35 @@ def test_the_whole_pipeline_keeps_results_and_lint(prog, x, y):
     assert sum(len(g.order) for g in reachable_graphs(entry.graph)) <= unoptimized
     for got, w in zip(entry.run([x, y]), want):
         np.testing.assert_allclose(got.asnumpy(), w.asnumpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_printed_ir_before_and_after(parse_only):
+    from mindlite.ir import dump_ir
+    x = ms.Tensor(np.ones(3, np.float32))
+
+    def fn(x, y):
+        a = x * 1
+        return (a + y) * (x + y)
+    entry = parse_only(fn, x, x)
+    before = dump_ir(entry.graph)
+    assert "PrimFunc_Mul(%para1_x, I64(1))" in before
+    assert before.count("= PrimFunc_Add(") == 2
+    apply(entry.graph, "algebraic_simplify")
+    apply(entry.graph, "cse")
+    apply(entry.graph, "dead_node_elimination")
+    after = dump_ir(entry.graph)
+    assert "I64(1)" not in after and after.count("= PrimFunc_Add(%para1_x, %para2_y)") == 1
+    assert re.search(r"PrimFunc_Mul\(%0, %0\)", after)
+    assert "# In file " in after                        # source lines kept
+    assert after.count("#   ") == 3                     # Order: Add, Mul, Return
+
+
+def test_a_fold_that_raises_is_left_for_run_time():
+    g = FuncGraph("bad")
+    x = g.add_parameter("x", F32)
+    a = ms.Tensor(np.ones((2, 3), np.float32))
+    bad = g.new_cnode([ops.MatMul(), ValueNode(a, a._abs), ValueNode(a, a._abs)], F32)
+    g.set_output(g.new_cnode([ops.Add(), x, bad], F32))
+    assert not apply(g, "constant_folding")
+    with pytest.raises(ValueError, match="MatMul"):
+        run_graph(g, [a])
