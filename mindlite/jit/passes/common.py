@@ -74,7 +74,7 @@ def const_equals(node, number, limit=4096):
 
 def value_key(v):
     """A hashable key under which two constants are interchangeable, or None."""
-    if isinstance(v, (Tensor, FuncGraph, Primitive, IRPrim)) or v is None:
+    if isinstance(v, (Tensor, FuncGraph, Primitive, IRPrim)):
         return ("id", id(v))
     if isinstance(v, (tuple, list)):
         items = tuple(value_key(x) for x in v)
@@ -100,8 +100,8 @@ class Editor:
 
     def _protect(self, node):
         self.outputs.add(node.id)
-        if isinstance(node, CNode) and node.inputs[0] is not None and isinstance(
-                node.inputs[0], ValueNode) and node.inputs[0].value is MAKE_TUPLE:
+        callee = node.inputs[0] if isinstance(node, CNode) else None
+        if isinstance(callee, ValueNode) and callee.value is MAKE_TUPLE:
             for item in node.inputs[1:]:
                 self.outputs.add(item.id)
 
