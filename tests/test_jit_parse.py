@@ -294,7 +294,7 @@ def test_jit_forms_methods_and_input_signature():
     assert sig(x).asnumpy().tolist() == [2.0] * 3
     with pytest.raises(ValueError, match="input_signature"):
         sig(T(np.ones(4, np.float32)))
-    with pytest.raises(ValueError, match="input_signature"):
+    with pytest.raises(TypeError, match="input_signature"):      # a dtype mismatch
         sig(T(np.ones(3, np.int32)))
 
 

@@ -18,6 +18,7 @@ from . import dtype as mstype
 from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
 
+_PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder (no data)
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
 # (ops.functional) is bound at the end of this file, once functional can import Tensor
 _METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math)
@@ -83,6 +84,9 @@ class Tensor(_C.TensorBase, *_METHOD_MIXINS):
                 raise ValueError("For 'Tensor', lazy initialisation needs 'shape' and 'dtype', "
                                  f"but got shape={shape!r}, dtype={dtype!r}")
             shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+            if any(d is None or d < 0 for d in shape):
+                self._set_placeholder(init, dtype, shape)
+                return
             self._set_lazy(init, dtype, limits.check_output_size("Tensor", "'shape'", shape))
             return
         if input_data is None:
@@ -107,6 +111,19 @@ class Tensor(_C.TensorBase, *_METHOD_MIXINS):
         self._init = init
         self._abs = abstract.lazy_abstract(dtype, shape)
 
+    def _set_placeholder(self, init, dtype, shape):
+        """Tensor(shape=[None, 3], dtype=...): a graph-mode input signature without data;
+        None (or -1) is a dynamic dimension (jit input_signature, Cell.set_inputs)."""
+        if init is not None:
+            raise ValueError(f"For 'Tensor', a dynamic shape {list(shape)} needs init=None, "
+                             f"but got init={init!r}")
+        if any(d is not None and d < -1 for d in shape):
+            raise ValueError(f"For 'Tensor', a dimension of 'shape' must be a non-negative "
+                             f"int, -1 or None (dynamic), but got {list(shape)}")
+        self._arr = None
+        self._init = _PLACEHOLDER
+        self._abs = abstract.abstract_tensor(dtype, tuple(-1 if d is None else d for d in shape))
+
     @classmethod
     def from_numpy(cls, array):
         """A Tensor sharing memory with `array` (a view: reshaping `array` later is not seen).
@@ -124,6 +141,10 @@ class Tensor(_C.TensorBase, *_METHOD_MIXINS):
         """Materialise a lazily initialised tensor (initializer given at construction), once: a
         thread that comes while another materialises it waits, and both see the same values."""
         if self._arr is None:
+            if self._init is _PLACEHOLDER:
+                raise ValueError(f"For 'Tensor', a placeholder of dynamic shape "
+                                 f"{list(self._abs.shape)} has no data (it is an input "
+                                 f"signature for graph mode)")
             with _INIT_LOCK:
                 if self._arr is None:
                     from .initializer import materialize
@@ -224,6 +245,8 @@ class Tensor(_C.TensorBase, *_METHOD_MIXINS):
 
     def __repr__(self):
         if self._arr is None:
+            if self._init is _PLACEHOLDER:          # MindSpore's text for a placeholder
+                return f"Tensor(shape={list(self._abs.shape)}, dtype={self._abs.dtype}, value=\n)"
             return (f"Tensor(shape={list(self._abs.shape)}, dtype={self._abs.dtype}, "
                     f"value=<not initialized: {self._init!r}>)")
         arr = self._arr
@@ -320,3 +343,4 @@ from ..ops import functional as F  # noqa: E402  (functional needs Tensor define
 
 for _m in _METHOD_MODULES:
     _m.F = F
+

@@ -24,6 +24,7 @@ from ..common.tensor import Tensor
 from ..ir.anf import Location
 from ..ir.manager import lint
 from ..ops.primitive import _hashable
+from .dynamic import apply_signature, is_placeholder
 from .executor import run_graph
 from .kernel_graph import program_for
 from .passes.pipeline import compile_passes
@@ -124,7 +125,7 @@ def _same_value(a, b):
 
 def _key(value, holds):
     if isinstance(value, Tensor):
-        if value._arr is None:
+        if value._arr is None and not is_placeholder(value):
             value.init_data()
         return ("T", value._abs)
     if isinstance(value, (tuple, list)):
@@ -169,15 +170,17 @@ class JitFunction:
         return functools.partial(self.__call__, obj)
 
     def __call__(self, *args, **kwargs):
-        if self.input_signature is not None:
-            _check_signature(self.fn, self.input_signature, args)
-        entry = self.compiled(args, kwargs)
+        spec = args if self.input_signature is None else \
+            apply_signature(self.fn, self.input_signature, args)
+        entry = self.compiled(spec, kwargs)
         leaves = []
         _flatten(list(args) + [kwargs[k] for k in sorted(kwargs)], leaves)
         return entry.run(leaves)
 
     def graph(self, *args, **kwargs):
         """The FuncGraph compiled for this call's signature."""
+        if self.input_signature is not None:
+            args = apply_signature(self.fn, self.input_signature, args)
         return self.compiled(args, kwargs).graph
 
     def compiled(self, args, kwargs):
@@ -229,24 +232,6 @@ def _as_params(parser, value, name):
     return value
 
 
-def _check_signature(fn, signature, args):
-    sig = signature if isinstance(signature, (tuple, list)) else (signature,)
-    offset = len(args) - len(sig)
-    if offset < 0:
-        raise TypeError(f"For '{fn.__qualname__}', input_signature has {len(sig)} inputs, but "
-                        f"the call gives {len(args)}")
-    for i, (s, a) in enumerate(zip(sig, args[offset:])):
-        if not isinstance(s, Tensor):
-            continue
-        if not isinstance(a, Tensor):
-            raise TypeError(f"For '{fn.__qualname__}', input {i} must be a Tensor as in "
-                            f"input_signature, but got {type(a).__name__}")
-        if a.dtype != s.dtype or len(a.shape) != len(s.shape) or any(
-                d is not None and d >= 0 and d != e for d, e in zip(s.shape, a.shape)):
-            raise ValueError(f"For '{fn.__qualname__}', input {i} must match input_signature "
-                             f"{s.dtype}{list(s.shape)}, but got {a.dtype}{list(a.shape)}")
-
-
 _CELL_JIT = weakref.WeakKeyDictionary()
 _EAGER = "eager"        # a cell whose construct cannot be compiled (yet): runs eagerly
 
@@ -259,8 +244,9 @@ def cell_graph_call(cell, args, kwargs):
     jf = _CELL_JIT.get(cell)
     if jf is _EAGER:
         return cell.construct(*args, **kwargs)
-    if jf is None or jf.fn is not type(cell).construct:
-        jf = _CELL_JIT[cell] = JitFunction(type(cell).construct)
+    sig = getattr(cell, "_dynamic_shape_inputs", None)
+    if jf is None or jf.fn is not type(cell).construct or jf.input_signature is not sig:
+        jf = _CELL_JIT[cell] = JitFunction(type(cell).construct, sig)
     try:
         return jf(cell, *args, **kwargs)
     except UnsupportedSyntaxError as err:

@@ -25,6 +25,7 @@ from ..ir.anf import AnfNode, FuncGraph, Location, MAKE_TUPLE, TUPLE_GETITEM, Va
 from .errors import located, unsupported
 from .parse_call import CallMixin
 from .parse_control import ControlMixin
+from .dynamic import DynamicMixin
 from .parse_expr import ExprMixin
 from .parse_stmt import StmtMixin, Return
 
@@ -132,7 +133,7 @@ def is_tensor(v):
                                      and isinstance(v.abstract, AbstractTensor))
 
 
-class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin):
+class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin, DynamicMixin):
     """Builds the specialized graph of one call (see the module docstring)."""
 
     def __init__(self, name, location):

@@ -22,7 +22,8 @@ from ..abstract import AbstractScalar
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import PRINT, AnfNode, ParameterNode
-from ..ir.infer import Folded, infer_call
+from ..ir.infer import Folded
+from .dynamic import is_dyn_int
 from ..ops.primitive import Primitive
 
 # Primitives that write their inputs in place or draw random numbers: never computed at
@@ -172,15 +173,13 @@ class CallMixin:
         abstracts = tuple(a if i in prim.const_inputs else self.abstract_of(a)
                           for i, a in enumerate(args))
         try:
-            out = infer_call(prim, abstracts)
+            out = self.infer_prim(prim, args, abstracts)
         except (TypeError, ValueError) as err:
             raise self.error(err) from None
         if isinstance(out, Folded):
             return out.value
         node = self.emit([prim] + list(args), out, side_effect=effect)
-        if isinstance(out, tuple):
-            return self.unpack(node)
-        return node
+        return self.prim_result(node, out)
 
     def _tensor_arg(self, prim, i, a):
         if isinstance(a, Parameter) and i not in prim.const_inputs:
@@ -211,17 +210,18 @@ def _len(p, x):
     a = x.abstract
     if not getattr(a, "shape", None):
         raise p.error(TypeError("len() of a 0-d Tensor"))
-    return a.shape[0]
+    return a.shape[0] if a.shape[0] >= 0 else p.dyn_shape(x)[0]
 
 
 def _isinstance(p, x, classes):
     if isinstance(x, AnfNode):
-        cls = Parameter if isinstance(x, ParameterNode) and x.default is not None else Tensor
-        return issubclass(cls, classes)
+        return issubclass(_type(p, x), classes)
     return isinstance(x, classes)
 
 
 def _type(p, x):
+    if is_dyn_int(x):
+        return int
     return Parameter if isinstance(x, ParameterNode) and x.default is not None else Tensor
 
 

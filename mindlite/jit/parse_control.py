@@ -11,6 +11,8 @@
 """
 import ast
 
+import numpy as np
+
 from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import FUNC, SWITCH, TUPLE_GETITEM, AnfNode, ValueNode
@@ -95,6 +97,33 @@ class ControlMixin:
             raise _at_path(TypeError(
                 f"The branches of the '{kind}' on a tensor give different constants {a!r} and "
                 f"{b!r}; graph mode needs one value here (use a Tensor)"), path)
+
+    def loop_with_flags(self, s, frame, rest):
+        """A `while`/`for` whose body breaks or continues (under a condition that may be a
+        tensor): run as flag_loop rewrote it."""
+        fl = flag_loop(s)
+        self.block(fl.pre, frame, None)
+        if isinstance(s, ast.While):
+            status = self.block([fl.loop], frame, None)
+        else:
+            status = None
+            for item in self.iterate(self.expr(s.iter, frame)):
+                if frame.vars[fl.brk] is _TRUE:         # broke on a constant condition
+                    break
+                self.assign(s.target, item, frame)
+                status = self.block([fl.loop], frame, None)
+                if status is not None:
+                    break
+            if isinstance(frame.vars[fl.brk], AnfNode):  # where it stopped: known at run time
+                for name in _assigned_names([ast.Expr(s.target)]):
+                    frame.vars[name] = Unknown(
+                        f"reading the loop variable '{name}' after a 'for' that may break on "
+                        f"a tensor condition (its value is known only at run time)")
+        if status is None:
+            status = self.block(fl.post, frame, rest)
+        for name in fl.flags:                  # hidden: no outer branch or loop carries them
+            frame.vars.pop(name, None)
+        return status
 
     def loop_graph(self, s, frame):
         """`while` on a tensor condition: a graph L(carried) = Switch(cond, body, exit)()."""
@@ -193,3 +222,87 @@ def _rebuild(value, picked, path):
     if isinstance(value, (tuple, list)):
         return type(value)(_rebuild(x, picked, path + (i,)) for i, x in enumerate(value))
     return value
+
+
+# ---- break / continue as flags -----------------------------------------------------------------
+_FALSE = Tensor(np.array(False))
+_TRUE = Tensor(np.array(True))
+_REWRITTEN = {}                   # id(loop node) -> (loop node, FlagLoop)
+
+
+class Unknown:
+    """A variable whose value graph mode cannot know (reading it is an error)."""
+    __slots__ = ("what",)
+
+    def __init__(self, what):
+        self.what = what
+
+
+class FlagLoop:
+    """A loop rewritten without break/continue (see flag_loop): `pre` sets the flags,
+    `loop` is the new While (or, for a `for`, the guarded body of one iteration, run after
+    the target is assigned), `post` is the `else:` under `if not brk`."""
+    __slots__ = ("brk", "flags", "pre", "loop", "post")
+
+    def __init__(self, flags, pre, loop, post):
+        self.brk, self.flags = flags[0], flags
+        self.pre, self.loop, self.post = pre, loop, post
+
+
+def flag_loop(loop):
+    """The loop rewritten without break/continue, as MindSpore's parser does: a `break`
+    sets a flag that ends the loop (`while not brk and test`; an unrolled `for` runs each
+    later iteration under `if not brk`), a `continue` a flag that skips the rest of the
+    iteration; the statements after an `if` that may break or continue run under
+    `if not (brk or cnt)`. Flags are bool Tensors: constants while every condition is a
+    constant (decided at compile time as before), graph values carried through the loop
+    state once a tensor condition sets them. `else:` runs under `if not brk`."""
+    hit = _REWRITTEN.get(id(loop))
+    if hit is not None and hit[0] is loop:
+        return hit[1]
+    k = len(_REWRITTEN)
+    brk, cnt = f"__jit_break_{k}", f"__jit_continue_{k}"
+
+    def name(n, store=False):
+        return ast.Name(id=n, ctx=ast.Store() if store else ast.Load())
+
+    def setf(n, value):
+        return ast.Assign(targets=[name(n, True)], value=ast.Constant(value=value))
+
+    def not_(test):
+        return ast.UnaryOp(op=ast.Not(), operand=test)
+
+    def rewrite(stmts):
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, (ast.Break, ast.Continue)):
+                flag = brk if isinstance(s, ast.Break) else cnt
+                out.append(ast.copy_location(setf(flag, _TRUE), s))
+                return out
+            if isinstance(s, ast.If) and _contains([s], (ast.Break, ast.Continue)):
+                out.append(ast.copy_location(ast.If(test=s.test,
+                                                    body=rewrite(s.body) or [ast.Pass()],
+                                                    orelse=rewrite(s.orelse)), s))
+                rest = rewrite(stmts[i + 1:])
+                if rest:
+                    stop = not_(ast.BoolOp(op=ast.Or(), values=[name(brk), name(cnt)]))
+                    out.append(ast.copy_location(ast.If(test=stop, body=rest, orelse=[]),
+                                                 stmts[i + 1]))
+                return out
+            out.append(s)       # (a `with`/`try` holding a break stays: parsing rejects it)
+        return out
+
+    body = [setf(cnt, _FALSE)] + rewrite(loop.body)
+    if isinstance(loop, ast.While):
+        new = ast.While(test=ast.BoolOp(op=ast.And(), values=[not_(name(brk)), loop.test]),
+                        body=body, orelse=[])
+    else:
+        new = ast.If(test=not_(name(brk)), body=body, orelse=[])
+    pre = [setf(brk, _FALSE), setf(cnt, _FALSE)]
+    post = [ast.If(test=not_(name(brk)), body=loop.orelse, orelse=[])] if loop.orelse else []
+    for s in pre + [new] + post:
+        ast.copy_location(s, loop)
+        ast.fix_missing_locations(s)
+    result = FlagLoop((brk, cnt), pre, new, post)
+    _REWRITTEN[id(loop)] = (loop, result)
+    return result

@@ -8,6 +8,7 @@ same `F.sub` -> `Sub` primitive call eager makes.
 """
 import ast
 import builtins
+import functools
 import operator
 import types
 
@@ -16,6 +17,8 @@ from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import AnfNode, ParameterNode
+from .dynamic import is_dyn_int
+from .parse_control import Unknown
 
 _BIN = {ast.Add: ("__add__", "__radd__", operator.add),
         ast.Sub: ("__sub__", "__rsub__", operator.sub),
@@ -53,7 +56,10 @@ class ExprMixin:
         f = frame
         while f is not None:
             if name in f.vars:
-                return f.vars[name]
+                v = f.vars[name]
+                if isinstance(v, Unknown):
+                    raise self.unsupported(v.what)
+                return v
             f = f.enclosing
         for scope in (frame.closure, frame.globals, vars(builtins)):
             if name in scope:
@@ -110,8 +116,9 @@ class ExprMixin:
 
     def e_Slice(self, e, frame):
         parts = [None if p is None else self.expr(p, frame) for p in (e.lower, e.upper, e.step)]
-        if any(isinstance(p, AnfNode) for p in parts):
-            raise self.unsupported("slice bounds computed in the graph (they must be constants)")
+        if any(isinstance(p, AnfNode) and not is_dyn_int(p) for p in parts):
+            raise self.unsupported("slice bounds computed in the graph (they must be constants "
+                                   "or dynamic dimensions)")
         return slice(*parts)
 
     def e_Lambda(self, e, frame):
@@ -134,6 +141,10 @@ class ExprMixin:
             a = obj.abstract
             if not isinstance(a, AbstractTensor):
                 raise self.unsupported(f"the attribute '{name}' of a {a}")
+            if name in ("shape", "size") and a.is_dynamic:
+                shape = self.dyn_shape(obj)
+                return shape if name == "shape" else functools.reduce(
+                    lambda m, d: self.binop(ast.Mult(), m, d), shape, 1)
             if name in _TENSOR_ATTRS:
                 return {"shape": a.shape, "dtype": a.dtype, "ndim": len(a.shape),
                         "size": a.size}[name]
@@ -207,6 +218,8 @@ class ExprMixin:
                 except Exception as e:
                     raise self.error(e) from None
         from .parse import is_tensor
+        if (is_dyn_int(left) or is_dyn_int(right)) and not (is_tensor(left) or is_tensor(right)):
+            return self.scalar_binop(fn, left, right, what)
         if is_tensor(left) and hasattr(Tensor, forward):
             return self.call_value(getattr(Tensor, forward), (left, right), {})
         if is_tensor(right) and hasattr(Tensor, reflected):
@@ -345,6 +358,9 @@ class ExprMixin:
             a = v.abstract
             if not isinstance(a, AbstractTensor) or not a.shape:
                 raise self.unsupported(f"iterating over a {a}")
+            if a.shape[0] < 0:
+                raise self.unsupported("iterating over a tensor whose first dimension is "
+                                       "dynamic (the loop would be unrolled)")
             return [self.getitem(v, i) for i in range(a.shape[0])]
         try:
             return [self.lift(x) for x in v]

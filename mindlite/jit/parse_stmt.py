@@ -214,6 +214,8 @@ class StmtMixin:
         return status.value if isinstance(status, Return) else None
 
     def s_While(self, s, frame, rest):
+        if _contains(s.body, (ast.Break, ast.Continue)):
+            return self.loop_with_flags(s, frame, rest)
         for _ in range(MAX_UNROLL):
             cond = self.condition(self.expr(s.test, frame))
             if isinstance(cond, AnfNode):
@@ -231,6 +233,8 @@ class StmtMixin:
                                f"iterations")
 
     def s_For(self, s, frame, rest):
+        if _contains(s.body, (ast.Break, ast.Continue)):
+            return self.loop_with_flags(s, frame, rest)
         items = self.iterate(self.expr(s.iter, frame))
         for item in items:
             self.at(frame, s)

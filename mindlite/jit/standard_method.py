@@ -46,7 +46,14 @@ def _strided(basic):
 
 
 def _adv_plan(shape, index):
-    basic, adv = index_func._plan(shape, index)
+    try:
+        basic, adv = index_func._plan(shape, index)
+    except IndexError:
+        if -1 in shape:                  # x._abs.shape: -1 for a dynamic dimension
+            raise IndexError(f"graph mode: an int or tensor index on a dynamic dimension "
+                             f"(shape {list(shape)}) needs its size, known only at run time; "
+                             f"use a slice (x[i:i + 1]) instead") from None
+        raise
     if adv is None:
         return basic, None
     _, arr, axis, out_axis, front = adv
@@ -67,7 +74,7 @@ def tensor_getitem(x, index):
     """x[index] in a graph (see the module docstring)."""
     if isinstance(index, Tensor):
         return cached_prim(S.Gather, 0)(x, index, 0)
-    basic, adv = _adv_plan(x.shape, index)
+    basic, adv = _adv_plan(x._abs.shape, index)
     if adv is None:
         begin, end, strides, masks = _strided(basic)
         return cached_prim(S.StridedSlice, *masks)(x, begin, end, strides)

@@ -96,6 +96,19 @@ class Cell:
         GRAD_EXECUTOR.record(self._bprop_prim, args, out)
         return out
 
+    def set_inputs(self, *inputs):
+        """The inputs construct is compiled for under GRAPH_MODE, as MindSpore's: Tensors
+        with None dimensions (Tensor(shape=[None, 3], dtype=...)) compile one graph for any
+        size there; calls are checked against them (jit/dynamic.py)."""
+        if not inputs:
+            raise ValueError(f"For '{type(self).__name__}.set_inputs', at least one input is "
+                             f"required")
+        object.__setattr__(self, "_dynamic_shape_inputs", tuple(inputs))
+
+    def get_inputs(self):
+        """The inputs given to set_inputs, or None."""
+        return self.__dict__.get("_dynamic_shape_inputs")
+
     # ---- parameters and cells ------------------------------------------------------------
     def parameters_and_names(self, name_prefix="", expand=True):
         seen = set()
