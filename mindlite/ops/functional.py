@@ -11,6 +11,7 @@ _MODULES = ("function.math_func", "function.nn_func", "function.reduce_func",
             "function.loss_func", "function.conv_func", "function.activation_func",
             "function.clip_cum_func", "function.clip_norm_func", "function.sort_index_func",
             "function.nn_extra_func", "function.linalg_func", "function.stat_func",
-            "function.conv_extra_func", "function.loss_extra_func")
+            "function.conv_extra_func", "function.loss_extra_func",
+            "function.random_extra_func")
 
 _LAZY = _lazy_exports(globals(), _MODULES)

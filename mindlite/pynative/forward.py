@@ -9,7 +9,8 @@
                             InferShape (register_kernel_interface) overrides it when that
                             provider's kernel is selected
     5. output               constant folding (infer gave a value), const prims (no tensor
-                            input: computed once), else the backend session by policy
+                            input: computed once; not random ones, with a "seed" or
+                            side_effect_hidden attribute), else the backend session by policy
 
 Step 5 also builds the runner (pynative/runner.py) that every later call with the
 same signature executes directly, and installs it in the primitive's runner cache.
@@ -193,7 +194,8 @@ class ForwardExecutor:
             session = session_factory(CONTEXT.values["device_target"])
             graph = session.compile_op(info, CONTEXT.values["backend_policy"],
                                        CONTEXT.values["kernel_provider"])
-            if all(k == K for k in info.kinds) and not prim.dynamic_shape:
+            random = "seed" in prim.attrs or prim.attrs.get("side_effect_hidden")
+            if all(k == K for k in info.kinds) and not prim.dynamic_shape and not random:
                 outputs = session.run_op(graph, [])
                 run = runner_mod.const_prim_runner(outputs, out_abs)  # const prim
             else:
