@@ -4,8 +4,9 @@
 // fills it with views of planned buffers and constants); a value is an ndarray (a planned
 // buffer, a view a kernel returned) or a Tensor (a graph input or Parameter, read live at each
 // step so in-place updates are seen; a primitive call's result). Step kinds:
-//   0 KERNEL   fn(in arrays..., out arrays..., params...)   outputs preallocated (planned)
-//   1 ALLOC    fn(in arrays...) -> array or tuple of arrays  (views, e.g. Reshape)
+//   0 KERNEL   fn(in arrays..., out arrays..., params...)   outputs preallocated (planned);
+//              params by keyword where the kernel takes them so (kwnames)
+//   1 ALLOC    fn(in arrays..., params...) -> array or tuple (views, e.g. Reshape)
 //   2 PRIM     fn(args...) -> Tensor or tuple                (the eager call: Tensors in)
 // `ins` of kinds 0/1 are value indexes; of kind 2 value indexes or tuples of them (built as
 // tuples of Tensors, as MakeTuple). A call returns a tuple of the output values as Tensors
@@ -32,6 +33,7 @@ struct Step {
   std::vector<int> ins;  // kinds 0/1: value indexes
   std::vector<int> outs;
   PyObject* params;      // tuple, passed after the outputs (kind 0)
+  PyObject* kwnames;     // nullptr, or the names the last len(kwnames) params are passed by
   PyObject* on_error;    // nullptr or on_error(exc): raises the error to report instead
 };
 
@@ -88,9 +90,9 @@ bool check_ref(PyObject* ref, int bound) {
 }
 
 bool read_step(PyObject* t, int nvalues, Step* s) {
-  if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 6) {
+  if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 7) {
     PyErr_SetString(PyExc_TypeError, "GraphRunner: a step is (kind, fn, ins, outs, params, "
-                    "on_error)");
+                    "on_error, kwnames)");
     return false;
   }
   s->kind = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(t, 0)));
@@ -99,6 +101,14 @@ bool read_step(PyObject* t, int nvalues, Step* s) {
   s->params = PyTuple_GET_ITEM(t, 4);
   PyObject* on_error = PyTuple_GET_ITEM(t, 5);
   s->on_error = on_error == Py_None ? nullptr : on_error;
+  PyObject* kwnames = PyTuple_GET_ITEM(t, 6);
+  s->kwnames = kwnames == Py_None ? nullptr : kwnames;
+  if (s->kwnames && (!PyTuple_Check(s->kwnames) ||
+                     PyTuple_GET_SIZE(s->kwnames) > PyTuple_GET_SIZE(PyTuple_GET_ITEM(t, 4)))) {
+    PyErr_SetString(PyExc_TypeError, "GraphRunner: a step's kwnames must be a tuple naming "
+                    "its last params");
+    return false;
+  }
   if (PyErr_Occurred() || s->kind < 0 || s->kind > 2 || !PyCallable_Check(s->fn) ||
       !PyTuple_Check(s->ins_obj) || !PyTuple_Check(s->params)) {
     PyErr_Clear();
@@ -111,9 +121,9 @@ bool read_step(PyObject* t, int nvalues, Step* s) {
   if (!read_ints(s->ins_obj, nvalues, &s->ins, "a step's ins")) return false;
   const size_t n = s->ins.size() + (s->kind == 0 ? s->outs.size() : 0) +
                    static_cast<size_t>(PyTuple_GET_SIZE(s->params));
-  if (n > static_cast<size_t>(kMaxArgs) || (s->kind == 1 && PyTuple_GET_SIZE(s->params))) {
+  if (n > static_cast<size_t>(kMaxArgs)) {
     PyErr_Format(PyExc_ValueError, "GraphRunner: a kernel step takes at most %d arrays and "
-                 "params (params only for kind 0)", kMaxArgs);
+                 "params", kMaxArgs);
     return false;
   }
   return true;
@@ -226,11 +236,12 @@ bool run_step(GraphRunner* r, const Step& s, PyObject* values) {
     for (int o : s.outs) {
       if (!(argv[n++] = array_at(values, o))) return false;
     }
-    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(s.params); ++j) {
-      argv[n++] = PyTuple_GET_ITEM(s.params, j);
-    }
   }
-  PyObject* res = PyObject_Vectorcall(s.fn, argv, n, nullptr);
+  for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(s.params); ++j) {
+    argv[n++] = PyTuple_GET_ITEM(s.params, j);
+  }
+  const size_t nkw = s.kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(s.kwnames)) : 0;
+  PyObject* res = PyObject_Vectorcall(s.fn, argv, n - nkw, s.kwnames);
   if (!res) return report(s);
   if (s.kind == 0) {
     Py_DECREF(res);
@@ -318,7 +329,8 @@ void runner_dealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-// GraphRunner(steps, nvalues, args, outputs, abstracts, transient)
+// GraphRunner(steps, nvalues, args, outputs, abstracts, transient); a step is
+// (kind, fn, ins, outs, params, on_error, kwnames).
 PyObject* runner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject *steps, *argidx, *outs, *abstracts, *transient;
   int nvalues;

@@ -77,16 +77,17 @@ class Value:
 
 class KernelStep:
     """One launch: kind, callable, input refs (value indexes; PRIM: nested tuples too),
-    output value indexes, bound params, error hook; `inplace`: inputs the output may share
-    a buffer with (the kernel allows out aliasing them)."""
+    output value indexes, bound params (passed after the arrays; the last len(kwnames) by
+    keyword), error hook; `inplace`: inputs the output may share a buffer with (the kernel
+    allows out aliasing them)."""
     __slots__ = ("kind", "fn", "ins", "outs", "params", "on_error", "prim", "kernel",
-                 "inplace")
+                 "inplace", "kwnames")
 
     def __init__(self, kind, fn, ins, outs, prim, kernel=None, params=(), on_error=None,
-                 inplace=()):
+                 inplace=(), kwnames=None):
         self.kind, self.fn, self.ins, self.outs = kind, fn, ins, outs
         self.prim, self.kernel, self.params, self.on_error = prim, kernel, params, on_error
-        self.inplace = inplace
+        self.inplace, self.kwnames = inplace, kwnames
 
     def __repr__(self):
         name = "PRIM" if self.kind == PRIM else getattr(self.kernel, "name", "?")
@@ -243,19 +244,34 @@ def _lower_prim(kg, node, prim, refs, dummies):
         else:                                   # a Python scalar: converted once
             ins.append(kg.const(value))
     ins = tuple(ins)
+    fn, params, kwnames = _callable(kernel, launch, prim, info)
     if kernel.alloc == "kernel":
         outs = tuple(kg.new_value(EXTERNAL, a, aliases=kg.roots(ins)) for a in outs_abs)
-        kg.steps.append(KernelStep(ALLOC, launch, ins, outs, prim, kernel))
+        kg.steps.append(KernelStep(ALLOC, fn, ins, outs, prim, kernel, params,
+                                   getattr(launch, "c_error", None), kwnames=kwnames))
     else:
         outs = tuple(kg.new_value(PLANNED, a) for a in outs_abs)
         inplace = ()
         if len(outs) == 1 and _aliasing_ok(kernel):
             inplace = tuple(i for i in ins if kg.values[i].kind == PLANNED
                             and _same(kg.values[i].abstract, outs_abs[0]))
-        kg.steps.append(KernelStep(KERNEL, getattr(launch, "c_kernel", launch), ins, outs,
-                                   prim, kernel, getattr(launch, "c_params", ()),
-                                   getattr(launch, "c_error", None), inplace))
+        kg.steps.append(KernelStep(KERNEL, fn, ins, outs, prim, kernel, params,
+                                   getattr(launch, "c_error", None), inplace, kwnames))
     return outs[0] if isinstance(out, AbstractTensor) else outs
+
+
+def _callable(kernel, launch, prim, info):
+    """(fn, params, kwnames) calling what `launch` calls without its Python frame: a C
+    kernel with its positional params, a built-in Python kernel with its params by keyword
+    (KernelDef.bind: fn(*arrays, **params)), else the launch itself."""
+    c_kernel = getattr(launch, "c_kernel", None)
+    if c_kernel is not None:
+        return c_kernel, tuple(getattr(launch, "c_params", ())), None
+    if kernel.builtin and kernel.kind == "function" and launch is not kernel.fn:
+        params = prim.kernel_params(*info.input_abstracts)
+        if params:
+            return kernel.fn, tuple(params.values()), tuple(params)
+    return launch, (), None
 
 
 def _prim_step(kg, node, prim, refs):

@@ -15,17 +15,16 @@ Graph inputs, Parameters and constants are never planned.
 
 Outputs: a buffer a graph output may use (the output itself, or what an output view
 aliases) lives to the end and its slot "escapes": after each run the arena hands that buffer
-off to the returned Tensor and takes a fresh one, so a result never changes afterwards and
-the next run never writes into it. Arenas (every slot's buffer, every value's array view,
-constants) are reused across runs from a pool; a call takes one for itself, so two threads,
-or a graph run re-entered from a PRIM step, never share buffers.
+off to the returned Tensor and takes a fresh one before its next run, so a result never
+changes afterwards and the next run never writes into it. Arenas (every slot's buffer,
+every value's array view, constants) are reused across runs from a pool; a call takes one
+for itself, so two threads, or a graph run re-entered from a PRIM step, never share buffers.
 """
 import numpy as np
 
 from .. import _C
 from .kernel_graph import CONST, KERNEL, PLANNED
 
-ALIGN = 64                  # slot buffers start on a cache line (what the C kernels prefer)
 POOL_ARENAS = 4             # arenas kept per program for reuse (more threads make new ones)
 
 
@@ -147,10 +146,6 @@ def check_plan(kg, p):
                             f"overlap in {kg.name}")
 
 
-def _aligned(nbytes):
-    raw = np.empty(nbytes + ALIGN, np.uint8)
-    off = -raw.ctypes.data % ALIGN
-    return raw[off:off + nbytes]
 
 
 class Arena:
@@ -161,19 +156,32 @@ class Arena:
         self.kg, self.plan = kg, p
         self.values = [v.const if v.kind == CONST else None for v in kg.values]
         self.buffers = [None] * len(p.slot_bytes)
+        self.stale = False
         for sl in range(len(p.slot_bytes)):
             self._fill(sl)
 
     def _fill(self, sl):
-        buf = self.buffers[sl] = _aligned(self.plan.slot_bytes[sl])
+        buf = self.buffers[sl] = np.empty(self.plan.slot_bytes[sl], np.uint8)
+        values, kv = self.values, self.kg.values
         for v in self.plan.members[sl]:
-            a = self.kg.values[v].abstract
-            self.values[v] = buf[:self.kg.values[v].nbytes].view(a.np).reshape(a.shape)
+            a = kv[v].abstract
+            values[v] = np.ndarray(a.shape, a.np, buf)
 
     def handoff(self):
-        """The escaping slots' buffers now belong to the returned Tensors: take fresh ones."""
+        """The escaping slots' buffers now belong to the returned Tensors; fresh ones are
+        taken when the arena is next used (not now: the peak of a run stays one set of
+        slots, and an arena parked in the pool holds no second copy of the outputs)."""
         for sl in self.plan.escaping:
-            self._fill(sl)
+            self.buffers[sl] = None
+            for v in self.plan.members[sl]:
+                self.values[v] = None
+        self.stale = True
+
+    def ready(self):
+        if self.stale:
+            for sl in self.plan.escaping:
+                self._fill(sl)
+            self.stale = False
 
 
 class GraphProgram:
@@ -191,7 +199,7 @@ class GraphProgram:
         self.plan = plan(kg)
         outputs = list(_flat(kg.output))
         transient = [v.index for v in kg.values if v.kind not in (PLANNED, CONST)]
-        steps = tuple((s.kind, s.fn, s.ins, s.outs, tuple(s.params), s.on_error)
+        steps = tuple((s.kind, s.fn, s.ins, s.outs, tuple(s.params), s.on_error, s.kwnames)
                       for s in kg.steps)
         self.runner = _C.GraphRunner(steps, len(kg.values), tuple(kg.args), tuple(outputs),
                                      tuple(v.abstract for v in kg.values), tuple(transient))
@@ -201,6 +209,7 @@ class GraphProgram:
         pool = self.pool
         try:
             arena = pool.pop()
+            arena.ready()
         except IndexError:
             arena = Arena(self.kg, self.plan)
         try:
