@@ -15,17 +15,21 @@ Grouping, per graph: nodes are visited from the last to the first; an unassigned
 starts a group (its value may have any users), and a fusable producer of a member joins when
 every user of its value is a member and no graph returns it. So each intermediate is used
 only inside its group, every member flows into the root, and the fused node, placed where
-the root was, sees all its inputs already computed. Groups of fewer than MIN_NODES ops are
+the root was, sees all its inputs already computed. No member is moved past a side-effect
+node (an in-place write between a member and the root could change what the member reads). Groups of fewer than MIN_NODES ops are
 left as they are. Side-effect nodes are never fused. The fused node keeps the root's name,
 abstract and source locations.
 """
+import numpy as np
+
 from ...common.tensor import Tensor
-from ...ir.anf import CNode, ValueNode
+from ...ir.anf import CNode, FuncGraph, ValueNode
 from ...kernels import registry
 from ...ops.operations.fused_ops import ELEMWISE_OPS, FLOAT_DTYPES, FusedElemwise, component
 from ...ops.primitive import Primitive
 
 MIN_NODES = 2
+MIN_ELEMENTS = 4096     # smaller outputs stay unfused (see the module docstring)
 
 
 def prim_of(node, names):
@@ -70,6 +74,8 @@ def _fusable(node):
     dtype = getattr(node.abstract, "dtype", None)
     if dtype not in FLOAT_DTYPES or not hasattr(node.abstract, "shape"):
         return None
+    if int(np.prod(node.abstract.shape)) < MIN_ELEMENTS:
+        return None
     args = node.inputs[1:]
     if name == "Cast":
         ok = (len(args) == 2 and isinstance(args[1], ValueNode)
@@ -87,13 +93,28 @@ def _fusable(node):
     return name if tensors else None
 
 
-def _grow(root, graph, cand, assigned, users, outputs):
+def epochs(graph):
+    """node id -> how many side-effect nodes (graph calls included) precede it in
+    `graph.order`. A node moved later (into a fused node at its user's place) must not cross
+    one: an in-place write (Assign, an optimizer update) in between changes what it reads."""
+    out, k = {}, 0
+    for n in graph.order:
+        callee = n.inputs[0]
+        if n.side_effect or isinstance(callee, CNode) or (   # calls of graphs count too
+                isinstance(callee, ValueNode) and isinstance(callee.value, FuncGraph)):
+            k += 1
+        out[n.id] = k
+    return out
+
+
+def _grow(root, graph, cand, assigned, users, outputs, epoch):
     members = {root.id: root}
     work = list(root.inputs[1:])
     while work:
         p = work.pop()
         if (not isinstance(p, CNode) or p.graph is not graph or p.id in members
-                or p.id in assigned or p.id not in cand or p.id in outputs):
+                or p.id in assigned or p.id not in cand or p.id in outputs
+                or epoch[p.id] != epoch[root.id]):
             continue
         us = users.get(p, ())
         if not us or any(u.id not in members for u, _ in us):
@@ -146,10 +167,11 @@ def run(graph, manager):
         if len(cand) < MIN_NODES:
             continue
         assigned, fused = set(), {}          # root id -> fused node
+        epoch = epochs(g)
         for root in reversed(g.order):
             if root.id not in cand or root.id in assigned:
                 continue
-            members = _grow(root, g, cand, assigned, users, outputs)
+            members = _grow(root, g, cand, assigned, users, outputs, epoch)
             assigned.update(members)
             if len(members) < MIN_NODES:
                 continue

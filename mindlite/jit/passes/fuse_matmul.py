@@ -8,12 +8,13 @@ place on its output: no intermediate tensors and one call instead of two or thre
 Fused when: the MatMul's value (and the BiasAdd's, when a ReLU joins) has that one user and
 no graph returns it, all are the framework's own primitives with only built-in kernels
 registered, the dtype is float32/float64 and the bias is a 1-D tensor of that dtype (the
-MatMul output is 2-D, so BiasAdd's channel axis is the last one for every data_format).
+MatMul output is 2-D, so BiasAdd's channel axis is the last one for every data_format), and
+no side-effect node lies between the MatMul and the last fused node.
 Run it before fuse_elementwise, which would otherwise take the ReLU into an elementwise group.
 """
 from ...ir.anf import CNode, ValueNode
 from ...ops.operations.fused_ops import FLOAT_DTYPES, FusedMatMulBiasAdd
-from .fuse_elementwise import output_ids, prim_of
+from .fuse_elementwise import epochs, output_ids, prim_of
 
 _DATA_FORMATS = ("NCHW", "NHWC")
 
@@ -68,6 +69,7 @@ def run(graph, manager):
     users = manager.users
     for g in manager.graphs():
         fused = {}                                   # last node id -> (fused node, dropped ids)
+        epoch = epochs(g)
         for mm in g.order:
             flags = _matmul(mm)
             if flags is None:
@@ -82,7 +84,11 @@ def run(graph, manager):
                     getattr(ab, "shape", ())) != 1:
                 continue
             relu = _only_user(bias_add, users, outputs, "ReLU")
+            if relu is not None and epoch[relu.id] != epoch[mm.id]:
+                relu = None
             last = relu or bias_add
+            if epoch[last.id] != epoch[mm.id]:     # never moved past an in-place write
+                continue
             prim = FusedMatMulBiasAdd(flags[0], flags[1], "relu" if relu else "none")
             node = CNode(g, [ValueNode(prim, prim), mm.inputs[1], mm.inputs[2], bias],
                          last.abstract, last.debug, last.name)

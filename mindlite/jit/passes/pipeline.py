@@ -7,7 +7,8 @@
     cse                       equal pure calls of equal inputs -> one node
     dead_node_elimination     unused nodes and unreferenced nested graphs
     <before_fusion>           user passes scheduled at "before_fusion" (POSITION_BEGIN)
-    <fusion slot>             the built-in fusions (elementwise, MatMul+BiasAdd) go here
+    matmul_biasadd_fusion     MatMul -> BiasAdd (-> ReLU) -> FusedMatMulBiasAdd
+    elementwise_fusion        elementwise DAGs -> FusedElemwise (one pass per output)
     <after_fusion>            user passes scheduled at "after_fusion" (POSITION_END)
     dead_node_elimination_final   what the fusions and user passes left unused
 
@@ -19,7 +20,7 @@ that breaks the IR is named in the error; `run_pipeline(..., check=True)` lints 
 stage (the tests do).
 """
 from ...ir.manager import FuncGraphManager, LintError, lint
-from . import algebraic, constant_folding, cse, dce, inline
+from . import algebraic, constant_folding, cse, dce, fuse_elementwise, fuse_matmul, inline
 from .registry import AFTER_FUSION, BEFORE_FUSION, SCHEDULED, resolve
 
 PIPELINE = [
@@ -29,7 +30,8 @@ PIPELINE = [
     ("cse", cse.run),
     ("dead_node_elimination", dce.run),
     BEFORE_FUSION,
-    # ---- fusion slot: ("elementwise_fusion", ...), ("matmul_biasadd_fusion", ...) ----
+    ("matmul_biasadd_fusion", fuse_matmul.run),      # first: it takes Dense's ReLU
+    ("elementwise_fusion", fuse_elementwise.run),
     AFTER_FUSION,
     ("dead_node_elimination_final", dce.run),
 ]
