@@ -4,6 +4,8 @@
     parse*.py           Python source (ast) -> FuncGraph specialized to the call's signature
     standard_method.py  graph-mode versions of eager functions that keep runtime state
     executor.py         run a FuncGraph through the normal op path
+    passes/             the pass pipeline run after parsing, the user pass API
+    save_graphs.py      the per-stage graph files of set_context(save_graphs=...)
 The IR itself (nodes, FuncGraph, manager, lint, .ir dump) lives in mindlite/ir/. This
 module stays light: the parser is imported at the first compile (`import mindlite` does
 not pay for ast and inspect).
