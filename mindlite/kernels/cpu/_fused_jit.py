@@ -108,7 +108,7 @@ def get_kernel(program, step_dtypes, kinds, rank):
     fn = _compile(program, step_dtypes, kinds, rank)
     with _LOCK:
         _CACHE[key] = fn
-        if len(_CACHE) > CACHE_SIZE:
+        while len(_CACHE) > CACHE_SIZE:
             _CACHE.popitem(last=False)
     return fn
 

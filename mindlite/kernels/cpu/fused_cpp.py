@@ -59,7 +59,7 @@ def _table(program, step_dtypes, n_inputs):
     hit = (np.array(rows, dtype=np.int64).reshape(-1, 5), tuple(consts),
            np.array([(_SCALAR, 1)] * len(consts), dtype=np.int64).reshape(-1, 2))
     _TABLES[key] = hit + (program, step_dtypes)
-    if len(_TABLES) > CACHE_SIZE:
+    while len(_TABLES) > CACHE_SIZE:
         _TABLES.popitem(last=False)
     return hit
 
@@ -98,7 +98,7 @@ def _plan(steps, consts, const_kinds, inputs, shape, size):
     if consts:
         kinds = np.concatenate([kinds, const_kinds])
     _PLANS[key] = (steps, kinds, tuple(dense))
-    if len(_PLANS) > CACHE_SIZE:
+    while len(_PLANS) > CACHE_SIZE:
         _PLANS.popitem(last=False)
     return kinds, tuple(dense)
 

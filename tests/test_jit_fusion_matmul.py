@@ -1,0 +1,214 @@
+"""MatMul+BiasAdd(+ReLU) fusion (mindlite/jit/passes/fuse_matmul.py, FusedMatMulBiasAdd), the
+fused primitives' completeness (infer, kernels, bprop) and gradients (finite differences in
+float64, value_and_grad through a compiled network), FusedElemwise's other kernels (numba,
+numpy) against eager, and bad arguments to the primitives and to _C.fused_elemwise."""
+import numpy as np
+import pytest
+
+import mindlite as ms
+from mindlite import _C, nn, ops
+from mindlite.ir import lint
+from mindlite.kernels import registry
+from mindlite.kernels.cpu import fused_cpp
+from mindlite.ops.operations.fused_ops import FusedElemwise, FusedMatMulBiasAdd
+from mindlite.ops.primitive import Primitive
+from mindlite.pynative.grad import BPROPS
+from test_jit_fusion import fused_nodes, names, no_fusion, t
+
+
+class _MLP(nn.Cell):
+    def __init__(self, act="relu"):
+        super().__init__()
+        self.l1 = nn.Dense(8, 16, activation=act)
+        self.l2 = nn.Dense(16, 4)
+
+    def construct(self, x):
+        return self.l2(self.l1(x))
+
+
+def test_dense_layers_become_fused_matmul_nodes():
+    net, x = _MLP(), t((5, 8))
+    with no_fusion():
+        before = names(ms.jit(type(net).construct).graph(net, x))
+    assert before["MatMul"] == 2 and before["BiasAdd"] == 2 and before["ReLU"] == 1
+    jf = ms.jit(type(net).construct)
+    graph = jf.graph(net, x)
+    lint(graph)
+    assert names(graph) == {"FusedMatMulBiasAdd": 2}
+    acts = [n.inputs[0].value.attrs["activation"] for n in graph.order]
+    assert acts == ["relu", "none"]
+    assert all(n.inputs[0].value.attrs["transpose_b"] for n in graph.order)   # Dense's x W^T
+    np.testing.assert_array_equal(jf(net, x).asnumpy(), net(x).asnumpy())
+
+
+def test_matmul_with_another_user_is_not_fused():
+    def fn(x, w, b):
+        y = ops.matmul(x, w)
+        return ops.bias_add(y, b), y * 2.0
+    x, w, b = t((4, 3)), t((3, 5), seed=1), t((5,), seed=2)
+    graph = ms.jit(fn).graph(x, w, b)
+    assert "FusedMatMulBiasAdd" not in names(graph) and names(graph)["MatMul"] == 1
+    for got, want in zip(ms.jit(fn)(x, w, b), fn(x, w, b)):
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+@pytest.mark.parametrize("act", ["none", "relu"])
+def test_fused_matmul_gradient_matches_finite_differences(ta, tb, act):
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((3, 4) if ta else (4, 3))
+    b = rng.standard_normal((5, 3) if tb else (3, 5))
+    c = rng.standard_normal(5) * 0.3
+    prim = FusedMatMulBiasAdd(ta, tb, act)
+    w = rng.standard_normal((4, 5))
+
+    def loss(a, b, c):
+        return (prim(a, b, c) * ms.Tensor(w)).sum()
+    grads = ms.grad(loss, grad_position=(0, 1, 2))(*(ms.Tensor(v) for v in (a, b, c)))
+    for k, (v, g) in enumerate(zip((a, b, c), grads)):
+        num = np.zeros_like(v)
+        for idx in np.ndindex(v.shape):
+            hi, lo = [x.copy() for x in (a, b, c)], [x.copy() for x in (a, b, c)]
+            hi[k][idx] += 1e-6
+            lo[k][idx] -= 1e-6
+            num[idx] = (float(loss(*map(ms.Tensor, hi)).asnumpy())
+                        - float(loss(*map(ms.Tensor, lo)).asnumpy())) / 2e-6
+        np.testing.assert_allclose(g.asnumpy(), num, rtol=1e-6, atol=1e-7)
+
+
+def test_value_and_grad_through_a_compiled_network_equals_eager():
+    net, x = _MLP(), t((6, 8))
+    label = t((6, 4), seed=5)
+    params = net.trainable_params()
+
+    def loss_fn(x):
+        return ((net(x) - label) ** 2).mean()
+    eager_loss, eager_grads = ms.value_and_grad(loss_fn, None, params)(x)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph_loss, graph_grads = ms.value_and_grad(loss_fn, None, params)(x)
+        assert "FusedMatMulBiasAdd" in names(ms.jit(type(net).construct).graph(net, x))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(graph_loss.asnumpy(), eager_loss.asnumpy(), rtol=1e-6)
+    for g, e in zip(graph_grads, eager_grads):
+        np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_fused_elemwise_gradient_equals_the_unfused_chain():
+    prog = (("Mul", (0, ("c", 2.0)), None), ("Sub", (("t", 0), 1), None),
+            ("Sigmoid", (("t", 1),), None), ("Mul", (("t", 2), ("t", 1)), None),
+            ("Maximum", (("t", 3), 1), None))
+    fused = FusedElemwise(prog, 2)
+
+    def unfused(x, y):
+        a = x * 2.0 - y
+        return ops.maximum(ops.sigmoid(a) * a, y)
+    x, y = t((3, 4), np.float64), t((4,), np.float64, seed=1)
+    np.testing.assert_array_equal(fused(x, y).asnumpy(), unfused(x, y).asnumpy())
+    got = ms.grad(lambda x, y: fused(x, y).sum(), grad_position=(0, 1))(x, y)
+    want = ms.grad(lambda x, y: unfused(x, y).sum(), grad_position=(0, 1))(x, y)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-12)
+
+
+def test_fused_primitives_are_complete():
+    for cls in (FusedElemwise, FusedMatMulBiasAdd):
+        assert cls.infer is not Primitive.infer and cls in BPROPS
+        assert "numpy" in {k.provider for k in registry.kernels_for(cls.__name__)}
+    assert {"numba", "cpp"} <= {k.provider for k in registry.kernels_for("FusedElemwise")}
+
+
+ARITH = (("Mul", (0, 1), None), ("Add", (("t", 0), ("c", 1.5)), None),
+         ("Maximum", (("t", 1), 0), None), ("ReLU", (("t", 2),), None),
+         ("Cast", (("t", 3),), "float64"), ("Neg", (("t", 4),), None))
+TRANSC = (("Exp", (0,), None), ("Tanh", (("t", 0),), None), ("Sigmoid", (1,), None),
+          ("Mul", (("t", 1), ("t", 2)), None), ("Log", (("t", 3),), None),
+          ("Rsqrt", (("t", 3),), None), ("Sub", (("t", 4), ("t", 5)), None))
+
+
+@pytest.mark.parametrize("provider", ["numba", "numpy", "cpp"])
+def test_every_kernel_equals_eager(provider):
+    x = ms.Tensor(np.array([[0.5, -0.0, np.nan, np.inf], [-np.inf, 3.0, -2.0, 1e-3]],
+                           np.float32))
+    y = ms.Tensor(np.array([0.0, -1.0, 2.0, np.nan], np.float32))
+    for prog, exact in ((ARITH, True), (TRANSC, False)):
+        want = FusedElemwise(prog, 2)(x, y).asnumpy()            # default: the cpp kernel
+        steps = []                                               # eager, op by op
+        for name, refs, extra in prog:
+            args = [(x, y)[r] if type(r) is int else steps[r[1]] if r[0] == "t" else r[1]
+                    for r in refs]
+            op = getattr(ops.operations, name)()
+            steps.append(op(*args, getattr(ms, extra)) if extra else op(*args))
+        np.testing.assert_array_equal(want, steps[-1].asnumpy())
+        prim = FusedElemwise(prog, 2).add_prim_attr("kernel_provider", provider)
+        got = prim(x, y).asnumpy()
+        if exact:
+            np.testing.assert_array_equal(got, want)
+        else:   # libm / numpy transcendental functions: within a few ulp of the C++ loops
+            np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-30, equal_nan=True)
+
+
+def test_bad_programs_and_inputs_raise_at_the_call():
+    with pytest.raises(ValueError, match="FusedElemwise.*step 0"):
+        FusedElemwise((("Softmax", (0,), None),), 1)
+    with pytest.raises(ValueError, match="FusedElemwise.*ref"):
+        FusedElemwise((("Neg", (("t", 0),), None),), 1)
+    with pytest.raises(TypeError, match="FusedElemwise.*expected 2 inputs"):
+        FusedElemwise((("Add", (0, 1), None),), 2)(t((2,)))
+    with pytest.raises(TypeError, match="FusedElemwise.*float32/float64"):
+        FusedElemwise((("Neg", (0,), None),), 1)(ms.Tensor(np.arange(3, dtype=np.int32)))
+    with pytest.raises(ValueError, match="FusedMatMulBiasAdd.*bias"):
+        FusedMatMulBiasAdd()(t((2, 3)), t((3, 4)), t((3,)))
+    with pytest.raises(ValueError, match="activation"):
+        FusedMatMulBiasAdd(False, False, "gelu")
+
+
+def test_c_entry_checks_every_argument():
+    x = np.ones(8, np.float32)
+    out = np.empty(8, np.float32)
+    steps = np.array([[0, _C.UNARY_OPS["Exp"], 0, 0, 0]], np.int64)
+    kinds = np.array([[0, 0]], np.int64)
+    _C.fused_elemwise(steps, (x,), kinds, out)
+    ref = np.empty_like(x)
+    _C.UNARY_KERNELS["Exp"](x, ref)
+    np.testing.assert_array_equal(out, ref)
+    bad_slot = np.array([[0, _C.UNARY_OPS["Exp"], 0, 5, 0]], np.int64)
+    bad_dtype = np.array([[0, _C.UNARY_OPS["Exp"], 1, 0, 0]], np.int64)
+    bool_op = np.array([[1, _C.BINARY_OPS["Less"], 0, 0, 0]], np.int64)
+    for s in (bad_slot, bad_dtype, bool_op):
+        with pytest.raises(ValueError, match="fused_elemwise.*step 0"):
+            _C.fused_elemwise(s, (x,), kinds, out)
+    with pytest.raises(ValueError, match="input 0"):
+        _C.fused_elemwise(steps, (np.ones(4, np.float32),), kinds, out)
+    with pytest.raises(ValueError, match="input 0"):
+        _C.fused_elemwise(steps, (np.ones(3, np.float32),), np.array([[2, 3]], np.int64), out)
+    with pytest.raises(TypeError, match="one array per row"):
+        _C.fused_elemwise(steps, (x, x), kinds, out)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        _C.fused_elemwise(steps, (np.ones(8, np.int32),), kinds, out)
+
+
+def test_c_kernel_reads_an_input_that_is_its_output():
+    x = np.linspace(-2, 2, 5000).astype(np.float32)
+    want = np.maximum(x * x + np.float32(1), 0)
+    steps, consts, const_kinds = fused_cpp._table(
+        (("Square", (0,), None), ("Add", (("t", 0), ("c", 1.0)), None),
+         ("ReLU", (("t", 1),), None)), ("float32",) * 3, 1)
+    kinds = np.concatenate([np.array([[0, 0]], np.int64), const_kinds])
+    _C.fused_elemwise(steps, (x,) + consts, kinds, x)            # out is x itself
+    np.testing.assert_array_equal(x, want)
+    y = np.linspace(-2, 2, 5001).astype(np.float32)
+    out = y[1:]                                                  # overlaps y shifted by one
+    _C.fused_elemwise(steps, (y[:-1],) + consts, kinds, out)
+    np.testing.assert_array_equal(out, np.maximum(
+        np.linspace(-2, 2, 5001).astype(np.float32)[:-1] ** 2 + np.float32(1), 0))
+
+
+def test_kernel_caches_are_bounded(monkeypatch):
+    monkeypatch.setattr(fused_cpp, "CACHE_SIZE", 4)
+    x = ms.Tensor(np.ones(5, np.float32))
+    for k in range(10):
+        FusedElemwise((("Add", (0, ("c", float(k))), None), ("Neg", (("t", 0),), None)), 1)(x)
+    assert len(fused_cpp._TABLES) <= 4 and len(fused_cpp._PLANS) <= 4
