@@ -14,6 +14,7 @@ from helpers import FLOAT_DTYPES, INT_DTYPES, arrays, noncontig, shapes, tensor
 import mindlite as ms
 from mindlite import Tensor, ops
 from mindlite.abstract import abstract_tensor
+from mindlite.kernels.cpu import sort_numpy
 from mindlite.ops.operations import sort_ops
 
 with_fixture = settings(suppress_health_check=list(settings.default.suppress_health_check)
@@ -37,6 +38,14 @@ def _nan_last_order(x, axis, descending):
     return np.moveaxis(order, -1, axis)
 
 
+@pytest.fixture(params=["small", "packed"])
+def path(request, monkeypatch):
+    """Sort / TopK kernels: numpy's stable sorts (small inputs) or the packed keys."""
+    if request.param == "packed":
+        monkeypatch.setattr(sort_numpy, "SMALL", 0)
+    return request.param
+
+
 def _rank1(data, dtype, **kw):
     x = data.draw(arrays(dtype, shapes(min_dims=1, max_side=6), **kw))
     return noncontig(x) if data.draw(st.booleans()) else x
@@ -45,7 +54,7 @@ def _rank1(data, dtype, **kw):
 # ---- sort / argsort ----------------------------------------------------------------------
 @with_fixture
 @given(data=st.data())
-def test_sort_against_reference(policy, data):
+def test_sort_against_reference(policy, path, data):
     dtype = data.draw(st.sampled_from(NUM))
     x = _rank1(data, dtype)
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
@@ -76,7 +85,7 @@ def test_sort_nan_is_largest(policy):
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-def test_sort_signed_zero_ties_and_nan_payloads(policy, dtype):
+def test_sort_signed_zero_ties_and_nan_payloads(policy, path, dtype):
     neg_nan = np.array(np.nan, dtype)
     neg_nan = -neg_nan                                   # sign bit set: must still sort last
     x = np.array([0.0, -0.0, neg_nan, 1.0, np.nan, -0.0], dtype)
@@ -99,7 +108,7 @@ def test_tensor_sort_argsort_methods(policy):
 # ---- topk ----------------------------------------------------------------------------------
 @with_fixture
 @given(data=st.data())
-def test_topk_against_reference(policy, data):
+def test_topk_against_reference(policy, path, data):
     dtype = data.draw(st.sampled_from(NUM))
     x = data.draw(arrays(dtype, shapes(min_dims=1, max_side=40), min_value=-3, max_value=3))
     x = noncontig(x) if data.draw(st.booleans()) else x
@@ -114,7 +123,7 @@ def test_topk_against_reference(policy, data):
     np.testing.assert_array_equal(v.asnumpy(), np.take_along_axis(x, order, dim))
 
 
-def test_topk_partition_path_ties_match_full_sort(policy):
+def test_topk_partition_path_ties_match_full_sort(policy, path):
     rng = np.random.default_rng(0)
     x = rng.integers(0, 4, (5, 300)).astype(np.float32)       # k << n: partition path
     v, i = ops.topk(Tensor(x), 7)

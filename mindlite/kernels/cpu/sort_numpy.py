@@ -19,18 +19,28 @@ from ..registry import register_kernel
 _LOW = np.uint64(0xFFFFFFFF)
 
 
+_SIGN = np.uint32(0x80000000)
+_NAN_KEY = np.uint32(0xFFC00000)            # the key of +NaN (0x7FC00000) above +inf's
+_INF_KEYS = (np.uint32(0x007FFFFF), np.uint32(0xFF800000))    # keys of -inf and +inf
+
+
 def _key32(x):
     """An order-preserving uint32 image of x (<= 32-bit dtypes), or None for 64-bit ones."""
     kind, size = x.dtype.kind, x.dtype.itemsize
     if size > 4:
         return None
-    if kind == "f":
-        f = np.where(np.isnan(x), np.float32(np.nan), x.astype(np.float32) + np.float32(0))
-        b = f.view(np.uint32)
-        return np.where(b >> 31, ~b, b | np.uint32(0x80000000))
     if kind == "u":
         return x.astype(np.uint32)
-    return x.astype(np.int32).view(np.uint32) ^ np.uint32(0x80000000)
+    if kind != "f":
+        key = x.astype(np.int32).view(np.uint32)
+        key ^= _SIGN
+        return key
+    key = np.add(x, 0, dtype=np.float32).view(np.uint32)         # -0.0 + 0 = +0.0
+    key ^= (key.view(np.int32) >> 31).view(np.uint32) | _SIGN    # negative: all bits flipped
+    lo, hi = _INF_KEYS
+    if key.min() < lo or key.max() > hi:                          # NaN of any sign or payload
+        key[(key < lo) | (key > hi)] = _NAN_KEY
+    return key
 
 
 def _packed(x, descending):
@@ -39,9 +49,11 @@ def _packed(x, descending):
     if key is None:
         return None
     if descending:
-        key = ~key
-    pos = np.arange(x.shape[-1], dtype=np.uint64)
-    return (key.astype(np.uint64) << np.uint64(32)) | pos
+        np.invert(key, out=key)
+    packed = key.astype(np.uint64)
+    packed <<= np.uint64(32)
+    packed |= np.arange(x.shape[-1], dtype=np.uint64)
+    return packed
 
 
 def _argsort(x, axis, descending):
@@ -51,6 +63,23 @@ def _argsort(x, axis, descending):
     n = x.shape[axis]
     rev = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
     return np.flip(n - 1 - rev, axis)
+
+
+# NOTE: below this many elements the packed keys' dozen numpy calls cost more than the
+# sort itself (4x4: ~10 us against ~5 us for two stable argsort/sort calls).
+SMALL = 4096
+
+
+def _small_last(x, descending):
+    """(order, values) along the last axis by numpy's stable sorts (small inputs)."""
+    if not descending:
+        values = x.copy()
+        values.sort(-1, kind="stable")
+        return x.argsort(-1, kind="stable"), values
+    r = x[..., ::-1]
+    values = r.copy()
+    values.sort(-1, kind="stable")
+    return (x.shape[-1] - 1) - r.argsort(-1, kind="stable")[..., ::-1], values[..., ::-1]
 
 
 def _order_last(x, descending, k=None):
@@ -71,8 +100,11 @@ def sort_numpy(x, values, indices, axis, descending):
         return
     last = axis == x.ndim - 1
     xs = x if last else np.moveaxis(x, axis, -1)
-    order = _order_last(xs, descending)
-    sorted_x = np.take_along_axis(xs, order, -1)
+    if x.size <= SMALL:
+        order, sorted_x = _small_last(xs, descending)
+    else:
+        order = _order_last(xs, descending)
+        sorted_x = np.take_along_axis(xs, order, -1)
     if not last:
         order, sorted_x = np.moveaxis(order, -1, axis), np.moveaxis(sorted_x, -1, axis)
     np.copyto(indices, order, casting="unsafe")
@@ -82,6 +114,17 @@ def sort_numpy(x, values, indices, axis, descending):
 @register_kernel("TopK", provider="numpy")
 def topk_numpy(x, values, indices, k):
     if x.size == 0:
+        return
+    if k == 1:                  # argmax: NaN first, ties by the lowest index
+        rows = x.reshape(-1, x.shape[-1])
+        best = rows.argmax(-1)
+        np.copyto(indices.reshape(-1), best, casting="unsafe")
+        np.copyto(values.reshape(-1), rows[np.arange(rows.shape[0]), best])
+        return
+    if x.size <= SMALL:
+        order, sorted_x = _small_last(x, True)
+        np.copyto(indices, order[..., :k], casting="unsafe")
+        np.copyto(values, sorted_x[..., :k])
         return
     order = _order_last(x, True, k)
     np.copyto(indices, order, casting="unsafe")

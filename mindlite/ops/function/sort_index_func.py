@@ -77,6 +77,8 @@ def _swap_last(x, dim):
 def topk(input, k, dim=None, largest=True, sorted=True):
     """(values, indices int32): the k largest (smallest when not `largest`) entries along
     `dim` (default the last), in order (largest first, or smallest first)."""
+    if largest and (dim is None or dim == -1) and not isinstance(k, Tensor):
+        return _prim(SO.TopK, sorted)(input, k)         # TopK's inference checks the rest
     _tensor("topk", "input", input)
     if input.ndim == 0:
         raise ValueError("For 'topk', the rank of 'input' must be greater than 0, but got a "
