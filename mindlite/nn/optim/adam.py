@@ -1,4 +1,5 @@
-"""nn.Adam and nn.AdamWeightDecay (mindspore.nn), through the Adam / AdamWeightDecay primitives.
+"""nn.Adam, nn.LazyAdam and nn.AdamWeightDecay (mindspore.nn), through the Adam /
+AdamWeightDecay primitives.
 
 Adam, per step t: g = grad / loss_scale + weight_decay * w (decayed parameters only);
 beta1_power *= beta1, beta2_power *= beta2 (float32 Parameters starting at 1);
@@ -18,7 +19,7 @@ from ... import ops
 from ...common.tensor import Tensor
 from .optimizer import Optimizer, float_param
 
-__all__ = ["Adam", "AdamWeightDecay"]
+__all__ = ["Adam", "AdamWeightDecay", "LazyAdam"]
 
 
 def _check_param_value(beta1, beta2, eps, cls):
@@ -74,6 +75,18 @@ class Adam(Optimizer):
         for p, m, v, lr, g in zip(self._parameters, self.moment1, self.moment2, lrs, grads):
             opt(p, m, v, self.beta1_power, self.beta2_power, lr, beta1, beta2, eps, g)
         return True
+
+
+class LazyAdam(Adam):
+    """LazyAdam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+    use_nesterov=False, weight_decay=0.0, loss_scale=1.0): Adam that updates only the rows a
+    sparse (RowTensor) gradient touches. mindlite's gradients are dense, and on a dense
+    gradient MindSpore's LazyAdam runs the Adam primitive: the same update as Adam."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+                 use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
+                         weight_decay, loss_scale)
 
 
 class AdamWeightDecay(Optimizer):
