@@ -1,4 +1,6 @@
 // _C.fused_elemwise(steps, inputs, kinds, out): FusedElemwise's kernel (kernels/fused_elemwise.h).
+// _C.matmul_bias_act(a, b, bias, out, transpose_a, transpose_b, relu): FusedMatMulBiasAdd's
+//   small-matrix kernel (the MatMul loop of _C.matmul, then fused_elemwise.h's bias_act).
 //   steps   int64 array (nsteps, 5): kind, op, dtype, slot a, slot b per step
 //   inputs  tuple of float32/float64 ndarrays
 //   kinds   int64 array (ninputs, 2): input kind (contiguous / scalar / periodic), period
@@ -8,10 +10,12 @@
 // The GIL is released while a large launch runs on the thread pool.
 #include "bind/fused_bind.h"
 
+#include <new>
 #include <vector>
 
 #include "bind/array_args.h"
 #include "kernels/fused_elemwise.h"
+#include "kernels/matmul.h"
 #include "runtime/thread_pool.h"
 
 namespace mindlite {
@@ -162,7 +166,77 @@ PyObject* py_fused(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+const char* const kMmFn = "mindlite._C.matmul_bias_act";
+
+// (a, b, bias, out, transpose_a, transpose_b, relu): out = relu?(op(a) @ op(b) + bias) by the
+// small-matrix MatMul loop and bias_act; 2-D float32/float64 of one dtype, bias (N,).
+PyObject* py_matmul_bias_act(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 7) {
+    PyErr_Format(PyExc_TypeError, "For '%s', expected 7 arguments (a, b, bias, out, "
+                 "transpose_a, transpose_b, relu), but got %zd", kMmFn, nargs);
+    return nullptr;
+  }
+  const CallSite cs{kMmFn, "FusedMatMulBiasAdd"};
+  const char* names[4] = {"a", "b", "bias", "out"};
+  PyArrayObject* arr[4];
+  for (int i = 0; i < 4; ++i) {
+    arr[i] = as_array(cs, names[i], args[i]);
+    if (!arr[i]) return nullptr;
+  }
+  bool flag[3];
+  const char* flag_names[3] = {"transpose_a", "transpose_b", "relu"};
+  for (int i = 0; i < 3; ++i) {
+    if (!bool_arg(cs, flag_names[i], args[4 + i], &flag[i])) return nullptr;
+  }
+  const int dt = array_dtype(arr[0]);
+  for (int i = 0; i < 4; ++i) {
+    if ((dt != kF32 && dt != kF64) || array_dtype(arr[i]) != dt ||
+        PyArray_NDIM(arr[i]) != (i == 2 ? 1 : 2)) {
+      PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be a %s float32/float64 array of the "
+                   "dtype of 'a'", kMmFn, names[i], i == 2 ? "1-D" : "2-D");
+      return nullptr;
+    }
+  }
+  if (!check_out(cs, arr[3])) return nullptr;
+  const npy_intp *sa = PyArray_DIMS(arr[0]), *sb = PyArray_DIMS(arr[1]);
+  const npy_intp* so = PyArray_DIMS(arr[3]);
+  const int64_t m = flag[0] ? sa[1] : sa[0], k = flag[0] ? sa[0] : sa[1];
+  const int64_t kb = flag[1] ? sb[1] : sb[0], n = flag[1] ? sb[0] : sb[1];
+  if (k != kb || so[0] != m || so[1] != n || PyArray_DIMS(arr[2])[0] != n) {
+    PyErr_Format(PyExc_ValueError, "For '%s', shapes do not fit: a %s, b %s (transposes %d, %d), "
+                 "bias %s, out %s", kMmFn, shape_str(2, sa).c_str(), shape_str(2, sb).c_str(),
+                 static_cast<int>(flag[0]), static_cast<int>(flag[1]),
+                 shape_str(1, PyArray_DIMS(arr[2])).c_str(), shape_str(2, so).c_str());
+    return nullptr;
+  }
+  PyArrayObject* in[3] = {nullptr, nullptr, nullptr};
+  bool ok = true;
+  for (int i = 0; i < 3 && ok; ++i) {
+    in[i] = i == 2 ? dense_in(arr[i], arr[3], nullptr) : readable(arr[i], arr[3], false);
+    ok = in[i] != nullptr;
+  }
+  bool oom = false;
+  if (ok) {
+    try {
+      run_matmul(dt, operand_of(in[0], 0), operand_of(in[1], 0), flag[0], flag[1],
+                 PyArray_BYTES(arr[3]), m, n, k);
+      bias_act(dt, PyArray_BYTES(arr[3]), PyArray_BYTES(in[2]), m, n, flag[2]);
+    } catch (const std::bad_alloc&) {  // packing buffers
+      oom = true;
+    }
+  }
+  for (PyArrayObject* r : in) Py_XDECREF(r);
+  if (!ok) return nullptr;
+  if (oom) return PyErr_NoMemory();
+  Py_RETURN_NONE;
+}
+
 PyMethodDef g_methods[] = {
+    {"matmul_bias_act",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_matmul_bias_act)),
+     METH_FASTCALL,
+     "matmul_bias_act(a, b, bias, out, transpose_a, transpose_b, relu): FusedMatMulBiasAdd "
+     "for small matrices (the small-matrix MatMul loop, then the bias / ReLU epilogue)."},
     {"fused_elemwise", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_fused)),
      METH_FASTCALL,
      "fused_elemwise(steps, inputs, kinds, out): FusedElemwise's block evaluator."},

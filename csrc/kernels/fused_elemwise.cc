@@ -118,6 +118,30 @@ int fused_cost(const FusedStep* steps, int nsteps) {
   return cost;
 }
 
+template <class T>
+static void bias_act_loop(T* o, const T* bias, int64_t m, int64_t n, bool relu) {
+  for (int64_t i = 0; i < m; ++i, o += n) {
+    if (relu) {
+      for (int64_t j = 0; j < n; ++j) {
+        const T v = o[j] + bias[j];
+        o[j] = (v > T(0) || v != v) ? v : T(0);
+      }
+    } else {
+      for (int64_t j = 0; j < n; ++j) o[j] += bias[j];
+    }
+  }
+}
+
+void bias_act(int dt, char* out, const char* bias, int64_t m, int64_t n, bool relu) {
+  if (dt == kF32) {
+    bias_act_loop(reinterpret_cast<float*>(out), reinterpret_cast<const float*>(bias), m, n,
+                  relu);
+  } else {
+    bias_act_loop(reinterpret_cast<double*>(out), reinterpret_cast<const double*>(bias), m, n,
+                  relu);
+  }
+}
+
 void run_fused(const FusedStep* steps, int nsteps, const FusedInput* inputs, int ninputs,
                char* out, int64_t n) {
   if (n == 0) return;

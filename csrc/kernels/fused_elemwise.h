@@ -38,4 +38,8 @@ void run_fused(const FusedStep* steps, int nsteps, const FusedInput* inputs, int
 
 int fused_cost(const FusedStep* steps, int nsteps);
 
+// FusedMatMulBiasAdd's epilogue, in place on the (m, n) C-contiguous product: out += bias
+// (one value per column), then max(out, 0) when relu (NaN stays NaN, -0 becomes +0, as ReLU).
+void bias_act(int dt, char* out, const char* bias, int64_t m, int64_t n, bool relu);
+
 }  // namespace mindlite

@@ -1,12 +1,18 @@
-"""C++ kernel of FusedElemwise (csrc/kernels/fused_elemwise.cc): the program runs block by
-block over the output through the same vector loops as the unfused C++ kernels (so each
-element gets the value the unfused ops give it), with every intermediate block in a small
-per-thread buffer: one pass over memory, split across the thread pool for large outputs.
+"""C++ kernels of the fused primitives (csrc/kernels/fused_elemwise.cc, csrc/bind/fused_bind.cc).
+
+FusedElemwise: the program runs block by block over the output through the same vector loops
+as the unfused C++ kernels (so each element gets the value the unfused ops give it), with
+every intermediate block in a small per-thread buffer: one pass over memory, split across the
+thread pool for large outputs.
 
 Inputs reach the loop as contiguous (the output's shape), scalar (one element, constants
 included) or periodic (the output's trailing dims, e.g. a bias row: element i reads
 x[i % x.size]); any other broadcast is made contiguous first. Programs are translated once
 per (program, dtypes) into the step table `_C.fused_elemwise` reads (a bounded cache).
+
+FusedMatMulBiasAdd, for the small matrices eager's MatMul runs in C++: `_C.matmul_bias_act`,
+that MatMul loop then the bias (+ReLU) epilogue in place, one C call (no Python frame under
+the fast runner or the graph runner).
 """
 from collections import OrderedDict
 
@@ -15,6 +21,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ..registry import register_kernel
 from ._cext import _C
+from .math_cpp import _small_matmul
 
 CACHE_SIZE = 256
 _TABLES = OrderedDict()
@@ -115,3 +122,13 @@ def fused_elemwise_cpp(*arrays, program, step_dtypes):
     for i in dense:
         inputs[i] = np.ascontiguousarray(np.broadcast_to(inputs[i], shape))
     _C.fused_elemwise(steps, tuple(inputs) + consts, kinds, out)
+
+
+def _small(x, y, bias):
+    """Where eager's MatMul runs the C++ loop (math_cpp._small_matmul): larger products go to
+    BLAS in fused_numpy.py's kernel, with the epilogue in numpy."""
+    return _small_matmul(x, y)
+
+
+register_kernel("FusedMatMulBiasAdd", provider="cpp", dtypes=(mstype.float32, mstype.float64),
+                when=_small)(_C.matmul_bias_act)
