@@ -1,7 +1,8 @@
 """Graph autodiff through control flow and the grad options (issue 12 §1): `if` on tensors
 (backward Switch graphs), closures, higher order, stop_gradient, has_aux, sens_param,
-GradOperation's get_all / get_by_list, custom Cell.bprop; eager's errors at compile time
-with the source line; a `while` on a tensor is named (tape fallback with a warning, an
+GradOperation's get_all / get_by_list, custom Cell.bprop, `while` on tensors (backward
+loops that recompute), second order through `if`; eager's errors at compile time with the
+source line; a second order through a `while` is named (tape fallback with a warning, an
 error inside @jit)."""
 import warnings
 
@@ -177,24 +178,93 @@ def test_errors_are_eagers_at_compile_time_with_the_source_line():
         op(ms.jit(lambda a: a * 2))(x, ms.Tensor(np.ones(4)))
 
 
-def _loop(x):
+def _loop(x, w):
     while ops.sum(x) < 10:
-        x = x * 2 + 1
-    return ops.sum(x)
+        x = x * w + ops.sin(x)
+    return ops.sum(x * x)
 
 
-def test_while_on_a_tensor_is_named_tape_fallback_outside_jit_error_inside():
+@FEW
+@given(seed=st.integers(0, 2 ** 31 - 1), start=st.sampled_from([0.05, 0.5, 3.0, 20.0]))
+def test_while_on_a_tensor_equals_eager_for_any_trip_count(seed, start):
+    rng = np.random.default_rng(seed)
+    x = ms.Tensor(np.abs(rng.standard_normal(3)) * start)          # 20.0: no iteration
+    w = ms.Tensor(1.2 + np.abs(rng.standard_normal(3)))
+    got, want = _both(ms.grad, _loop, (x, w), grad_position=(0, 1))
+    _close(got, want)
+
+
+def _counted(x, w, n):
+    i = ops.zeros_like(n)
+    while i < n:
+        if ops.sum(x) > 1:
+            x = x * w
+        else:
+            x = x + w * w
+        i = i + 1
+    return ops.sum(x * x), i
+
+
+@pytest.mark.parametrize("count", [0, 1, 4])
+def test_while_with_an_if_in_its_body_and_a_weight(count):
+    rng = np.random.default_rng(count)
+    x, w = _t(rng, 3), _t(rng, 3)
+    n = ms.Tensor(count, ms.int32)
+    got, want = _both(ms.value_and_grad, _counted, (x, w, n), grad_position=(0, 1),
+                      has_aux=True)
+    _close(got, want)
+
+    @ms.jit
+    def inside(x, w, n):
+        return ms.grad(_counted, (0, 1), has_aux=True)(x, w, n)
+    _close(inside(x, w, n), ms.grad(_counted, (0, 1), has_aux=True)(x, w, n))
+
+
+def test_nested_if_reading_a_value_only_the_inner_branch_uses():
+    def f(x, y, z):
+        if ops.sum(x) > 0:
+            a = x * 2
+            if ops.sum(a) > 1:
+                a = a * ops.exp(z)            # z: read only by the inner branch
+        else:
+            a = x - y
+        return ops.sum(a * y)
+
     x = ms.Tensor(np.array([1.0, 2.0]))
-    g = ms.grad(ms.jit(_loop))
-    with pytest.warns(UserWarning, match=r"'while' loop on a tensor[\s\S]*while ops.sum"):
+    rng = np.random.default_rng(7)
+    got, want = _both(ms.grad, f, (x, _t(rng, 2), _t(rng, 2)), grad_position=(0, 1, 2))
+    _close(got, want)
+    assert np.abs(got[2].asnumpy()).min() > 0
+
+
+def test_second_order_through_an_if_compiles():
+    def inner(x):
+        return ms.grad(branchy)(x, x * 0.5)
+
+    def outer(x):
+        return ops.sum(inner(x) ** 2)
+
+    for sign in (1.0, -1.0):
+        x = _t(np.random.default_rng(8), 4) * sign
+        got, want = _both(ms.grad, outer, (x,))
+        _close(got, want)
+
+
+def test_second_order_through_a_while_is_named():
+    def once(x):
+        return ops.sum(ms.grad(_loop)(x, x * 0 + 1.5))
+
+    x = ms.Tensor(np.array([0.5, 0.25]))
+    g = ms.grad(ms.jit(once))
+    with pytest.warns(UserWarning, match=r"backward of a 'while' loop on a tensor"):
         got = g(x)
-    _close(got, ms.grad(_loop)(x))
+    _close(got, ms.grad(once)(x))
     assert g._ml_joint == "tape"
 
     @ms.jit
     def inside(x):
-        return ms.grad(_loop)(x)
-    with pytest.raises(UnsupportedSyntaxError, match="'while' loop on a tensor"):
+        return ms.grad(once)(x)
+    with pytest.raises(UnsupportedSyntaxError, match="backward of a 'while' loop"):
         inside(x)
 
 

@@ -10,7 +10,7 @@ backward follows the branch the forward took; the gradients are then accumulated
 enclosing values like any other adjoint.
 """
 from ...ir.anf import FUNC, MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
-from .transform import _Backprop, _ir, zeros_of
+from .transform import _Backprop, _ir, free_values, zeros_of
 
 
 def clone_graph(g, parent, mapping, name):
@@ -37,22 +37,21 @@ def _map(i, new, mapping, own):
 
 
 def switch_backward(bp, call, sw, dout):
-    """Emit the backward Switch for `call` (a pick of `sw` called with no arguments)."""
+    """Emit the backward Switch for `call`, a pick of `sw` called with `args` (none for a
+    forward `if`; the adjoints for a backward Switch being differentiated again)."""
     p = bp.p
-    if len(call.inputs) > 1:
-        from .transform import ADUnsupportedError, _trace
-        raise ADUnsupportedError("Graph autodiff does not support a Switch pick called with "
-                                 f"arguments yet{_trace(call)}")
     cond = sw.inputs[1]
     graphs = [i.value for i in sw.inputs[2:4]]
+    args = list(call.inputs[1:])
     fvs = []
     for g in graphs:
-        for v in g.free_variables:
+        for v in free_values(g):
             if v in bp.tracked and v not in fvs:
                 fvs.append(v)
-    if not fvs:
+    if not fvs and not any(a in bp.tracked for a in args):
         return
-    abstracts = [p.abstract_of(v) for v in fvs]
+    arg_abs = [p.abstract_of(a) for a in args]
+    abstracts = arg_abs + [p.abstract_of(v) for v in fvs]
     out_abs = call.abstract
     dout_value = bp.dense(out_abs, dout)
     backs = [_branch_backward(bp, g, fvs, abstracts, out_abs) for g in graphs]
@@ -61,30 +60,35 @@ def switch_backward(bp, call, sw, dout):
     try:
         bsw = p.emit([SWITCH, cond, ValueNode(backs[0], FUNC), ValueNode(backs[1], FUNC)], FUNC)
         douts = list(dout_value) if isinstance(out_abs, tuple) else [dout_value]
-        grads = p.emit([bsw] + douts, tuple(abstracts))
-        for i, (v, a) in enumerate(zip(fvs, abstracts)):
-            bp.add(v, p.emit([TUPLE_GETITEM, grads, i], a))
+        grads = p.emit([bsw] + args + douts, tuple(abstracts))
+        for i, (v, a) in enumerate(zip(args + fvs, abstracts)):
+            if v in bp.tracked:
+                bp.add(v, p.emit([TUPLE_GETITEM, grads, i], a))
     finally:
         p.loc = saved
 
 
 def _branch_backward(bp, g, fvs, abstracts, out_abs):
+    """bg(params of g..., douts...) -> (gradients of g's parameters, then of fvs)."""
     p = bp.p
     saved_fg = p.fg
     bg = p.new_graph("bprop_" + g.name.split("_", 1)[-1].split("_")[0])
     p.fg = bg
     try:
+        mapping = {q: bg.add_parameter(q.name, q.abstract, q.default, q.debug)
+                   for q in g.parameters}
+        params = [mapping[q] for q in g.parameters]
         leaves = list(out_abs) if isinstance(out_abs, tuple) else [out_abs]
         sens = [bg.add_parameter(f"dout{i}", a) for i, a in enumerate(leaves)]
-        mapping = {}
         _clone_nodes_into(g, bg, mapping)
         out = mapping.get(g.output, g.output)
-        outs = _leaf_values(p, out, len(leaves))
-        inner = _Backprop(p, list(bg.order), fvs)
+        outs = _leaf_values(p, out, out_abs)
+        wrt = params + fvs
+        inner = _Backprop(p, list(bg.order), wrt)
         inner.mark()
         inner.run(outs, sens)
         grads = []
-        for v, a in zip(fvs, abstracts):
+        for v, a in zip(wrt, abstracts):
             gv = inner.adj.get(v) if v in inner.tracked else None
             grads.append(zeros_of(a) if gv is None else gv)
         bg.set_output(p.as_input(tuple(grads)))
@@ -100,11 +104,10 @@ def _clone_nodes_into(g, bg, mapping):
         mapping[n] = bg.new_cnode(ins, n.abstract, n.debug, n.name, n.side_effect)
 
 
-def _leaf_values(p, out, n):
+def _leaf_values(p, out, out_abs):
     """The branch output's leaves (a MakeTuple's items, else TupleGetItems of it)."""
-    if n == 1:
+    if not isinstance(out_abs, tuple):
         return [out]
     if isinstance(out, CNode) and _ir(out.inputs[0]) is MAKE_TUPLE:
         return list(out.inputs[1:])
-    return [p.emit([TUPLE_GETITEM, out, i], a) for i, a in enumerate(out.abstract)]
-
+    return [p.emit([TUPLE_GETITEM, out, i], a) for i, a in enumerate(out_abs)]

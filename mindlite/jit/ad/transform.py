@@ -66,6 +66,20 @@ def _switch_of(node):
     return None
 
 
+def free_values(g):
+    """The nodes of enclosing graphs that g or any graph nested in it reads (FuncGraph's
+    free_variables looks at g's own nodes only)."""
+    own = {g} | set(g.children_all())
+    seen, out = set(), []
+    for h in [g] + list(g.children_all()):
+        for node in h.order + ([h.output] if h.output is not None else []):
+            for i in (node.inputs if isinstance(node, CNode) else [node]):
+                if i.graph is not None and i.graph not in own and i not in seen:
+                    seen.add(i)
+                    out.append(i)
+    return out
+
+
 def _branch_graphs(sw):
     return [i.value for i in sw.inputs[2:4]]
 
@@ -100,10 +114,13 @@ class _Backprop:
                 continue
             sw = _switch_of(n)
             if sw is not None:
-                fvs = {v for g in _branch_graphs(sw) for v in g.free_variables}
+                fvs = {v for g in _branch_graphs(sw) for v in free_values(g)}
                 if any(v in tracked for v in fvs) or any(i in tracked for i in n.inputs[1:]):
                     tracked.add(n)
                 continue
+            if isinstance(_ir(callee), FuncGraph):           # a loop graph's call
+                if any(v in tracked for v in free_values(_ir(callee))):
+                    tracked.add(n)
             if any(i in tracked for i in n.inputs[1:]):
                 tracked.add(n)
 
@@ -203,7 +220,15 @@ class _Backprop:
         if sw is not None:
             from .control import switch_backward
             return switch_backward(self, n, sw, dout)
-        what = ("a 'while' loop on a tensor" if isinstance(callee, FuncGraph)
+        if isinstance(callee, FuncGraph):
+            from .loop import loop_backward, loop_parts
+            if getattr(callee, "ad_generated", False):
+                raise ADUnsupportedError(
+                    "Graph autodiff does not support differentiating the backward of a 'while' "
+                    f"loop on a tensor (a second grad through the loop) yet{_trace(n)}")
+            if loop_parts(callee) is not None:
+                return loop_backward(self, n, callee, dout)
+        what = ("a call of the graph @" + callee.name if isinstance(callee, FuncGraph)
                 else f"the call of {callee!r}")
         raise ADUnsupportedError(f"Graph autodiff does not support {what} yet (use PYNATIVE "
                                  f"mode for its gradient){_trace(n)}")
