@@ -60,6 +60,9 @@ OPS = {   # name: (mindlite, numpy, torch)
             lambda x, y: torch.nn.functional.elu(x)),
     "mish": (lambda x, y: ops.mish(x), lambda x, y: x * np.tanh(np.logaddexp(0, x)),
              lambda x, y: torch.nn.functional.mish(x)),
+    "einsum": (lambda x, y: ops.einsum("ij,jk->ik", x, y),
+               lambda x, y: np.einsum("ij,jk->ik", x, y, optimize=x.shape[0] > 16),
+               lambda x, y: torch.einsum("ij,jk->ik", x, y)),
 }
 
 
