@@ -53,6 +53,7 @@ ALLOWED = {
     "Assign", "AssignAdd",                   # MindSpore: zeros for 'value' (state writes)
     "StopGradient",                          # by definition
     "ApplyMomentum", "SGD", "Adam", "AdamWeightDecay",   # MindSpore: no bprop
+    "CdistGrad",                             # MindSpore: no bprop (Cdist's second order)
 }
 
 
