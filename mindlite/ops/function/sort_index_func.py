@@ -27,7 +27,7 @@ __all__ = ["sort", "argsort", "topk", "cummax", "cummin", "gather_elements", "ga
            "gather_nd", "scatter", "scatter_add", "index_select", "index_add",
            "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_elements",
            "masked_fill", "nonzero", "count_nonzero", "narrow", "chunk", "unstack", "unbind",
-           "swapaxes", "moveaxis", "repeat_interleave"]
+           "swapaxes", "swapdims", "moveaxis", "repeat_interleave"]
 
 _cast, _reshape, _transpose, _slice = Cast(), Reshape(), Transpose(), Slice()
 _gather, _gather_d, _assign = Gather(), SO.GatherD(), Assign()
@@ -283,6 +283,11 @@ def swapaxes(input, axis0, axis1):
     perm = list(range(input.ndim))
     perm[a], perm[b] = perm[b], perm[a]
     return _transpose(input, tuple(perm))
+
+
+def swapdims(input, dim0, dim1):
+    """swapaxes under PyTorch's name (as MindSpore's ops.swapdims)."""
+    return swapaxes(input, dim0, dim1)
 
 
 def moveaxis(x, source, destination):
