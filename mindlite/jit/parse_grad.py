@@ -8,6 +8,8 @@
     needs_grad(x)             in a bprop being parsed: answered from the backward's tracked set
     a Cell with a bprop       its construct parsed inline and remembered as a custom region:
                               the J transform calls the user's bprop for it (ad/custom.py)
+    optimizer helpers         Optimizer.check_gradients / get_lr: their graph versions
+                              (ad/step.py), so a whole training step compiles
 Errors are eager's (grad positions out of range, a non-Tensor output, a sensitivity that
 does not match), raised at compile time with the source line.
 """
@@ -35,14 +37,33 @@ def special_call(parser, fn, args, kwargs):
         if fn in _grad_apis():
             return make_grad_fn(parser, fn, args, kwargs)
         return NOT_MINE
+    if t is types.MethodType:
+        graph_version = _methods().get(fn.__func__)
+        if graph_version is None:
+            return NOT_MINE
+        return parser.call_function(graph_version, (fn.__self__,) + tuple(args), kwargs)
     if t.__name__ == "GradOperation" and t.__module__ == "mindlite.ops.composite":
         return make_grad_fn(parser, fn, args, kwargs)
     if t.__name__ == "JitFunction" and t.__module__ == "mindlite.jit.api":
         return parser.call_function(fn.fn, args, kwargs)
-    if getattr(t, "bprop", None) is not None and hasattr(t, "construct"):
+    construct = getattr(t, "construct", None)
+    if construct is not None and construct in _methods():          # an optimizer (step.py)
+        return parser.call_function(_methods()[construct], (fn,) + tuple(args), kwargs)
+    if getattr(t, "bprop", None) is not None and construct is not None:
         from .ad.custom import call_custom_cell
         return call_custom_cell(parser, fn, args, kwargs)
     return NOT_MINE
+
+
+_METHODS = {}
+
+
+def _methods():
+    """Eager methods with a graph version (the optimizers' helpers: ad/step.py)."""
+    if not _METHODS:
+        from .ad.step import graph_methods
+        _METHODS.update(graph_methods())
+    return _METHODS
 
 
 def _grad_apis():

@@ -91,7 +91,8 @@ class Model:
             loss, grads = grad_fn(*batch)
             optimizer(grads)
             return loss
-        return train_step
+        from ..jit.ad.entry import graph_step
+        return graph_step(train_step)          # one compiled graph under GRAPH_MODE
 
     def _eval_step(self, *batch):
         if self._eval_network is not None:

@@ -53,3 +53,31 @@ def graph_grad_call(grad_fn, args):
 def _name(grad_fn):
     fn = grad_fn._ml_grad.fn
     return getattr(fn, "__qualname__", type(fn).__name__)
+
+
+def graph_step(step):
+    """`step(*batch)` (a training step: value_and_grad, then the optimizer) compiled as one
+    graph while the context is GRAPH_MODE (train.Model's step), eager otherwise; a step the
+    parser cannot compile runs eagerly, with one warning naming the construct."""
+    from ...context import CONTEXT, GRAPH_MODE
+    state = {}
+
+    def run(*batch):
+        if CONTEXT.values["mode"] != GRAPH_MODE or state.get("eager"):
+            return step(*batch)
+        from ..api import JitFunction
+        from ..errors import UnsupportedSyntaxError
+        jf = state.get("jit")
+        if jf is None:
+            jf = state["jit"] = JitFunction(step)
+        try:
+            return jf(*batch)
+        except UnsupportedSyntaxError as err:
+            if jf.cache:
+                raise
+            state["eager"] = True
+            warnings.warn(f"mindlite: GRAPH_MODE could not compile the training step, so it "
+                          f"runs eagerly: {err}", stacklevel=2)
+            return step(*batch)
+    run.graph_state = state
+    return run
