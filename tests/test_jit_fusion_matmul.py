@@ -9,7 +9,6 @@ import mindlite as ms
 from mindlite import _C, nn, ops
 from mindlite.ir import lint
 from mindlite.kernels import registry
-from mindlite.kernels.cpu import fused_cpp
 from mindlite.ops.operations.fused_ops import FusedElemwise, FusedMatMulBiasAdd
 from mindlite.ops.primitive import Primitive
 from mindlite.pynative.grad import BPROPS
@@ -165,53 +164,65 @@ def test_bad_programs_and_inputs_raise_at_the_call():
         FusedMatMulBiasAdd(False, False, "gelu")
 
 
+EXP = (("Exp", (0,), None),)
+
+
 def test_c_entry_checks_every_argument():
-    x = np.ones(8, np.float32)
+    x = np.linspace(-1, 1, 8).astype(np.float32)
     out = np.empty(8, np.float32)
-    steps = np.array([[0, _C.UNARY_OPS["Exp"], 0, 0, 0]], np.int64)
-    kinds = np.array([[0, 0]], np.int64)
-    _C.fused_elemwise(steps, (x,), kinds, out)
+    call = _C.fused_elemwise_call
+    call(x, out, EXP, ("float32",))
     ref = np.empty_like(x)
     _C.UNARY_KERNELS["Exp"](x, ref)
     np.testing.assert_array_equal(out, ref)
-    bad_slot = np.array([[0, _C.UNARY_OPS["Exp"], 0, 5, 0]], np.int64)
-    bad_dtype = np.array([[0, _C.UNARY_OPS["Exp"], 1, 0, 0]], np.int64)
-    bool_op = np.array([[1, _C.BINARY_OPS["Less"], 0, 0, 0]], np.int64)
-    for s in (bad_slot, bad_dtype, bool_op):
-        with pytest.raises(ValueError, match="fused_elemwise.*step 0"):
-            _C.fused_elemwise(s, (x,), kinds, out)
-    with pytest.raises(ValueError, match="input 0"):
-        _C.fused_elemwise(steps, (np.ones(4, np.float32),), kinds, out)
-    with pytest.raises(ValueError, match="input 0"):
-        _C.fused_elemwise(steps, (np.ones(3, np.float32),), np.array([[2, 3]], np.int64), out)
-    with pytest.raises(TypeError, match="one array per row"):
-        _C.fused_elemwise(steps, (x, x), kinds, out)
+    bad = [((("Softmax", (0,), None),), "unknown op"), ((("Exp", (1,), None),), "missing input"),
+           ((("Exp", (("t", 0),), None),), "later step"), ((("Exp", (("q", 0),), None),), "ref"),
+           ((("Add", (0,), None),), "unknown op"), ((), "tuple of 1..64")]
+    for prog, msg in bad:
+        with pytest.raises(ValueError, match=f"fused_elemwise_call.*{msg}"):
+            call(x, out, prog, ("float32",) * len(prog))
+    with pytest.raises(ValueError, match="dtype names|'float32' or 'float64'"):
+        call(x, out, EXP, ("int32",))
+    with pytest.raises(ValueError, match="step 0"):           # a float64 step on float32 x
+        call(x, np.empty(8), EXP, ("float64",))
+    with pytest.raises(TypeError, match="last step's dtype"):
+        call(x, np.empty(8), (("Exp", (0,), None),), ("float32",))
     with pytest.raises(TypeError, match="float32 or float64"):
-        _C.fused_elemwise(steps, (np.ones(8, np.int32),), kinds, out)
+        call(np.ones(8, np.int32), out, EXP, ("float32",))
+    with pytest.raises(TypeError, match="expected"):
+        call(x, out)
+    with pytest.raises(ValueError):                          # not broadcastable to out
+        call(np.ones(3, np.float32), out, EXP, ("float32",))
+    assert np.array_equal(out, ref)                          # failed calls wrote nothing
+
+
+SQ_ADD_RELU = (("Square", (0,), None), ("Add", (("t", 0), ("c", 1.0)), None),
+               ("ReLU", (("t", 1),), None))
 
 
 def test_c_kernel_reads_an_input_that_is_its_output():
     x = np.linspace(-2, 2, 5000).astype(np.float32)
     want = np.maximum(x * x + np.float32(1), 0)
-    steps, consts, const_kinds = fused_cpp._table(
-        (("Square", (0,), None), ("Add", (("t", 0), ("c", 1.0)), None),
-         ("ReLU", (("t", 1),), None)), ("float32",) * 3, 1)
-    kinds = np.concatenate([np.array([[0, 0]], np.int64), const_kinds])
-    _C.fused_elemwise(steps, (x,) + consts, kinds, x)            # out is x itself
+    _C.fused_elemwise_call(x, x, SQ_ADD_RELU, ("float32",) * 3)     # out is x itself
     np.testing.assert_array_equal(x, want)
     y = np.linspace(-2, 2, 5001).astype(np.float32)
-    out = y[1:]                                                  # overlaps y shifted by one
-    _C.fused_elemwise(steps, (y[:-1],) + consts, kinds, out)
-    np.testing.assert_array_equal(out, np.maximum(
-        np.linspace(-2, 2, 5001).astype(np.float32)[:-1] ** 2 + np.float32(1), 0))
+    want = np.maximum(y[:-1] * y[:-1] + np.float32(1), 0)
+    _C.fused_elemwise_call(y[:-1], y[1:], SQ_ADD_RELU, ("float32",) * 3)   # shifted overlap
+    np.testing.assert_array_equal(y[1:], want)
 
 
 def test_kernel_caches_are_bounded(monkeypatch):
-    monkeypatch.setattr(fused_cpp, "CACHE_SIZE", 4)
-    x = ms.Tensor(np.ones(5, np.float32))
-    for k in range(10):
-        FusedElemwise((("Add", (0, ("c", float(k))), None), ("Neg", (("t", 0),), None)), 1)(x)
-    assert len(fused_cpp._TABLES) <= 4 and len(fused_cpp._PLANS) <= 4
+    x, out = np.ones(4), np.empty(4)
+    for k in range(300):
+        _C.fused_elemwise_call(x, out, (("Add", (0, ("c", float(k))), None),), ("float64",))
+        assert out[0] == 1 + k
+    assert 0 < _C.fused_program_cache_size() <= 256
+    from mindlite.kernels.cpu import _fused_jit
+    monkeypatch.setattr(_fused_jit, "CACHE_SIZE", 2)
+    for k in range(3):
+        _fused_jit.launch([x], out, (("Mul", (0, ("c", float(k))), None),), ("float64",))
+        assert out[0] == k
+    assert len(_fused_jit._CACHE) <= 2
 
 
 @pytest.mark.parametrize("shape", [(3, 5, 4), (40, 48, 36)])      # C++ loop / BLAS sizes

@@ -1,16 +1,20 @@
-// _C.fused_elemwise(steps, inputs, kinds, out): FusedElemwise's kernel (kernels/fused_elemwise.h).
-// _C.matmul_bias_act(a, b, bias, out, transpose_a, transpose_b, relu): FusedMatMulBiasAdd's
-//   small-matrix kernel (the MatMul loop of _C.matmul, then fused_elemwise.h's bias_act).
-//   steps   int64 array (nsteps, 5): kind, op, dtype, slot a, slot b per step
-//   inputs  tuple of float32/float64 ndarrays
-//   kinds   int64 array (ninputs, 2): input kind (contiguous / scalar / periodic), period
-//   out     C-contiguous, aligned, writeable, of the last step's dtype
-// Every argument is checked before any memory is read (TypeError / ValueError naming the
-// argument); an input that overlaps out other than element for element is copied first.
-// The GIL is released while a large launch runs on the thread pool.
+// FusedElemwise and FusedMatMulBiasAdd kernels as the registry binds them (fast calls):
+//   _C.fused_elemwise_call(*inputs, out, program, step_dtypes)
+//     program / step_dtypes: FusedElemwise's kernel params (ops/operations/fused_ops.py), parsed
+//     once per (program object, input count) into a step table (a bounded cache held by
+//     identity: the registry binds the same tuples for every call of a signature). Inputs reach
+//     kernels/fused_elemwise.h as contiguous, scalar or periodic (the output's trailing dims);
+//     any other broadcast is copied dense first; an input overlapping out other than element
+//     for element is copied first.
+//   _C.matmul_bias_act(a, b, bias, out, transpose_a, transpose_b, relu): FusedMatMulBiasAdd's
+//     small-matrix kernel (the MatMul loop of _C.matmul, then fused_elemwise.h's bias_act).
+// Every argument is checked before any memory is read (TypeError / ValueError naming it). The
+// GIL is released while a large launch runs on the thread pool.
 #include "bind/fused_bind.h"
 
+#include <cstring>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "bind/array_args.h"
@@ -21,20 +25,7 @@
 namespace mindlite {
 namespace {
 
-const char* const kFn = "mindlite._C.fused_elemwise";
-
-PyArrayObject* int_table(PyObject* o, const char* arg, npy_intp cols, npy_intp max_rows) {
-  PyArrayObject* a = as_array(CallSite{kFn, "FusedElemwise"}, arg, o);
-  if (!a) return nullptr;
-  if (PyArray_TYPE(a) != NPY_INT64 || PyArray_NDIM(a) != 2 || PyArray_DIMS(a)[1] != cols ||
-      !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) || PyArray_DIMS(a)[0] > max_rows) {
-    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be a C-contiguous int64 array of shape "
-                 "(k, %d) with k <= %d", kFn, arg, static_cast<int>(cols),
-                 static_cast<int>(max_rows));
-    return nullptr;
-  }
-  return a;
-}
+const char* const kCallFn = "mindlite._C.fused_elemwise_call";
 
 bool check_steps(const int64_t* s, int nsteps, const std::vector<int>& slot_dt,
                  std::vector<int>* out_dt) {
@@ -58,7 +49,7 @@ bool check_steps(const int64_t* s, int nsteps, const std::vector<int>& slot_dt,
     }
     if (!ok) {
       PyErr_Format(PyExc_ValueError, "For '%s', step %d (kind %lld, op %lld, dtype %lld, slots "
-                   "%lld, %lld) is not a valid float step over earlier slots of its dtype", kFn,
+                   "%lld, %lld) is not a valid float step over earlier slots of its dtype", kCallFn,
                    j, static_cast<long long>(kind), static_cast<long long>(op),
                    static_cast<long long>(dt), static_cast<long long>(a),
                    static_cast<long long>(b));
@@ -70,100 +61,239 @@ bool check_steps(const int64_t* s, int nsteps, const std::vector<int>& slot_dt,
   return true;
 }
 
-bool check_input(PyArrayObject* x, int i, int64_t kind, int64_t period, int64_t n) {
-  bool ok;
-  if (kind == kInContig) {
-    ok = PyArray_IS_C_CONTIGUOUS(x) && PyArray_SIZE(x) == n;
-  } else if (kind == kInScalar) {
-    ok = PyArray_SIZE(x) >= 1;
-  } else if (kind == kInPeriodic) {
-    ok = PyArray_IS_C_CONTIGUOUS(x) && period >= 1 && PyArray_SIZE(x) == period &&
-         n % period == 0;
-  } else {
-    ok = false;
+// ---- fused_elemwise_call: the kernel the registry binds (program parsed once, cached) ----
+
+struct Program {
+  PyObject* program;     // strong references: the cache key stays valid
+  PyObject* dtypes;
+  int nin;
+  std::vector<int64_t> table;   // (nsteps, 5) as check_steps reads it; constants are slots
+  std::vector<double> consts;   // one 8-byte cell per constant, in its step's dtype
+  std::vector<int> const_dt;
+};
+
+constexpr size_t kProgramCacheCap = 256;
+std::vector<Program>* g_programs = new std::vector<Program>();   // searched by identity
+
+int op_of(const char* name, bool* unary, bool* cast) {
+  *cast = !std::strcmp(name, "Cast");
+  if (*cast) return 0;
+  if (!std::strcmp(name, "RealDiv")) name = "Div";
+  for (int i = 0; i < kNumUnary; ++i) {
+    if (!std::strcmp(name, kUnaryNames[i])) { *unary = true; return i; }
   }
-  if (!ok) {
-    PyErr_Format(PyExc_ValueError, "For '%s', input %d (size %lld) does not fit its kind %lld "
-                 "(period %lld) for an output of %lld elements", kFn, i,
-                 static_cast<long long>(PyArray_SIZE(x)), static_cast<long long>(kind),
-                 static_cast<long long>(period), static_cast<long long>(n));
+  for (int i = 0; i < kNumBinary; ++i) {
+    if (!std::strcmp(name, kBinaryNames[i])) { *unary = false; return i; }
   }
-  return ok;
+  return -1;
 }
 
-PyObject* py_fused(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 4) {
-    PyErr_Format(PyExc_TypeError, "For '%s', expected 4 arguments (steps, inputs, kinds, out), "
-                 "but got %zd", kFn, nargs);
+bool bad_program(const char* why) {
+  PyErr_Format(PyExc_ValueError, "For '%s', the program %s", kCallFn, why);
+  return false;
+}
+
+// Slots: inputs 0..nin-1, then the constants, then the steps.
+bool parse_program(PyObject* prog, PyObject* dts, int nin, Program* out) {
+  if (!PyTuple_Check(prog) || !PyTuple_Check(dts) || PyTuple_GET_SIZE(prog) < 1 ||
+      PyTuple_GET_SIZE(prog) > kFusedMaxSteps || PyTuple_GET_SIZE(dts) != PyTuple_GET_SIZE(prog))
+    return bad_program("must be a tuple of 1..64 steps with one dtype name each");
+  const int nsteps = static_cast<int>(PyTuple_GET_SIZE(prog));
+  std::vector<std::pair<int, int64_t>> refs;   // (0 input / 1 const / 2 step, index)
+  std::vector<int> step_dt(nsteps);
+  for (int j = 0; j < nsteps; ++j) {
+    PyObject* step = PyTuple_GET_ITEM(prog, j);
+    const char* dn = PyUnicode_Check(PyTuple_GET_ITEM(dts, j))
+                         ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(dts, j)) : nullptr;
+    if (!dn || (std::strcmp(dn, "float32") && std::strcmp(dn, "float64"))) {
+      PyErr_Clear();
+      return bad_program("step dtypes must be 'float32' or 'float64'");
+    }
+    step_dt[j] = std::strcmp(dn, "float32") ? kF64 : kF32;
+    if (!PyTuple_Check(step) || PyTuple_GET_SIZE(step) != 3 ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(step, 0)) || !PyTuple_Check(PyTuple_GET_ITEM(step, 1)))
+      return bad_program("steps must be (name, refs, dtype)");
+    bool unary = false, cast = false;
+    const int op = op_of(PyUnicode_AsUTF8(PyTuple_GET_ITEM(step, 0)), &unary, &cast);
+    PyObject* rs = PyTuple_GET_ITEM(step, 1);
+    const Py_ssize_t nr = PyTuple_GET_SIZE(rs);
+    if (op < 0 || nr != ((unary || cast) ? 1 : 2)) return bad_program("names an unknown op");
+    int64_t slot[2] = {0, 0};
+    for (Py_ssize_t r = 0; r < nr; ++r) {
+      PyObject* ref = PyTuple_GET_ITEM(rs, r);
+      if (PyLong_Check(ref)) {
+        slot[r] = PyLong_AsLongLong(ref);
+        if (slot[r] < 0 || slot[r] >= nin) return bad_program("refers to a missing input");
+        refs.push_back({0, slot[r]});
+      } else if (PyTuple_Check(ref) && PyTuple_GET_SIZE(ref) == 2 &&
+                 PyUnicode_Check(PyTuple_GET_ITEM(ref, 0))) {
+        const char* tag = PyUnicode_AsUTF8(PyTuple_GET_ITEM(ref, 0));
+        PyObject* v = PyTuple_GET_ITEM(ref, 1);
+        if (!std::strcmp(tag, "t") && PyLong_Check(v)) {
+          slot[r] = PyLong_AsLongLong(v);
+          if (slot[r] < 0 || slot[r] >= j) return bad_program("refers to a later step");
+          refs.push_back({2, slot[r]});
+        } else if (!std::strcmp(tag, "c") && (PyLong_Check(v) || PyFloat_Check(v))) {
+          const double c = PyFloat_AsDouble(v);
+          if (c == -1.0 && PyErr_Occurred()) return false;
+          out->consts.push_back(0.0);
+          if (step_dt[j] == kF32) {
+            const float f = static_cast<float>(c);
+            std::memcpy(&out->consts.back(), &f, sizeof f);
+          } else {
+            out->consts.back() = c;
+          }
+          out->const_dt.push_back(step_dt[j]);
+          refs.push_back({1, static_cast<int64_t>(out->consts.size() - 1)});
+        } else {
+          return bad_program("has a ref that is not an input, ('t', step) or ('c', number)");
+        }
+      } else {
+        return bad_program("has a ref that is not an input, ('t', step) or ('c', number)");
+      }
+    }
+    const int kind = cast ? kStepCast : unary ? kStepUnary : kStepBinary;
+    out->table.insert(out->table.end(), {kind, op, step_dt[j], -1, -1});
+  }
+  const int64_t nc = static_cast<int64_t>(out->consts.size());
+  size_t k = 0;
+  for (int j = 0; j < nsteps; ++j) {
+    const int64_t nr = out->table[5 * j] == kStepBinary ? 2 : 1;
+    for (int64_t r = 0; r < nr; ++r, ++k) {
+      const auto& ref = refs[k];
+      out->table[5 * j + 3 + r] = ref.first == 0 ? ref.second
+                                  : ref.first == 1 ? nin + ref.second : nin + nc + ref.second;
+    }
+    if (nr == 1) out->table[5 * j + 4] = 0;
+  }
+  out->nin = nin;
+  return true;
+}
+
+const Program* find_program(PyObject* prog, PyObject* dts, int nin) {
+  for (const Program& p : *g_programs) {
+    if (p.program == prog && p.dtypes == dts && p.nin == nin) return &p;
+  }
+  Program p{prog, dts, nin, {}, {}, {}};
+  if (!parse_program(prog, dts, nin, &p)) return nullptr;
+  if (g_programs->size() >= kProgramCacheCap) {
+    for (Program& old : *g_programs) {
+      Py_DECREF(old.program);
+      Py_DECREF(old.dtypes);
+    }
+    g_programs->clear();
+  }
+  Py_INCREF(prog);
+  Py_INCREF(dts);
+  g_programs->push_back(std::move(p));
+  return &g_programs->back();
+}
+
+// An input's kind for an output of nd dims `shape` (n elements); -1: needs a dense copy.
+int input_kind(PyArrayObject* x, int nd, const npy_intp* shape, int64_t n, int64_t* period) {
+  *period = 0;
+  if (PyArray_SIZE(x) == 1) {
+    *period = 1;
+    return kInScalar;
+  }
+  if (!PyArray_IS_C_CONTIGUOUS(x)) return -1;
+  int xd = PyArray_NDIM(x);
+  const npy_intp* xs = PyArray_DIMS(x);
+  int lead = 0;
+  while (lead < xd && xs[lead] == 1) ++lead;
+  const int trail = xd - lead;
+  if (trail > nd) return -1;
+  for (int d = 0; d < trail; ++d) {
+    if (xs[lead + d] != shape[nd - trail + d]) return -1;
+  }
+  if (PyArray_SIZE(x) == n) return kInContig;
+  *period = PyArray_SIZE(x);
+  return kInPeriodic;
+}
+
+PyObject* py_fused_call(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 4 || nargs - 3 > kFusedMaxInputs) {
+    PyErr_Format(PyExc_TypeError, "For '%s', expected (*inputs, out, program, step_dtypes) with "
+                 "1..%d inputs, but got %zd arguments", kCallFn, kFusedMaxInputs, nargs);
     return nullptr;
   }
-  const CallSite cs{kFn, "FusedElemwise"};
-  PyArrayObject* steps = int_table(args[0], "steps", 5, kFusedMaxSteps);
-  if (!steps) return nullptr;
-  PyArrayObject* kinds = int_table(args[2], "kinds", 2, kFusedMaxInputs);
-  if (!kinds) return nullptr;
-  if (!PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) != PyArray_DIMS(kinds)[0]) {
-    PyErr_Format(PyExc_TypeError, "For '%s', 'inputs' must be a tuple with one array per row "
-                 "of 'kinds'", kFn);
-    return nullptr;
-  }
-  PyArrayObject* out = as_array(cs, "out", args[3]);
+  const int nin = static_cast<int>(nargs - 3);
+  const CallSite cs{kCallFn, "FusedElemwise"};
+  PyArrayObject* out = as_array(cs, "out", args[nin]);
   if (!out || !check_out(cs, out)) return nullptr;
-  const int nsteps = static_cast<int>(PyArray_DIMS(steps)[0]);
-  const int nin = static_cast<int>(PyArray_DIMS(kinds)[0]);
-  if (nsteps < 1) {
-    PyErr_Format(PyExc_ValueError, "For '%s', 'steps' must hold at least one step", kFn);
-    return nullptr;
-  }
+  const Program* prog = find_program(args[nin + 1], args[nin + 2], nin);
+  if (!prog) return nullptr;
+  const int nsteps = static_cast<int>(prog->table.size() / 5);
+  const int nc = static_cast<int>(prog->consts.size());
+  std::vector<int> slot_dt(nin + nc);
+  std::vector<PyArrayObject*> held;
+  std::vector<FusedInput> ins(nin + nc);
+  std::vector<double> consts(prog->consts);      // the cache may change while the GIL is free
+  const int nd = PyArray_NDIM(out);
+  const npy_intp* shape = PyArray_DIMS(out);
   const int64_t n = PyArray_SIZE(out);
-  const int64_t* kd = reinterpret_cast<const int64_t*>(PyArray_DATA(kinds));
-  std::vector<int> slot_dt(nin);
+  auto fail = [&held]() -> PyObject* {
+    for (PyArrayObject* h : held) Py_DECREF(h);
+    return nullptr;
+  };
   for (int i = 0; i < nin; ++i) {
-    PyArrayObject* x = as_array(cs, "inputs", PyTuple_GET_ITEM(args[1], i));
-    if (!x) return nullptr;
+    PyArrayObject* x = as_array(cs, "inputs", args[i]);
+    if (!x) return fail();
     slot_dt[i] = array_dtype(x);
     if (slot_dt[i] != kF32 && slot_dt[i] != kF64) {
-      PyErr_Format(PyExc_TypeError, "For '%s', input %d must be float32 or float64", kFn, i);
-      return nullptr;
+      PyErr_Format(PyExc_TypeError, "For '%s', input %d must be float32 or float64", kCallFn, i);
+      return fail();
     }
-    if (!check_input(x, i, kd[2 * i], kd[2 * i + 1], n)) return nullptr;
+    int64_t period;
+    int kind = input_kind(x, nd, shape, n, &period);
+    PyArrayObject* r;
+    if (kind < 0) {              // another broadcast: a dense copy of out's shape
+      r = reinterpret_cast<PyArrayObject*>(
+          PyArray_SimpleNew(nd, const_cast<npy_intp*>(shape), PyArray_TYPE(x)));
+      if (r && PyArray_CopyInto(r, x) < 0) {
+        Py_DECREF(r);
+        r = nullptr;
+      }
+      kind = kInContig;
+    } else {
+      r = readable(x, out, kind == kInContig);
+    }
+    if (!r) return fail();
+    held.push_back(r);
+    ins[i] = FusedInput{PyArray_BYTES(r), kind, slot_dt[i], period};
+  }
+  for (int c = 0; c < nc; ++c) {
+    slot_dt[nin + c] = prog->const_dt[c];
+    ins[nin + c] = FusedInput{reinterpret_cast<const char*>(&consts[c]), kInScalar,
+                              prog->const_dt[c], 1};
   }
   std::vector<int> dts;
-  const int64_t* sd = reinterpret_cast<const int64_t*>(PyArray_DATA(steps));
-  if (!check_steps(sd, nsteps, slot_dt, &dts)) return nullptr;
+  if (!check_steps(prog->table.data(), nsteps, slot_dt, &dts)) return fail();
   if (array_dtype(out) != dts.back()) {
-    PyErr_Format(PyExc_TypeError, "For '%s', 'out' must have the last step's dtype %s", kFn,
+    PyErr_Format(PyExc_TypeError, "For '%s', 'out' must have the last step's dtype %s", kCallFn,
                  kDTypeNames[dts.back()]);
-    return nullptr;
+    return fail();
   }
-  std::vector<FusedStep> prog(nsteps);
+  std::vector<FusedStep> steps(nsteps);
   for (int j = 0; j < nsteps; ++j) {
-    const int64_t* r = sd + 5 * j;
-    prog[j] = FusedStep{static_cast<int>(r[0]), static_cast<int>(r[1]), static_cast<int>(r[2]),
-                        static_cast<int>(r[3]), static_cast<int>(r[4])};
-  }
-  std::vector<PyArrayObject*> held;
-  std::vector<FusedInput> ins(nin);
-  for (int i = 0; i < nin; ++i) {
-    PyArrayObject* x = reinterpret_cast<PyArrayObject*>(PyTuple_GET_ITEM(args[1], i));
-    PyArrayObject* r = readable(x, out, kd[2 * i] == kInContig);
-    if (!r) {
-      for (PyArrayObject* h : held) Py_DECREF(h);
-      return nullptr;
-    }
-    held.push_back(r);
-    ins[i] = FusedInput{PyArray_BYTES(r), static_cast<int>(kd[2 * i]), slot_dt[i], kd[2 * i + 1]};
+    const int64_t* r = prog->table.data() + 5 * j;
+    steps[j] = FusedStep{static_cast<int>(r[0]), static_cast<int>(r[1]), static_cast<int>(r[2]),
+                         static_cast<int>(r[3]), static_cast<int>(r[4])};
   }
   char* o = PyArray_BYTES(out);
-  if (will_parallelize(n, fused_cost(prog.data(), nsteps))) {
+  if (will_parallelize(n, fused_cost(steps.data(), nsteps))) {
     Py_BEGIN_ALLOW_THREADS
-    run_fused(prog.data(), nsteps, ins.data(), nin, o, n);
+    run_fused(steps.data(), nsteps, ins.data(), nin + nc, o, n);
     Py_END_ALLOW_THREADS
   } else {
-    run_fused(prog.data(), nsteps, ins.data(), nin, o, n);
+    run_fused(steps.data(), nsteps, ins.data(), nin + nc, o, n);
   }
   for (PyArrayObject* h : held) Py_DECREF(h);
   Py_RETURN_NONE;
+}
+
+PyObject* py_program_cache_size(PyObject*, PyObject*) {
+  return PyLong_FromSize_t(g_programs->size());
 }
 
 const char* const kMmFn = "mindlite._C.matmul_bias_act";
@@ -232,14 +362,18 @@ PyObject* py_matmul_bias_act(PyObject*, PyObject* const* args, Py_ssize_t nargs)
 }
 
 PyMethodDef g_methods[] = {
+    {"fused_elemwise_call",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_fused_call)),
+     METH_FASTCALL,
+     "fused_elemwise_call(*inputs, out, program, step_dtypes): FusedElemwise's kernel as the "
+     "registry binds it; the program is parsed once per (program object, input count)."},
+    {"fused_program_cache_size", py_program_cache_size, METH_NOARGS,
+     "How many parsed FusedElemwise programs fused_elemwise_call holds (at most 256)."},
     {"matmul_bias_act",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_matmul_bias_act)),
      METH_FASTCALL,
      "matmul_bias_act(a, b, bias, out, transpose_a, transpose_b, relu): FusedMatMulBiasAdd "
      "for small matrices (the small-matrix MatMul loop, then the bias / ReLU epilogue)."},
-    {"fused_elemwise", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_fused)),
-     METH_FASTCALL,
-     "fused_elemwise(steps, inputs, kinds, out): FusedElemwise's block evaluator."},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
