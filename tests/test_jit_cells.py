@@ -360,12 +360,13 @@ def _train(mode, steps=4):
     return losses, [p.asnumpy() for p in net.get_parameters()]
 
 
-def test_training_step_in_graph_mode_runs_eagerly_with_a_warning():
-    """TrainOneStepCell calls value_and_grad, which graphs cannot express until graph autodiff
-    exists: under GRAPH_MODE it runs eagerly (its network and loss cells still compile),
-    with a warning naming the construct, and trains exactly as eager."""
+def test_training_step_in_graph_mode_compiles_and_trains_as_eager():
+    """TrainOneStepCell (value_and_grad, then the optimizer) compiles into one graph under
+    GRAPH_MODE (graph autodiff, docs/graph_autodiff.md): no eager fallback, and it trains
+    exactly as eager."""
     want_losses, want_params = _train(ms.PYNATIVE_MODE)
-    with pytest.warns(UserWarning, match="could not compile TrainOneStepCell.construct"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         got_losses, got_params = _train(ms.GRAPH_MODE)
     from mindlite.pynative.grad import GRAD_EXECUTOR
     assert GRAD_EXECUTOR.tapes == [] and not GRAD_EXECUTOR.recording   # compiling ran no
