@@ -1,6 +1,6 @@
-"""Issue 13's ops.norm (vector and matrix ord variants, as MindSpore 2.10's composite) and
-ops.cosine_similarity: hypothesis against numpy.linalg.norm (0-d, empty, non-contiguous,
-keepdim, dtype), MindSpore 2.10's printed values, float64 finite-difference gradients away
+"""Issue 13's ops.norm (vector and matrix ord variants, as MindSpore 2.10's composite), ops.svd
+(its singular values serve 'nuc', 2, -2) and ops.cosine_similarity: hypothesis against
+numpy.linalg.norm / numpy.linalg.svd (empty, non-contiguous, keepdim, dtype), MindSpore 2.10's printed values, float64 finite-difference gradients away
 from kinks, errors as MindSpore words them."""
 import math
 
@@ -19,7 +19,7 @@ with_fixture = settings(suppress_health_check=list(settings.default.suppress_hea
                         + [HealthCheck.function_scoped_fixture], max_examples=30,
                         deadline=None)
 VECTOR_ORDS = [None, 2, 1, 0, 3, 0.5, -1, math.inf, -math.inf]
-MATRIX_ORDS = ["fro", 1, -1, math.inf, -math.inf]
+MATRIX_ORDS = ["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf]
 
 
 def _rand(*shape, seed=0):
@@ -70,6 +70,11 @@ def test_norm_defaults_and_mindspore_values():
     assert float(ops.norm(x, math.inf, (0, 1))) == 16
     assert float(ops.norm(x, -math.inf, (0, 1))) == 6
     assert float(ops.norm(x, "fro")) == pytest.approx(10.198039)
+    assert float(ops.norm(x, "nuc")) == pytest.approx(12.974699)
+    assert float(ops.norm(x, 2, (0, 1))) == pytest.approx(9.63604736)
+    assert float(ops.norm(x, -2, (0, 1))) == pytest.approx(3.33865284)
+    np.testing.assert_allclose(ops.norm(Tensor(np.ones((2, 2, 3), np.float32)), 2, (1, 2))
+                               .asnumpy(), [2.4494896] * 2, 1e-6)
     assert ops.norm(x, None, 1, True).shape == (2, 1)
     assert ops.norm(x, dtype=ms.float64).dtype == ms.float64
     assert float(ops.norm(Tensor(np.float32(-3)))) == 3.0
@@ -89,8 +94,6 @@ def test_norm_errors():
         ops.norm(x, dim=[0, 1])
     with pytest.raises(ValueError, match="For norm, 'dim' must be in \\[-2, 2\\)"):
         ops.norm(x, 1, 2)
-    with pytest.raises(ValueError, match="For norm, ord='nuc' on matrices needs singular"):
-        ops.norm(x, "nuc")
     with pytest.raises(ValueError, match="For norm, 'dim' must be given"):
         ops.norm(Tensor(np.ones((2, 2, 2), np.float32)), 1)
     with pytest.raises(TypeError, match="norm.*'A' must be a Tensor"):
@@ -131,3 +134,48 @@ def test_cosine_similarity_values_and_grad():
     zero = Tensor(np.zeros((1, 3), np.float32))
     assert ops.cosine_similarity(zero, zero).tolist() == [0.0]                 # eps clamp
     check_grad(lambda a, b: ops.cosine_similarity(a, b, 1), _rand(2, 3), _rand(2, 3, seed=3))
+
+
+# ---- svd -------------------------------------------------------------------------------
+@with_fixture
+@given(data=st.data())
+def test_svd_against_numpy(policy, data):
+    dtype = data.draw(st.sampled_from([np.float32, np.float64]))
+    shape = tuple(data.draw(st.lists(st.integers(0, 4), min_size=2, max_size=3)))
+    x = data.draw(arrays(dtype, shape, allow_special=False, min_value=-10, max_value=10))
+    full = data.draw(st.booleans())
+    s, u, v = ops.svd(tensor(x), full_matrices=full)
+    want = np.linalg.svd(x.astype(np.float64), compute_uv=False) if x.size else \
+        np.zeros(shape[:-2] + (min(shape[-2:]),))
+    assert_close(s, want.astype(dtype), rtol=1e-4, atol=1e-4)
+    m, n = shape[-2:]
+    k = min(m, n)
+    assert u.shape == shape[:-2] + (m, m if full else k)
+    assert v.shape == shape[:-2] + (n, n if full else k)
+    rebuilt = np.einsum("...ik,...k,...jk->...ij", u.asnumpy()[..., :k], s.asnumpy(),
+                        v.asnumpy()[..., :k])
+    np.testing.assert_allclose(rebuilt, x, rtol=1e-4, atol=1e-3)
+    assert_close(ops.svd(tensor(x), compute_uv=False), want.astype(dtype), rtol=1e-4,
+                 atol=1e-4)
+
+
+def test_svd_errors():
+    with pytest.raises(TypeError, match="Svd.*'input'.*Float32, Float64.*but got Int64"):
+        ops.svd(Tensor([[1, 2], [3, 4]]))
+    with pytest.raises(ValueError, match="Svd.*rank of 'input' must be at least 2"):
+        ops.svd(Tensor([1.0, 2.0]))
+    a = Tensor(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="Svd.*full_matrices=True needs a square input"):
+        ms.grad(lambda t: ops.svd(t, full_matrices=True)[1].sum())(a)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)])
+def test_svd_grad(shape):
+    """Gauge-invariant functions of (s, u, v) (each singular vector is unique up to sign)."""
+    a = _rand(*shape)
+    check_grad(lambda t: ops.svd(t, compute_uv=False), a)
+
+    def f(t):
+        s, u, v = ops.svd(t)
+        return s, u * u, v * v, ops.einsum("...ik,...jk->...ijk", u, v)
+    check_grad(f, a)

@@ -147,3 +147,15 @@ def matrix_power_numpy(x, out, n):
         n = -n
     with np.errstate(all="ignore"):
         np.copyto(out, np.linalg.matrix_power(x, n), casting="unsafe")
+
+
+@register_kernel("Svd", provider="numpy")
+def svd_numpy(x, out_s, out_u, out_v, full_matrices, compute_uv):
+    if not compute_uv:
+        if x.size:
+            np.copyto(out_s, np.linalg.svd(x, compute_uv=False))
+        return
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    np.copyto(out_s, s)
+    np.copyto(out_u, u)
+    np.copyto(out_v, np.swapaxes(vh, -1, -2))

@@ -1,5 +1,5 @@
 """Linear-algebra functional ops of issue 13 with MindSpore 2.x's signatures: ops.einsum,
-ops.norm (vector and matrix ord variants, a composite as MindSpore's), ops.diag,
+ops.svd, ops.norm (vector and matrix ord variants, a composite as MindSpore's), ops.diag,
 ops.trace, ops.outer, ops.cross, ops.cosine_similarity, ops.baddbmm, ops.addmm,
 ops.matrix_power, ops.inverse, ops.det. Primitives: ops/operations/linalg_ops.py;
 composites (norm, outer, cosine_similarity, baddbmm, addmm) as MindSpore defines them.
@@ -10,12 +10,13 @@ import numbers
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import linalg_ops as L
+from ..operations import svd_ops
 from ..operations.array_ops import Cast
 from ..operations.math_ops import BatchMatMul, MatMul
 from ._typed_prims import typed_prim as _prim
 
-__all__ = ["einsum", "norm", "diag", "trace", "outer", "cross", "cosine_similarity", "baddbmm",
-           "addmm", "matrix_power", "inverse", "det"]
+__all__ = ["einsum", "svd", "norm", "diag", "trace", "outer", "cross", "cosine_similarity",
+           "baddbmm", "addmm", "matrix_power", "inverse", "det"]
 
 _cast = Cast()
 _diag, _trace = L.Diag(), L.Trace()
@@ -41,6 +42,14 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return _prim(L.Einsum, equation)(tuple(operands))
+
+
+def svd(input, full_matrices=False, compute_uv=True):
+    """(s, u, v) with input = u diag(s) v^T over the last two axes (s descending); only s
+    when compute_uv is False."""
+    _check_tensor("svd", "input", input)
+    s, u, v = _prim(svd_ops.Svd, full_matrices, compute_uv)(input)
+    return (s, u, v) if compute_uv else s
 
 
 # ---- norm ------------------------------------------------------------------------------
@@ -93,8 +102,12 @@ def _matrix_norm(F, A, ord, dim, keepdim):
     if ord == "fro":
         return F.sqrt(F.sum(F.mul(A, A), dim, keepdim))
     if ord in ("nuc", 2, -2):
-        raise ValueError(f"For norm, ord={ord!r} on matrices needs singular values, which "
-                         f"mindlite does not compute yet")
+        rest = tuple(i for i in range(A.ndim) if i not in dim)
+        s = _prim(svd_ops.Svd, False, False)(F.transpose(A, rest + dim))[0]
+        out = {"nuc": F.sum, 2: F.amax, -2: F.amin}[ord](s, -1)
+        for d in sorted(dim) if keepdim else ():
+            out = F.expand_dims(out, d)
+        return out
     if ord in (math.inf, -math.inf):
         d0, d1 = d1, d0                          # row sums instead of column sums
     pick = F.amax if ord in (1, math.inf) else F.amin
@@ -104,7 +117,8 @@ def _matrix_norm(F, A, ord, dim, keepdim):
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """Vector norms (dim an int or 1-tuple; ord None/2, inf, -inf, 0, any other number) and
-    matrix norms (dim a 2-tuple; ord 'fro', 1, -1, inf, -inf) as MindSpore's ops.norm; with
+    matrix norms (dim a 2-tuple; ord 'fro', 'nuc', 2, -2, 1, -1, inf, -inf; the singular
+    value ones through Svd) as MindSpore's ops.norm; with
     dim None and ord None the 2-norm of the flattened input. Int inputs are computed as
     float32; `dtype` casts first."""
     _check_tensor("norm", "A", A)
