@@ -1,7 +1,8 @@
 """Issue 13's ops.norm (vector and matrix ord variants, as MindSpore 2.10's composite), ops.svd
 (its singular values serve 'nuc', 2, -2) and ops.cosine_similarity: hypothesis against
-numpy.linalg.norm / numpy.linalg.svd (empty, non-contiguous, keepdim, dtype), MindSpore 2.10's printed values, float64 finite-difference gradients away
-from kinks, errors as MindSpore words them."""
+numpy.linalg.norm / numpy.linalg.svd (empty, non-contiguous, keepdim, dtype), MindSpore
+2.10's printed values, float64 finite-difference gradients away from kinks, errors as
+MindSpore words them."""
 import math
 
 import numpy as np
