@@ -36,6 +36,18 @@ def _np_softmax(a):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _np_bilinear2x(a):
+    """2x bilinear upsampling with half-pixel centres (the numpy column of "interpolate")."""
+    def table(k):
+        src = np.maximum((np.arange(2 * k) + 0.5) / 2 - 0.5, 0)
+        i0 = np.floor(src).astype(np.int64)
+        return i0, np.minimum(i0 + 1, k - 1), (src - i0).astype(a.dtype)
+    i0, i1, w = table(a.shape[0])
+    r = a[i0] * (1 - w)[:, None] + a[i1] * w[:, None]
+    j0, j1, v = table(a.shape[1])
+    return r[:, j0] * (1 - v) + r[:, j1] * v
+
+
 OPS = {   # name: (mindlite, numpy, torch)
     "add": (lambda x, y: ops.add(x, y), np.add, lambda x, y: torch.add(x, y)),
     "mul": (lambda x, y: ops.mul(x, y), np.multiply, lambda x, y: torch.mul(x, y)),
@@ -54,6 +66,17 @@ OPS = {   # name: (mindlite, numpy, torch)
              lambda x, y: torch.topk(x, max(1, x.shape[-1] // 4))),
     "sort": (lambda x, y: ops.sort(x, -1), lambda x, y: np.sort(x, -1),
              lambda x, y: torch.sort(x, -1)),
+    "interpolate": (lambda x, y: ops.interpolate(x.reshape(1, 1, *x.shape), scale_factor=2.0,
+                                                 mode="bilinear", recompute_scale_factor=True),
+                    lambda x, y: _np_bilinear2x(x),
+                    lambda x, y: torch.nn.functional.interpolate(x[None, None], scale_factor=2.0,
+                                                                 mode="bilinear")),
+    "pad": (lambda x, y: ops.pad(x, (2, 2, 2, 2), value=1.0),
+            lambda x, y: np.pad(x, 2, constant_values=1.0),
+            lambda x, y: torch.nn.functional.pad(x, (2, 2, 2, 2), value=1.0)),
+    "pad reflect": (lambda x, y: ops.pad(x.reshape(1, *x.shape), (2, 2, 2, 2), mode="reflect"),
+                    lambda x, y: np.pad(x, 2, mode="reflect"),
+                    lambda x, y: torch.nn.functional.pad(x[None], (2, 2, 2, 2), mode="reflect")),
     "hardswish": (lambda x, y: ops.hardswish(x), lambda x, y: x * np.clip(x + 3, 0, 6) / 6,
                   lambda x, y: torch.nn.functional.hardswish(x)),
     "elu": (lambda x, y: ops.elu(x), lambda x, y: np.where(x > 0, x, np.expm1(x)),

@@ -2,29 +2,42 @@
 gradients (ResizeNearestNeighborV2, ResizeBilinearV2, ResizeLinear1D and *Grad).
 
 Padding is separable: each padded axis maps output position p (from -before to
-n + after) to an input index (reflect, edge, circular) or to the constant. Constant mode
-copies the kept block into the filled output; the other modes gather axis by axis. The
-gradient copies the identity block back and adds each padded position's slice onto the
-input index it was read from (one vectorised add per padded position).
+n + after) to an input index (reflect, edge, circular) or to the constant. The kept block
+is copied once; then, axis by axis, the border slabs are filled with the constant or
+gathered from the already written part of the output (so corners come out right), which
+moves each output element once. Where a mode reads a cropped-away input position (negative
+padding) the modes gather from the input axis by axis instead. The gradient copies the
+identity block back and adds each padded position's slice onto the input index it was read
+from (one vectorised add per padded position).
 Resizing is separable too: per spatial axis, output position j reads i0[j] and i1[j] with
-weights 1 - w[j] and w[j] (nearest: i0 only). Both index tables are non-decreasing, so the
-gradient sums each run of equal indices with np.add.reduceat. float16 computes in float32.
+weights 1 - w[j] and w[j] (nearest: i0 only); the last axis writes into the output. Both
+index tables are non-decreasing, so the gradient sums each run of equal indices with
+np.add.reduceat. Index tables are cached per geometry. float16 computes in float32.
 """
+import functools
+
 import numpy as np
 
 from ..registry import register_kernel
 
 
+@functools.lru_cache(maxsize=256)
 def _pad_index(n, lo, hi, mode):
+    """Input index of every output position of one axis (read-only, cached)."""
     p = np.arange(-lo, n + hi)
     if mode == "reflect":
         if n == 1:
-            return np.zeros_like(p)
+            return _frozen(np.zeros_like(p))
         q = np.mod(p, 2 * n - 2)
-        return np.where(q < n, q, 2 * n - 2 - q)
+        return _frozen(np.where(q < n, q, 2 * n - 2 - q))
     if mode == "edge":
-        return np.clip(p, 0, n - 1)
-    return np.mod(p, n)          # circular
+        return _frozen(np.clip(p, 0, n - 1))
+    return _frozen(np.mod(p, n))          # circular
+
+
+def _frozen(a):
+    a.flags.writeable = False
+    return a
 
 
 def _kept(n, lo, hi):
@@ -39,18 +52,36 @@ def _blocks(shape, pads):
     return tuple(k[0] for k in kept), tuple(k[1] for k in kept)
 
 
+def _axis_slice(ndim, axis, sl):
+    return (slice(None),) * axis + (sl,)
+
+
 @register_kernel("PadV3", provider="numpy")
 def pad_v3_numpy(x, out, pads, mode, value):
-    if mode == "constant":
-        out.fill(value if out.dtype.kind == "f" or isinstance(value, bool) else int(value))
-        src, dst = _blocks(x.shape, pads)
-        out[dst] = x[src]
+    if out.size == 0:
         return
-    y = x
+    src, dst = _blocks(x.shape, pads)
+    if mode != "constant" and any(lo < 0 or hi < 0 for lo, hi in pads):
+        y = x
+        for axis, (lo, hi) in enumerate(pads):
+            if lo or hi:
+                y = np.take(y, _pad_index(x.shape[axis], lo, hi, mode), axis=axis)
+        out[...] = y
+        return
+    out[dst] = x[src]
+    if mode == "constant":
+        value = value if out.dtype.kind == "f" or isinstance(value, bool) else int(value)
     for axis, (lo, hi) in enumerate(pads):
-        if lo or hi:
-            y = np.take(y, _pad_index(x.shape[axis], lo, hi, mode), axis=axis)
-    out[...] = y
+        size = out.shape[axis]
+        for border in (slice(0, max(lo, 0)), slice(size - max(hi, 0), size)):
+            if border.start == border.stop:
+                continue
+            where = _axis_slice(out.ndim, axis, border)
+            if mode == "constant":
+                out[where] = value
+            else:
+                idx = _pad_index(x.shape[axis], lo, hi, mode)[border] + lo
+                np.take(out, idx, axis=axis, out=out[where])
 
 
 @register_kernel("PadV3Grad", provider="numpy")
@@ -78,6 +109,7 @@ def pad_v3_grad_numpy(dout, out, pads, mode):
 
 
 # ---- resizing -----------------------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
 def _axis_table(n_in, n_out, linear, align_corners, half_pixel):
     """(i0, i1, w) for one axis: y[j] = (1 - w[j]) x[i0[j]] + w[j] x[i1[j]]."""
     j = np.arange(n_out, dtype=np.float64)
@@ -89,15 +121,14 @@ def _axis_table(n_in, n_out, linear, align_corners, half_pixel):
             src = np.floor((j + 0.5) * scale)
         else:
             src = np.floor(j.astype(np.float32) * scale)
-        i0 = np.minimum(src.astype(np.int64), n_in - 1)
-        return i0, None, None
+        return _frozen(np.minimum(src.astype(np.int64), n_in - 1)), None, None
     if align_corners:
         src = j * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros_like(j)
     else:
         src = np.maximum((j + 0.5) * (n_in / n_out) - 0.5, 0.0)
     i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     i1 = np.minimum(i0 + 1, n_in - 1)
-    return i0, i1, src - i0
+    return _frozen(i0), _frozen(i1), _frozen(src - i0)
 
 
 def _bcast(w, axis, ndim, dtype):
@@ -110,19 +141,31 @@ def _compute_dtype(a):
     return np.float32 if a.dtype == np.float16 else a.dtype
 
 
-def _resize(x, out_spatial, linear, align_corners, half_pixel):
+def _resize(x, out, linear, align_corners, half_pixel):
+    """x resized into `out` (same dtype), one separable pass per spatial axis."""
     dt = _compute_dtype(x)
     y = x.astype(dt, copy=False)
-    for k, n_out in enumerate(out_spatial):
-        axis = 2 + k
-        i0, i1, w = _axis_table(x.shape[axis], n_out, linear, align_corners, half_pixel)
+    last = x.ndim - 1
+    for axis in range(2, x.ndim):
+        i0, i1, w = _axis_table(x.shape[axis], out.shape[axis], linear, align_corners,
+                                half_pixel)
+        if x.shape[axis] == out.shape[axis] and (i1 is None or not w.any()):
+            if axis == last:
+                out[...] = y
+                y = out
+            continue                      # the identity along this axis
+        target = out if axis == last and out.dtype == dt else None
         if i1 is None:
-            y = np.take(y, i0, axis=axis)
-        else:
-            wb = _bcast(w, axis, y.ndim, dt)
-            lo = np.take(y, i0, axis=axis)
-            y = lo + (np.take(y, i1, axis=axis) - lo) * wb
-    return y
+            y = np.take(y, i0, axis=axis, out=target)
+            continue
+        lo = np.take(y, i0, axis=axis)
+        hi = np.take(y, i1, axis=axis, out=target)
+        hi -= lo
+        hi *= _bcast(w, axis, y.ndim, dt)
+        hi += lo
+        y = hi
+    if y is not out:
+        out[...] = y
 
 
 def _adjoint(g, idx, w, n_in, axis):
@@ -150,7 +193,7 @@ def _resize_grad(dout, in_shape, linear, align_corners, half_pixel):
 
 def _forward_kernel(x, out, linear, align_corners, half_pixel):
     if out.size:
-        out[...] = _resize(x, out.shape[2:], linear, align_corners, half_pixel)
+        _resize(x, out, linear, align_corners, half_pixel)
 
 
 def _grad_kernel(dout, out, linear, align_corners, half_pixel):
