@@ -160,3 +160,30 @@ def test_cell_set_inputs_compiles_once(graph_mode):
         net(_x(2, 1, 28, 28))
     with pytest.raises(ValueError, match="at least one input"):
         net.set_inputs()
+
+
+def test_argument_checks_on_dynamic_shapes_and_cells():
+    # cross_entropy checks `target.shape` against `(input.shape[0],)` in Python: two
+    # dynamic dims compare equal as inference assumes; the kernels check the real sizes
+    sig = (Tensor(shape=[None, 4], dtype=ms.float32), Tensor(shape=[None], dtype=ms.int32))
+    jf = ms.jit(lambda x, y: ops.cross_entropy(x, y), input_signature=sig)
+    rng = np.random.default_rng(0)
+    for n in (3, 6):
+        x, y = _x(n, 4, seed=n), Tensor(rng.integers(0, 4, n).astype(np.int32))
+        np.testing.assert_allclose(jf(x, y).asnumpy(), ops.cross_entropy(x, y).asnumpy(),
+                                   rtol=1e-6)
+    assert len(jf.cache) == 1
+    with pytest.raises(ValueError):              # 3 rows, 5 labels: found when it runs
+        jf(_x(3, 4), Tensor(np.zeros(5, np.int32)))
+    dense = nn.Dense(4, 3)
+    jd = ms.jit(lambda x: dense(x), input_signature=(
+        Tensor(shape=[None, None, 4], dtype=ms.float32),))
+    for shape in ((2, 5, 4), (3, 1, 4)):
+        x = _x(*shape)
+        np.testing.assert_allclose(jd(x).asnumpy(), dense(x).asnumpy(), rtol=1e-6)
+    assert len(jd.cache) == 1
+
+    def against_int(x):
+        return x * 2 if x.shape == (3, 4) else x
+    with pytest.raises(ValueError, match="comparing a dynamic dimension"):
+        ms.jit(against_int, input_signature=(sig[0],))(_x(3, 4))

@@ -83,6 +83,13 @@ def is_dyn_int(v):
     return isinstance(v, AnfNode) and isinstance(v.abstract, AbstractDynInt)
 
 
+def has_dyn_int(v):
+    """True for a dynamic dimension's value, or a tuple/list holding one (x.shape)."""
+    if isinstance(v, (tuple, list)):
+        return any(has_dyn_int(x) for x in v)
+    return is_dyn_int(v)
+
+
 def _has_dynamic(v):
     if isinstance(v, AnfNode):
         a = v.abstract
@@ -193,6 +200,28 @@ class DynamicMixin:
         """x.shape of a tensor with dynamic dimensions: ints and run-time Int64 nodes."""
         from ..ops.operations.array_ops import Shape
         return self.emit_prim(_shape_prim(Shape), (node,))
+
+    def dyn_equal(self, fn, left, right):
+        """`==` / `!=` on dynamic dimensions or shapes holding them (`y.shape != (n,)` in an
+        op's argument check). Two dynamic values are equal when both probe runs agree: the
+        same assumption inference makes (x + y with x, y of shape (-1, 4) infers), and the
+        kernels check the real sizes at run time. A dynamic value against an int, or two
+        that differ in the probes, needs the number itself: an error naming the line."""
+        def equal(a, b):
+            if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+                return (type(a) is type(b) and len(a) == len(b)
+                        and all(equal(x, y) for x, y in zip(a, b)))
+            if a is b:
+                return True
+            if is_dyn_int(a) and is_dyn_int(b) and a.abstract.probes == b.abstract.probes:
+                return True
+            if not is_dyn_int(a) and not is_dyn_int(b):
+                return _same(a, b)
+            raise self.error(ValueError(
+                "comparing a dynamic dimension (a value known only at run time) with a value "
+                "it may or may not equal: graph mode needs a constant here"))
+        same = equal(left, right)
+        return same if fn is operator.eq else not same
 
     def scalar_binop(self, fn, left, right, what):
         """`n * 2` and friends on dynamic dimensions: a ScalarOp node (or a constant when

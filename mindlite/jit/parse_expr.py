@@ -17,7 +17,7 @@ from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import AnfNode, ParameterNode
-from .dynamic import is_dyn_int
+from .dynamic import has_dyn_int, is_dyn_int
 from .parse_control import Unknown
 
 _BIN = {ast.Add: ("__add__", "__radd__", operator.add),
@@ -210,6 +210,8 @@ class ExprMixin:
 
     def _dunder(self, forward, reflected, fn, left, right, what):
         from .parse import is_dyn
+        if fn in (operator.eq, operator.ne) and (has_dyn_int(left) or has_dyn_int(right)):
+            return self.dyn_equal(fn, left, right)
         if not isinstance(left, AnfNode) and not isinstance(right, AnfNode):
             if not is_dyn(left) and not is_dyn(right) or \
                     (isinstance(left, (tuple, list)) and not isinstance(right, AnfNode)):
