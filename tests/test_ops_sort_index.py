@@ -14,7 +14,7 @@ from helpers import FLOAT_DTYPES, INT_DTYPES, arrays, noncontig, shapes, tensor
 import mindlite as ms
 from mindlite import Tensor, ops
 from mindlite.abstract import abstract_tensor
-from mindlite.kernels.cpu import sort_numpy
+from mindlite.kernels.cpu import sort_numba, sort_numpy
 from mindlite.ops.operations import sort_ops
 
 with_fixture = settings(suppress_health_check=list(settings.default.suppress_health_check)
@@ -165,6 +165,28 @@ def test_cummax_cummin_against_torch(policy, data):
         assert i.dtype == idx
         np.testing.assert_array_equal(v.asnumpy(), tv.numpy())
         np.testing.assert_array_equal(i.asnumpy(), ti.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_cum_extreme_large_fast_kernel_matches_reference(dtype):
+    """Arrays above sort_numba.MIN_SIZE take the numba loop under "ms": the numpy
+    reference's results ("vm") for every axis and layout, ties and NaN included."""
+    rng = np.random.default_rng(7)
+    base = rng.integers(-3, 4, (40, 30, 24)).astype(dtype)
+    if dtype in (np.float32, np.float64):
+        base[rng.random(base.shape) < 0.01] = np.nan
+    for x in (base, base[:, ::-1, :], np.swapaxes(base, 0, 2), base.reshape(-1)):
+        for prim in (ops.Cummax, ops.Cummin):
+            for axis in range(-x.ndim, x.ndim):
+                got = [o.asnumpy() for o in prim(axis)(tensor(x))]
+                ms.set_context(backend_policy="vm")
+                try:
+                    want = [o.asnumpy() for o in prim(axis)(tensor(x))]
+                finally:
+                    ms.set_context(backend_policy="ms")
+                for g, w in zip(got, want):
+                    assert g.tobytes() == w.tobytes(), (prim.__name__, axis)
+    assert sort_numba._J is not None                     # the numba loop did run
 
 
 def test_cummax_mindspore_values(policy):

@@ -193,3 +193,16 @@ def test_errors_name_op_argument_expected_given(call, exc, words):
         call()
     for w in words:
         assert w in str(info.value), (w, str(info.value))
+
+
+# ---- graph mode ----------------------------------------------------------------------------------
+def test_family_under_jit_matches_eager():
+    def f(x):
+        v, i = ops.sort(x)
+        return (v * 2, ops.topk(x, 2)[0], ops.cummax(x, 1)[1], ops.gather_elements(x, 1, i),
+                ops.masked_fill(x, x > 2, 0.0), ops.narrow(x, 1, 0, 2), ops.chunk(x, 2, 1)[1],
+                ops.repeat_interleave(x, 2, 0), ops.unbind(x)[1], x.swapaxes(0, 1),
+                x.argsort(descending=True))
+    x = Tensor(np.array([[3., 1., 2.], [0., 5., 4.]], np.float32))
+    for got, want in zip(ms.jit(f)(x), f(x)):
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
