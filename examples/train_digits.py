@@ -1,6 +1,6 @@
 """Train an MLP and a LeNet-style CNN on scikit-learn's digits, as a MindSpore quick-start.
 
-    python examples/train_digits.py [--quick] [--seed 0] [--out out]
+    python examples/train_digits.py [--quick] [--seed 0] [--out out] [--mode graph]
 
 The data are scikit-learn's bundled 8x8 digits (1797 images, 10 classes; no download), split
 75/25, stratified, with a fixed split seed (0), so every run tests on the same 450 images, and
@@ -11,7 +11,8 @@ momentum and a cosine learning-rate decay, one step = value_and_grad + optimizer
 per-epoch loss, test accuracy and time per training step are printed. Then the net is saved
 with save_checkpoint, loaded into a freshly built net with load_checkpoint +
 load_param_into_net, and the fresh net must predict exactly as the trained one. Loss curves
-go to OUT/loss_curves.png, checkpoints to OUT/<net>.ckpt.
+go to OUT/loss_curves.png, checkpoints to OUT/<net>.ckpt. `--mode graph` compiles each training
+step (forward, backward and the optimizer update) into one graph with @jit, under GRAPH_MODE.
 
 Exit status 1 when a net misses its test-accuracy bar (full run: MLP 0.95, CNN 0.97; --quick
 trains 5 epochs, bars 0.95 and 0.95, printed) or when a reload changes a prediction.
@@ -97,8 +98,9 @@ def create_dataset(x, y, shape, batch_size=BATCH_SIZE, shuffle=True):
 
 
 # ---- training ----------------------------------------------------------------------------------
-def make_train_step(model, loss_fn, optimizer):
-    """One step: forward, gradients of the loss w.r.t. the optimizer's parameters, update."""
+def make_train_step(model, loss_fn, optimizer, graph=False):
+    """One step: forward, gradients of the loss w.r.t. the optimizer's parameters, update
+    (with graph=True: compiled into one graph by @jit)."""
     def forward_fn(data, label):
         logits = model(data)
         return loss_fn(logits, label), logits
@@ -109,7 +111,7 @@ def make_train_step(model, loss_fn, optimizer):
         (loss, _), grads = grad_fn(data, label)
         optimizer(grads)
         return loss
-    return train_step
+    return ms.jit(train_step) if graph else train_step
 
 
 def train_epoch(train_step, model, dataset, progress=None):
@@ -149,7 +151,7 @@ def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
             for i in range(total_step)]
 
 
-def fit(name, data, epochs, seed):
+def fit(name, data, epochs, seed, graph=False):
     """Train net `name` for `epochs` epochs. -> (model, per-step losses, steps per epoch)."""
     from tqdm import tqdm
     x_train, y_train, x_test, y_test = data
@@ -160,7 +162,7 @@ def fit(name, data, epochs, seed):
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     lr = cosine_decay_lr(0.0, LEARNING_RATE, steps * epochs, steps, epochs)
     optimizer = nn.SGD(model.trainable_params(), learning_rate=lr, momentum=MOMENTUM)
-    train_step = make_train_step(model, loss_fn, optimizer)
+    train_step = make_train_step(model, loss_fn, optimizer, graph)
     print(f"\n{name}: {sum(p.size for p in model.trainable_params())} parameters, "
           f"{steps} steps/epoch of batch {BATCH_SIZE}, SGD momentum {MOMENTUM}, learning rate "
           f"{LEARNING_RATE} -> 0 (cosine)")
@@ -235,17 +237,21 @@ def main(argv=None):
                         "lower accuracy bars (for tests)")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and the shuffling")
     p.add_argument("--out", default="out", help="folder for the checkpoints and the loss plot")
+    p.add_argument("--mode", choices=("pynative", "graph"), default="pynative",
+                   help="graph: each training step is one compiled graph (GRAPH_MODE + @jit)")
     args = p.parse_args(argv)
+    graph = args.mode == "graph"
+    ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE)
     mode = "quick" if args.quick else "full"
     epochs, bars = EPOCHS[mode], BARS[mode]
     os.makedirs(args.out, exist_ok=True)
     t_start = time.perf_counter()
     data = load_data()
     print(f"mindlite {ms.__version__}: digits, {len(data[0])} train / {len(data[2])} test "
-          f"images, {mode} run ({epochs} epochs per net), seed {args.seed}")
+          f"images, {mode} run ({epochs} epochs per net), seed {args.seed}, {args.mode} mode")
     curves, failures = {}, []
     for name in NETS:
-        model, losses, steps = fit(name, data, epochs, args.seed)
+        model, losses, steps = fit(name, data, epochs, args.seed, graph)
         curves[name] = (losses, steps)
         _, acc, ok = check_reload(name, model, data, args.out, args.seed)
         if not ok:

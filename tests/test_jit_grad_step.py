@@ -132,3 +132,39 @@ def test_a_weight_whose_gradient_is_never_needed_is_never_computed():
     # layer 1's forward and dW2 = h^T dout: no dW1, no dx of layer 2, and layer 2's forward
     # output is dead (the loss is a sum: its dout is all ones)
     assert sum("MatMul" in n for n in names) == 2
+
+
+@pytest.mark.parametrize("name", ["MLP", "CNN"])
+def test_train_digits_graph_mode_trains_the_same_nets(name):
+    """examples/train_digits.py --mode graph: its MLP and CNN steps (SGD momentum, cosine
+    learning-rate list) compiled by @jit give eager's parameters."""
+    import importlib.util
+    import os
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "examples", "train_digits.py")
+    spec = importlib.util.spec_from_file_location("train_digits_graph", script)
+    td = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(td)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((96, 64)).astype(np.float32)
+    y = rng.integers(0, 10, 96).astype(np.int32)
+    shape = td.NETS[name][1]
+    nets = []
+    for graph in (False, True):
+        model = td.create_net(name, 0)
+        loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        lr = td.cosine_decay_lr(0.0, 0.05, 6, 3, 2)
+        opt = nn.SGD(model.trainable_params(), learning_rate=lr, momentum=0.9)
+        step = td.make_train_step(model, loss_fn, opt, graph)
+        ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                for _ in range(2):
+                    td.train_epoch(step, model, td.create_dataset(x, y, shape, 32,
+                                                                  shuffle=False))
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        nets.append(model)
+    assert len(step.cache) == 1
+    _same_params(*nets)
