@@ -164,3 +164,17 @@ def test_generated_graphs_planned_equal_the_interpreter(tmp_path, monkeypatch, s
         np.testing.assert_array_equal(g, w, err_msg=src)
     for k, w in zip(kept, want1):                 # a later run never wrote into a result
         np.testing.assert_array_equal(k.asnumpy(), w, err_msg=src)
+
+
+def test_pooled_arenas_hold_no_copy_of_the_outputs():
+    net = ms.nn.SequentialCell([ms.nn.Dense(8, 8, activation="relu") for _ in range(3)])
+    x = ms.Tensor(np.ones((4, 8), np.float32))
+
+    @ms.jit
+    def f(x):
+        return net(x)
+    outs = [f(x) for _ in range(3)]
+    prog = f.compiled((x,), {})._program
+    assert len(prog.pool) == 1
+    assert prog.held_bytes() == 4 * 8 * 4               # one slot: the other was handed off
+    assert len({id(o.asnumpy().base) for o in outs}) == 3

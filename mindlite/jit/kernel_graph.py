@@ -26,6 +26,13 @@ becomes one step (see csrc/bind/graph_runner.cc):
 Parameters are graph inputs read live at each step (in-place updates by earlier steps are
 seen). Lowered graphs are dropped when kernels are (un)registered or the context changes
 (the runner caches' listeners).
+
+For benchmarks (benchmarks/jit_forward.py): `ENABLED = False` runs every graph on the
+interpreter (the @jit baseline); after a first call, `jf.compiled(args, {})._program` is the
+GraphProgram (`.kg` the steps, `.plan` the MemoryPlan, `.reason` why a graph was not
+lowered, `.held_bytes()` the arena memory kept between runs). Measured here (2 shared
+cores, noisy): LeNet batch 1 about eager's time (its ~135 us are the kernels'), the
+10-layer 1024-wide MLP at batch 512 4 MiB at peak vs eager's 6 MiB and the interpreter's 60.
 """
 import numpy as np
 

@@ -205,6 +205,10 @@ class GraphProgram:
                                      tuple(v.abstract for v in kg.values), tuple(transient))
         self.template = _template(kg.output, iter(range(len(outputs))))
 
+    def held_bytes(self):
+        """Bytes the pooled arenas hold between runs (escaping slots are handed off)."""
+        return sum(b.nbytes for a in list(self.pool) for b in a.buffers if b is not None)
+
     def __call__(self, args):
         pool = self.pool
         try:
