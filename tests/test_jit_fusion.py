@@ -17,7 +17,6 @@ from mindlite.kernels import registry
 from mindlite.ops.operations.fused_ops import FusedElemwise
 
 FUSIONS = ("matmul_biasadd_fusion", "elementwise_fusion")
-FUSED_SIZE = fuse_elementwise.MIN_ELEMENTS   # outputs at least this big are fused
 
 
 @contextlib.contextmanager
@@ -87,11 +86,19 @@ def test_chain_becomes_one_fused_node_with_the_ops_in_order():
     np.testing.assert_array_equal(jf(x, y).asnumpy(), chain(x, y).asnumpy())
 
 
-def test_small_outputs_stay_unfused():
-    """Below MIN_ELEMENTS the one-kernel launch does not pay (measured): left as it is, so
-    the seed example's dump keeps MindSpore's layout."""
+def test_short_chains_on_small_outputs_stay_unfused():
+    """Below MIN_ELEMENTS only groups of MIN_SMALL_NODES ops or more are fused (one launch
+    does not pay for fewer), so the seed example's dump keeps MindSpore's layout."""
+    def seed(x, y):
+        a = x - 1
+        return a + y
     x, y = t((2, 3)), t((3,), seed=1)
-    assert "FusedElemwise" not in names(ms.jit(chain).graph(x, y))
+    assert names(ms.jit(seed).graph(x, y)) == Counter({"Sub": 1, "Add": 1})
+    jf = ms.jit(chain)
+    assert names(jf.graph(x, y)) == Counter({"FusedElemwise": 1})
+    np.testing.assert_array_equal(jf(x, y).asnumpy(), chain(x, y).asnumpy())
+    x = t((64, 64))
+    assert names(ms.jit(seed).graph(x, x)) == Counter({"FusedElemwise": 1})
 
 
 def test_an_intermediate_with_another_user_is_not_fused_into_its_user():
