@@ -180,3 +180,46 @@ def test_svd_grad(shape):
         s, u, v = ops.svd(t)
         return s, u * u, v * v, ops.einsum("...ik,...jk->...ijk", u, v)
     check_grad(f, a)
+
+
+# ---- vector_norm / matrix_norm ---------------------------------------------------------
+@with_fixture
+@given(data=st.data())
+def test_vector_matrix_norm_against_numpy(policy, data):
+    shape = tuple(data.draw(st.lists(st.integers(1, 4), min_size=2, max_size=3)))
+    x = data.draw(arrays(np.float64, shape, allow_special=False, min_value=-10, max_value=10))
+    ord = data.draw(st.sampled_from(VECTOR_ORDS[1:]))
+    axis = data.draw(st.sampled_from([None, 0, -1, (0, 1)]))
+    keep = data.draw(st.booleans())
+    dims = tuple(range(x.ndim)) if axis is None else tuple(np.atleast_1d(axis) % x.ndim)
+    w = np.moveaxis(x, dims, tuple(range(-len(dims), 0)))
+    with np.errstate(all="ignore"):                 # the reduced axes flattened into one
+        want = np.linalg.norm(w.reshape(w.shape[:x.ndim - len(dims)] + (-1,)), ord, -1)
+    if keep:
+        want = want.reshape(tuple(1 if i in dims else d for i, d in enumerate(x.shape)))
+    assert_close(ops.vector_norm(tensor(x), ord, axis, keep), np.asarray(want), rtol=1e-9,
+                 atol=1e-12)
+    mord = data.draw(st.sampled_from(MATRIX_ORDS))
+    assert_close(ops.matrix_norm(tensor(x), mord, (-2, -1), keep),
+                 np.asarray(np.linalg.norm(x, mord, (-2, -1), keep)), rtol=1e-9, atol=1e-12)
+
+
+def test_vector_matrix_norm_mindspore_values_and_errors():
+    x = Tensor(np.array([[1.0, -2, 3], [4, 5, 7]], np.float32))
+    assert float(ops.vector_norm(x)) == pytest.approx(10.198039)
+    assert float(ops.vector_norm(x, 0)) == 6.0 and float(ops.vector_norm(x, 1)) == 22.0
+    assert float(ops.vector_norm(x, math.inf)) == 7.0
+    np.testing.assert_allclose(ops.vector_norm(x, 0.5, None, True).asnumpy(), [[121.61863]],
+                               1e-6)
+    assert float(ops.vector_norm(Tensor([[1, 2]]))) == pytest.approx(math.sqrt(5))
+    assert float(ops.matrix_norm(x, "nuc")) == pytest.approx(12.974699)
+    assert float(ops.matrix_norm(x, 2, (1, 0))) == pytest.approx(9.636046)
+    assert ops.matrix_norm(x, "fro", (0, 1), True).shape == (1, 1)
+    with pytest.raises(ValueError, match="matrix_norm.*rank >= 2"):
+        ops.matrix_norm(Tensor([1.0, 2.0]))
+    with pytest.raises(ValueError, match="matrix_norm.*'ord' must be one of"):
+        ops.matrix_norm(x, 3)
+    with pytest.raises(TypeError, match="vector_norm.*'ord' must be a number"):
+        ops.vector_norm(x, "fro")
+    check_grad(lambda t: ops.vector_norm(t, 3, (0, 1)), _rand(2, 3, 2))
+    check_grad(lambda t: ops.matrix_norm(t, "nuc"), _rand(2, 3, 2))

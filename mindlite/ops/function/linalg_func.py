@@ -1,8 +1,9 @@
 """Linear-algebra functional ops of issue 13 with MindSpore 2.x's signatures: ops.einsum,
-ops.svd, ops.norm (vector and matrix ord variants, a composite as MindSpore's), ops.diag,
-ops.trace, ops.outer, ops.cross, ops.cosine_similarity, ops.baddbmm, ops.addmm,
-ops.matrix_power, ops.inverse, ops.det. Primitives: ops/operations/linalg_ops.py;
-composites (norm, outer, cosine_similarity, baddbmm, addmm) as MindSpore defines them.
+ops.svd, ops.norm / vector_norm / matrix_norm (vector and matrix ord variants, composites as
+MindSpore's), ops.diag, ops.trace, ops.outer, ops.cross, ops.cosine_similarity, ops.baddbmm,
+ops.addmm, ops.matrix_power, ops.inverse, ops.det. Primitives: ops/operations/linalg_ops.py
+and svd_ops.py; composites (norms, outer, cosine_similarity, baddbmm, addmm) as MindSpore
+defines them.
 """
 import math
 import numbers
@@ -15,8 +16,8 @@ from ..operations.array_ops import Cast
 from ..operations.math_ops import BatchMatMul, MatMul
 from ._typed_prims import typed_prim as _prim
 
-__all__ = ["einsum", "svd", "norm", "diag", "trace", "outer", "cross", "cosine_similarity",
-           "baddbmm", "addmm", "matrix_power", "inverse", "det"]
+__all__ = ["einsum", "svd", "norm", "vector_norm", "matrix_norm", "diag", "trace", "outer",
+           "cross", "cosine_similarity", "baddbmm", "addmm", "matrix_power", "inverse", "det"]
 
 _cast = Cast()
 _diag, _trace = L.Diag(), L.Trace()
@@ -141,6 +142,50 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if len(dims) == 1:
         return _vector_norm(F, A, ord, dims, keepdim)
     return _matrix_norm(F, A, "fro" if ord is None else ord, dims, keepdim)
+
+
+def _float_input(op, x, dtype):
+    _check_tensor(op, "x", x)
+    if dtype is not None:
+        return _cast(x, dtype)
+    return x if x.dtype.kind == "f" else _cast(x, mstype.float32)
+
+
+def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):
+    """The vector p-norm over `axis` (None: all elements; an int or a tuple of any length)
+    with ord a number (inf, -inf, 0 included), as MindSpore's ops.vector_norm."""
+    if isinstance(ord, bool) or not isinstance(ord, numbers.Real):
+        raise TypeError(f"For 'vector_norm', 'ord' must be a number, but got {ord!r}")
+    nd = _check_tensor("vector_norm", "x", x).ndim
+    if axis is None:
+        axis = tuple(range(nd))
+    elif isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
+        axis = (axis,)
+    if not isinstance(axis, (tuple, list)) or not all(
+            isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in axis):
+        raise TypeError(f"For 'vector_norm', 'axis' must be None, an int or a tuple of ints, "
+                        f"but got {axis!r}")
+    lim = max(nd, 1)
+    if any(not -lim <= a < lim for a in axis):
+        raise ValueError(f"For 'vector_norm', 'axis' must be in [{-lim}, {lim}), but got "
+                         f"{tuple(axis)}")
+    dims = tuple(sorted({a % lim for a in axis})) if nd else ()
+    return _vector_norm(_F(), _float_input("vector_norm", x, dtype), ord, dims, keepdims)
+
+
+def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):
+    """The matrix norm ('fro', 'nuc', 2, -2, 1, -1, inf, -inf) over the two dims `axis`, as
+    MindSpore's ops.matrix_norm."""
+    if _check_tensor("matrix_norm", "A", A).ndim < 2:
+        raise ValueError(f"For 'matrix_norm', 'A' must have rank >= 2, but got shape "
+                         f"{list(A.shape)}")
+    if ord is None or ord not in _MATRIX_ORDS:
+        raise ValueError(f"For 'matrix_norm', 'ord' must be one of 'fro', 'nuc', 2, -2, 1, "
+                         f"-1, inf, -inf, but got {ord!r}")
+    if not isinstance(axis, tuple) or len(axis) != 2:
+        raise TypeError(f"For 'matrix_norm', 'axis' must be a tuple of two ints, but got "
+                        f"{axis!r}")
+    return norm(A, ord, axis, keepdims, dtype=dtype)
 
 
 # ---- matrices and products ---------------------------------------------------------------
