@@ -150,6 +150,15 @@ def test_masked_fill_mindspore_values(policy):
     np.testing.assert_array_equal(got.asnumpy(), [[0, 0], [1, 2]])
 
 
+def test_masked_select_matches_mindspore(policy):
+    np.testing.assert_array_equal(ops.masked_select(_y(), Tensor([True, False, True])).asnumpy(),
+                                  [0, 2, 3, 5])
+    got = ops.masked_select(Tensor([1., 2.]), Tensor([[True, False], [True, True]]))
+    np.testing.assert_array_equal(got.asnumpy(), [1, 1, 2])          # broadcast, C order
+    with pytest.raises(TypeError, match="MaskedSelect.*'mask'.*Bool.*Int64"):
+        ops.masked_select(_y(), Tensor([1, 0, 1]))
+
+
 # ---- gradients -----------------------------------------------------------------------------------
 def test_scatter_family_grads():
     rng = np.random.default_rng(4)
