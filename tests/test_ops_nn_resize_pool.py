@@ -177,6 +177,8 @@ def test_interpolate_errors():
         ops.interpolate(x, size=5.0)
     with pytest.raises(ValueError, match="same spatial dimensions.*2D.*1D"):
         ops.interpolate(x, size=(5,))
+    with pytest.raises(ValueError, match="ResizeNearestNeighborV2.*spatial axes.*non-empty"):
+        ops.interpolate(Tensor(np.ones((1, 1, 0, 3), np.float32)), size=(3, 3))
     with pytest.raises(TypeError, match="ResizeNearestNeighborV2.*'x'.*Int32"):
         ops.interpolate(Tensor(np.ones((1, 1, 2, 2), np.int32)), size=(3, 3))
 
@@ -287,6 +289,10 @@ def test_pool_errors():
         ops.adaptive_avg_pool2d(x3, (-1, 2))
     with pytest.raises(ValueError, match="AdaptiveMaxPool2D.*'x'.*rank 3 or 4.*\\[3, 4\\]"):
         ops.adaptive_max_pool2d(Tensor(np.ones((3, 4), np.float32)), 2)
+    with pytest.raises(ValueError, match="AdaptiveMaxPool2D.*last two axes.*non-empty"):
+        ops.adaptive_max_pool2d(Tensor(np.ones((1, 2, 0, 4), np.float32)), 2)
+    assert ops.adaptive_avg_pool2d(Tensor(np.ones((0, 2, 4, 4), np.float32)), 2).shape == \
+        (0, 2, 2, 2)
     with pytest.raises(TypeError, match="AdaptiveAvgPool2D.*'x'.*Int64"):
         ops.adaptive_avg_pool2d(Tensor(np.ones((1, 3, 4), np.int64)), 2)
     with pytest.raises(ValueError, match="avg_pool3d.*'input_x'.*5-D.*\\[1, 4, 4, 4\\]"):

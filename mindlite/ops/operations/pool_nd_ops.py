@@ -58,6 +58,9 @@ class _Adaptive(Primitive):
 
     def out_shape(self, x):
         _check_float_x(self, x, (3, 4))
+        if 0 in tuple(x.shape[-2:]):
+            raise ValueError(f"For '{self.name}', the last two axes of 'x' must be non-empty, "
+                             f"but got shape {list(x.shape)}")
         hw = tuple(n if s is None else int(s) for s, n in zip(self._size, x.shape[-2:]))
         return tuple(x.shape[:-2]) + hw
 

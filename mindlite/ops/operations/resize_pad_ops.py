@@ -153,6 +153,9 @@ class _Resize(Primitive):
             raise ValueError(f"For '{self.name}', 'x' must be a tensor of rank "
                              f"{' or '.join(map(str, self.ranks))}, but got shape "
                              f"{list(x.shape)}")
+        if 0 in tuple(x.shape[2:]):
+            raise ValueError(f"For '{self.name}', the spatial axes of 'x' must be non-empty, "
+                             f"but got shape {list(x.shape)}")
         size = (size,) if _is_int(size) else _int_tuple(self, "size", size)
         if len(size) != len(x.shape) - 2 or any(s <= 0 for s in size):
             raise ValueError(f"For '{self.name}', 'size' must hold {len(x.shape) - 2} positive "
