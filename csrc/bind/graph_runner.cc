@@ -229,12 +229,25 @@ bool run_step(GraphRunner* r, const Step& s, PyObject* values) {
     for (size_t i = 0; i < n; ++i) Py_DECREF(argv[i]);
     return res && store(s, values, res);
   }
+  // The arrays are held for the call: a kernel that releases the GIL must not see a
+  // Parameter's array freed by another thread's set_data meanwhile.
+  struct Held {
+    PyObject** items;
+    size_t n = 0;
+    ~Held() {
+      for (size_t i = 0; i < n; ++i) Py_DECREF(items[i]);
+    }
+  } held{argv};
   for (int i : s.ins) {
-    if (!(argv[n++] = array_at(values, i))) return false;
+    if (!(argv[n] = array_at(values, i))) return false;
+    Py_INCREF(argv[n]);
+    held.n = ++n;
   }
   if (s.kind == 0) {
     for (int o : s.outs) {
-      if (!(argv[n++] = array_at(values, o))) return false;
+      if (!(argv[n] = array_at(values, o))) return false;
+      Py_INCREF(argv[n]);
+      held.n = ++n;
     }
   }
   for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(s.params); ++j) {
