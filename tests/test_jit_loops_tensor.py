@@ -1,6 +1,7 @@
 """break / continue under tensor conditions inside while and for loops (jit/parse_control.py
-flag_loop: flags carried through the loop state), compared with eager over generated
-inputs; loops on constants still decided at compile time."""
+flag_loop: flags carried through the loop state) and return under tensor conditions in
+unrolled for loops (resume_for), compared with eager over generated inputs; loops on
+constants still decided at compile time."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -126,7 +127,33 @@ def test_loop_variable_after_a_tensor_break_is_an_error():
         _same(ms.jit(fine)(_t(v)), fine(_t(v)))
 
 
-def test_return_under_a_tensor_condition_in_a_loop_stays_an_error():
+def first_positive(x):
+    for k in range(4):
+        if x[k] > 0:
+            return x[k] * 10
+        x = x + 1
+    return x.sum()
+
+
+def nested_return(x):
+    for i in range(2):
+        for j in range(2):
+            if x[i] * x[j] > 1:
+                return x * (i + j)
+        x = x - 0.5
+    y = x - 1
+    return y
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.lists(_floats, min_size=4, max_size=4))
+def test_return_under_a_tensor_condition_in_an_unrolled_for(values):
+    x = _t(values)
+    _same(ms.jit(first_positive)(x), first_positive(x))
+    _same(ms.jit(nested_return)(x), nested_return(x))
+
+
+def test_return_under_a_tensor_condition_in_a_while_stays_an_error():
     def fn(x):
         while x.sum() < 10:
             x = x + 1

@@ -98,6 +98,26 @@ class ControlMixin:
                 f"The branches of the '{kind}' on a tensor give different constants {a!r} and "
                 f"{b!r}; graph mode needs one value here (use a Tensor)"), path)
 
+    def resume_for(self, s, items, start, frame, rest):
+        """An unrolled `for` (no break/continue of its own) from item `start` on. Each
+        iteration's body gets as its `rest` the remaining iterations (a ResumeFor
+        statement) and what follows the loop, so an `if` on a tensor that returns inside
+        the loop takes them into its other branch, as it does outside loops."""
+        from .parse_stmt import BREAK, Return
+        for k in range(start, len(items)):
+            self.at(frame, s)
+            self.assign(s.target, items[k], frame)
+            after = None if rest is None else [ResumeFor(s, items, k + 1)] + rest
+            status = self.block(s.body, frame, after)
+            if status == BREAK:
+                return None
+            if isinstance(status, Return):
+                return status
+        return self.block(s.orelse, frame, rest)
+
+    def s_ResumeFor(self, s, frame, rest):
+        return self.resume_for(s.loop, s.items, s.start, frame, rest)
+
     def loop_with_flags(self, s, frame, rest):
         """A `while`/`for` whose body breaks or continues (under a condition that may be a
         tensor): run as flag_loop rewrote it."""
@@ -228,6 +248,17 @@ def _rebuild(value, picked, path):
 _FALSE = Tensor(np.array(False))
 _TRUE = Tensor(np.array(True))
 _REWRITTEN = {}                   # id(loop node) -> (loop node, FlagLoop)
+
+
+class ResumeFor(ast.stmt):
+    """The iterations of an unrolled `for` after item `start - 1` (then its `else:`), as a
+    statement of the `rest` that an `if` on a tensor which returns parses into a branch."""
+    _fields = ()
+
+    def __init__(self, loop, items, start):
+        super().__init__()
+        self.loop, self.items, self.start = loop, items, start
+        ast.copy_location(self, loop)
 
 
 class Unknown:

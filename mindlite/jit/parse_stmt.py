@@ -235,13 +235,4 @@ class StmtMixin:
     def s_For(self, s, frame, rest):
         if _contains(s.body, (ast.Break, ast.Continue)):
             return self.loop_with_flags(s, frame, rest)
-        items = self.iterate(self.expr(s.iter, frame))
-        for item in items:
-            self.at(frame, s)
-            self.assign(s.target, item, frame)
-            status = self.block(s.body, frame, None)
-            if status == BREAK:
-                return None
-            if isinstance(status, Return):
-                return status
-        return self.block(s.orelse, frame, rest)
+        return self.resume_for(s, self.iterate(self.expr(s.iter, frame)), 0, frame, rest)
