@@ -10,5 +10,5 @@ from .._lazy import lazy_exports as _lazy_exports
 
 _LAZY = _lazy_exports(globals(), (
     "layer.basic", "layer.activation", "layer.activation_extra", "layer.conv", "layer.pooling", "layer.normalization",
-    "layer.embedding", "loss.loss", "optim.optimizer", "optim.sgd", "optim.momentum",
+    "layer.embedding", "loss.loss", "loss.loss_extra", "optim.optimizer", "optim.sgd", "optim.momentum",
     "optim.adam", "optim.adaptive", "optim.composed", "learning_rate_schedule", "wrap.cell_wrapper"))
