@@ -16,6 +16,18 @@ OPTIMIZERS = {
     "sgd": lambda ps: nn.SGD(ps, 0.1, weight_decay=0.01),
     "adam": lambda ps: nn.Adam(ps, 0.01),
     "lr_list": lambda ps: nn.Momentum(ps, [0.1, 0.05, 0.01], 0.9),
+    # in-place updates the parser must keep (their primitives declare state_inputs)
+    "adam_weight_decay": lambda ps: nn.AdamWeightDecay(ps, 0.01, weight_decay=0.01),
+    "rmsprop": lambda ps: nn.RMSProp(ps, 0.01, centered=True),
+    "adagrad": lambda ps: nn.Adagrad(ps, learning_rate=0.01),
+    "adadelta": lambda ps: nn.Adadelta(ps, learning_rate=0.01),
+    "ftrl": lambda ps: nn.FTRL(ps),
+    "proximal_adagrad": lambda ps: nn.ProximalAdagrad(ps, learning_rate=0.01),
+}
+# optimizers whose construct looks at data in Python: the step runs eagerly, with a warning
+EAGER_OPTIMIZERS = {
+    "adamax": lambda ps: nn.AdaMax(ps, learning_rate=0.01),
+    "lamb": lambda ps: nn.Lamb(ps, 0.01),
 }
 
 
@@ -64,6 +76,28 @@ def test_train_one_step_cell_in_graph_mode_is_one_graph_and_equals_eager(name):
     graph = next(iter(compiled.cache.values())).graph
     effects = [n for n in graph.order if n.side_effect]
     assert len(effects) >= len(net.trainable_params()) + 1       # updates + global step
+
+
+@pytest.mark.parametrize("name", sorted(EAGER_OPTIMIZERS))
+def test_an_optimizer_that_cannot_compile_runs_the_step_eagerly_with_a_warning(name):
+    x, y = _data()
+    nets = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        net = _net()
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, _loss()),
+                                   EAGER_OPTIMIZERS[name](net.trainable_params()))
+        ms.set_context(mode=mode)
+        try:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                for _ in range(3):
+                    step(x, y)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        fell_back = [w for w in seen if "could not compile TrainOneStepCell" in str(w.message)]
+        assert len(fell_back) == (mode == ms.GRAPH_MODE)
+        nets.append(net)
+    _same_params(*nets)
 
 
 def test_user_jit_step_with_value_and_grad_then_optimizer():

@@ -35,6 +35,7 @@ SIDE_EFFECTS = frozenset(("Dropout", "Assign", "AssignAdd", "AssignSub", "ApplyM
 def has_side_effect(prim):
     return (prim.name in SIDE_EFFECTS or type(prim).__name__ in SIDE_EFFECTS
             or bool(getattr(prim, "side_effect_mem", False))
+            or bool(getattr(prim, "state_inputs", ()))       # optimizer updates: in place
             or bool(prim.attrs.get("side_effect_mem", False)))
 _CONTAINER_BUILTINS = (builtins.len, builtins.tuple, builtins.list, builtins.zip,
                        builtins.enumerate, builtins.reversed, builtins.dict)
