@@ -76,12 +76,16 @@ def _slot(a, axis, i):
 
 @register_kernel("Cross", provider="numpy")
 def cross_numpy(x, y, out, dim):
-    x, y = np.broadcast_arrays(x, y)
+    if x.shape != out.shape or y.shape != out.shape:
+        x, y = np.broadcast_to(x, out.shape), np.broadcast_to(y, out.shape)
+    xs = [_slot(x, dim, i) for i in range(3)]
+    ys = [_slot(y, dim, i) for i in range(3)]
     with np.errstate(all="ignore"):
         for i in range(3):
             j, k = (i + 1) % 3, (i + 2) % 3
-            np.subtract(_slot(x, dim, j) * _slot(y, dim, k), _slot(x, dim, k) * _slot(y, dim, j),
-                        out=_slot(out, dim, i), casting="unsafe")
+            o = _slot(out, dim, i)
+            np.multiply(xs[j], ys[k], out=o)
+            o -= xs[k] * ys[j]
 
 
 @register_kernel("Diag", provider="numpy")
@@ -101,7 +105,7 @@ def diag_part_numpy(x, out):
 @register_kernel("Trace", provider="numpy")
 def trace_numpy(x, out):
     with np.errstate(all="ignore"):
-        out[()] = np.trace(x, dtype=x.dtype)
+        out[()] = x.trace(dtype=x.dtype)
 
 
 def _inverse(x):

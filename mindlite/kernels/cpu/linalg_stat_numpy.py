@@ -1,6 +1,8 @@
 """numpy reference kernels for stat_ops: ReduceStd ((std, mean)), Cdist / CdistGrad,
 LinSpace, LogSpace, Meshgrid. alloc="runtime": each writes into the preallocated outputs.
 """
+import math
+
 import numpy as np
 
 from ..registry import register_kernel
@@ -10,14 +12,13 @@ from ..registry import register_kernel
 def reduce_std_numpy(x, out_std, out_mean, axis, ddof, keep_dims):
     """Two-pass (mean, then squared deviations): no cancellation. float16 in float32."""
     work = x.astype(np.float32) if x.dtype == np.float16 else x
+    n = math.prod(x.shape[a] for a in axis)
     with np.errstate(all="ignore"):
-        n = int(np.prod([x.shape[a] for a in axis]))
-        mean = np.sum(work, axis=axis, keepdims=True) / work.dtype.type(n)   # n = 0: nan
-        sq = np.sum(np.square(work - mean), axis=axis, keepdims=keep_dims)
-        std = np.sqrt(sq / np.float64(n - ddof))      # n <= ddof: 0 / 0 = nan
+        mean = work.sum(axis=axis, keepdims=True) / work.dtype.type(n)   # n = 0: nan
+        sq = np.square(work - mean).sum(axis=axis, keepdims=keep_dims)
+        std = np.sqrt(sq / work.dtype.type(n - ddof))    # n <= ddof: 0 / 0 = nan
     np.copyto(out_std, std, casting="unsafe")
-    np.copyto(out_mean, mean if keep_dims else np.reshape(mean, out_mean.shape),
-              casting="unsafe")
+    np.copyto(out_mean, np.reshape(mean, out_mean.shape), casting="unsafe")
 
 
 def _pair_norm(diff, p):

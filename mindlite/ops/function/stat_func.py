@@ -27,6 +27,9 @@ def _check_var_std(input, ddof, keepdims, axis, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"For '{name}', the input must be a Tensor, but got "
                         f"{type(input).__name__}")
+    if type(ddof) is int and type(keepdims) is bool and (axis is None or type(axis) is int) \
+            and type(input) is Tensor and -input.ndim <= (axis or 0) < max(input.ndim, 1):
+        return () if axis is None else ((axis % input.ndim,) if input.ndim else ())  # fast path
     if not isinstance(ddof, numbers.Integral):
         raise TypeError(f"For '{name}', the type of 'ddof' should be one of '['int', 'bool']', "
                         f"but got type '{type(ddof).__name__}'.")
@@ -78,7 +81,9 @@ def std_mean(input, axis=None, ddof=0, keepdims=False):
 
 def std(input, axis=None, ddof=0, keepdims=False):
     """The standard deviation over `axis` with divisor N - ddof."""
-    _check_var_std(input, ddof, keepdims, axis, "std")
+    axis = _check_var_std(input, ddof, keepdims, axis, "std")
+    if ddof in (0, 1):
+        return _reduce_std(input, axis, ddof, keepdims)[0]
     return std_mean(input, axis, ddof, keepdims)[0]
 
 
