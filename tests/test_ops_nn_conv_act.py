@@ -168,3 +168,14 @@ def test_errors():
         ops.glu(x4, 5)
     with pytest.raises(TypeError, match=r"Sigmoid.*Int32"):
         ops.glu(Tensor(np.array([1, 2], np.int32)))
+
+
+def test_conv_transpose2d_output_padding_beyond_stride():
+    """Regression: output_padding >= stride (allowed when dilation is larger) asked
+    Conv2DBackpropInput for an input size no Conv2D maps onto the input's shape."""
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal((2, 2, 4, 3)), rng.standard_normal((2, 3, 3, 2))
+    got = ops.conv_transpose2d(Tensor(x), Tensor(w), None, 1, (1, 0), (1, 0), 1, (2, 1))
+    want = TF.conv_transpose2d(_t(x), _t(w), None, 1, (1, 0), (1, 0), 1, (2, 1))
+    np.testing.assert_allclose(got.asnumpy(), want.numpy(), rtol=1e-10, atol=1e-10)
+    check_grad(lambda a, b: ops.conv_transpose2d(a, b, None, 1, 1, 1, 1, 2), x[:1], w)

@@ -161,3 +161,54 @@ def test_errors():
         ops.triplet_margin_loss(x, y, y, p=0)
     with pytest.raises(ValueError, match="triplet_margin_loss.*'negative' must have the shape"):
         ops.triplet_margin_loss(x, y, F([1.0, 2.0]))
+
+
+# ---- the loss primitives (MindSpore's constructors) and their second order ----------------
+def test_loss_primitives_direct():
+    from mindlite.ops.operations import loss_extra_ops as LX
+    x, y = F([[0.2, 1.5, -3.0]]), F([[0.0, 1.0, -1.0]])
+    np.testing.assert_allclose(ops.SmoothL1Loss(1.0, "sum")(x, y).asnumpy(), 0.02 + 0.125 + 1.5,
+                               rtol=1e-6)
+    p, lab = F([[0.2, 0.9, 0.0]]), F([[0.0, 1.0, 1.0]])
+    np.testing.assert_allclose(ops.BinaryCrossEntropy("none")(p, lab, F([1.0, 1.0, 2.0]))
+                               .asnumpy(), [[0.22314353, 0.10536055, 2 * 27.631021]], rtol=1e-6)
+    np.testing.assert_allclose(ops.PReLU()(F([[-1.0, 2.0]]), F([0.25, 0.5])).asnumpy(),
+                               [[-0.25, 2.0]])
+    assert issubclass(LX.SmoothL1Loss, ms.ops.Primitive)
+    with pytest.raises(ValueError, match="SmoothL1Loss.*'labels' must have the shape"):
+        ops.SmoothL1Loss()(x, F([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError, match="BinaryCrossEntropy.*'labels'.*same as 'logits'"):
+        ops.BinaryCrossEntropy()(p, Tensor(np.zeros((1, 3))), F(1.0))
+    with pytest.raises(ValueError, match="PReLU.*number of channels: 2.*\\[3\\]"):
+        ops.PReLU()(F([[-1.0, 2.0]]), F([0.25, 0.5, 1.0]))
+
+
+def test_bce_gradient_is_mindspores_at_the_clamp():
+    x = ms.Parameter(Tensor(np.array([0.0, 0.5, 1.0])), name="x")
+    y = Tensor(np.array([1.0, 1.0, 0.0]))
+    g = ops.grad(lambda a: ops.binary_cross_entropy(a, y, reduction="sum"))(x).asnumpy()
+    np.testing.assert_allclose(g, [-1e12, -2.0, 1e12], rtol=1e-9)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_loss_grad_primitives_second_order(reduction):
+    from mindlite.ops.operations import loss_extra_ops as LX
+    rng = np.random.default_rng(9)
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    dout = rng.standard_normal((3, 4) if reduction == "none" else ())
+    check_grad(lambda a, b, d: LX.SmoothL1LossGrad(0.8, reduction)(a, b, d), x, y, dout)
+    p, q = rng.uniform(0.1, 0.9, (3, 4)), rng.uniform(0, 1, (3, 4))
+    w = rng.uniform(0.5, 1.5, (4,))
+    check_grad(lambda a, b, d, c: LX.BinaryCrossEntropyGrad(reduction)(a, b, d, c), p, q, dout,
+               w)
+    check_grad(lambda a, b, c: ops.binary_cross_entropy(a, b, c, reduction), p, q, w)
+
+
+def test_prelu_grad_second_order():
+    from mindlite.ops.operations import loss_extra_ops as LX
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((2, 3, 4))
+    check_grad(lambda d, a, w: LX.PReLUGrad()(d, a, w), rng.standard_normal((2, 3, 4)), x,
+               rng.uniform(0, 1, 3))
+    check_grad(lambda d, a, w: LX.PReLUGrad()(d, a, w), rng.standard_normal((2, 3, 4)), x,
+               rng.uniform(0, 1, 1))

@@ -54,6 +54,7 @@ ALLOWED = {
     "StopGradient",                          # by definition
     "ApplyMomentum", "SGD", "Adam", "AdamWeightDecay",   # MindSpore: no bprop
     "CdistGrad",                             # MindSpore: no bprop (Cdist's second order)
+    "UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Multinomial",  # samplers
 }
 
 

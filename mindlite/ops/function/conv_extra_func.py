@@ -3,7 +3,8 @@ primitives (so their gradients are those primitives' bprops), MindSpore 2.10 sig
 ops.conv1d (Conv2D over a unit height, as MindSpore does), ops.conv3d (one batched Conv2D per
 kernel depth tap, the taps summed: a 3-D cross-correlation), ops.conv_transpose2d
 (Conv2DBackpropInput; PyTorch's semantics: MindSpore 2.10 has no CPU kernel for it),
-ops.prelu (Select(x > 0, x, weight * x), channel axis 1) and ops.glu (a * sigmoid(b)).
+ops.prelu (the PReLU primitive of loss_extra_ops, channel axis 1) and ops.glu
+(a * sigmoid(b)).
 """
 import math
 import numbers
@@ -12,7 +13,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import conv_ops as C
-from ..operations import logic_ops as L
+from ..operations import loss_extra_ops as LX
 from ..operations import math_ops as M
 from ..operations import nn_ops as N
 from . import nn_extra_func as NX
@@ -21,7 +22,7 @@ from ._typed_prims import typed_prim as _prim
 __all__ = ["conv1d", "conv3d", "conv_transpose2d", "prelu", "glu"]
 
 _expand, _reshape, _transpose = A.ExpandDims(), A.Reshape(), A.Transpose()
-_mul, _addn, _greater, _select = M.Mul(), M.AddN(), L.Greater(), L.Select()
+_mul, _addn, _cast = M.Mul(), M.AddN(), A.Cast()
 _sigmoid = N.Sigmoid()
 
 
@@ -158,10 +159,20 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                for n, si, pi, di, ki, oi in zip(input.shape[2:], s, p, d, k, op))
     if min(hw) <= 0:
         raise ValueError(f"For 'conv_transpose2d', the output size {list(hw)} must be positive")
-    size = (input.shape[0], weight.shape[1] * groups) + hw
-    prim = _prim(C.Conv2DBackpropInput, weight.shape[0], k, "pad", (p[0], p[0], p[1], p[1]),
-                 None, 1, s, d, groups)
-    return _bias("conv_transpose2d", prim(input, weight, size), bias)
+    lead = (input.shape[0], weight.shape[1] * groups)
+    if all(o < si for o, si in zip(op, s)):      # some Conv2D input size gives input's shape
+        prim = _prim(C.Conv2DBackpropInput, weight.shape[0], k, "pad",
+                     (p[0], p[0], p[1], p[1]), None, 1, s, d, groups)
+        return _bias("conv_transpose2d", prim(input, weight, lead + hw), bias)
+    # output_padding >= stride (allowed when dilation is larger): the unpadded transposed
+    # convolution holds every contribution; crop `padding` off the front and cut or
+    # zero-extend the end (no input reaches beyond it) to the requested size
+    full = tuple((n - 1) * si + di * (ki - 1) + 1
+                 for n, si, di, ki in zip(input.shape[2:], s, d, k))
+    prim = _prim(C.Conv2DBackpropInput, weight.shape[0], k, "valid", 0, None, 1, s, d, groups)
+    y = prim(input, weight, lead + full)
+    crop = (-p[1], hw[1] - full[1] + p[1], -p[0], hw[0] - full[0] + p[0])
+    return _bias("conv_transpose2d", NX.pad(y, crop), bias)
 
 
 # ---- activations ---------------------------------------------------------------------------
@@ -177,11 +188,11 @@ def prelu(input, weight):
     if weight.ndim > 1 or weight.size not in (1, channels):
         raise ValueError(f"For 'prelu', the length of 'weight' must be equal to number of "
                          f"channels: {channels}, but got {list(weight.shape)}")
-    if weight.size == channels and input.ndim >= 2:
-        weight = _reshape(weight, (channels,) + (1,) * (input.ndim - 2))
-    elif weight.ndim == 1 and input.ndim == 0:
-        weight = _reshape(weight, ())
-    return _select(_greater(input, 0), input, _mul(weight, input))
+    if weight.ndim == 0:
+        weight = _reshape(weight, (1,))
+    if weight.dtype is not input.dtype:
+        weight = _cast(weight, input.dtype)
+    return _prim(LX.PReLU)(input, weight)
 
 
 def glu(x, axis=-1):

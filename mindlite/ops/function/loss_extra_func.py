@@ -1,25 +1,31 @@
-"""Functional losses of issue 13 with MindSpore 2.10's signatures and defaults, as
-compositions of elementwise and reduction primitives (differentiable through their bprops):
+"""Functional losses of issue 13 with MindSpore 2.10's signatures and defaults, as loss
+primitives or compositions of elementwise and reduction primitives (differentiable through
+their bprops):
 ops.smooth_l1_loss, huber_loss, binary_cross_entropy, kl_div, cosine_embedding_loss,
 margin_ranking_loss, triplet_margin_loss.
 
-Piecewise losses use m = min(|d|, beta): smooth L1 = 0.5 m^2 / beta + |d| - m and Huber =
-0.5 m^2 + delta (|d| - m), which equal the textbook branches and have their gradients.
-binary_cross_entropy clamps the logs' arguments at 1e-12 (MindSpore's CPU kernel: 27.631 for
-a wrong certain prediction). kl_div takes log-probabilities and probabilities (0 * log 0 =
-0; a negative label gives NaN). cosine_embedding_loss reduces over axis 1 (a zero vector
-gives NaN, as MindSpore); triplet_margin_loss uses PyTorch's pairwise distance
-||a - b + eps||_p over the last axis (MindSpore 2.10's CPU kernel fails to run).
+smooth_l1_loss and binary_cross_entropy run one primitive each (SmoothL1Loss,
+BinaryCrossEntropy of loss_extra_ops); binary_cross_entropy clamps the logs' arguments at
+1e-12 (MindSpore's CPU kernel: 27.631 for a wrong certain prediction). Huber uses
+m = min(|d|, delta): 0.5 m^2 + delta (|d| - m), which equals the textbook branches and has
+their gradient. kl_div takes log-probabilities and probabilities (0 * log 0 = 0; a negative
+label gives NaN). cosine_embedding_loss reduces over axis 1 (a zero vector gives NaN, as
+MindSpore); triplet_margin_loss uses PyTorch's pairwise distance ||a - b + eps||_p over the
+last axis (MindSpore 2.10's CPU kernel fails to run).
 """
 import numbers
+
+import numpy as np
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
+from ..operations import loss_extra_ops as LX
 from ..operations import logic_ops as LG
 from ..operations import math_ops as M
 from ..operations import reduce_ops as R
 from ..operations.loss_ops import check_reduction
+from ._typed_prims import typed_prim as _prim
 
 __all__ = ["smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div",
            "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss"]
@@ -30,7 +36,6 @@ _minimum, _maximum = M.Minimum(), M.Maximum()
 _equal = LG.Equal()
 _cast = A.Cast()
 _sum, _mean = R.ReduceSum(False), R.ReduceMean(False)
-_BCE_EPS = 1e-12
 
 
 def _float(fn, arg, x):
@@ -69,6 +74,12 @@ def _reduce(fn, x, reduction, allowed=("none", "mean", "sum")):
     return x
 
 
+def _promote(*tensors):
+    """The tensors cast to the widest float dtype among them."""
+    dtype = max((t.dtype for t in tensors), key=lambda t: t.np.itemsize)
+    return tuple(t if t.dtype is dtype else _cast(t, dtype) for t in tensors)
+
+
 def _mask(cond, dtype):
     return _cast(cond, dtype)
 
@@ -81,12 +92,8 @@ def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
     _same_shape("smooth_l1_loss", "input", input, "target", target)
     beta = _number("smooth_l1_loss", "beta", beta, 0.0)
     check_reduction("smooth_l1_loss", reduction)
-    d = _abs(_sub(input, target))
-    if beta == 0:
-        return _reduce("smooth_l1_loss", d, reduction)
-    m = _minimum(d, beta)
-    loss = _add(_mul(_square(m), 0.5 / beta), _sub(d, m))
-    return _reduce("smooth_l1_loss", loss, reduction)
+    input, target = _promote(input, target)
+    return _prim(LX.SmoothL1Loss, beta, reduction)(input, target)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
@@ -110,12 +117,12 @@ def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     _float("binary_cross_entropy", "labels", labels)
     _same_shape("binary_cross_entropy", "logits", logits, "labels", labels)
     check_reduction("binary_cross_entropy", reduction)
-    log_p = _log(_maximum(logits, _BCE_EPS))
-    log_q = _log(_maximum(_sub(1.0, logits), _BCE_EPS))
-    loss = _neg(_add(_mul(labels, log_p), _mul(_sub(1.0, labels), log_q)))
-    if weight is not None:
-        loss = _mul(loss, _float("binary_cross_entropy", "weight", weight))
-    return _reduce("binary_cross_entropy", loss, reduction)
+    if weight is None:
+        weight = Tensor(np.ones((), logits.dtype.np))
+    else:
+        _float("binary_cross_entropy", "weight", weight)
+    logits, labels, weight = _promote(logits, labels, weight)
+    return _prim(LX.BinaryCrossEntropy, reduction)(logits, labels, weight)
 
 
 def kl_div(logits, labels, reduction="mean"):
