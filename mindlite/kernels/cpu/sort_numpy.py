@@ -169,12 +169,13 @@ def cummin_numpy(x, values, indices, axis):
 
 def _full_index(op, index, dim, n):
     """index (negative from the end) checked to lie in [-n, n), as int64 in [0, n)."""
-    if index.size:
-        lo, hi = int(index.min()), int(index.max())
-        if lo < -n or hi >= n:
-            raise ValueError(f"For '{op}', the values of 'index' must be in [{-n}, {n}), but "
-                             f"got {lo if lo < -n else hi}")
-    return np.where(index < 0, index.astype(np.int64) + n, index)
+    if not index.size:
+        return index
+    lo, hi = int(index.min()), int(index.max())
+    if lo < -n or hi >= n:
+        raise ValueError(f"For '{op}', the values of 'index' must be in [{-n}, {n}), but "
+                         f"got {lo if lo < -n else hi}")
+    return np.where(index < 0, index.astype(np.int64) + n, index) if lo < 0 else index
 
 
 def _clip(x, index, dim):
