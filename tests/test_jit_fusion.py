@@ -244,3 +244,13 @@ def test_generated_dags_equal_eager(prog, dtype, data):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
+
+
+@pytest.mark.parametrize("xs, ys", [((7, 1000), (1000,)), ((5, 3, 200), (3, 200)),
+                                    ((9, 130), (1, 130)), ((600, 7), (7,)), ((3, 4, 500), (4, 1))])
+def test_broadcast_layouts_equal_eager(xs, ys):
+    """Rows read in place (long periods), gathered (short ones) or copied dense (other)."""
+    x, y = t(xs, np.float64), t(ys, np.float64, seed=4)
+    jf = ms.jit(chain)
+    assert names(jf.graph(x, y)) == Counter({"FusedElemwise": 1})
+    np.testing.assert_array_equal(jf(x, y).asnumpy(), chain(x, y).asnumpy())
