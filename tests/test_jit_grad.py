@@ -66,11 +66,11 @@ FAMILIES = {
     "matmul": (lambda x, y: ops.sum(ops.matmul(x, y) ** 2), [(3, 4), (4, 5)], False),
     "batch_matmul": (lambda x, y: ops.sum(ops.tanh(ops.bmm(x, y))), [(2, 3, 4), (2, 4, 2)],
                      False),
-    "reductions": (lambda x, y: ops.sum(x, 1) .sum() * ops.mean(y) + ops.amax(x * y)
+    "reductions": (lambda x, y: ops.sum(x, 1).sum() * ops.mean(y) + ops.amax(x * y)
                    + ops.mean(x, (0, 1), keep_dims=True).sum() + ops.prod(y, 0).sum(),
                    [(3, 4), (3, 4)], False),
     "reshape_transpose_index": (lambda x, y: ops.sum(ops.transpose(x.reshape(4, 3), (1, 0))
-                                                     * y[:, 1:] ) + ops.sum(x[1] * y[2, :4])
+                                                     * y[:, 1:]) + ops.sum(x[1] * y[2, :4])
                                 + ops.sum(ops.concat((x, y[:, :4]), 0) ** 2)
                                 + ops.sum(ops.stack((x, x * 2)).expand_dims(0) ** 3),
                                 [(3, 4), (3, 5)], False),
@@ -82,7 +82,25 @@ FAMILIES = {
                        + ops.sum(ops.log_softmax(x, 1) * t), [(4, 5), (4, 5)], False),
     "norms": (lambda x, w: ops.sum(ops.layer_norm(x, (5,), w[0], w[1]) ** 2 * x),
               [(4, 5), (2, 5)], False),
+    "tuple_outputs": (lambda x, y: ops.sum(ops.split(x, 2, 1)[0] * 2 + ops.split(x, 2, 1)[2])
+                      + ops.sum(ops.max(y, 1)[0] ** 2), [(4, 6), (4, 5)], False),
+    "gather_and_tensor_index": (lambda x, y: ops.sum(ops.gather(x, _IDX, 0) ** 2)
+                                + ops.sum(y[_IDX] * 3), [(4, 6), (4, 5)], False),
+    "class_losses": (lambda x, y: ops.cross_entropy(x, _LABELS)
+                     + ops.nll_loss(ops.log_softmax(y, 1), _LABELS)
+                     + ops.binary_cross_entropy_with_logits(x, ops.sigmoid(y), _ONES, _ONES),
+                     [(4, 5), (4, 5)], False),
+    "select_clip_cumsum_pad": (lambda x, y: ops.sum(ops.where(x > y, ops.abs(x), ops.square(y))
+                                                    * ops.rsqrt(ops.abs(y) + 1))
+                               + ops.sum(ops.cumsum(x, 1) * ops.clamp(y, -0.5, 0.5))
+                               + ops.sum(ops.pad(x, (1, 2)) ** 2),
+                               [(4, 5), (4, 5)], False),
+    "activations": (lambda x, y: ops.sum(ops.softplus(x) + ops.gelu(y) + ops.silu(x * y)
+                                         + ops.relu(y) * ops.elu(x)), [(3, 4), (3, 4)], False),
 }
+_IDX = ms.Tensor(np.array([0, 2, 2], np.int32))
+_LABELS = ms.Tensor(np.array([0, 2, 1, 4], np.int32))
+_ONES = ms.Tensor(np.ones((4, 5)))
 
 
 @pytest.mark.parametrize("name", sorted(FAMILIES))
@@ -155,7 +173,8 @@ def _f64(net):
     return net.set_train(True)
 
 
-BLOCKS = {"mlp": (MLP, (5, 6)), "cnn": (CNNBlock, (2, 1, 8, 8)), "attention": (Attention, (2, 4, 8))}
+BLOCKS = {"mlp": (MLP, (5, 6)), "cnn": (CNNBlock, (2, 1, 8, 8)),
+          "attention": (Attention, (2, 4, 8))}
 
 
 @pytest.mark.parametrize("name", sorted(BLOCKS))
