@@ -91,8 +91,8 @@ def unregister_pass(name):
     with STATE.lock:
         if PASSES.pop(name, None) is None:
             raise ValueError(f"For 'unregister_pass', no user pass named '{name}' is registered")
-        for names in SCHEDULED.values():
-            names[:] = [n for n in names if n != name]
+        for where, names in list(SCHEDULED.items()):      # new lists: a compile may be
+            SCHEDULED[where] = [n for n in names if n != name]   # iterating the old ones
         STATE.version += 1
 
 
