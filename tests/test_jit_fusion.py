@@ -10,10 +10,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import mindlite as ms
-from mindlite import _C, nn, ops
-from mindlite.ir import FuncGraphManager, ValueNode, lint, reachable_graphs
+from mindlite import nn, ops
+from mindlite.ir import ValueNode, lint, reachable_graphs
 from mindlite.jit.passes import fuse_elementwise, pipeline
-from mindlite.kernels import registry
 from mindlite.ops.operations.fused_ops import FusedElemwise
 
 FUSIONS = ("matmul_biasadd_fusion", "elementwise_fusion")

@@ -12,7 +12,7 @@ from mindlite.kernels import registry
 from mindlite.ops.operations.fused_ops import FusedElemwise, FusedMatMulBiasAdd
 from mindlite.ops.primitive import Primitive
 from mindlite.pynative.grad import BPROPS
-from test_jit_fusion import fused_nodes, names, no_fusion, t
+from test_jit_fusion import names, no_fusion, t
 
 
 class _MLP(nn.Cell):

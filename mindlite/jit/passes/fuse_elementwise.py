@@ -21,9 +21,9 @@ node (an in-place write between a member and the root could change what the memb
 Groups of fewer than MIN_NODES ops are left as they are, and so are groups of fewer than
 MIN_SMALL_NODES ops whose output is under MIN_ELEMENTS elements: there one launch of the
 fused kernel costs about what the few kernels it replaces cost (measured within noise for 2-3
-ops at 1..1024 elements, a gain from ~7 ops), and such graphs keep MindSpore's dump layout. Groups of fewer than MIN_NODES ops are
-left as they are. Side-effect nodes are never fused. The fused node keeps the root's name,
-abstract and source locations.
+ops at 1..1024 elements, a gain from ~7 ops), and such graphs keep MindSpore's dump layout.
+Side-effect nodes are never fused. The fused node keeps the root's name, abstract and source
+locations.
 """
 import numpy as np
 
