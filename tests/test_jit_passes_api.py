@@ -152,3 +152,12 @@ def test_lite_style_registry_module():
     assert registry.register_pass is register_pass
     assert registry.PassPosition.POSITION_BEGIN == 0 and registry.PassPosition.POSITION_END == 1
     assert registry.register_kernel is ms.register_kernel
+
+
+def test_addn_example_runs_as_a_script():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "custom_pass_addn.py")],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("[ok]") == 4 and "# IR entry: @" in out.stdout
