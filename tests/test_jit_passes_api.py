@@ -96,6 +96,8 @@ def test_a_plain_function_pass_and_override():
     (lambda: register_pass("p", PassBase), TypeError, "callable"),
     (lambda: register_scheduled_passes("middle", []), ValueError, "before_fusion"),
     (lambda: register_scheduled_passes(7, []), ValueError, "POSITION_BEGIN"),
+    (lambda: register_scheduled_passes(True, []), ValueError, "POSITION_BEGIN"),
+    (lambda: register_scheduled_passes([0], []), ValueError, "POSITION_BEGIN"),
     (lambda: register_scheduled_passes("after_fusion", ["nope"]), ValueError, "unknown"),
     (lambda: register_scheduled_passes("after_fusion", "cse"), TypeError, "list"),
     (lambda: unregister_pass("nope"), ValueError, "no user pass"),

@@ -98,7 +98,9 @@ def unregister_pass(name):
 
 def position_name(position):
     try:
-        return POSITIONS[position]
+        if isinstance(position, bool):
+            raise KeyError(position)
+        return POSITIONS[position]                  # also the ints 0 / 1, as Lite's enum
     except (KeyError, TypeError):
         raise ValueError(f"For 'register_scheduled_passes', 'position' must be one of "
                          f"'before_fusion' / PassPosition.POSITION_BEGIN or 'after_fusion' / "
