@@ -54,6 +54,9 @@ def pad(input_x, padding, mode="constant", value=None):
     _tensor("pad", "input_x", input_x)
     if isinstance(padding, Tensor):
         padding = tuple(int(v) for v in padding.asnumpy().reshape(-1))
+    if type(padding) is tuple and not len(padding) % 2 and mode == "constant" and \
+            value is None and all(type(v) is int for v in padding):   # the common call
+        return _prim(R.PadV3, "constant", True)(input_x, padding, None)
     if not isinstance(padding, (tuple, list)) or not all(_is_int(v) for v in padding):
         raise TypeError(f"For 'pad', the paddings value must be tuple of int or list of int, but "
                         f"got {padding!r}")
