@@ -91,8 +91,8 @@ def run(root, manager):
         for g in editor.graphs:
             for node in list(g.order):
                 fg = _called_graph(node.inputs[0])
-                if fg is not None and inlinable(fg, g, node, recursive) and inline_call(editor, g, node, fg):
-                    swept = True
+                if fg is not None and inlinable(fg, g, node, recursive):
+                    swept |= inline_call(editor, g, node, fg)
         if not swept:
             break
         manager.rebuild()
