@@ -40,7 +40,7 @@ from .. import _C
 from ..abstract import AbstractTensor
 from ..backend.session import session_factory
 from ..context import CONTEXT
-from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, CNode, ParameterNode, ValueNode
+from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from ..kernels import registry
 from ..ops.primitive import Primitive
 from ..pynative.forward import K, L, T, CNode as _OpNode, OpRunInfo
@@ -183,10 +183,8 @@ def lower(graph):
             env[node.id] = _lower_prim(kg, node, fn, refs, dummies)
         else:
             raise NotLowerable(f"{node!r} calls {fn!r}")
-    out = graph.output
-    kg.output = ref(out) if isinstance(out, (CNode, ParameterNode)) else kg.const(out.value)
-    if isinstance(kg.output, _Const):
-        kg.output = kg.const(kg.output.value)
+    out = ref(graph.output)
+    kg.output = kg.const(out.value) if isinstance(out, _Const) else out
     return kg
 
 
