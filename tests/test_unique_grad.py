@@ -53,6 +53,8 @@ ALLOWED = {
     "Assign", "AssignAdd",                   # MindSpore: zeros for 'value' (state writes)
     "StopGradient",                          # by definition
     "ApplyMomentum", "SGD", "Adam", "AdamWeightDecay",   # MindSpore: no bprop
+    "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta",  # optimizer
+    "ApplyAdaMax", "ApplyFtrl", "ApplyProximalAdagrad",                     # updates: no bprop
     "CdistGrad",                             # MindSpore: no bprop (Cdist's second order)
     "UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Multinomial",  # samplers
 }
