@@ -22,6 +22,18 @@ def chain(x, y):
     return ops.tanh(b) * x + 1.0
 
 
+def arith(x, y):
+    return ops.relu((x * 0.5 - y) * x + 1.0)
+
+
+def arith_np(x, y):
+    return np.maximum((x * np.float32(0.5) - y) * x + np.float32(1.0), 0)
+
+
+def arith_torch(torch, x, y):
+    return torch.relu((x * 0.5 - y) * x + 1.0)
+
+
 def chain_np(x, y):
     a = x * np.float32(0.5) - y
     b = np.exp(-(a * a))
@@ -64,24 +76,28 @@ def report(title, rows):
         print(f"  {name:<18} {t * 1e6:10.1f} us   x{t / base:5.2f} of the fused graph")
 
 
-def bench_chain(shape, repeat, number):
+def bench_chain(fns, title, shape, repeat, number):
+    fn, fn_np, fn_torch = fns
     rng = np.random.default_rng(0)
     xn = rng.standard_normal(shape).astype(np.float32)
     yn = rng.standard_normal(shape[-1:]).astype(np.float32)
     x, y = ms.Tensor(xn), ms.Tensor(yn)
-    fused, plain = pair(chain, x, y)
+    fused, plain = pair(fn, x, y)
     rows = [("@jit fused", best(lambda: fused(x, y), repeat, number)),
             ("@jit unfused", best(lambda: plain(x, y), repeat, number)),
-            ("eager", best(lambda: chain(x, y), repeat, number)),
-            ("numpy", best(lambda: chain_np(xn, yn), repeat, number))]
+            ("eager", best(lambda: fn(x, y), repeat, number)),
+            ("numpy", best(lambda: fn_np(xn, yn), repeat, number))]
     try:
         import torch
         xt, yt = torch.from_numpy(xn), torch.from_numpy(yn)
-        rows.append(("torch", best(lambda: chain_torch(torch, xt, yt), repeat, number)))
+        rows.append(("torch", best(lambda: fn_torch(torch, xt, yt), repeat, number)))
     except ImportError:
         pass
-    report(f"7-op elementwise chain, float32 {shape} (x*0.5 - y, square, neg, exp, tanh, *x, +1)",
-           rows)
+    report(f"{title}, float32 {shape}", rows)
+
+
+CHAIN = ((chain, chain_np, chain_torch), "8-op chain (x*0.5 - y, square, neg, exp, tanh, *x, +1)")
+ARITH = ((arith, arith_np, arith_torch), "5-op arithmetic chain (relu((x*0.5 - y)*x + 1))")
 
 
 def bench_dense(batch, width, repeat, number):
@@ -99,9 +115,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--number", type=int, default=20)
     a = ap.parse_args()
-    bench_chain((1024, 1024), a.repeat, a.number)
-    bench_chain((4, 4), a.repeat, a.number * 50)
-    bench_chain((64, 64), a.repeat, a.number * 20)
+    for fns, title in (CHAIN, ARITH):
+        bench_chain(fns, title, (1024, 1024), a.repeat, a.number)
+        bench_chain(fns, title, (64, 64), a.repeat, a.number * 20)
+        bench_chain(fns, title, (4, 4), a.repeat, a.number * 50)
     bench_dense(512, 1024, a.repeat, max(1, a.number // 4))
     bench_dense(1, 64, a.repeat, a.number * 50)
 

@@ -62,7 +62,6 @@ def matmul_into(x, y, out, transpose_a, transpose_b):
 @register_kernel("FusedMatMulBiasAdd", provider="numpy")
 def fused_matmul_bias_add_numpy(x, y, bias, out, transpose_a, transpose_b, relu):
     matmul_into(x, y, out, transpose_a, transpose_b)
-    with np.errstate(all="ignore"):
-        np.add(out, bias, out=out)
-        if relu:
-            np.maximum(out, 0, out=out)
+    np.add(out, bias, out=out)              # as BiasAdd's and ReLU's reference kernels
+    if relu:
+        np.maximum(out, 0, out=out)
