@@ -78,12 +78,40 @@ class Cell:
     def construct(self, *inputs):
         raise NotImplementedError(f"'{type(self).__name__}' must define construct()")
 
+    _hooks = None          # {kind: {id: fn}} once a hook is registered (nn/cell_hooks.py)
+
     def __call__(self, *args, **kwargs):
+        if self._hooks is not None:
+            from .cell_hooks import hooked_call
+            return hooked_call(self, args, kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if GRAD_EXECUTOR.recording and hasattr(type(self), "bprop"):
             return self._call_with_custom_bprop(args, kwargs)
         if CONTEXT.values["mode"] == GRAPH_MODE:
             return _graph_call(self, args, kwargs)
         return self.construct(*args, **kwargs)
+
+    def register_forward_pre_hook(self, hook_fn):
+        """hook_fn(cell, inputs) -> None or new inputs, before construct (PyNative)."""
+        from .cell_hooks import register
+        return register(self, "forward_pre", hook_fn)
+
+    def register_forward_hook(self, hook_fn):
+        """hook_fn(cell, inputs, output) -> None or a new output, after construct."""
+        from .cell_hooks import register
+        return register(self, "forward", hook_fn)
+
+    def register_backward_pre_hook(self, hook_fn):
+        """hook_fn(cell, grad_output) -> None or a new grad_output, in the backward pass."""
+        from .cell_hooks import register
+        return register(self, "backward_pre", hook_fn)
+
+    def register_backward_hook(self, hook_fn):
+        """hook_fn(cell, grad_input, grad_output) -> None or new grad_input (a tuple)."""
+        from .cell_hooks import register
+        return register(self, "backward", hook_fn)
 
     def _call_with_custom_bprop(self, args, kwargs):
         GRAD_EXECUTOR.recording = False
