@@ -221,8 +221,8 @@ def _mT(t):
 
 class MatrixInverse(Primitive):
     """y = x^-1 over the last two axes (float32 / float64, square, batched); adjoint: the
-    inverse of x^T. A singular matrix gives inf/nan entries, no error (MindSpore raises
-    none either; its values there are LU by-products). Gradient: -y^T dout y^T."""
+    inverse of x^T. A singular matrix gives nan entries, no error (MindSpore raises none
+    either; its values there are LU by-products). Gradient: -y^T dout y^T."""
     input_names = ("x",)
 
     @prim_attr_register
