@@ -56,6 +56,7 @@ ALLOWED = {
     "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta",  # optimizer
     "ApplyAdaMax", "ApplyFtrl", "ApplyProximalAdagrad",                     # updates: no bprop
     "CdistGrad",                             # MindSpore: no bprop (Cdist's second order)
+    "RNNLayerGrad",                          # MindSpore's LSTMGrad: no bprop (second order)
     "UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Multinomial",  # samplers
 }
 

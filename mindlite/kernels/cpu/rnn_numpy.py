@@ -1,0 +1,121 @@
+"""Kernels of RNNLayer / RNNLayerGrad (ops/operations/rnn_ops.py): a whole single-direction
+recurrent layer forward, and its back-propagation through time, each one kernel launch.
+
+The input projection of every step is one GEMM (x W_ih^T + b_ih for all T); each step then does
+one GEMM for the recurrence (h W_hh^T) and the gate arithmetic in place on (N, G H) buffers. The
+backward walks the steps in reverse with the saved `reserve` (see RESERVE_WIDTH) and ends with
+one GEMM each for dx and dW_ih. Masked steps (past a sequence's end) carry the state unchanged
+and output 0, in both directions of the computation.
+"""
+import numpy as np
+
+from ..registry import register_kernel
+
+
+def _sigmoid(a, out=None):
+    """1 / (1 + e^-a), written so no exp overflows."""
+    out = np.empty_like(a) if out is None else out
+    e = np.exp(-np.abs(a))
+    np.divide(np.where(a >= 0, 1.0, e), 1.0 + e, out=out)
+    return out
+
+
+def _split(reserve, h, k):
+    return [reserve[..., j * h:(j + 1) * h] for j in range(k)]
+
+
+@register_kernel("RNNLayer", provider="numpy", alloc="kernel")
+def rnn_layer_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, mode):
+    t_len, n, _ = x.shape
+    hid = h0.shape[1]
+    dt = x.dtype
+    proj = (x.reshape(t_len * n, -1) @ w_ih.T).reshape(t_len, n, -1) + b_ih
+    y = np.zeros((t_len, n, hid), dt)
+    width = {"LSTM": 7, "GRU": 5}.get(mode, 2)
+    reserve = np.zeros((t_len, n, width * hid), dt)
+    h, c = h0.astype(dt, copy=True), c0.astype(dt, copy=True)
+    with np.errstate(over="ignore", under="ignore"):
+        for t in range(t_len):
+            m = mask[t][:, None]
+            saved = _split(reserve[t], hid, width)
+            saved[0][...] = h
+            rec = h @ w_hh.T + b_hh
+            if mode == "LSTM":
+                gates = proj[t] + rec
+                i, f = _sigmoid(gates[:, :hid]), _sigmoid(gates[:, hid:2 * hid])
+                g, o = np.tanh(gates[:, 2 * hid:3 * hid]), _sigmoid(gates[:, 3 * hid:])
+                c_new = f * c + i * g
+                h_new = o * np.tanh(c_new)
+                saved[1][...], saved[2][...], saved[3][...] = c, i, f
+                saved[4][...], saved[5][...], saved[6][...] = g, o, c_new
+                c = np.where(m > 0, c_new, c)
+            elif mode == "GRU":
+                r = _sigmoid(proj[t][:, :hid] + rec[:, :hid])
+                z = _sigmoid(proj[t][:, hid:2 * hid] + rec[:, hid:2 * hid])
+                hn = rec[:, 2 * hid:]
+                nn_ = np.tanh(proj[t][:, 2 * hid:] + r * hn)
+                h_new = (1 - z) * nn_ + z * h
+                saved[1][...], saved[2][...], saved[3][...], saved[4][...] = r, z, nn_, hn
+            else:
+                pre = proj[t] + rec
+                h_new = np.tanh(pre) if mode == "RNN_TANH" else np.maximum(pre, 0)
+                saved[1][...] = h_new
+            h = np.where(m > 0, h_new, h)
+            y[t] = h_new * m
+    return y, h, c, reserve
+
+
+def _masked(m, new, old):
+    return np.where(m > 0, new, old)
+
+
+@register_kernel("RNNLayerGrad", provider="numpy", alloc="kernel")
+def rnn_layer_grad_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, dh_n, dc_n,
+                         mode):
+    t_len, n, _ = x.shape
+    hid = h0.shape[1]
+    dt = x.dtype
+    width = {"LSTM": 7, "GRU": 5}.get(mode, 2)
+    gh = w_hh.shape[0]
+    d_in = np.zeros((t_len, n, gh), dt)        # gradient of the input projection per step
+    dw_hh = np.zeros_like(w_hh)
+    db_hh = np.zeros_like(b_hh)
+    dh = dh_n.astype(dt, copy=True)
+    dc = dc_n.astype(dt, copy=True)
+    with np.errstate(over="ignore", under="ignore"):
+        for t in range(t_len - 1, -1, -1):
+            m = mask[t][:, None]
+            saved = _split(reserve[t], hid, width)
+            h_prev = saved[0]
+            # the step's new state got dh (where valid) plus its output's gradient
+            dh_new = _masked(m, dh + dy[t], 0.0)
+            if mode == "LSTM":
+                c_prev, i, f, g, o, c_new = saved[1:]
+                tc = np.tanh(c_new)
+                dc_new = _masked(m, dc, 0.0) + dh_new * o * (1 - tc * tc)
+                dgates = np.concatenate([dc_new * g * i * (1 - i), dc_new * c_prev * f * (1 - f),
+                                         dc_new * i * (1 - g * g), dh_new * tc * o * (1 - o)], 1)
+                d_rec = dgates
+                dc = _masked(m, dc_new * f, dc)
+                d_in[t] = dgates
+            elif mode == "GRU":
+                r, z, nn_, hn = saved[1:]
+                dn = dh_new * (1 - z) * (1 - nn_ * nn_)
+                dz = dh_new * (h_prev - nn_) * z * (1 - z)
+                dr = dn * hn * r * (1 - r)
+                d_rec = np.concatenate([dr, dz, dn * r], 1)
+                d_in[t] = np.concatenate([dr, dz, dn], 1)
+            else:
+                h_new = saved[1]
+                dpre = dh_new * ((1 - h_new * h_new) if mode == "RNN_TANH" else (h_new > 0))
+                d_rec = dpre
+                d_in[t] = dpre
+            dw_hh += d_rec.T @ h_prev
+            db_hh += d_rec.sum(0)
+            direct = dh_new * saved[2] if mode == "GRU" else 0.0     # h' = ... + z h
+            dh = d_rec @ w_hh + direct + _masked(m, 0.0, dh)      # carried past the end
+    flat = d_in.reshape(t_len * n, gh)
+    dx = (flat @ w_ih).reshape(x.shape)
+    dw_ih = flat.T @ x.reshape(t_len * n, -1)
+    db_ih = flat.sum(0)
+    return dx, dh, dc, dw_ih.astype(dt), dw_hh, db_ih.astype(dt), db_hh
