@@ -223,12 +223,16 @@ PyObject* py_fused_call(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!out || !check_out(cs, out)) return nullptr;
   const Program* prog = find_program(args[nin + 1], args[nin + 2], nin);
   if (!prog) return nullptr;
-  const int nsteps = static_cast<int>(prog->table.size() / 5);
-  const int nc = static_cast<int>(prog->consts.size());
+  // copies: the cache entry may move (another call's insert) once anything below runs Python
+  const std::vector<int64_t> table(prog->table);
+  const std::vector<int> const_dt(prog->const_dt);
+  std::vector<double> consts(prog->consts);
+  prog = nullptr;
+  const int nsteps = static_cast<int>(table.size() / 5);
+  const int nc = static_cast<int>(consts.size());
   std::vector<int> slot_dt(nin + nc);
   std::vector<PyArrayObject*> held;
   std::vector<FusedInput> ins(nin + nc);
-  std::vector<double> consts(prog->consts);      // the cache may change while the GIL is free
   const int nd = PyArray_NDIM(out);
   const npy_intp* shape = PyArray_DIMS(out);
   const int64_t n = PyArray_SIZE(out);
@@ -263,12 +267,12 @@ PyObject* py_fused_call(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     ins[i] = FusedInput{PyArray_BYTES(r), kind, slot_dt[i], period};
   }
   for (int c = 0; c < nc; ++c) {
-    slot_dt[nin + c] = prog->const_dt[c];
+    slot_dt[nin + c] = const_dt[c];
     ins[nin + c] = FusedInput{reinterpret_cast<const char*>(&consts[c]), kInScalar,
-                              prog->const_dt[c], 1};
+                              const_dt[c], 1};
   }
   std::vector<int> dts;
-  if (!check_steps(prog->table.data(), nsteps, slot_dt, &dts)) return fail();
+  if (!check_steps(table.data(), nsteps, slot_dt, &dts)) return fail();
   if (array_dtype(out) != dts.back()) {
     PyErr_Format(PyExc_TypeError, "For '%s', 'out' must have the last step's dtype %s", kCallFn,
                  kDTypeNames[dts.back()]);
@@ -276,7 +280,7 @@ PyObject* py_fused_call(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   std::vector<FusedStep> steps(nsteps);
   for (int j = 0; j < nsteps; ++j) {
-    const int64_t* r = prog->table.data() + 5 * j;
+    const int64_t* r = table.data() + 5 * j;
     steps[j] = FusedStep{static_cast<int>(r[0]), static_cast<int>(r[1]), static_cast<int>(r[2]),
                          static_cast<int>(r[3]), static_cast<int>(r[4])};
   }
