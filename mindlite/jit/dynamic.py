@@ -92,12 +92,16 @@ def has_dyn_int(v):
 
 def _has_dynamic(v):
     if isinstance(v, AnfNode):
-        a = v.abstract
-        return isinstance(a, AbstractDynInt) or (isinstance(a, AbstractTensor)
-                                                  and a.is_dynamic) or isinstance(a, tuple)
+        return _dynamic_abstract(v.abstract)
     if isinstance(v, (tuple, list)):
         return any(_has_dynamic(x) for x in v)
     return False
+
+
+def _dynamic_abstract(a):
+    if isinstance(a, tuple):
+        return any(_dynamic_abstract(x) for x in a)
+    return isinstance(a, AbstractDynInt) or (isinstance(a, AbstractTensor) and a.is_dynamic)
 
 
 def apply_signature(fn, signature, args):
