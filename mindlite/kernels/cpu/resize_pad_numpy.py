@@ -10,9 +10,10 @@ padding) the modes gather from the input axis by axis instead. The gradient copi
 identity block back and adds each padded position's slice onto the input index it was read
 from (one vectorised add per padded position).
 Resizing is separable too: per spatial axis, output position j reads i0[j] and i1[j] with
-weights 1 - w[j] and w[j] (nearest: i0 only); the last axis writes into the output. Both
-index tables are non-decreasing, so the gradient sums each run of equal indices with
-np.add.reduceat. Index tables are cached per geometry. float16 computes in float32.
+weights 1 - w[j] and w[j] (nearest: i0 only); the last axis writes into the output. Small
+finite inputs use the tables as matrices instead (two matmuls). Both index tables are
+non-decreasing, so the gradient sums each run of equal indices with np.add.reduceat.
+Index tables are cached per geometry. float16 computes in float32.
 """
 import functools
 
@@ -148,10 +149,45 @@ def _compute_dtype(a):
     return np.float32 if a.dtype == np.float16 else a.dtype
 
 
+@functools.lru_cache(maxsize=256)
+def _axis_matrix(n_in, n_out, linear, align_corners, half_pixel, dtype):
+    """(n_out, n_in) matrix of one axis' table, and its transpose (C-contiguous, cached)."""
+    i0, i1, w = _axis_table(n_in, n_out, linear, align_corners, half_pixel)
+    m = np.zeros((n_out, n_in), dtype=dtype)
+    rows = np.arange(n_out)
+    if i1 is None:
+        m[rows, i0] = 1
+    else:
+        np.add.at(m, (rows, i0), 1 - w)
+        np.add.at(m, (rows, i1), w)
+    return _frozen(m), _frozen(np.ascontiguousarray(m.T))
+
+
+_SMALL_AXIS = 4096        # n_in * n_out of each axis at most this: small enough for matmuls
+
+
+def _resize_small(y, out, linear, align_corners, half_pixel):
+    """Small 3-D / 4-D inputs: y @ A_w^T (and A_h @ .) with cached matrices, 2 numpy calls
+    instead of 10. Only for finite y: a matmul spreads NaN / inf over zero weights."""
+    sp_in, sp_out = y.shape[2:], out.shape[2:]
+    if y.ndim not in (3, 4) or any(a * b > _SMALL_AXIS for a, b in zip(sp_in, sp_out)) or \
+            not np.isfinite(y).all():
+        return False
+    key = (linear, align_corners, half_pixel, y.dtype)
+    mats = [_axis_matrix(a, b, *key) for a, b in zip(sp_in, sp_out)]
+    r = y @ mats[-1][1]
+    if y.ndim == 4:
+        r = mats[0][0] @ r
+    out[...] = r
+    return True
+
+
 def _resize(x, out, linear, align_corners, half_pixel):
     """x resized into `out` (same dtype), one separable pass per spatial axis."""
     dt = _compute_dtype(x)
     y = x.astype(dt, copy=False)
+    if _resize_small(y, out, linear, align_corners, half_pixel):
+        return
     last = x.ndim - 1
     for axis in range(2, x.ndim):
         i0, i1, w = _axis_table(x.shape[axis], out.shape[axis], linear, align_corners,
