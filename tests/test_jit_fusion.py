@@ -253,3 +253,25 @@ def test_broadcast_layouts_equal_eager(xs, ys):
     jf = ms.jit(chain)
     assert names(jf.graph(x, y)) == Counter({"FusedElemwise": 1})
     np.testing.assert_array_equal(jf(x, y).asnumpy(), chain(x, y).asnumpy())
+
+
+def test_branches_and_loops_fuse_inside_their_own_graphs():
+    def fn(x, y, n):
+        a = x * 0.5 + y                      # a free variable of both branches
+        if a.sum() > 0:
+            b = ops.exp(-a) * 2.0 - y        # fused inside the true branch
+        else:
+            b = ops.tanh(a) + a * a
+        i = ops.zeros((), ms.int32)
+        while i < n:                         # a loop graph: n is a tensor
+            b = ops.relu(b * 0.9 - 0.1) + y   # fused inside the loop body
+            i = i + 1
+        return b, a
+    x, y, n = t(BIG), t(BIG[1:], seed=1), ms.Tensor(3, ms.int32)
+    jf = ms.jit(fn)
+    graph = jf.graph(x, y, n)
+    lint(graph)
+    assert len({node.graph.name for node in fused_nodes(graph)}) >= 4   # root, branches, body
+    for args in ((x, y, n), (-x, y, n), (x, y, ms.Tensor(0, ms.int32))):
+        for got, want in zip(jf(*args), fn(*args)):
+            np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
