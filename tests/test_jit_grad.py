@@ -247,3 +247,61 @@ def test_jit_function_calling_value_and_grad_compiles_forward_and_backward():
     names = _prim_names(step.graph(x, t))
     # 2 forward; backward: dW2, dx of layer 2, dW1 (after passes: possibly fused with a bias)
     assert sum("MatMul" in n for n in names) == 5
+
+
+def _square(v):
+    return v * v
+
+
+def _affine(v):
+    return v * 0.5 - 1
+
+
+def _safe_div(a, b):
+    return a / (b * b + 1)
+
+
+_UNARY = [ops.sin, ops.tanh, ops.exp, _square, ops.sigmoid, _affine]
+_BINARY = [ops.add, ops.mul, ops.sub, _safe_div, ops.maximum]
+
+
+def _program(ops_list):
+    """A straight-line function over 2 (3, 3) inputs: each step applies a unary or binary op
+    to earlier values (fan-out: values are reused, so adjoints accumulate); the result sums
+    the last value times every input (all of them reach the output)."""
+    def fn(x, y):
+        vals = [x, y]
+        for kind, op, i, j in ops_list:
+            a, b = vals[i % len(vals)], vals[j % len(vals)]
+            if kind == "u":
+                vals.append(_UNARY[op](a))
+            elif kind == "b":
+                vals.append(_BINARY[op](a, b))
+            else:
+                vals.append(ops.matmul(a, b))
+        return ops.sum(vals[-1] * x + y * vals[len(vals) // 2])
+    return fn
+
+
+_STEP = st.one_of(
+    st.tuples(st.just("u"), st.integers(0, len(_UNARY) - 1), st.integers(0, 9), st.just(0)),
+    st.tuples(st.just("b"), st.integers(0, len(_BINARY) - 1), st.integers(0, 9),
+              st.integers(0, 9)),
+    st.tuples(st.just("m"), st.just(0), st.integers(0, 9), st.integers(0, 9)))
+
+
+@settings(max_examples=12, deadline=None)
+@given(steps=st.lists(_STEP, min_size=1, max_size=7), seed=st.integers(0, 2 ** 31 - 1))
+def test_generated_programs_gradients_equal_eager(steps, seed):
+    fn = _program(steps)
+    rng = np.random.default_rng(seed)
+    args = (ms.Tensor(rng.uniform(-1, 1, (3, 3))), ms.Tensor(rng.uniform(-1, 1, (3, 3))))
+    want = ms.grad(fn, (0, 1))(*args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+
+        @ms.jit
+        def compiled(x, y):
+            return ms.grad(fn, (0, 1))(x, y)
+        got = compiled(*args)
+    _close(got, want, str(steps))
