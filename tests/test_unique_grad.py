@@ -46,6 +46,7 @@ ALLOWED = {
     "LogicalNot", "LogicalAnd", "LogicalOr",                                  # bool inputs
     "IsNan", "IsInf", "IsFinite", "IsClose",                                  # bool outputs
     "Argmax", "Argmin", "ReduceAll", "ReduceAny",                             # index / bool
+    "NonZero", "CountNonZero",                                                # int outputs
     "Shape",                                                                  # shape
     "ZerosLike", "OnesLike",                 # output independent of the values (zeros)
     "Fill", "Zeros", "Ones", "Eye", "Range",  # constant inputs only
