@@ -28,7 +28,7 @@ _expand = ExpandDims()
 
 
 def _is_int(v):
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+    return type(v) is int or (isinstance(v, numbers.Integral) and not isinstance(v, bool))
 
 
 def _tensor(fn, arg, x):
@@ -76,6 +76,8 @@ def pad(input_x, padding, mode="constant", value=None):
 
 
 # ---- interpolate ---------------------------------------------------------------------------
+_NEAREST = R.ResizeNearestNeighborV2(False, False)
+_BILINEAR = {False: R.ResizeBilinearV2(False, True), True: R.ResizeBilinearV2(True, False)}
 _MODES = ("nearest", "linear", "bilinear", "bicubic", "area", "nearest-exact", "trilinear")
 _RANKS = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "area": (3, 4)}
 
@@ -146,9 +148,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     size = _interp_size(input, size, scale_factor, mode, recompute_scale_factor)
     corners = bool(align_corners)
     if mode == "nearest":
-        return _prim(R.ResizeNearestNeighborV2, False, False)(input, size)
+        return _NEAREST(input, size)
     if mode == "bilinear":
-        return _prim(R.ResizeBilinearV2, corners, not corners)(input, size)
+        return _BILINEAR[corners](input, size)
     if mode == "linear":
         return _prim(R.ResizeLinear1D, "align_corners" if corners else "half_pixel")(input,
                                                                                      size)
