@@ -7,6 +7,7 @@ Sources (sources.py): NumpySlicesDataset, GeneratorDataset. Ops and iterators
 """
 from . import config
 from .engine import Dataset, DatasetIterator
+from .map_ops import BatchInfo
 from .sources import GeneratorDataset, NumpySlicesDataset
 
-__all__ = ["Dataset", "DatasetIterator", "GeneratorDataset", "NumpySlicesDataset", "config"]
+__all__ = ["BatchInfo", "Dataset", "DatasetIterator", "GeneratorDataset", "NumpySlicesDataset", "config"]

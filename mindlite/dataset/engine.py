@@ -77,20 +77,36 @@ class Dataset:
         """Shuffle rows through a buffer of `buffer_size` rows (>= 2)."""
         return ShuffleDataset(self, check_int("Dataset.shuffle", "buffer_size", buffer_size, 2))
 
-    def batch(self, batch_size, drop_remainder=False):
+    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
+              per_batch_map=None, input_columns=None, output_columns=None,
+              python_multiprocessing=False, max_rowsize=None):
         """Stack `batch_size` consecutive rows per column; the last short batch is kept unless
-        `drop_remainder`."""
+        `drop_remainder`. per_batch_map(cols..., batch_info) rewrites each batch's
+        `input_columns` first (map_ops.py)."""
         batch_size = check_int("Dataset.batch", "batch_size", batch_size, 1)
         if not isinstance(drop_remainder, bool):
             raise TypeError("For 'Dataset.batch', 'drop_remainder' must be a bool, but got "
                             f"{drop_remainder!r}")
-        return BatchDataset(self, batch_size, drop_remainder)
+        if per_batch_map is None:
+            return BatchDataset(self, batch_size, drop_remainder)
+        from .map_ops import PerBatchMapDataset, check_workers
+        workers = check_workers("Dataset.batch", num_parallel_workers, python_multiprocessing)
+        return PerBatchMapDataset(self, batch_size, drop_remainder, per_batch_map,
+                                  input_columns, output_columns, workers,
+                                  python_multiprocessing)
 
-    def map(self, operations, input_columns=None, output_columns=None):
+    def map(self, operations, input_columns=None, output_columns=None, column_order=None,
+            num_parallel_workers=None, python_multiprocessing=False, cache=None,
+            callbacks=None, max_rowsize=None, offload=None):
         """Apply `operations` (a callable or list of callables, chained) to the columns
         `input_columns` (default: the first) of every row; results replace them, named
-        `output_columns` (default: `input_columns`)."""
-        return MapDataset(self, operations, input_columns, output_columns)
+        `output_columns` (default: `input_columns`). `num_parallel_workers` rows at once, in
+        threads or (python_multiprocessing) processes, results in order (map_ops.py)."""
+        from .map_ops import MapDataset, check_workers
+        workers = check_workers("Dataset.map", num_parallel_workers, python_multiprocessing)
+        node = MapDataset(self, operations, input_columns, output_columns, workers,
+                          python_multiprocessing)
+        return node.project(column_order) if column_order is not None else node
 
     def repeat(self, count=None):
         """Run the pipeline `count` times per epoch (None or -1: endlessly)."""
@@ -100,6 +116,46 @@ class Dataset:
     def take(self, count=-1):
         """The first `count` rows (-1: all)."""
         return TakeDataset(self, check_int("Dataset.take", "count", count, 1, True))
+
+    # structure ops (structure_ops.py)
+    def skip(self, count):
+        from .structure_ops import SkipDataset
+        return SkipDataset(self, check_int("Dataset.skip", "count", count, 0))
+
+    def filter(self, predicate, input_columns=None, num_parallel_workers=None):
+        from .structure_ops import FilterDataset
+        return FilterDataset(self, predicate, input_columns)
+
+    def project(self, columns):
+        from .structure_ops import ProjectDataset
+        return ProjectDataset(self, columns)
+
+    def rename(self, input_columns, output_columns):
+        from .structure_ops import RenameDataset
+        return RenameDataset(self, input_columns, output_columns)
+
+    def zip(self, datasets):
+        from .structure_ops import ZipDataset
+        return ZipDataset([self] + (list(datasets) if isinstance(datasets, (tuple, list))
+                                    else [datasets]))
+
+    def concat(self, datasets):
+        from .structure_ops import ConcatDataset
+        return ConcatDataset([self] + (list(datasets) if isinstance(datasets, (tuple, list))
+                                       else [datasets]))
+
+    def __add__(self, other):
+        return self.concat(other)
+
+    def split(self, sizes, randomize=True):
+        from .structure_ops import split
+        return split(self, sizes, randomize)
+
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
+                     pad_info=None):
+        from .structure_ops import PaddedBatchDataset
+        batch_size = check_int("Dataset.padded_batch", "batch_size", batch_size, 1)
+        return PaddedBatchDataset(self, batch_size, drop_remainder, pad_info)
 
     # ---- iterators ---------------------------------------------------------------------
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False,
@@ -177,56 +233,6 @@ class BatchDataset(Dataset):
                 rows = []
         if rows and not self.drop_remainder:
             yield self._stack(rows)
-
-
-class MapDataset(Dataset):
-    def __init__(self, child, operations, input_columns, output_columns):
-        super().__init__(child)
-        api = "Dataset.map"
-        ops = operations if isinstance(operations, (list, tuple)) else [operations]
-        if not ops or not all(callable(op) for op in ops):
-            raise TypeError(f"For '{api}', 'operations' must be a callable or a non-empty list "
-                            f"of callables, but got {operations!r}")
-        cols = child.get_col_names()
-        inputs = cols[:1] if input_columns is None else column_list(
-            api, "input_columns", input_columns)
-        for name in inputs:
-            if name not in cols:
-                raise ValueError(f"For '{api}', input column '{name}' does not exist; the "
-                                 f"dataset's columns are {cols}")
-        outputs = inputs if output_columns is None else column_list(
-            api, "output_columns", output_columns)
-        kept = [c for c in cols if c not in inputs]
-        clash = [c for c in outputs if c in kept]
-        if clash:
-            raise ValueError(f"For '{api}', output columns {clash} already exist and are not "
-                             "input columns")
-        at = cols.index(inputs[0])
-        before = [c for c in cols[:at] if c not in inputs]
-        self.ops, self.outputs = list(ops), outputs
-        self.in_idx = [cols.index(c) for c in inputs]
-        self.before_idx = [cols.index(c) for c in before]
-        self.after_idx = [cols.index(c) for c in kept if c not in before]
-        self.names = before + outputs + [cols[i] for i in self.after_idx]
-
-    _fresh = False
-
-    def get_col_names(self):
-        return list(self.names)
-
-    def _rows(self):
-        for row in self.child._rows():
-            vals = tuple(row[i] for i in self.in_idx)
-            for op in self.ops:
-                out = op(*vals)
-                vals = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-            if len(vals) != len(self.outputs):
-                raise ValueError(f"For 'Dataset.map', the operations returned {len(vals)} "
-                                 f"values, but 'output_columns' names {len(self.outputs)}: "
-                                 f"{self.outputs}")
-            vals = tuple(to_array("Dataset.map", v) for v in vals)
-            yield (tuple(row[i] for i in self.before_idx) + vals
-                   + tuple(row[i] for i in self.after_idx))
 
 
 class RepeatDataset(Dataset):
