@@ -10,4 +10,5 @@ from .engine import Dataset, DatasetIterator
 from .map_ops import BatchInfo
 from .sources import GeneratorDataset, NumpySlicesDataset
 
-__all__ = ["BatchInfo", "Dataset", "DatasetIterator", "GeneratorDataset", "NumpySlicesDataset", "config"]
+__all__ = ["BatchInfo", "Dataset", "DatasetIterator", "GeneratorDataset", "NumpySlicesDataset",
+           "config"]
