@@ -41,6 +41,19 @@ def test_method_values_as_mindspore():
                                np.log(np.exp(x.asnumpy()).sum(1)), 1e-6)
 
 
+def test_std_var_split_keyword_overloads():
+    """MindSpore 2.10's second overloads (dim, *, correction, keepdim; split's axis=), with
+    the values its CPU build prints."""
+    x = Tensor(np.array([[1.0, 2, 3], [4, 5, 7]], np.float32))
+    np.testing.assert_allclose(x.std(dim=1).asnumpy(), [0.8164966, 1.2472191], 1e-6)
+    np.testing.assert_allclose(x.std(dim=1, correction=1).asnumpy(), [1.0, 1.5275252], 1e-6)
+    np.testing.assert_allclose(x.std(dim=1, correction=2).asnumpy(), [1.4142135, 2.1602468],
+                               1e-6)
+    assert x.std(dim=1, keepdim=True).shape == (2, 1)
+    np.testing.assert_allclose(x.var(dim=0, correction=1).asnumpy(), [4.5, 4.5, 8.0], 1e-6)
+    assert [t.shape for t in x.split(1, axis=1)] == [(2, 1)] * 3
+
+
 def test_repeat_is_mindspore_tile():
     assert Tensor([1, 2]).repeat(2).tolist() == [1, 2, 1, 2]
     assert Tensor([[1, 2]]).repeat(2, 1).tolist() == [[1, 2], [1, 2]]

@@ -104,16 +104,26 @@ def _size_arg(op, size):
     return tuple(int(d) for d in size)
 
 
+def _stat_args(axis, ddof, keepdims, dim, correction, keepdim):
+    """(axis, ddof, keepdims) from either of Tensor.std / var's overloads."""
+    return (axis if dim is None else dim, ddof if correction is None else correction,
+            keepdims if keepdim is None else keepdim)
+
+
 class MathTensorMethods:
     """Statistics, norms, rounding, comparison, products, shape queries, creation like self,
     in-place arithmetic."""
     __slots__ = ()
 
-    def std(self, axis=None, ddof=0, keepdims=False):
-        return F.std(self, axis, ddof, keepdims)
+    def std(self, axis=None, ddof=0, keepdims=False, *, dim=None, correction=None,
+            keepdim=None):
+        """Both MindSpore 2.10 overloads: (axis, ddof, keepdims) and (dim, *, correction,
+        keepdim); the second's correction defaults to ddof's 0, as MindSpore 2.10's CPU."""
+        return F.std(self, *_stat_args(axis, ddof, keepdims, dim, correction, keepdim))
 
-    def var(self, axis=None, ddof=0, keepdims=False):
-        return F.var(self, axis, ddof, keepdims)
+    def var(self, axis=None, ddof=0, keepdims=False, *, dim=None, correction=None,
+            keepdim=None):
+        return F.var(self, *_stat_args(axis, ddof, keepdims, dim, correction, keepdim))
 
     def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
         return F.norm(self, ord, dim, keepdim, dtype=dtype)
@@ -161,8 +171,9 @@ class MathTensorMethods:
                              f"{repeats}")
         return F.tile(self, tuple(int(r) for r in repeats))
 
-    def split(self, split_size, dim=0):
-        return F.split(self, split_size, dim)
+    def split(self, split_size, dim=0, *, axis=None):
+        """split(split_size, dim=0); MindSpore 2.10's older `axis=` keyword is accepted."""
+        return F.split(self, split_size, dim if axis is None else axis)
 
     # ---- in place -----------------------------------------------------------------------
     def add_(self, other, *, alpha=1):
