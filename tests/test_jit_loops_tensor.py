@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import mindlite as ms
-from mindlite import Tensor, ops
+from mindlite import Tensor, nn, ops
 from mindlite.ir import dump_ir
 from mindlite.jit import UnsupportedSyntaxError
 
@@ -95,6 +95,43 @@ def test_tensor_break_continue_equal_eager(values, lim):
     _same(ms.jit(while_continue_else)(x), while_continue_else(x))
     _same(ms.jit(for_break_continue)(x), for_break_continue(x))
     _same(ms.jit(nested)(x), nested(x))
+
+
+def while_true(x):
+    while True:                           # a constant test: the break flag alone ends it
+        x = x * 2
+        if x.sum() > 10:
+            break
+    return x
+
+
+class BreakingStack(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(3, 3) for _ in range(4)])
+
+    def construct(self, x):
+        for layer in self.layers:
+            x = ops.tanh(layer(x))
+            if ops.abs(x).max() < 0.3:
+                break
+        return x
+
+
+def test_while_true_and_a_cell_list_that_break_on_tensors():
+    for v in ([1.0, 2.0], [0.01, 0.0], [-3.0, 20.0]):
+        _same(ms.jit(while_true)(_t(v)), while_true(_t(v)))
+    net = BreakingStack()
+    rng = np.random.default_rng(1)
+    for scale in (0.01, 1.0):
+        x = Tensor((rng.random((2, 3)) * scale).astype(np.float32))
+        want = net(x)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        try:
+            got = net(x)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        _same(got, want)
 
 
 def test_break_builds_flags_into_the_loop_graph():

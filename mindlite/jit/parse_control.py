@@ -115,6 +115,21 @@ class ControlMixin:
                 return status
         return self.block(s.orelse, frame, rest)
 
+    def e_LoopTest(self, e, frame):
+        """`not brk and test`: False once a constant break happened; while the flag is a
+        constant, the loop's own test as it is; once it is a tensor, one bool tensor
+        (logical_and of not brk and the test's truth: the test is side-effect free graph
+        code, so evaluating it after a break changes nothing)."""
+        brk = self.expr(e.flag, frame)
+        if not isinstance(brk, AnfNode):
+            return False if bool(brk) else self.expr(e.test, frame)
+        from ..ops.function import math_func
+        go = self.call_value(math_func.logical_not, (brk,), {})
+        cond = self.condition(self.expr(e.test, frame))
+        if not isinstance(cond, AnfNode):
+            return go if cond else False
+        return self.call_value(math_func.logical_and, (go, cond), {})
+
     def s_ResumeFor(self, s, frame, rest):
         return self.resume_for(s.loop, s.items, s.start, frame, rest)
 
@@ -250,6 +265,11 @@ _TRUE = Tensor(np.array(True))
 _REWRITTEN = {}                   # id(loop node) -> (loop node, FlagLoop)
 
 
+class LoopTest(ast.expr):
+    """`not brk and test` of a flagged `while` (see ControlMixin.e_LoopTest)."""
+    _fields = ("flag", "test")
+
+
 class ResumeFor(ast.stmt):
     """The iterations of an unrolled `for` after item `start - 1` (then its `else:`), as a
     statement of the `rest` that an `if` on a tensor which returns parses into a branch."""
@@ -325,8 +345,7 @@ def flag_loop(loop):
 
     body = [setf(cnt, _FALSE)] + rewrite(loop.body)
     if isinstance(loop, ast.While):
-        new = ast.While(test=ast.BoolOp(op=ast.And(), values=[not_(name(brk)), loop.test]),
-                        body=body, orelse=[])
+        new = ast.While(test=LoopTest(name(brk), loop.test), body=body, orelse=[])
     else:
         new = ast.If(test=not_(name(brk)), body=body, orelse=[])
     pre = [setf(brk, _FALSE), setf(cnt, _FALSE)]
