@@ -52,6 +52,17 @@ def for_break_continue(x):
     return acc
 
 
+def loop_in_tensor_while(x):
+    i = (x.sum() * 0).astype(ms.int32)    # a tensor test: one loop graph
+    while i < 3:
+        for k in range(2):                # its own break, inside the loop graph's body
+            if x[k] > 1:
+                break
+            x = x + 0.5
+        i = i + 1
+    return x
+
+
 def nested(x):
     total = x.sum() * 0
     for k in range(3):
@@ -95,6 +106,7 @@ def test_tensor_break_continue_equal_eager(values, lim):
     _same(ms.jit(while_continue_else)(x), while_continue_else(x))
     _same(ms.jit(for_break_continue)(x), for_break_continue(x))
     _same(ms.jit(nested)(x), nested(x))
+    _same(ms.jit(loop_in_tensor_while)(x), loop_in_tensor_while(x))
 
 
 def while_true(x):

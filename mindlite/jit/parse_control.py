@@ -162,9 +162,8 @@ class ControlMixin:
 
     def loop_graph(self, s, frame):
         """`while` on a tensor condition: a graph L(carried) = Switch(cond, body, exit)()."""
-        if _contains(s.body, (ast.Break, ast.Continue, ast.Return)):
-            raise self.unsupported("'break', 'continue' or 'return' in a 'while' on a tensor "
-                                   "condition")
+        if _contains(s.body, (ast.Return,)):      # (its own break/continue became flags)
+            raise self.unsupported("'return' in a 'while' on a tensor condition")
         names = [n for n in _assigned_names(s.body) if n in frame.vars]
         init = [frame.vars[n] for n in names]
         dyn = [(n, v) for n, v in zip(names, init) if isinstance(v, AnfNode)
