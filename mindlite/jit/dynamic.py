@@ -23,9 +23,11 @@ sizes (n // 5000) is taken as static.
 Shape-dependent Python code: `x.shape` of a tensor with a dynamic dimension is a Shape
 node; its dynamic items are TupleGetItem nodes whose abstract is AbstractDynInt (an Int64
 known at run time), static items stay ints. `+ - * // %` on those emit ScalarOp nodes, and
-they can be passed to primitives (Reshape's shape, a scalar operand). Where Python needs
-the number itself (a condition, a comparison, range()) the parser raises an error naming
-the line: graph mode needs a constant there.
+they can be passed to primitives (Reshape's shape, a scalar operand, a slice bound). `==`
+between two of them (or shapes holding them) is True when both probe runs agree, the
+assumption inference makes (dyn_equal). Where Python needs the number itself (a
+condition, `<`, a comparison with an int, range()) the parser raises an error naming the
+line: graph mode needs a constant there.
 """
 import inspect
 import operator
