@@ -1,7 +1,8 @@
 """Statistics, distance and range functional ops of issue 13 with MindSpore 2.x's signatures:
 ops.std / var / std_mean / var_mean (axis, ddof, keepdims: ddof 0 or 1 through ReduceStd,
-other ddof as MindSpore's composite), ops.logsumexp (MindSpore's composite), ops.cdist,
-ops.linspace, ops.logspace, ops.meshgrid. Primitives: ops/operations/stat_ops.py.
+other ddof as MindSpore's composite; float16 computed in float32 on both paths),
+ops.logsumexp (MindSpore's composite), ops.cdist, ops.linspace, ops.logspace, ops.meshgrid.
+Primitives: ops/operations/stat_ops.py.
 """
 import math
 import numbers
@@ -55,19 +56,29 @@ def _reduce_std(input, axis, ddof, keepdims):
     return _prim(S.ReduceStd, axis, bool(ddof), keepdims)(input)
 
 
+def _composite(input, axis, ddof, keepdims, root):
+    """MindSpore's var_mean composite for ddof other than 0 / 1 (std: its square root before
+    the result is cast back), float16 computed in float32 as ReduceStd computes it."""
+    F = _F()
+    dims = axis or tuple(range(input.ndim))
+    half = input.dtype is mstype.float16
+    x = F.cast(input, mstype.float32) if half else input
+    centered = F.sub(x, F.mean(x, dims, True))
+    total = F.sum(F.pow(centered, 2.0), dims, keepdims)
+    n = math.prod(input.shape[a] for a in dims)
+    v, m = F.div(total, Tensor(float(n - int(ddof)), x.dtype)), F.mean(x, dims, keepdims)
+    if root:
+        v = F.pow(v, 0.5)
+    return (F.cast(v, mstype.float16), F.cast(m, mstype.float16)) if half else (v, m)
+
+
 def var_mean(input, axis=None, ddof=0, keepdims=False):
     """(variance with divisor N - ddof, mean) over `axis` (None: all)."""
     axis = _check_var_std(input, ddof, keepdims, axis, "var_mean")
-    F = _F()
     if ddof in (0, 1):
         s, m = _reduce_std(input, axis, ddof, keepdims)
-        return F.pow(s, 2.0), m
-    dims = axis or tuple(range(input.ndim))
-    centered = F.sub(input, F.mean(input, dims, True))
-    total = F.sum(F.pow(centered, 2.0), dims, keepdims)
-    n = math.prod(input.shape[a] for a in dims)
-    return F.div(total, Tensor(float(n - int(ddof)), input.dtype)), F.mean(input, dims,
-                                                                            keepdims)
+        return _F().pow(s, 2.0), m
+    return _composite(input, axis, ddof, keepdims, False)
 
 
 def std_mean(input, axis=None, ddof=0, keepdims=False):
@@ -75,8 +86,7 @@ def std_mean(input, axis=None, ddof=0, keepdims=False):
     axis = _check_var_std(input, ddof, keepdims, axis, "std_mean")
     if ddof in (0, 1):
         return _reduce_std(input, axis, ddof, keepdims)
-    v, m = var_mean(input, axis, ddof, keepdims)
-    return _F().pow(v, 0.5), m
+    return _composite(input, axis, ddof, keepdims, True)
 
 
 def std(input, axis=None, ddof=0, keepdims=False):
