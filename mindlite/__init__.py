@@ -23,6 +23,7 @@ from . import nn  # noqa: F401
 from .ops.composite import grad, value_and_grad, GradOperation  # noqa: F401
 from .jit import jit  # noqa: F401
 from . import dataset, train  # noqa: F401
+from . import amp  # noqa: F401
 from .train import Model  # noqa: F401
 from .train import (Callback, CheckpointConfig, EarlyStopping, History,  # noqa: F401
                     LambdaCallback, LearningRateScheduler, LossMonitor, ModelCheckpoint,

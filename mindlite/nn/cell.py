@@ -55,6 +55,9 @@ class Cell:
     def __getattr__(self, name):
         d = self.__dict__
         if "_params" in d and name in d["_params"]:
+            if "_mp_dtype" in d:                 # mixed precision (nn/cell_mixed.py)
+                from .cell_mixed import cast_param
+                return cast_param(self, d["_params"][name])
             return d["_params"][name]
         if "_cells" in d and name in d["_cells"]:
             return d["_cells"][name]
@@ -79,17 +82,21 @@ class Cell:
         raise NotImplementedError(f"'{type(self).__name__}' must define construct()")
 
     _hooks = None          # {kind: {id: fn}} once a hook is registered (nn/cell_hooks.py)
+    _mp_dtype = None       # compute dtype set by to_float (nn/cell_mixed.py)
 
     def __call__(self, *args, **kwargs):
+        if self._mp_dtype is not None or "_mp_output" in self.__dict__:
+            from .cell_mixed import mixed_call
+            return mixed_call(self, args, kwargs)
         if self._hooks is not None:
             from .cell_hooks import hooked_call
             return hooked_call(self, args, kwargs)
         return self._call(args, kwargs)
 
-    def _call(self, args, kwargs):
+    def _call(self, args, kwargs, eager=False):
         if GRAD_EXECUTOR.recording and hasattr(type(self), "bprop"):
             return self._call_with_custom_bprop(args, kwargs)
-        if CONTEXT.values["mode"] == GRAPH_MODE:
+        if CONTEXT.values["mode"] == GRAPH_MODE and not eager:
             return _graph_call(self, args, kwargs)
         return self.construct(*args, **kwargs)
 
@@ -189,9 +196,10 @@ class Cell:
         return self
 
     def to_float(self, dst_type):
-        for p in self.get_parameters():
-            p.set_dtype(dst_type)
-        return self
+        """Run this cell and its sub-cells in dst_type: inputs and Parameters are cast at use,
+        the Parameters themselves keep their dtype (nn/cell_mixed.py)."""
+        from .cell_mixed import mark
+        return mark(self, dst_type)
 
     # ---- repr --------------------------------------------------------------------------
     def extend_repr(self):

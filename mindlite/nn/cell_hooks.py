@@ -69,7 +69,7 @@ def _as_tuple(g):
     return g if isinstance(g, tuple) else (g,)
 
 
-def hooked_call(cell, args, kwargs):
+def hooked_call(cell, args, kwargs, eager=False):
     hooks = cell._hooks
     for fn in list(hooks["forward_pre"].values()):
         new = fn(cell, args)
@@ -96,7 +96,7 @@ def hooked_call(cell, args, kwargs):
                     grad_input = _as_tuple(new)
             return grad_input if isinstance(g, tuple) else grad_input[0]
         args = _wrap(args, on_grad_input)
-    out = cell._call(args, kwargs)
+    out = cell._call(args, kwargs, eager)
     if backward:
         if isinstance(out, tuple):
             out = _wrap(out, on_grad_output)
