@@ -6,7 +6,10 @@ Workloads (float32, batch 64, the digits demo's nets, examples/train_digits.py):
 - MLP 64-128-10: Dense -> ReLU -> Dense;
 - CNN on 1x8x8 images: Conv2d(1, 16, 3, same) -> ReLU -> MaxPool 2 -> Conv2d(16, 32, 3, same)
   -> ReLU -> MaxPool 2 -> Flatten -> Dense(128, 64) -> ReLU -> Dense(64, 10).
-Both sides: softmax cross entropy (mean) on class labels, SGD with momentum 0.9; mindlite
+- LSTM: seq 32, batch 64, 128 features, hidden 128; the last step's output -> Dense(128, 10);
+- Transformer encoder layer: seq 64, batch 32, d_model 128, 4 heads, feed-forward 512,
+  dropout 0; the mean over the sequence -> Dense(128, 10).
+All: softmax cross entropy (mean) on class labels, SGD with momentum 0.9; mindlite
 through nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD), PyTorch through
 zero_grad / backward / step with torch.set_num_threads(2). Same data, and PyTorch starts from
 a copy of mindlite's initial weights; the losses of the first steps are compared before any
@@ -78,6 +81,57 @@ def torch_like(ms_net):
         for t, a in zip(t_params, ms_params):
             assert tuple(t.shape) == a.shape, (tuple(t.shape), a.shape)
             t.copy_(torch.from_numpy(a.copy()))
+    return net
+
+
+class SeqNet(nn.Cell):
+    """A sequence body (LSTM or Transformer encoder layer) and a Dense head on its summary."""
+
+    def __init__(self, body, kind):
+        super().__init__()
+        self.body, self.kind, self.head = body, kind, nn.Dense(128, 10)
+
+    def construct(self, x):
+        if self.kind == "lstm":
+            return self.head(self.body(x)[0][-1])
+        return self.head(self.body(x).mean(0))
+
+
+def mindlite_lstm():
+    return SeqNet(nn.LSTM(128, 128), "lstm")
+
+
+def mindlite_encoder():
+    return SeqNet(nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0), "encoder")
+
+
+class _TorchSeqNet(torch.nn.Module if torch else object):
+    def __init__(self, body, kind):
+        super().__init__()
+        self.body, self.kind, self.head = body, kind, torch.nn.Linear(128, 10)
+
+    def forward(self, x):
+        if self.kind == "lstm":
+            return self.head(self.body(x)[0][-1])
+        return self.head(self.body(x).mean(0))
+
+
+def torch_seq_like(ms_net):
+    """The PyTorch twin of a SeqNet with mindlite's weights (names mapped: dense1/2 ->
+    linear1/2, norm gamma/beta -> weight/bias)."""
+    if ms_net.kind == "lstm":
+        body = torch.nn.LSTM(128, 128)
+    else:
+        body = torch.nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0)
+    net = _TorchSeqNet(body, ms_net.kind)
+    ours = dict(ms_net.parameters_and_names())
+    with torch.no_grad():
+        for name, t in net.named_parameters():
+            key = name.replace("linear1", "dense1").replace("linear2", "dense2")
+            parts = key.split(".")
+            if len(parts) > 2 and parts[-2].startswith("norm"):
+                key = key.replace(".weight", ".gamma").replace(".bias", ".beta")
+            t.copy_(torch.from_numpy(ours[key].asnumpy().copy()))
     return net
 
 
@@ -154,7 +208,10 @@ def profile(name, step, steps=200, top=15):
 
 
 WORKLOADS = (("MLP 64-128-10", mindlite_mlp, (BATCH, 64)),
-             ("CNN 1x8x8 (2 conv, 2 dense)", mindlite_cnn, (BATCH, 1, 8, 8)))
+             ("CNN 1x8x8 (2 conv, 2 dense)", mindlite_cnn, (BATCH, 1, 8, 8)),
+             ("LSTM seq 32, hidden 128", mindlite_lstm, (32, BATCH, 128)),
+             ("Transformer encoder layer seq 64, d 128, 4 heads", mindlite_encoder,
+              (64, 32, 128)))
 
 
 def main():
@@ -167,20 +224,22 @@ def main():
     for name, make, shape in WORKLOADS:
         ms.set_seed(0)
         x = rng.standard_normal(shape).astype(np.float32)
-        y = rng.integers(0, 10, BATCH).astype(np.int32)
+        batch = shape[1] if make in (mindlite_lstm, mindlite_encoder) else shape[0]
+        y = rng.integers(0, 10, batch).astype(np.int32)
         net = make()
-        t_net = torch_like(net) if torch else None     # copied before mindlite trains
+        twin = torch_seq_like if isinstance(net, SeqNet) else torch_like
+        t_net = twin(net) if torch else None           # copied before mindlite trains
         ms_step = mindlite_step(net, x, y)
         steps[name] = ms_step
         if torch:
             t_step = torch_step(t_net, x, y)
             err = check_same(ms_step, t_step)
             us = median_us({"mindlite": ms_step, "torch": t_step}, args.seconds)
-            rows.append(f"| {name}, batch {BATCH} | {us['mindlite']:.1f} | {us['torch']:.1f} | "
+            rows.append(f"| {name}, batch {batch} | {us['mindlite']:.1f} | {us['torch']:.1f} | "
                         f"{us['mindlite'] / us['torch']:.2f} | {err:.1e} |")
         else:
             us = median_us({"mindlite": ms_step}, args.seconds)
-            rows.append(f"| {name}, batch {BATCH} | {us['mindlite']:.1f} | - | - | - |")
+            rows.append(f"| {name}, batch {batch} | {us['mindlite']:.1f} | - | - | - |")
     print(f"One training step (forward + backward + SGD momentum {MOMENTUM}), float32, "
           f"median µs, torch threads: {torch.get_num_threads() if torch else '-'}\n")
     print("| workload | mindlite µs | torch µs | mindlite/torch | first-5-steps loss diff |")
