@@ -13,13 +13,19 @@ mindlite's initial weights; the first steps' losses are compared before timing (
 against mindlite eager, PyTorch against mindlite). JAX: the same MLP as a pure function, its
 step under jax.jit (an optional dependency; the column is '-' without it).
 
-Prints a markdown table: median µs per step (the sides take turns in rounds, so load on a
-shared machine hits all alike), the ratios, and the first-call (compile) time of each
-compiled side. `--profile` prints cProfile's top functions of one @jit step of each net.
+Prints a markdown table: median µs per step (mindlite's two sides take turns in rounds; the
+PyTorch/JAX sides run in a child process, taking turns among themselves: two libraries'
+spinning thread pools in one process starve each other on 2 cores), the ratios, the first-call
+(compile) time of each compiled side. `--profile` prints cProfile's top functions of one
+@jit step of each net.
 """
 import argparse
 import importlib.util
+import json
 import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -32,6 +38,8 @@ _spec = importlib.util.spec_from_file_location(
 ts = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ts)
 torch = ts.torch
+WORKLOADS = (("MLP 64-128-10", ts.mindlite_mlp, (ts.BATCH, 64)),
+             ("CNN 1x8x8 (2 conv, 2 dense)", ts.mindlite_cnn, (ts.BATCH, 1, 8, 8)))
 try:
     import jax
     import jax.numpy as jnp
@@ -99,53 +107,94 @@ def _losses(step, n=5):
     return out
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seconds", type=float, default=2.0, help="timing budget per side and net")
-    p.add_argument("--no-torch-compile", action="store_true", help="skip torch.compile")
-    p.add_argument("--profile", action="store_true", help="cProfile one @jit step of each net")
-    args = p.parse_args()
-    rng = np.random.default_rng(0)
-    rows, compiles, jits = [], [], {}
-    for name, make, shape in ts.WORKLOADS:
-        x = rng.standard_normal(shape).astype(np.float32)
-        y = rng.integers(0, 10, ts.BATCH).astype(np.int32)
-        ms.set_seed(0)
-        eager_net = make()
-        jit_net = make()
-        for a, b in zip(jit_net.trainable_params(), eager_net.trainable_params()):
-            a.set_data(Tensor(b.asnumpy().copy()))
-        sides = {"mindlite eager": mindlite_step(eager_net, x, y, False)}
+def run_twins(cases, args):
+    """The PyTorch / JAX sides in a child process (their thread pools and mindlite's must not
+    share one process's cores), from the same initial weights, data and reference losses."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (name, init_net, x, y, ref) in enumerate(cases):
+            np.savez(os.path.join(tmp, f"{i}.npz"), x=x, y=y, ref=np.asarray(ref),
+                     *[p.asnumpy() for p in init_net.trainable_params()])
+        cmd = [sys.executable, os.path.abspath(__file__), "--twins", tmp,
+               "--seconds", str(args.seconds)] + (["--no-torch-compile"]
+                                                  if args.no_torch_compile else [])
+        out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise SystemExit(f"the PyTorch/JAX side failed:\n{out.stdout}{out.stderr}")
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    return result["us"], [tuple(c) for c in result["compiles"]]
+
+
+def twins_main(folder, args):
+    us, compiles = {}, []
+    for i, (name, make, _) in enumerate(WORKLOADS):
+        data = np.load(os.path.join(folder, f"{i}.npz"))
+        net = make()
+        for k, p in enumerate(net.trainable_params()):
+            p.set_data(Tensor(data[f"arr_{k}"]))
+        x, y, ref = data["x"], data["y"], list(data["ref"])
         twins = {}
         if torch:
-            twins["torch eager"] = ts.torch_step(ts.torch_like(eager_net), x, y)
+            twins["torch eager"] = ts.torch_step(ts.torch_like(net), x, y)
             if not args.no_torch_compile:
-                twins["torch.compile"] = ts.torch_step(
-                    torch.compile(ts.torch_like(eager_net)), x, y)
+                twins["torch.compile"] = ts.torch_step(torch.compile(ts.torch_like(net)), x, y)
         if jax is not None and name.startswith("MLP"):
-            twins["jax jit"] = jax_mlp_step(eager_net, x, y)
-        jit_step = mindlite_step(jit_net, x, y, True)
-        compiles.append((name, "mindlite @jit", first_call_ms(jit_step)))
+            twins["jax jit"] = jax_mlp_step(net, x, y)
         for side in ("torch.compile", "jax jit"):
             if side in twins:
                 compiles.append((name, side, first_call_ms(twins[side])))
-        ref = _losses(sides["mindlite eager"])
-        got = _losses(jit_step, 4)            # the jit side made its first step compiling
-        if max(abs(a - b) for a, b in zip(ref[1:], got)) > 1e-4:
-            raise SystemExit(f"{name}: mindlite @jit and eager disagree: {ref[1:]} vs {got}")
         for side, step in twins.items():
             if side == "torch eager":
                 _losses(step, 1)             # the compiled sides made theirs at the first call
             other = _losses(step, 4)
             if max(abs(a - b) for a, b in zip(ref[1:], other)) > 1e-3:
                 raise SystemExit(f"{name}: {side} disagrees with mindlite: {ref[1:]} vs {other}")
-        sides["mindlite @jit"] = jit_step
-        sides.update(twins)
+        us[name] = ts.median_us(twins, args.seconds) if twins else {}
+    print(json.dumps({"us": us, "compiles": compiles}))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--seconds", type=float, default=2.0, help="timing budget per side and net")
+    p.add_argument("--no-torch-compile", action="store_true", help="skip torch.compile")
+    p.add_argument("--profile", action="store_true", help="cProfile one @jit step of each net")
+    p.add_argument("--twins", help=argparse.SUPPRESS)       # the child process's mode
+    args = p.parse_args()
+    if args.twins:
+        return twins_main(args.twins, args)
+    rng = np.random.default_rng(0)
+    cases, compiles, jits, us = [], [], {}, {}
+    # mindlite first, for every net, before any PyTorch op starts its thread pool: spinning
+    # OpenMP and BLAS pools of two libraries in one process starve each other on 2 cores
+    for name, make, shape in WORKLOADS:
+        x = rng.standard_normal(shape).astype(np.float32)
+        y = rng.integers(0, 10, ts.BATCH).astype(np.int32)
+        ms.set_seed(0)
+        eager_net, jit_net, init_net = make(), make(), make()
+        for net in (jit_net, init_net):
+            for a, b in zip(net.trainable_params(), eager_net.trainable_params()):
+                a.set_data(Tensor(b.asnumpy().copy()))
+        eager_step = mindlite_step(eager_net, x, y, False)
+        jit_step = mindlite_step(jit_net, x, y, True)
+        compiles.append((name, "mindlite @jit", first_call_ms(jit_step)))
+        ref = _losses(eager_step)
+        got = _losses(jit_step, 4)            # the jit side made its first step compiling
+        if max(abs(a - b) for a, b in zip(ref[1:], got)) > 1e-4:
+            raise SystemExit(f"{name}: mindlite @jit and eager disagree: {ref[1:]} vs {got}")
         jits[name] = jit_step
-        us = ts.median_us(sides, args.seconds)
-        cols = ["mindlite eager", "mindlite @jit", "torch eager", "torch.compile", "jax jit"]
-        cells = [f"{us[c]:.1f}" if c in us else "-" for c in cols]
-        ratios = [f"{us['mindlite @jit'] / us[c]:.2f}" if c in us else "-"
+        us[name] = ts.median_us({"mindlite eager": eager_step, "mindlite @jit": jit_step},
+                                args.seconds)
+        cases.append((name, init_net, x, y, ref))
+    if torch or jax is not None:
+        twin_us, twin_compiles = run_twins(cases, args)
+        for name in twin_us:
+            us[name].update(twin_us[name])
+        compiles += twin_compiles
+    rows = []
+    cols = ["mindlite eager", "mindlite @jit", "torch eager", "torch.compile", "jax jit"]
+    for name, *_ in cases:
+        u = us[name]
+        cells = [f"{u[c]:.1f}" if c in u else "-" for c in cols]
+        ratios = [f"{u['mindlite @jit'] / u[c]:.2f}" if c in u else "-"
                   for c in ("mindlite eager", "torch eager", "jax jit")]
         rows.append(f"| {name}, batch {ts.BATCH} | " + " | ".join(cells + ratios) + " |")
     print(f"One training step (forward + backward + SGD momentum {ts.MOMENTUM}), float32, "
