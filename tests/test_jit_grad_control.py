@@ -277,3 +277,16 @@ def test_eager_grad_is_untouched_by_jit_support():
         g = ms.grad(f)
         _close(g(x), 2 * x)
     assert getattr(g, "_ml_joint", None) is None
+
+
+def test_a_gradient_known_at_compile_time_is_a_new_tensor_at_every_call():
+    def f(x):
+        return ops.sum(x * 2)
+
+    g = ms.grad(ms.jit(f))
+    x = ms.Tensor(np.ones(3))
+    first = g(x)
+    first[0] = 7.0                    # the caller owns what it got
+    again = g(x)
+    assert again is not first
+    np.testing.assert_array_equal(again.asnumpy(), [2.0, 2.0, 2.0])

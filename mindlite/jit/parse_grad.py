@@ -213,10 +213,17 @@ def _sens(parser, api, outs, sens):
 
 
 def _or_zeros(parser, node, g):
-    if g is not None:
+    """The gradient as a graph value computed at every run: zeros where none flowed; a
+    gradient known at compile time (e.g. of x * 2) is added to those zeros, so each call
+    returns a new Tensor (a constant output would be one object shared by every call)."""
+    if isinstance(g, AnfNode):
         return g
     from ..ops.operations.creation_ops import ZerosLike
-    return parser.emit_prim(_zeros_like(ZerosLike), (node,))
+    zeros = parser.emit_prim(_zeros_like(ZerosLike), (node,))
+    if g is None:
+        return zeros
+    from .ad.transform import _ADD
+    return parser.emit_prim(_ADD, (zeros, g))
 
 
 _ZL = []
