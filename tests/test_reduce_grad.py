@@ -205,3 +205,12 @@ def test_every_primitive_has_a_bprop_or_is_non_differentiable():
     assert not missing, f"no bprop and no non-differentiable mark: {missing}"
     assert {c.__name__ for c in prims if c in NON_DIFFERENTIABLE} == {
         "ReduceAll", "ReduceAny", "Argmax", "Argmin"}
+
+
+def test_prod_grad_with_subnormals_and_underflow():
+    """Found by hypothesis: [5e-324, 0.5] has product 0 (underflow), so prod / x_i gave 0 for
+    every element; the prefix/suffix products are exact."""
+    g = ms.grad(lambda x: ops.ReduceProd()(x))(Tensor(np.array([5e-324, 0.5]))).asnumpy()
+    np.testing.assert_array_equal(g, [0.5, 5e-324])
+    g = ms.grad(lambda x: ops.ReduceProd()(x))(Tensor(np.array([1e-200, 1e-200, 3.0])))
+    np.testing.assert_array_equal(g.asnumpy(), [3e-200, 3e-200, 0.0])

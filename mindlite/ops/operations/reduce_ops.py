@@ -14,7 +14,8 @@ from ...common import dtype as mstype
 from ...pynative.grad import bprop_for, non_differentiable
 from ..primitive import Primitive, const_value, prim_attr_register
 from ..validator import check_axes, check_axis, check_bool, check_dtype, check_int, tensor
-from ._base import needs_grad
+from ._base import cached_prim, needs_grad
+from .clip_cum_ops import CumProd
 
 __all__ = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll",
            "ReduceAny", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue"]
@@ -142,21 +143,32 @@ class ReduceProd(_Reduce):
 
 @bprop_for(ReduceProd)
 def reduce_prod_bprop(prim, x, *rest):
-    """dx_i = dout * (product of the other elements of x_i's slice), safe with zeros: a slice
-    without zeros gives prod / x_i; with one zero only that position gets the product of
-    the rest; with two or more every position gets 0. NOTE: the zero cases are picked by
-    masks, so second derivatives are exact only away from inputs that are exactly 0."""
+    """dx_i = dout * (product of the other elements of x_i's slice), without dividing: the
+    reduced axes are moved last and flattened, and the product of the others is the
+    exclusive prefix product times the exclusive suffix product (two CumProds). Exact with
+    zeros, subnormals and underflowing products (prod / x_i is not: a slice [5e-324, 0.5]
+    has product 0), and its own gradient goes through CumProd's exact bprop."""
     if not needs_grad(x):
         return _grads(rest, None)
     axes, kshape, out, dout = _reduce_args(prim, x, rest)
     F = _F()
-    zero = F.equal(x, 0)
-    x1 = F.select(zero, F.ones_like(x), x)                  # zeros replaced by 1
-    p = F.prod(x1, axes, True)                              # product of the non-zeros
-    nz = F.sum(F.cast(zero, x.dtype), axes, True)           # zeros per slice
-    at_zero = F.mul(p, F.cast(F.equal(nz, 1), x.dtype))
-    elsewhere = F.mul(F.div(p, x1), F.cast(F.equal(nz, 0), x.dtype))
-    return _grads(rest, F.mul(F.select(zero, at_zero, elsewhere), _keep(dout, kshape)))
+    dout = _keep(dout, kshape)
+    if x.ndim == 0 or not axes:
+        return _grads(rest, F.mul(F.ones_like(x), dout))
+    kept = [i for i in range(x.ndim) if i not in axes]
+    perm = tuple(kept) + tuple(axes)
+    moved = F.transpose(x, perm) if perm != tuple(range(x.ndim)) else x
+    reduced = 1
+    for i in axes:
+        reduced *= x.shape[i]
+    flat = F.reshape(moved, tuple(x.shape[i] for i in kept) + (reduced,))
+    others = F.mul(cached_prim(CumProd, True, False)(flat, -1),
+                   cached_prim(CumProd, True, True)(flat, -1))
+    others = F.reshape(others, moved.shape)
+    if perm != tuple(range(x.ndim)):
+        inverse = tuple(perm.index(i) for i in range(x.ndim))
+        others = F.transpose(others, inverse)
+    return _grads(rest, F.mul(others, dout))
 
 
 class ReduceAll(_Reduce):
