@@ -25,7 +25,7 @@ from mindlite import Tensor, nn, ops
 from mindlite.dataset import GeneratorDataset
 
 LENGTH, DIGITS, BATCH = 8, 10, 64
-STEPS = {"full": {"LSTM": 600, "Transformer": 800}, "quick": {"LSTM": 250, "Transformer": 350}}
+STEPS = {"full": {"LSTM": 1000, "Transformer": 800}, "quick": {"LSTM": 500, "Transformer": 350}}
 BARS = {"full": 0.99, "quick": 0.9}
 
 
