@@ -1,0 +1,197 @@
+"""Batch rules of ops.vmap (vmap_func.py): how each primitive runs on a batch at once.
+
+`apply(prim, args)` gets the primitive and its arguments as (value, bdim) pairs, bdim 0 for a
+batched Tensor (its batch axis first) and None for anything unbatched, and returns the
+result's (value, bdim). A call with no batched argument runs as it is. The rules:
+- elementwise (unary/binary ops, Select, Cast, activations): batched operands get unit axes
+  so the example axes stay right-aligned with the unbatched ones, then the primitive runs;
+- MatMul / BatchMatMul: a batched-batch matmul (numpy broadcasting of the leading axes);
+- reductions, Softmax / LogSoftmax, ExpandDims, Squeeze, Transpose, Reshape, Concat, Stack,
+  Tile, BroadcastTo, BiasAdd: the example's axes shifted by one past the batch axis.
+Anything else raises NotImplementedError naming the primitive (never a silent loop).
+"""
+from ...common.tensor import Tensor
+from ..operations import _base, array_ops, join_ops, logic_ops, math_ops, nn_ops, reduce_ops
+from ..operations._base import cached_prim
+from ..primitive import const_value
+
+__all__ = ["apply", "move_to_front", "place"]
+
+
+def _F():
+    from .. import functional
+    return functional
+
+
+def move_to_front(x, axis):
+    if axis == 0:
+        return x
+    perm = (axis,) + tuple(i for i in range(x.ndim) if i != axis)
+    return _F().transpose(x, perm)
+
+
+def place(value, bdim, axis, size=None):
+    """The result with its batch axis at `axis` (an unbatched result is broadcast)."""
+    F = _F()
+    if bdim is None:
+        if not isinstance(value, Tensor) or size is None:
+            return value
+        value = F.broadcast_to(F.expand_dims(value, 0), (size,) + value.shape)
+    if axis is None:
+        raise ValueError("For 'vmap', out_axes None needs an output that does not depend on "
+                         "the mapped axis")
+    nd = value.ndim
+    axis %= nd
+    if axis == 0:
+        return value
+    perm = tuple(i for i in range(1, axis + 1)) + (0,) + tuple(range(axis + 1, nd))
+    return F.transpose(value, perm)
+
+
+def _example_ndim(value, bdim):
+    return value.ndim - (1 if bdim is not None else 0)
+
+
+def _elementwise(prim, args):
+    rank = max((_example_ndim(v, b) for v, b in args if isinstance(v, Tensor)), default=0)
+    F = _F()
+    vals = []
+    for v, b in args:
+        if b is not None and _example_ndim(v, b) < rank:
+            v = F.reshape(v, (v.shape[0],) + (1,) * (rank - _example_ndim(v, b)) + v.shape[1:])
+        vals.append(v)
+    return prim(*vals), 0
+
+
+def _matmul(prim, args):
+    (x, bx), (y, by) = args[:2]
+    F = _F()
+    ta = prim.attrs.get("transpose_a", prim.attrs.get("transpose_x", False))
+    tb = prim.attrs.get("transpose_b", prim.attrs.get("transpose_y", False))
+    if ta:
+        x = F.swapaxes(x, -1, -2)
+    if tb:
+        y = F.swapaxes(y, -1, -2)
+    rank = max(_example_ndim(x, bx), _example_ndim(y, by))
+    if rank < 2:
+        raise NotImplementedError(f"vmap: no batch rule for '{prim.name}' of 1-D operands")
+    out = []
+    for v, b in ((x, bx), (y, by)):
+        if b is not None and _example_ndim(v, b) < rank:
+            v = F.reshape(v, (v.shape[0],) + (1,) * (rank - _example_ndim(v, b)) + v.shape[1:])
+        elif b is None:
+            v = F.reshape(v, (1,) * (rank + 1 - v.ndim) + v.shape)
+        out.append(v)
+    return F.matmul(out[0], out[1]), 0
+
+
+def _norm_axes(axis, ndim):
+    if isinstance(axis, (tuple, list)):
+        return tuple(a % ndim for a in axis)
+    return axis % ndim if ndim else 0
+
+
+def _reduce(prim, args):
+    (x, bx), rest = args[0], args[1:]
+    nd = _example_ndim(x, bx)
+    axis = const_value(rest[0][0]) if rest else ()
+    axes = tuple(range(nd)) if axis in ((), None) else _norm_axes(
+        axis if isinstance(axis, (tuple, list)) else (axis,), nd)
+    return prim(x, tuple(a + 1 for a in axes)), 0
+
+
+def _axis_attr(name):
+    def rule(prim, args):
+        (x, _), = args[:1]
+        nd = x.ndim - 1
+        axis = prim.attrs[name]
+        shifted = tuple(a % nd + 1 for a in axis) if isinstance(axis, (tuple, list)) \
+            else axis % nd + 1
+        if isinstance(prim, array_ops.Squeeze) and axis in ((), []):      # every unit axis
+            shifted = tuple(i + 1 for i, d in enumerate(x.shape[1:]) if d == 1)
+        return cached_prim(type(prim), shifted)(x), 0
+    return rule
+
+
+def _expand_dims(prim, args):
+    (x, _), (axis, _) = args
+    nd = x.ndim - 1
+    return prim(x, axis % (nd + 1) + 1), 0
+
+
+def _transpose(prim, args):
+    (x, _), (perm, _) = args
+    return prim(x, (0,) + tuple(p % (x.ndim - 1) + 1 for p in perm)), 0
+
+
+def _reshape(prim, args):
+    (x, _), (shape, _) = args
+    return prim(x, (x.shape[0],) + tuple(shape)), 0
+
+
+def _broadcast_all(vals, bdims, size):
+    F = _F()
+    return tuple(v if b is not None else F.broadcast_to(F.expand_dims(v, 0), (size,) + v.shape)
+                 for v, b in zip(vals, bdims))
+
+
+def _join(prim, args):
+    (vals, bdims), = args[:1]
+    size = next(v.shape[0] for v, b in zip(vals, bdims) if b is not None)
+    vals = _broadcast_all(vals, bdims, size)
+    nd = vals[0].ndim - 1                               # the example's rank
+    span = nd + 1 if isinstance(prim, join_ops.Stack) else nd
+    return cached_prim(type(prim), prim.attrs["axis"] % span + 1)(vals), 0
+
+
+def _tile(prim, args):
+    (x, _), (multiples, _) = args
+    mult = tuple(multiples)
+    nd = x.ndim - 1
+    if len(mult) > nd:
+        x = _F().reshape(x, (x.shape[0],) + (1,) * (len(mult) - nd) + x.shape[1:])
+    return prim(x, (1,) + (1,) * (x.ndim - 1 - len(mult)) + mult), 0
+
+
+def _broadcast_to(prim, args):
+    (x, _), = args[:1]
+    shape = tuple(prim.attrs["shape"])
+    nd = x.ndim - 1
+    if len(shape) > nd:
+        x = _F().reshape(x, (x.shape[0],) + (1,) * (len(shape) - nd) + x.shape[1:])
+    return cached_prim(type(prim), (x.shape[0],) + shape)(x), 0
+
+
+def _bias_add(prim, args):
+    (x, bx), (b, bb) = args
+    if bb is not None:
+        raise NotImplementedError("vmap: no batch rule for 'BiasAdd' with a mapped bias")
+    nd = x.ndim - 1
+    return _F().add(x, _F().reshape(b, (b.shape[0],) + (1,) * (nd - 2))), 0
+
+
+_RULES = {
+    math_ops.MatMul: _matmul, math_ops.BatchMatMul: _matmul,
+    nn_ops.Softmax: _axis_attr("axis"), nn_ops.LogSoftmax: _axis_attr("axis"),
+    array_ops.Squeeze: _axis_attr("axis"), array_ops.ExpandDims: _expand_dims,
+    array_ops.Transpose: _transpose, array_ops.Reshape: _reshape,
+    join_ops.Concat: _join, join_ops.Stack: _join, array_ops.Tile: _tile,
+    array_ops.BroadcastTo: _broadcast_to, nn_ops.BiasAdd: _bias_add,
+}
+for _cls in (reduce_ops.ReduceSum, reduce_ops.ReduceMean, reduce_ops.ReduceMax,
+             reduce_ops.ReduceMin, reduce_ops.ReduceProd, reduce_ops.ReduceAll,
+             reduce_ops.ReduceAny):
+    _RULES[_cls] = _reduce
+_ELEMENTWISE = (_base.UnaryOp, _base.BinaryOp, logic_ops.Select, array_ops.Cast)
+
+
+def apply(prim, args):
+    if all(b is None for _, b in args) and not any(
+            isinstance(b, tuple) and any(e is not None for e in b) for _, b in args):
+        return prim(*[v for v, _ in args]), None
+    rule = _RULES.get(type(prim))
+    if rule is not None:
+        return rule(prim, args)
+    if isinstance(prim, _ELEMENTWISE):
+        return _elementwise(prim, args)
+    raise NotImplementedError(f"vmap: the primitive '{prim.name}' has no batch rule yet")
