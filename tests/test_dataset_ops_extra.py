@@ -78,6 +78,9 @@ def test_structure_ops():
     padded = _rows(g.padded_batch(2, pad_info={"v": (None, -1)}))
     assert padded == [([[0, -1], [0, 1]],), ([[0, 1, 2, -1], [0, 1, 2, 3]],)]
     assert _rows(g.padded_batch(4, pad_info={"v": ([5], 9)}))[0][0][0] == [0, 9, 9, 9, 9]
+    # a source that gathers whole batches itself still gets padded
+    s = ds.NumpySlicesDataset({"v": np.arange(8).reshape(4, 2)}, shuffle=False)
+    assert _rows(s.padded_batch(2, pad_info={"v": ([3], -1)}))[0] == ([[0, 1, -1], [2, 3, -1]],)
 
 
 def test_errors():

@@ -220,8 +220,10 @@ class BatchDataset(Dataset):
 
     _fresh = True
 
+    gather_whole_batches = True         # subclasses that build batches themselves: False
+
     def _rows(self):
-        fast = getattr(self.child, "_batches", None)
+        fast = getattr(self.child, "_batches", None) if self.gather_whole_batches else None
         if fast is not None:            # a source that can gather a whole batch at once
             yield from fast(self.batch_size, self.drop_remainder)
             return

@@ -216,6 +216,8 @@ class PaddedBatchDataset(BatchDataset):
     """Batches whose rows are padded per column to the batch's largest shape (or the shape
     and value pad_info {column: (shape, value)} gives; None in a shape = the largest)."""
 
+    gather_whole_batches = False        # rows are padded one by one in _stack
+
     def __init__(self, child, batch_size, drop_remainder, pad_info):
         super().__init__(child, batch_size, drop_remainder)
         if pad_info is not None and not isinstance(pad_info, dict):
@@ -241,13 +243,3 @@ class PaddedBatchDataset(BatchDataset):
                 out[(i,) + tuple(slice(0, s) for s in it.shape)] = it
             cols.append(out)
         return tuple(cols)
-
-    def _rows(self):
-        rows = []
-        for row in self.child._rows():
-            rows.append(row)
-            if len(rows) == self.batch_size:
-                yield self._stack(rows)
-                rows = []
-        if rows and not self.drop_remainder:
-            yield self._stack(rows)
