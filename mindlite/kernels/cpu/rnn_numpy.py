@@ -13,11 +13,12 @@ from ..registry import register_kernel
 
 
 def _sigmoid(a, out=None):
-    """1 / (1 + e^-a), written so no exp overflows."""
-    out = np.empty_like(a) if out is None else out
-    e = np.exp(-np.abs(a))
-    np.divide(np.where(a >= 0, 1.0, e), 1.0 + e, out=out)
-    return out
+    """1 / (1 + e^-a) in place of `out` (a new array if None): e^-a overflowing to inf gives
+    the right 0, and nothing gives nan, so no branches (the caller silences the overflow)."""
+    out = np.negative(a, out=out)
+    np.exp(out, out=out)
+    out += 1
+    return np.reciprocal(out, out=out)
 
 
 def _split(reserve, h, k):
@@ -30,10 +31,11 @@ def rnn_layer_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, mode):
     hid = h0.shape[1]
     dt = x.dtype
     proj = (x.reshape(t_len * n, -1) @ w_ih.T).reshape(t_len, n, -1) + b_ih
-    y = np.zeros((t_len, n, hid), dt)
+    y = np.empty((t_len, n, hid), dt)                   # every entry is written below
     width = {"LSTM": 7, "GRU": 5}.get(mode, 2)
-    reserve = np.zeros((t_len, n, width * hid), dt)
+    reserve = np.empty((t_len, n, width * hid), dt)
     h, c = h0.astype(dt, copy=True), c0.astype(dt, copy=True)
+    all_valid = bool((mask > 0).all())
     with np.errstate(over="ignore", under="ignore"):
         for t in range(t_len):
             m = mask[t][:, None]
@@ -41,14 +43,18 @@ def rnn_layer_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, mode):
             saved[0][...] = h
             rec = h @ w_hh.T + b_hh
             if mode == "LSTM":
-                gates = proj[t] + rec
-                i, f = _sigmoid(gates[:, :hid]), _sigmoid(gates[:, hid:2 * hid])
-                g, o = np.tanh(gates[:, 2 * hid:3 * hid]), _sigmoid(gates[:, 3 * hid:])
-                c_new = f * c + i * g
+                # the gates are computed straight into the reserve's i, f, g, o columns
+                rec += proj[t]
+                gates = reserve[t][:, 2 * hid:6 * hid]
+                _sigmoid(rec[:, :2 * hid], out=gates[:, :2 * hid])
+                np.tanh(rec[:, 2 * hid:3 * hid], out=gates[:, 2 * hid:3 * hid])
+                _sigmoid(rec[:, 3 * hid:], out=gates[:, 3 * hid:])
+                i, f, g, o = saved[2], saved[3], saved[4], saved[5]
+                saved[1][...] = c
+                c_new = np.multiply(f, c, out=saved[6])
+                c_new += i * g
                 h_new = o * np.tanh(c_new)
-                saved[1][...], saved[2][...], saved[3][...] = c, i, f
-                saved[4][...], saved[5][...], saved[6][...] = g, o, c_new
-                c = np.where(m > 0, c_new, c)
+                c = c_new.copy() if all_valid else np.where(m > 0, c_new, c)
             elif mode == "GRU":
                 r = _sigmoid(proj[t][:, :hid] + rec[:, :hid])
                 z = _sigmoid(proj[t][:, hid:2 * hid] + rec[:, hid:2 * hid])
@@ -60,8 +66,8 @@ def rnn_layer_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, mode):
                 pre = proj[t] + rec
                 h_new = np.tanh(pre) if mode == "RNN_TANH" else np.maximum(pre, 0)
                 saved[1][...] = h_new
-            h = np.where(m > 0, h_new, h)
-            y[t] = h_new * m
+            h = h_new if all_valid else np.where(m > 0, h_new, h)
+            np.multiply(h_new, m, out=y[t])
     return y, h, c, reserve
 
 
@@ -110,11 +116,15 @@ def rnn_layer_grad_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, d
                 dpre = dh_new * ((1 - h_new * h_new) if mode == "RNN_TANH" else (h_new > 0))
                 d_rec = dpre
                 d_in[t] = dpre
-            dw_hh += d_rec.T @ h_prev
-            db_hh += d_rec.sum(0)
+            if mode != "LSTM":                  # LSTM's d_rec is d_in[t]: one GEMM below
+                dw_hh += d_rec.T @ h_prev
+                db_hh += d_rec.sum(0)
             direct = dh_new * saved[2] if mode == "GRU" else 0.0     # h' = ... + z h
             dh = d_rec @ w_hh + direct + _masked(m, 0.0, dh)      # carried past the end
     flat = d_in.reshape(t_len * n, gh)
+    if mode == "LSTM":
+        dw_hh = (flat.T @ reserve[:, :, :hid].reshape(t_len * n, hid)).astype(dt)
+        db_hh = flat.sum(0).astype(dt)
     dx = (flat @ w_ih).reshape(x.shape)
     dw_ih = flat.T @ x.reshape(t_len * n, -1)
     db_ih = flat.sum(0)
