@@ -12,6 +12,7 @@ from .common import dtype  # noqa: F401
 from .common.dtype import *  # noqa: F401,F403
 from .common.dtype import Type  # noqa: F401
 from .common.tensor import Tensor  # noqa: F401
+from .common.interop import from_dlpack, to_dlpack  # noqa: F401
 from .common.parameter import Parameter, ParameterTuple  # noqa: F401
 from .common.initializer import initializer  # noqa: F401
 from .common import initializer as _initializer_module  # noqa: F401

@@ -17,11 +17,12 @@ from .. import _C, abstract
 from . import dtype as mstype
 from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
+from . import interop
 
 _PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder (no data)
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
 # (ops.functional) is bound at the end of this file, once functional can import Tensor
-_METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math)
+_METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math, interop)
 _METHOD_MIXINS = tuple(m.METHODS for m in _METHOD_MODULES)
 
 
@@ -98,9 +99,14 @@ class Tensor(_C.TensorBase, *_METHOD_MIXINS):
             arr = _native(np.array(input_data))
         elif isinstance(input_data, (numbers.Number, np.generic, list, tuple)):
             arr = _from_python(input_data)
+        elif hasattr(input_data, "__dlpack__"):           # torch tensors, jax arrays: a copy
+            arr = _native(np.array(interop.import_array(input_data, "Tensor")))
+        elif hasattr(input_data, "__array__"):
+            arr = _native(np.array(input_data))
         else:
-            raise TypeError("For 'Tensor', 'input_data' must be a Tensor, numpy array, list, tuple "
-                            f"or number, but got {type(input_data).__name__}")
+            raise TypeError("For 'Tensor', 'input_data' must be a Tensor, numpy array, list, "
+                            "tuple, number, or an object with __dlpack__ or __array__, but got "
+                            f"{type(input_data).__name__}")
         if dtype is not None and arr.dtype != dtype.np:
             arr = arr.astype(dtype.np)
         self._arr = arr

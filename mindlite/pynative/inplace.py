@@ -23,16 +23,18 @@ target itself. A watched input written this way keeps the gradient of its origin
 values (`renamed`, applied by `apply_renames` after backward).
 """
 from .. import _C
+from ..common.interop import is_external
 from ..common.tensor import Tensor
 from ..kernels.views import shared
 from .grad import GRAD_EXECUTOR
 
 
 def own_buffer(t):
-    """t's array, made private to t first when a live view shares its memory."""
+    """t's array, made private to t first when a live view shares its memory or it is memory
+    imported zero-copy through DLPack (common/interop.py)."""
     arr = t._data()
-    if arr.flags.writeable and shared(arr):
-        arr = t._arr = arr.copy()
+    if (arr.flags.writeable and shared(arr)) or is_external(arr):
+        arr = t._arr = arr.copy()          # an imported DLPack buffer is never written
     return arr
 
 

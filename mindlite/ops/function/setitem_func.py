@@ -20,6 +20,7 @@ import numpy as np
 
 from ...common.tensor import Tensor
 from ...pynative.grad import GRAD_EXECUTOR
+from ...common.interop import is_external
 from ...pynative.inplace import adopt, own_buffer, snapshot
 from ..operations import array_ops as A
 from ..operations import logic_ops as L
@@ -87,7 +88,7 @@ def tensor_setitem(x, index, value):
     arr = x.asnumpy()
     basic, adv = _plan(x.shape, index)
     val = _value_array(x, value)
-    if not arr.flags.writeable:
+    if not arr.flags.writeable and not is_external(arr):
         raise ValueError("For 'tensor_setitem', the tensor is backed by a read-only array")
     key, target = _write_key(x, arr, basic, adv)
     val = _check_broadcast(val, target)
