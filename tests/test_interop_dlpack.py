@@ -59,3 +59,20 @@ def test_errors():
         ml.from_dlpack(3)
     with pytest.raises(TypeError, match="to_dlpack"):
         ml.to_dlpack(np.ones(2))
+
+
+def test_numpy_protocol_as_mindspore():
+    """MindSpore 2.10 (checked): numpy converts a Tensor through __array__ on the left of a
+    ufunc; a Tensor on the left refuses an ndarray operand."""
+    t = ml.Tensor(np.array([1.0, 2.0], np.float32))
+    a = np.array([1.0, 2.0], np.float32)
+    r = np.exp(t)
+    assert type(r) is np.ndarray and r.dtype == np.float32
+    np.testing.assert_allclose(r, np.exp(a), rtol=1e-6)
+    r = a + t
+    assert type(r) is np.ndarray
+    np.testing.assert_array_equal(r, [2.0, 4.0])
+    assert type(np.add(t, t)) is np.ndarray
+    assert type(np.asarray(t)) is np.ndarray
+    with pytest.raises(TypeError, match="Add"):
+        t + a

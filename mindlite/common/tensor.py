@@ -245,9 +245,8 @@ class Tensor(_C.TensorBase, *_METHOD_MIXINS):
         return int(self.item())
 
     __hash__ = object.__hash__
-    # numpy scalars and arrays on the left defer to our reflected operators
-    # (np.float64(1.5) + t is a Tensor, as in MindSpore), instead of converting us.
-    __array_ufunc__ = None
+    # no __array_ufunc__, as MindSpore 2.10: numpy converts a Tensor through __array__, so
+    # np.exp(t), ndarray + t and np.float64(1.5) + t are ndarrays (docs/mindspore_api.md)
 
     def __repr__(self):
         if self._arr is None:
