@@ -40,6 +40,8 @@ def _forget(key):
 
 def is_external(arr):
     """True when arr is (a view of) memory imported zero-copy through DLPack."""
+    if not _EXTERNAL:                                     # the common case: nothing imported
+        return False
     while arr is not None:
         ref = _EXTERNAL.get(id(arr))
         if ref is not None and ref() is arr:
