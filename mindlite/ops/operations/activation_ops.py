@@ -9,8 +9,8 @@ functional forms compose others), here they are primitives too, so each is one k
 All accept float16/32/64 tensors and compute in the input dtype; LeakyReLU, SeLU, HSwish,
 HSigmoid and Hardtanh also take the integer (and bool) dtypes MindSpore 2.10's CPU kernels
 take, with its integer results: attributes and constants truncated to the input dtype,
-fractions truncated toward zero (each op's `valid_types` and docstring say which). The bprops compose
-existing primitives (Select, Mul, ...), so higher-order gradients work. Subgradients at
+fractions truncated toward zero (each op's `valid_types` and docstring say which). The
+bprops compose existing primitives (Select, Mul, ...), so higher-order gradients work. Subgradients at
 kinks are PyTorch's (stated on each op); where MindSpore's composite forms split a tie
 (leaky_relu, hardtanh at their kinks) it gives the average instead.
 """
@@ -157,7 +157,8 @@ def hswish_bprop(prim, x, out, dout):
 
 class HSigmoid(_Activation):
     """y = relu6(x + 3) / 6 = min(max(x / 6 + 1/2, 0), 1). Gradient 1/6 for -3 < x < 3, else 0
-    (0 at both kinks). int8/int32/int64 inputs (as MindSpore): truncated, so 1 for x >= 3, else 0."""
+    (0 at both kinks). int8/int32/int64 inputs (as MindSpore): truncated, so 1 for x >= 3,
+    else 0."""
     valid_types = _F + (mstype.int8, mstype.int32, mstype.int64)
 
 
