@@ -10,9 +10,9 @@ All accept float16/32/64 tensors and compute in the input dtype; LeakyReLU, SeLU
 HSigmoid and Hardtanh also take the integer (and bool) dtypes MindSpore 2.10's CPU kernels
 take, with its integer results: attributes and constants truncated to the input dtype,
 fractions truncated toward zero (each op's `valid_types` and docstring say which). The
-bprops compose existing primitives (Select, Mul, ...), so higher-order gradients work. Subgradients at
-kinks are PyTorch's (stated on each op); where MindSpore's composite forms split a tie
-(leaky_relu, hardtanh at their kinks) it gives the average instead.
+bprops compose existing primitives (Select, Mul, ...), so higher-order gradients work.
+Subgradients at kinks are PyTorch's (stated on each op); where MindSpore's composite forms
+split a tie (leaky_relu, hardtanh at their kinks) it gives the average instead.
 """
 import numbers
 
