@@ -8,7 +8,10 @@ Sources (sources.py): NumpySlicesDataset, GeneratorDataset. Ops and iterators
 from . import config
 from .engine import Dataset, DatasetIterator
 from .map_ops import BatchInfo
+from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,
+                       SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset
 
-__all__ = ["BatchInfo", "Dataset", "DatasetIterator", "GeneratorDataset", "NumpySlicesDataset",
-           "config"]
+__all__ = ["BatchInfo", "Dataset", "DatasetIterator", "DistributedSampler", "GeneratorDataset",
+           "NumpySlicesDataset", "RandomSampler", "Sampler", "SequentialSampler",
+           "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "config"]

@@ -20,17 +20,26 @@ from .engine import Dataset, check_int, column_list, to_array
 class _RandomAccessSource(Dataset):
     """Rows 0..n-1 read with `_get(i)`, in a fresh random order each epoch if shuffled."""
 
-    def _setup(self, api, n, num_samples, shuffle):
+    def _setup(self, api, n, num_samples, shuffle, sampler=None, num_shards=None,
+               shard_id=None):
         if shuffle is not None and not isinstance(shuffle, bool):
             raise TypeError(f"For '{api}', 'shuffle' must be a bool or None, but got {shuffle!r}")
         self.n, self.shuffled = n, shuffle is not False
         self.num_samples = n if num_samples is None else min(
             n, check_int(api, "num_samples", num_samples, 1))
+        self.sampler = _sampler(api, sampler, shuffle, num_shards, shard_id)
+        if self.sampler is not None and num_samples is None:
+            self.num_samples = None             # the sampler decides (it may draw more than n)
 
     def _count(self):
+        if self.sampler is not None:
+            count = self.sampler.count(self.n)
+            return count if self.num_samples is None else min(count, self.num_samples)
         return self.num_samples
 
     def _order(self):
+        if self.sampler is not None:
+            return self.sampler.order(self.n)[:self.num_samples]
         if self.shuffled:
             from ..random_state import generator
             return generator().permutation(self.n)[:self.num_samples]
@@ -41,6 +50,25 @@ class _RandomAccessSource(Dataset):
             yield self._get(int(i))
 
 
+def _sampler(api, sampler, shuffle, num_shards, shard_id):
+    """The source's sampler: `sampler`, or a DistributedSampler for num_shards / shard_id."""
+    from .samplers import DistributedSampler, Sampler
+    if (num_shards is None) != (shard_id is None):
+        raise ValueError(f"For '{api}', 'num_shards' and 'shard_id' must be given together, but "
+                         f"got num_shards={num_shards!r}, shard_id={shard_id!r}")
+    if sampler is not None:
+        if not isinstance(sampler, Sampler):
+            raise TypeError(f"For '{api}', 'sampler' must be a dataset Sampler, but got "
+                            f"{type(sampler).__name__}")
+        if shuffle is not None or num_shards is not None:
+            raise ValueError(f"For '{api}', 'sampler' cannot be given with 'shuffle' or "
+                             "'num_shards' / 'shard_id'")
+        return sampler
+    if num_shards is not None:
+        return DistributedSampler(num_shards, shard_id, shuffle=shuffle is not False)
+    return None
+
+
 class NumpySlicesDataset(_RandomAccessSource):
     """Rows sliced along axis 0 of `data`: an ndarray or list (one column), a tuple of
     arrays (one column each) or a dict name -> array. Columns default to column_0, ...
@@ -49,7 +77,7 @@ class NumpySlicesDataset(_RandomAccessSource):
     """
 
     def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1,
-                 shuffle=None):
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None):
         super().__init__()
         api = "NumpySlicesDataset"
         check_int(api, "num_parallel_workers", num_parallel_workers, 1)
@@ -87,7 +115,7 @@ class NumpySlicesDataset(_RandomAccessSource):
         elif names is None:
             names = [f"column_{i}" for i in range(len(arrays))]
         self.names, self.arrays = names, arrays
-        self._setup(api, lengths[0], num_samples, shuffle)
+        self._setup(api, lengths[0], num_samples, shuffle, sampler, num_shards, shard_id)
 
     _fresh = True
 
@@ -127,7 +155,7 @@ class GeneratorDataset(_RandomAccessSource):
     """
 
     def __init__(self, source, column_names=None, *, num_samples=None, num_parallel_workers=1,
-                 shuffle=None):
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None):
         super().__init__()
         api = "GeneratorDataset"
         check_int(api, "num_parallel_workers", num_parallel_workers, 1)
@@ -138,8 +166,11 @@ class GeneratorDataset(_RandomAccessSource):
         self.source = source
         if hasattr(source, "__getitem__") and hasattr(source, "__len__"):
             self.kind = "random"
-            self._setup(api, len(source), num_samples, shuffle)
+            self._setup(api, len(source), num_samples, shuffle, sampler, num_shards, shard_id)
             return
+        if sampler is not None or num_shards is not None:
+            raise ValueError(f"For '{api}', a sampler or shards need a random-accessible source "
+                             "(with __getitem__ and __len__)")
         if callable(source):
             self.kind = "function"
         elif hasattr(source, "__iter__"):
