@@ -1,5 +1,9 @@
 """mindlite.dataset: MindSpore's mindspore.dataset pipeline for in-memory and Python data.
 
+Also: samplers.py (Sequential/Random/Subset/Weighted/Distributed samplers), map_ops.py
+(parallel map, per_batch_map), structure_ops.py (skip/filter/project/rename/zip/concat/split/
+padded_batch), and the submodules `vision` (image transforms, Pillow) and `transforms`.
+
 Sources (sources.py): NumpySlicesDataset, GeneratorDataset. Ops and iterators
 (engine.py): .shuffle, .batch, .map, .repeat, .take, .create_tuple_iterator,
 .create_dict_iterator, .get_dataset_size, .get_col_names. Seed: config.set_seed
