@@ -12,10 +12,12 @@ Sources (sources.py): NumpySlicesDataset, GeneratorDataset. Ops and iterators
 from . import config
 from .engine import Dataset, DatasetIterator
 from .map_ops import BatchInfo
+from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,
                        SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset
 
-__all__ = ["BatchInfo", "Dataset", "DatasetIterator", "DistributedSampler", "GeneratorDataset",
-           "NumpySlicesDataset", "RandomSampler", "Sampler", "SequentialSampler",
-           "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "config"]
+__all__ = ["BatchInfo", "Cifar10Dataset", "Dataset", "DatasetIterator", "DistributedSampler",
+           "GeneratorDataset", "ImageFolderDataset", "MnistDataset", "NumpySlicesDataset",
+           "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "SubsetSampler",
+           "WeightedRandomSampler", "config"]
