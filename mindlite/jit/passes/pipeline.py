@@ -19,6 +19,9 @@ With save_graphs on, the graph is written after parsing and after every stage
 that breaks the IR is named in the error; `run_pipeline(..., check=True)` lints after every
 stage (the tests do).
 """
+import contextlib
+import contextvars
+
 from ...ir.manager import FuncGraphManager, LintError, lint
 from . import algebraic, constant_folding, cse, dce, fuse_elementwise, fuse_matmul, inline
 from .registry import AFTER_FUSION, BEFORE_FUSION, SCHEDULED, resolve
@@ -38,13 +41,37 @@ PIPELINE = [
 BUILTIN = {entry[0]: entry[1] for entry in PIPELINE if not isinstance(entry, str)}
 
 
+# Stage names a compile leaves out (export: model files hold MindSpore's primitives, not
+# mindlite's fused ones; see jit/export_graph.py).
+_SKIPPED = contextvars.ContextVar("skipped_stages", default=frozenset())
+USER_PASSES = "<user passes>"
+
+
+@contextlib.contextmanager
+def skipping(*names, user_passes=False):
+    """Compiles inside this block leave out the named built-in stages, and the registered
+    user passes too when `user_passes` is true."""
+    unknown = set(names) - set(BUILTIN)
+    if unknown:
+        raise ValueError(f"skipping: unknown built-in stage(s) {sorted(unknown)}; "
+                         f"expected names from {sorted(BUILTIN)}")
+    extra = {USER_PASSES} if user_passes else set()
+    token = _SKIPPED.set(_SKIPPED.get() | frozenset(names) | extra)
+    try:
+        yield
+    finally:
+        _SKIPPED.reset(token)
+
+
 def stages():
     """(name, run, is_user) for this compile, user passes at their positions."""
+    skipped = _SKIPPED.get()
     out = []
     for entry in PIPELINE:
         if isinstance(entry, str):
-            out.extend((name, resolve(name), True) for name in SCHEDULED[entry])
-        else:
+            if USER_PASSES not in skipped:
+                out.extend((name, resolve(name), True) for name in SCHEDULED[entry])
+        elif entry[0] not in skipped:
             out.append((entry[0], entry[1], False))
     return out
 
