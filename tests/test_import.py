@@ -181,3 +181,17 @@ def test_dir_mindlite_lists_public_api():
               "value_and_grad", "set_seed", "register_kernel", "load_checkpoint"):
         assert n in names
     assert "__getattr__" not in vars(mindlite)
+
+
+@pytest.mark.parametrize("first", ["elementwise_ops", "logic_ops", "math_ops", "norm_ops"])
+def test_any_family_module_can_be_imported_first(first):
+    """math_ops re-exports elementwise_ops and logic_ops, which import math_ops: whichever of
+    them a user imports first, every name ends up in both places."""
+    out = run_child(
+        f"import json, mindlite.ops.operations.{first}\n"
+        "from mindlite.ops.operations import elementwise_ops as e, logic_ops as l, math_ops as m\n"
+        "ok = all(getattr(m, n) is getattr(e, n) for n in e.__all__)\n"
+        "ok = ok and all(getattr(m, n) is getattr(l, n) for n in l.__all__)\n"
+        "ok = ok and set(e.__all__) | set(l.__all__) <= set(m.__all__)\n"
+        "print(json.dumps(ok))\n")
+    assert out is True

@@ -7,6 +7,7 @@ is a TypeError naming the op, not a silent cast. Piecewise-constant ops (Sign, F
 Ceil, Round) are differentiable with a zero gradient, as MindSpore.
 """
 import math
+import sys
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -14,6 +15,7 @@ from ...pynative.grad import bprop_for
 from ._base import BinaryOp, FloatUnaryOp, UnaryOp, needs_grad
 from ._grad_ops import SqrtGrad
 from .logic_ops import Equal, Greater, Select
+from . import math_ops as _math_ops
 from .math_ops import Div, Mul, Neg, Sub, zeros_grad
 
 __all__ = ["Abs", "Exp", "Log", "Sqrt", "Rsqrt", "Square", "Sin", "Cos", "Sign", "Floor",
@@ -182,3 +184,6 @@ def pow_bprop(prim, x, y, out, dout):
             log_x = math.log(x) if x > 0 else 0.0
         dy = _mul(dout, _mul(out, log_x))
     return dx, dy
+
+
+_math_ops._reexport(sys.modules[__name__])     # math_ops re-exports this family (see there)

@@ -283,12 +283,23 @@ def batch_matmul_bprop(prim, x, y, out, dout):
     return _matmul_grads(BatchMatMul, prim, x, y, dout)
 
 
-# NOTE: re-exported at the end: elementwise_ops imports the arithmetic primitives above.
-from . import elementwise_ops as _elementwise  # noqa: E402
-from . import logic_ops as _logic  # noqa: E402
-from .elementwise_ops import *  # noqa: E402,F401,F403
-from .logic_ops import *  # noqa: E402,F401,F403
-
+# NOTE: re-exported at the end: elementwise_ops imports the arithmetic primitives above. When
+# elementwise_ops is the module imported first, it is still half-built here; it then calls
+# _reexport itself once its names exist (its last line).
 __all__ = list(_OWN)
-__all__ += _elementwise.__all__
-__all__ += _logic.__all__
+
+
+def _reexport(module):
+    """Bind `module.__all__` here (what `from module import *` did), once."""
+    for name in module.__all__:
+        globals()[name] = getattr(module, name)
+        if name not in __all__:
+            __all__.append(name)
+
+
+from . import logic_ops as _logic  # noqa: E402
+from . import elementwise_ops as _elementwise  # noqa: E402
+
+_reexport(_logic)
+if hasattr(_elementwise, "__all__") and hasattr(_elementwise, _elementwise.__all__[-1]):
+    _reexport(_elementwise)
