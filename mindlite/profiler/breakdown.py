@@ -19,17 +19,17 @@ Each figure is the median over `repeat` batches of µs per call (time.perf_count
 import statistics
 import time
 
-from . import _C
-from .abstract import AbstractTensor
-from .context import CONTEXT
-from .ops.primitive import signature_key
-from .pynative import runner as runner_mod
-from .pynative.executor import PYNATIVE_EXECUTOR
-from .pynative.forward import (K, CNode, ForwardExecutor, OpRunInfo, _infer_key,
-                               _kernel_inputs)
-from .pynative.grad import GRAD_EXECUTOR
-from .backend.session import session_factory
-from .kernels import registry
+from .. import _C
+from ..abstract import AbstractTensor
+from ..context import CONTEXT
+from ..ops.primitive import signature_key
+from ..pynative import runner as runner_mod
+from ..pynative.executor import PYNATIVE_EXECUTOR
+from ..pynative.forward import (K, CNode, ForwardExecutor, OpRunInfo, _infer_key,
+                                _kernel_inputs)
+from ..pynative.grad import GRAD_EXECUTOR
+from ..backend.session import session_factory
+from ..kernels import registry
 
 BATCH_NS = 1_000_000          # a batch lasts about 1 ms
 MAX_NUMBER = 20_000

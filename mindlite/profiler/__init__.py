@@ -1,0 +1,13 @@
+"""mindlite.profiler: MindSpore's `Profiler` (mindspore.profiler.Profiler) and the per-stage
+latency breakdown of one primitive call.
+
+    Profiler(output_path="./data", start_profile=True, ...)   profiler.py: collects every op
+        run while it is on (eager ops, graph-mode kernels, backward ops) with its wall time and
+        pipeline-stage split; analyse() writes the per-op CSV and the Chrome trace (report.py)
+    profile_call(prim, *args, repeat=15, grad=False) -> {stage: µs}   breakdown.py
+    format_breakdown(d), stage_sum(d, phase), time_samples(fn, repeat)
+
+See docs/profiling.md.
+"""
+from .breakdown import (format_breakdown, median_us, profile_call, stage_sum,  # noqa: F401
+                        time_samples)
