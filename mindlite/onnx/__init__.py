@@ -1,0 +1,8 @@
+"""ONNX in and out of mindlite (issue 16): `export_onnx(graph, file_name)` and
+`export_onnx_model(graph)` write a FuncGraph made by jit/export_graph.graph_for_export as an
+ONNX model (export*.py); `load_onnx(path_or_model)` reads an ONNX model back into a FuncGraph
+(importer*.py) and `OnnxGraphCell` runs one. `mindlite.export(..., file_format="ONNX")`
+calls export_onnx. Needs the optional `onnx` package (onnxruntime only to run exports)."""
+from .export import DEFAULT_OPSET, export_onnx, export_onnx_model
+
+__all__ = ["DEFAULT_OPSET", "export_onnx", "export_onnx_model"]

@@ -1,0 +1,21 @@
+"""The optional `onnx` / `onnxruntime` packages, imported on first use with a clear error
+(they come with the `onnx` extra: pip install 'mindlite[onnx]')."""
+
+
+def onnx():
+    try:
+        import onnx as mod
+        import onnx.numpy_helper  # noqa: F401
+    except ImportError as e:
+        raise ImportError("mindlite.onnx needs the 'onnx' package: "
+                          "pip install 'mindlite[onnx]'") from e
+    return mod
+
+
+def onnxruntime():
+    try:
+        import onnxruntime as mod
+    except ImportError as e:
+        raise ImportError("running ONNX models needs the 'onnxruntime' package: "
+                          "pip install 'mindlite[onnx]'") from e
+    return mod

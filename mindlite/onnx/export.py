@@ -1,0 +1,324 @@
+"""FuncGraph -> ONNX ModelProto: `export_onnx_model(graph)` and `export_onnx(graph, file_name)`.
+
+Where it sits: `mindlite.export(net, *inputs, file_format="ONNX")` compiles the net with
+jit/export_graph.graph_for_export (inputs first, then weights as ParameterNodes whose
+`.default` is the live Parameter; no mindlite fusions) and hands the FuncGraph here. The
+delegates of mindlite.lite use `export_onnx_model` to get the proto in memory.
+
+The walk: graph inputs become ONNX graph inputs, weights become initializers (named by
+the Parameter's checkpoint name), every CNode is converted by the converter registered for
+its primitive's name (onnx/export_ops*.py), MakeTuple / TupleGetItem are resolved at export
+time, and `Switch(cond, @t, @f)(args)` becomes an `If` node whose two branches are ONNX
+subgraphs (they read outer-scope values directly, as the FuncGraph's free variables do).
+The proto is built with onnx.helper / numpy_helper and checked with onnx.checker.
+"""
+import numpy as np
+
+from ..common.tensor import Tensor
+from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim, ValueNode
+from . import _lib
+
+DEFAULT_OPSET = 13
+MIN_OPSET, MAX_OPSET = 13, 21
+PRODUCER = "mindlite"
+
+CONVERTERS = {}        # primitive name -> fn(Op) returning an ONNX name or a tuple of them
+
+
+def converter(*names):
+    """Register `fn(op)` as the ONNX converter of the primitives `names`."""
+    def deco(fn):
+        for n in names:
+            CONVERTERS[n] = fn
+        return fn
+    return deco
+
+
+def onnx_dtype(t):
+    """A mindlite Type -> the ONNX TensorProto element type."""
+    return _lib.onnx().helper.np_dtype_to_tensor_dtype(np.dtype(t.np))
+
+
+class Model:
+    """State shared by the main graph and its subgraphs: unique names, initializers."""
+
+    def __init__(self, opset):
+        self.opset = opset
+        self.initializers = []
+        self.used = set()
+        self.counter = 0
+
+    def fresh(self, hint):
+        self.counter += 1
+        name = f"{hint}_{self.counter}"
+        while name in self.used:
+            self.counter += 1
+            name = f"{hint}_{self.counter}"
+        self.used.add(name)
+        return name
+
+    def claim(self, name):
+        """Reserve a user-visible name (an input or weight name) as it is, or fail."""
+        if name in self.used:
+            raise ValueError(f"export_onnx: two graph values are both named '{name}'")
+        self.used.add(name)
+        return name
+
+
+class Emitter:
+    """Builds the node list of one ONNX graph (the main graph or an If branch)."""
+
+    def __init__(self, model, graph, parent=None):
+        self.model = model
+        self.graph = graph
+        self.parent = parent
+        self.nodes = []
+        self.names = {}             # AnfNode id -> ONNX name (str) or tuple (a tuple value)
+
+    @property
+    def opset(self):
+        return self.model.opset
+
+    def node(self, op_type, inputs, n_out=1, hint=None, **attrs):
+        """Append an ONNX node; returns its output name (or tuple of names if n_out > 1)."""
+        helper = _lib.onnx().helper
+        outs = [self.model.fresh(hint or op_type) for _ in range(n_out)]
+        self.nodes.append(helper.make_node(op_type, list(inputs), outs,
+                                           name=self.model.fresh(f"node_{op_type}"), **attrs))
+        return outs[0] if n_out == 1 else tuple(outs)
+
+    def const(self, value, dtype=None, hint="const"):
+        """A constant tensor (an initializer of the main graph) holding `value`."""
+        numpy_helper = _lib.onnx().numpy_helper
+        arr = np.asarray(value.asnumpy() if isinstance(value, Tensor) else value,
+                         dtype=None if dtype is None else np.dtype(dtype))
+        name = self.model.fresh(hint)
+        self.model.initializers.append(numpy_helper.from_array(arr, name))
+        return name
+
+    def ints(self, values, hint="ints"):
+        return self.const(np.asarray(values, np.int64).reshape(-1), hint=hint)
+
+    def lookup(self, node):
+        e = self
+        while e is not None:
+            if node.id in e.names:
+                return e.names[node.id]
+            e = e.parent
+        raise ValueError(f"export_onnx: value {node!r} of @{self.graph.name} is used before "
+                         f"it is defined")
+
+    def value(self, node, dtype=None):
+        """The ONNX name (or tuple) of an AnfNode input; constants become initializers."""
+        if isinstance(node, ValueNode):
+            v = node.value
+            if isinstance(v, (tuple, list)) and not all(isinstance(x, (int, float, bool))
+                                                        for x in v):
+                return tuple(self.value(ValueNode(x), dtype) for x in v)
+            if isinstance(v, (FuncGraph, IRPrim)) or v is None:
+                raise ValueError(f"export_onnx: @{self.graph.name} uses {v!r} as a tensor")
+            if dtype is None and isinstance(v, Tensor):
+                dtype = v.dtype.np
+            return self.const(v, dtype)
+        return self.lookup(node)
+
+    def emit_graph(self, params_as):
+        """Convert every CNode of self.graph; `params_as` maps its parameters to names."""
+        for p, name in zip(self.graph.parameters, params_as):
+            self.names[p.id] = name
+        for cnode in self.graph.order:
+            self.names[cnode.id] = self.emit(cnode)
+        return self.value(self.graph.output)
+
+    def emit(self, cnode):
+        callee = cnode.inputs[0]
+        if isinstance(callee, CNode):                  # Switch(...)(args): an If
+            return self.emit_if(callee, cnode)
+        fn = callee.value if isinstance(callee, ValueNode) else None
+        if fn is MAKE_TUPLE:
+            return tuple(self.value(a) for a in cnode.args)
+        if fn is TUPLE_GETITEM:
+            whole = self.value(cnode.args[0])
+            item = whole[cnode.args[1].value]
+            if item is None:
+                raise ValueError(f"export_onnx: output {cnode.args[1].value} of "
+                                 f"{_describe(cnode.args[0])} has no ONNX equivalent")
+            return item
+        if fn is SWITCH:
+            return None                                # consumed by the call that follows
+        if isinstance(fn, FuncGraph):
+            return self.inline(fn, [self.value(a) for a in cnode.args])
+        name = getattr(fn, "name", None)
+        conv = CONVERTERS.get(name)
+        if conv is None:
+            raise ValueError(f"export_onnx: primitive '{name or fn!r}' in @{self.graph.name} "
+                             f"has no ONNX converter (supported: "
+                             f"{', '.join(sorted(CONVERTERS))})")
+        return conv(Op(self, cnode, fn))
+
+    def inline(self, graph, args):
+        sub = Emitter(self.model, graph, self)
+        sub.nodes = self.nodes
+        return sub.emit_graph(args)
+
+    def emit_if(self, switch, call):
+        if not (isinstance(switch.inputs[0], ValueNode) and switch.inputs[0].value is SWITCH):
+            raise ValueError(f"export_onnx: @{self.graph.name} calls a computed function "
+                             f"that is not a Switch (loops cannot be exported to ONNX yet)")
+        cond, tb, fb = switch.args
+        cond_name = self.value(cond)
+        args = [self.value(a) for a in call.args]
+        out_abs = call.abstract
+        n_out = len(out_abs) if isinstance(out_abs, tuple) else 1
+        branches = [self.branch(b.value, args, out_abs, tag)
+                    for b, tag in ((tb, "then"), (fb, "else"))]
+        cond_bool = self.node("Cast", [cond_name], to=onnx_dtype_bool())
+        outs = self.node("If", [cond_bool], n_out=n_out, hint="if_out",
+                         then_branch=branches[0], else_branch=branches[1])
+        return outs
+
+    def branch(self, graph, args, out_abs, tag):
+        helper = _lib.onnx().helper
+        if not isinstance(graph, FuncGraph):
+            raise ValueError(f"export_onnx: a Switch in @{self.graph.name} picks {graph!r}, "
+                             f"not a graph")
+        sub = Emitter(self.model, graph, self)
+        out = sub.emit_graph(args)
+        outs = out if isinstance(out, tuple) else (out,)
+        abstracts = out_abs if isinstance(out_abs, tuple) else (out_abs,)
+        infos = []
+        for i, (name, ab) in enumerate(zip(outs, abstracts)):
+            final = sub.node("Identity", [name], hint=f"{tag}_out{i}")
+            infos.append(helper.make_tensor_value_info(final, onnx_dtype(ab.dtype), None))
+        return helper.make_graph(sub.nodes, self.model.fresh(f"{tag}_{graph.name}"), [], infos)
+
+
+def onnx_dtype_bool():
+    return _lib.onnx().TensorProto.BOOL
+
+
+def _describe(node):
+    if isinstance(node, CNode) and isinstance(node.inputs[0], ValueNode):
+        return f"'{getattr(node.inputs[0].value, 'name', node.inputs[0].value)}'"
+    return repr(node)
+
+
+class Op:
+    """One primitive CNode as a converter sees it."""
+
+    def __init__(self, em, cnode, prim):
+        self.em = em
+        self.cnode = cnode
+        self.prim = prim
+        self.attrs = getattr(prim, "attrs", {})
+        self.args = cnode.args
+        self.out = cnode.abstract
+
+    @property
+    def name(self):
+        return self.prim.name
+
+    def node(self, *a, **k):
+        return self.em.node(*a, **k)
+
+    def const(self, i):
+        """The constant value of input i (axis, shape, perm...)."""
+        a = self.args[i]
+        if not isinstance(a, ValueNode):
+            raise ValueError(f"export_onnx: for '{self.name}', input {i} must be a constant "
+                             f"to export, but it is computed in the graph")
+        return a.value
+
+    def is_const(self, i):
+        return isinstance(self.args[i], ValueNode)
+
+    def dtype(self, i):
+        a = self.args[i]
+        if isinstance(a, ValueNode):
+            return a.value.dtype if isinstance(a.value, Tensor) else None
+        return getattr(a.abstract, "dtype", None)
+
+    def rank(self, i):
+        return len(self.args[i].abstract.shape)
+
+    def shape(self, i):
+        return tuple(self.args[i].abstract.shape)
+
+    def input(self, i, dtype=None):
+        """Input i as an ONNX name; a scalar constant becomes a tensor of `dtype`, a tensor
+        of another dtype is cast to `dtype` (the promotion mindlite applied)."""
+        a = self.args[i]
+        if isinstance(a, ValueNode) and not isinstance(a.value, Tensor):
+            return self.em.const(a.value, None if dtype is None else dtype.np)
+        name = self.em.value(a)
+        own = self.dtype(i)
+        if dtype is not None and own is not None and own is not dtype:
+            return self.node("Cast", [name], to=onnx_dtype(dtype))
+        return name
+
+    def fail(self, why):
+        raise ValueError(f"export_onnx: '{self.name}' in @{self.em.graph.name}: {why}")
+
+
+def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
+    """The ONNX ModelProto of `graph` (a FuncGraph from graph_for_export), checked with
+    onnx.checker. Raises ValueError naming the primitive that has no ONNX form."""
+    onnx = _lib.onnx()
+    helper = onnx.helper
+    from . import export_ops, export_ops_array  # noqa: F401  (register the converters)
+    if not isinstance(graph, FuncGraph):
+        raise TypeError(f"export_onnx: graph must be a FuncGraph, got {type(graph).__name__}")
+    if not isinstance(opset_version, int) or not MIN_OPSET <= opset_version <= MAX_OPSET:
+        raise ValueError(f"export_onnx: opset_version must be an int in [{MIN_OPSET}, "
+                         f"{MAX_OPSET}], got {opset_version!r}")
+    model = Model(opset_version)
+    em = Emitter(model, graph)
+    inputs, names = [], []
+    for p in graph.parameters:
+        name = model.claim(p.name if p.default is None else p.default.name)
+        names.append(name)
+        if p.default is None:
+            inputs.append(helper.make_tensor_value_info(
+                name, onnx_dtype(p.abstract.dtype), [d if d >= 0 else f"{name}_dim{i}"
+                                                     for i, d in enumerate(p.abstract.shape)]))
+        else:
+            model.initializers.append(onnx.numpy_helper.from_array(
+                np.ascontiguousarray(p.default.asnumpy()), name))
+    out = em.emit_graph(names)
+    outs = out if isinstance(out, tuple) else (out,)
+    abstracts = graph.output.abstract
+    abstracts = abstracts if isinstance(abstracts, tuple) else (abstracts,)
+    if any(isinstance(o, tuple) for o in outs):
+        raise ValueError("export_onnx: nested tuple outputs cannot be exported")
+    outputs = []
+    for i, (name, ab) in enumerate(zip(outs, abstracts)):
+        final = em.node("Identity", [name], hint=f"output_{i}")
+        outputs.append(helper.make_tensor_value_info(final, onnx_dtype(ab.dtype), [
+            d if d >= 0 else f"output_{i}_dim{j}" for j, d in enumerate(ab.shape)]))
+    g = helper.make_graph(em.nodes, graph.name, inputs, outputs, model.initializers)
+    proto = helper.make_model(g, producer_name=PRODUCER,
+                              opset_imports=[helper.make_opsetid("", opset_version)])
+    proto.ir_version = min(proto.ir_version, _ir_version_for(opset_version))
+    onnx.checker.check_model(proto)
+    return proto
+
+
+def _ir_version_for(opset):
+    """The IR version onnxruntime accepts for the opset (onnx.helper.VERSION_TABLE)."""
+    table = _lib.onnx().helper.VERSION_TABLE
+    versions = [row[1] for row in table if row[2] == opset]
+    return min(versions) if versions else 8
+
+
+def export_onnx(graph, file_name, opset_version=DEFAULT_OPSET):
+    """Write `graph` as the ONNX file `file_name` (used by mindlite.export(file_format="ONNX"),
+    which has already appended '.onnx'). Returns the file name."""
+    if not isinstance(file_name, str) or not file_name:
+        raise TypeError(f"export_onnx: file_name must be a non-empty str, got {file_name!r}")
+    proto = export_onnx_model(graph, opset_version)
+    with open(file_name, "wb") as f:
+        f.write(proto.SerializeToString())
+    return file_name
+
+
+__all__ = ["export_onnx", "export_onnx_model", "converter"]
