@@ -20,10 +20,10 @@ _DEFAULTS = {
     "kernel_provider": None,      # a provider name that wins kernel selection when it applies
     "pynative_synchronize": True,
     "max_call_depth": 1000,
+    "device_fallback": False,     # a device plugin that fails: run on CPU (warn) or raise
 }
 _CHOICES = {
     "mode": (GRAPH_MODE, PYNATIVE_MODE),
-    "device_target": ("CPU",),
     "backend_policy": ("ms", "vm"),
 }
 _RUNNER_KEYS = ("backend_policy", "kernel_provider", "device_target")
@@ -41,18 +41,22 @@ CONTEXT = _Context()
 
 def set_context(**kwargs):
     """Set context keys, e.g. set_context(mode=PYNATIVE_MODE, device_target='CPU')."""
-    for key, value in kwargs.items():
+    for key, value in sorted(kwargs.items(), key=lambda kv: kv[0] == "device_target"):
         if key not in _DEFAULTS:
             raise ValueError(f"For 'set_context', unknown key '{key}'; expected one of "
                              f"{sorted(_DEFAULTS)}")
-        if key == "device_target" and isinstance(value, str):
-            value = value.upper() if value.lower() == "cpu" else value
+        if key == "device_target":        # CPU or a registered plugin (mindlite/device)
+            from .device.registry import resolve_target
+            value = resolve_target(value)
         choices = _CHOICES.get(key)
         if choices is not None and value not in choices:
             raise ValueError(f"For 'set_context', '{key}' must be one of {list(choices)}, but got "
                              f"{value!r}")
         if key in ("save_graphs", "save_graphs_path"):
             _check_save_graphs(key, value)
+        if key == "device_fallback" and not isinstance(value, bool):
+            raise TypeError(f"For 'set_context', 'device_fallback' must be a bool, but got "
+                            f"{type(value).__name__}")
         if key == "kernel_provider" and value is not None and not isinstance(value, str):
             raise TypeError("For 'set_context', 'kernel_provider' must be a str or None, but got "
                             f"{type(value).__name__}")
@@ -85,7 +89,7 @@ def get_context(key):
 
 
 def set_device(device_target, device_id=None):
-    """Select the device (only 'CPU' exists)."""
+    """Select the device: 'CPU' or a registered plugin (mindlite.device.list_devices())."""
     set_context(device_target=device_target)
     if device_id is not None:
         if not isinstance(device_id, int) or device_id < 0:
