@@ -17,7 +17,8 @@ from .common.parameter import Parameter, ParameterTuple  # noqa: F401
 from .common.initializer import initializer  # noqa: F401
 from .common import initializer as _initializer_module  # noqa: F401
 from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # noqa: F401
-                      set_device)
+                      set_device, ParallelMode, set_auto_parallel_context,
+                      get_auto_parallel_context, reset_auto_parallel_context)
 from .random_state import set_seed, get_seed  # noqa: F401
 from . import ops  # noqa: F401
 from . import nn  # noqa: F401

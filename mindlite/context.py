@@ -96,3 +96,9 @@ def set_device(device_target, device_id=None):
             raise ValueError(f"For 'set_device', 'device_id' must be a non-negative int, but got "
                              f"{device_id!r}")
         CONTEXT.values["device_id"] = device_id
+
+
+# The auto-parallel context (data-parallel training) lives with the communication package.
+from .communication.auto_parallel import (ParallelMode, get_auto_parallel_context,  # noqa: E402,F401
+                                          reset_auto_parallel_context,
+                                          set_auto_parallel_context)

@@ -86,11 +86,17 @@ class Model:
             return self._network
         grad_fn = value_and_grad(self._loss, None, list(self._optimizer.parameters))
         optimizer = self._optimizer
+        from ..nn.wrap.grad_reducer import reducer_for
+        reducer = reducer_for(list(optimizer.parameters))       # DATA_PARALLEL only
 
         def train_step(*batch):
             loss, grads = grad_fn(*batch)
+            if reducer is not None:
+                grads = reducer(grads)
             optimizer(grads)
             return loss
+        if reducer is not None:
+            return train_step                   # the reduction runs eagerly, outside a graph
         from ..jit.ad.entry import graph_step
         return graph_step(train_step)          # one compiled graph under GRAPH_MODE
 

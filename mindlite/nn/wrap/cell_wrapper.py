@@ -12,6 +12,7 @@ from ...common.tensor import Tensor
 from ...ops.composite import value_and_grad
 from ..cell import Cell
 from ..optim.optimizer import Optimizer
+from .grad_reducer import reducer_for
 
 __all__ = ["TrainOneStepCell", "WithEvalCell", "WithLossCell"]
 
@@ -83,6 +84,8 @@ class TrainOneStepCell(Cell):
         self.sens = 1.0 if sens is None else float(sens)
         self.return_grad = return_grad
         self.grad_fn = value_and_grad(self.network, None, self.weights)
+        self.grad_reducer = reducer_for(self.weights)     # DATA_PARALLEL: reduce across ranks
+        self.reducer_flag = self.grad_reducer is not None
 
     def construct(self, *inputs):
         loss, grads = self.grad_fn(*inputs)
@@ -91,6 +94,8 @@ class TrainOneStepCell(Cell):
                             f"loss), but got {type(loss).__name__}")
         if self.sens != 1.0:
             grads = tuple(ops.mul(g, self.sens) for g in grads)
+        if self.reducer_flag:
+            grads = self.grad_reducer(grads)
         self.optimizer(grads)
         if self.return_grad:
             return loss, {p.name: g for p, g in zip(self.weights, grads)}
