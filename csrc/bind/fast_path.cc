@@ -17,6 +17,7 @@
 #include <structmember.h>
 
 #include "bind/numpy_api.h"
+#include "bind/profile.h"
 
 namespace mindlite {
 namespace fast {
@@ -103,7 +104,12 @@ PyObject* fast_key(unsigned long long const_mask, PyObject* args) {
   return key;
 }
 
-PyObject* prim_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+// The call; kProfile (the op recorder is on, profile.h) times its stages and records it: a
+// separate instantiation, so the unprofiled call carries no timing code.
+template <bool kProfile>
+PyObject* prim_call_t(PyObject* self, PyObject* args, PyObject* kwargs) {
+  uint64_t t[profile::kStamps];
+  if constexpr (kProfile) t[0] = profile::ticks();
   auto* p = reinterpret_cast<PrimitiveBase*>(self);
   if (kwargs && PyDict_GET_SIZE(kwargs)) {
     PyObject* name = prim_name(self);
@@ -119,16 +125,26 @@ PyObject* prim_call(PyObject* self, PyObject* args, PyObject* kwargs) {
       Py_DECREF(key);
       if (runner) {
         Py_INCREF(runner);     // a context change may clear the cache while it runs
-        PyObject* res = Py_TYPE(runner) == &g_fast_runner
-                            ? fast_run(runner, args)
-                            : PyObject_CallOneArg(runner, args);
+        PyObject* res;
+        if constexpr (kProfile) {
+          res = profile::run_runner(self, runner, args, t);
+        } else {
+          res = Py_TYPE(runner) == &g_fast_runner ? fast_run(runner, args)
+                                                  : PyObject_CallOneArg(runner, args);
+        }
         Py_DECREF(runner);
         return res;
       }
       if (PyErr_Occurred()) return nullptr;
     }
   }
+  if constexpr (kProfile) return profile::run_dispatch(self, g_dispatch_name, args, t);
   return PyObject_CallMethodOneArg(self, g_dispatch_name, args);
+}
+
+PyObject* prim_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  if (__builtin_expect(profile::g_on, 0)) return prim_call_t<true>(self, args, kwargs);
+  return prim_call_t<false>(self, args, kwargs);
 }
 
 int prim_traverse(PyObject* self, visitproc visit, void* arg) {
@@ -307,7 +323,8 @@ bool add_fast_path(PyObject* module) {
   g_prim_base.tp_new = PyType_GenericNew;
   return ready(module, &g_tensor_base, "TensorBase") &&
          ready(module, &g_prim_base, "PrimitiveBase") && add_fast_runner(module) &&
-         PyModule_AddFunctions(module, g_functions) == 0;
+         PyModule_AddFunctions(module, g_functions) == 0 &&
+         profile::add_profiler_functions(module);
 }
 
 }  // namespace mindlite

@@ -89,7 +89,12 @@ bool record(FastRunner* r, PyObject* tapes, PyObject* args, PyObject* out) {
   return ok;
 }
 
-PyObject* run(FastRunner* r, PyObject* args) {
+namespace {
+
+// One call; kProfile (the recorder is on) also stores the tick after each stage in t[2..4]:
+// a separate instantiation, so the unprofiled call carries no timing code.
+template <bool kProfile>
+PyObject* run_t(FastRunner* r, PyObject* args, uint64_t* t) {
   if (PyTuple_GET_SIZE(args) != r->nargs) {
     PyObject* name = prim_name(r->prim);
     PyErr_Format(PyExc_TypeError, "For '%S', the cached runner takes %d inputs, but got %zd",
@@ -147,19 +152,30 @@ PyObject* run(FastRunner* r, PyObject* args) {
                                nullptr);
   }
   if (!out) return nullptr;
+  if constexpr (kProfile) t[2] = profile::ticks();
   if (!launch(r, stack, out)) {
     Py_DECREF(out);
     return nullptr;
   }
-  PyObject* t = new_tensor(out, r->out_abs);
-  if (!t || !r->differentiable) return t;
+  if constexpr (kProfile) t[3] = profile::ticks();
+  PyObject* res = new_tensor(out, r->out_abs);
+  if constexpr (kProfile) t[4] = profile::ticks();
+  if (!res || !r->differentiable) return res;
   PyObject* tapes = t_grad_tapes;            // this thread's recorder (nullptr: not recording)
-  if (!tapes) return t;
-  if (!record(r, tapes, args, t)) {
-    Py_DECREF(t);
+  if (!tapes) return res;
+  if (!record(r, tapes, args, res)) {
+    Py_DECREF(res);
     return nullptr;
   }
-  return t;
+  return res;
+}
+
+}  // namespace
+
+PyObject* run(FastRunner* r, PyObject* args) { return run_t<false>(r, args, nullptr); }
+
+PyObject* run_profiled(FastRunner* r, PyObject* args, uint64_t* t) {
+  return run_t<true>(r, args, t);
 }
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include "bind/fast_path.h"
 #include "bind/numpy_api.h"
+#include "bind/profile.h"
 
 namespace mindlite {
 namespace fast {
@@ -36,6 +37,8 @@ bool launch(FastRunner* r, PyObject** stack, PyObject* out);
 bool record(FastRunner* r, PyObject* tapes, PyObject* args, PyObject* out);
 // One call on a call's args tuple.
 PyObject* run(FastRunner* r, PyObject* args);
+// The same call with the ticks after allocation, launch and wrap in t[2..4] (profile.h).
+PyObject* run_profiled(FastRunner* r, PyObject* args, uint64_t* t);
 // runner.stage_times(args, n) (fast_runner_profile.cc).
 PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
 

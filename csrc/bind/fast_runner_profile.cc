@@ -1,8 +1,15 @@
-// FastRunner.stage_times: the cached call's stages timed in C (mindlite.profiler).
+// FastRunner.stage_times: the cached call's stages timed in C (mindlite.profiler's
+// breakdown), and the op recorder of mindlite.profiler.Profiler (profile.h).
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <new>
 #include <vector>
 
 #include "bind/fast_runner.h"
+#include "bind/profile.h"
 
 namespace mindlite {
 namespace fast {
@@ -78,4 +85,171 @@ PyObject* runner_stage_times(PyObject* self, PyObject* const* args, Py_ssize_t n
 }
 
 }  // namespace fast
+
+// ---- the op recorder (profile.h): mindlite.profiler.Profiler's events --------------------------
+namespace profile {
+
+bool g_on = false;
+
+namespace {
+
+struct Event {
+  PyObject* obj;            // the primitive (ops) or the step's name / kernel (graph); owned
+  uint64_t t[kStamps];
+  uint32_t tid;
+  uint8_t path;
+};
+
+std::vector<Event> g_events;
+size_t g_cap = 1000000;
+uint64_t g_dropped = 0;
+// Two (ticks, CLOCK_MONOTONIC ns) pairs, read when the recorder starts and stops: ticks are
+// converted to ns along the line through them (an invariant TSC runs at a constant rate).
+uint64_t g_start_ticks = 0, g_start_ns = 0, g_stop_ticks = 0, g_stop_ns = 0;
+MINDLITE_THREAD_LOCAL uint32_t t_tid = 0;
+
+uint64_t mono_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void clock_pair(uint64_t* tk, uint64_t* ns) {
+  const uint64_t a = mono_ns();
+  *tk = ticks();
+  const uint64_t b = mono_ns();
+  *ns = a + (b - a) / 2;
+}
+
+inline uint32_t thread_id() {
+  if (!t_tid) t_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  return t_tid;
+}
+
+inline void push(PyObject* obj, Path path, const uint64_t* t) {
+  if (g_events.size() >= g_cap) {
+    ++g_dropped;
+    return;
+  }
+  try {
+    g_events.push_back(Event{obj, {t[0], t[1], t[2], t[3], t[4], t[5]}, thread_id(),
+                             static_cast<uint8_t>(path)});
+  } catch (const std::bad_alloc&) {
+    ++g_dropped;
+    return;
+  }
+  Py_INCREF(obj);
+}
+
+void clear_events() {
+  std::vector<Event> old;
+  old.swap(g_events);              // a decref may run Python code that records
+  for (Event& e : old) Py_DECREF(e.obj);
+}
+
+// _C.profiler_enable(on, cap=1000000): start (on=True: the buffer emptied, at most `cap`
+// events kept, the rest counted as dropped) or stop recording.
+PyObject* py_enable(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  long long cap = 1000000;
+  if (nargs < 1 || nargs > 2 || !PyBool_Check(args[0]) ||
+      (nargs == 2 && ((cap = PyLong_AsLongLong(args[1])) < 1 || cap > (1ll << 32)))) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_TypeError, "profiler_enable(on, cap=1000000): expected a bool and "
+                    "1 <= cap <= 2**32");
+    return nullptr;
+  }
+  if (args[0] == Py_True) {
+    clear_events();
+    g_dropped = 0;
+    g_cap = static_cast<size_t>(cap);
+    g_events.reserve(std::min<size_t>(g_cap, 1 << 16));
+    clock_pair(&g_start_ticks, &g_start_ns);
+    g_stop_ticks = g_start_ticks;
+    g_stop_ns = g_start_ns;
+    g_on = true;
+  } else if (g_on) {
+    g_on = false;
+    clock_pair(&g_stop_ticks, &g_stop_ns);
+  }
+  Py_RETURN_NONE;
+}
+
+// _C.profiler_events() -> (events, dropped): the recorded events, oldest first, each
+// (obj, path, thread id, start ns, (lookup, alloc, launch, wrap, record) ns), and the count
+// the cap dropped; the buffer is emptied. Times are CLOCK_MONOTONIC ns (perf_counter_ns).
+PyObject* py_events(PyObject*, PyObject*) {
+  if (g_on) clock_pair(&g_stop_ticks, &g_stop_ns);
+  const double span = static_cast<double>(g_stop_ticks - g_start_ticks);
+  const double scale = g_stop_ticks > g_start_ticks
+                           ? static_cast<double>(g_stop_ns - g_start_ns) / span : 1.0;
+  std::vector<Event> events;
+  events.swap(g_events);
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(events.size()));
+  for (size_t i = 0; list && i < events.size(); ++i) {
+    const Event& e = events[i];
+    auto ns = [scale](uint64_t a, uint64_t b) {
+      return static_cast<long long>(static_cast<double>(static_cast<int64_t>(b - a)) * scale);
+    };
+    const long long t0 = static_cast<long long>(g_start_ns) + ns(g_start_ticks, e.t[0]);
+    PyObject* item = Py_BuildValue("(OiIL(LLLLL))", e.obj, static_cast<int>(e.path), e.tid, t0,
+                                   ns(e.t[0], e.t[1]), ns(e.t[1], e.t[2]), ns(e.t[2], e.t[3]),
+                                   ns(e.t[3], e.t[4]), ns(e.t[4], e.t[5]));
+    if (!item) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+  }
+  for (Event& e : events) Py_DECREF(e.obj);
+  if (!list) return nullptr;
+  return Py_BuildValue("(NK)", list, static_cast<unsigned long long>(g_dropped));
+}
+
+PyObject* py_profiling(PyObject*, PyObject*) { return PyBool_FromLong(g_on); }
+
+PyMethodDef g_profile_functions[] = {
+    {"profiler_enable", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_enable)),
+     METH_FASTCALL, "profiler_enable(on, cap=1000000): start / stop the op recorder."},
+    {"profiler_events", py_events, METH_NOARGS,
+     "profiler_events() -> (events, dropped): the recorded events (the buffer is emptied)."},
+    {"profiler_on", py_profiling, METH_NOARGS, "Whether the op recorder is on."},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+PyObject* run_runner(PyObject* prim, PyObject* runner, PyObject* args, uint64_t* t) {
+  t[1] = t[2] = t[3] = t[4] = ticks();
+  PyObject* res;
+  Path path;
+  if (Py_TYPE(runner) == &fast::g_fast_runner) {
+    path = kFastRunner;
+    res = fast::run_profiled(reinterpret_cast<fast::FastRunner*>(runner), args, t);
+  } else {
+    path = kPythonRunner;
+    res = PyObject_CallOneArg(runner, args);
+  }
+  t[5] = ticks();
+  if (g_on) push(prim, path, t);     // the call may have stopped the recorder
+  return res;
+}
+
+PyObject* run_dispatch(PyObject* prim, PyObject* dispatch, PyObject* args, uint64_t* t) {
+  t[1] = t[2] = t[3] = t[4] = ticks();
+  PyObject* res = PyObject_CallMethodOneArg(prim, dispatch, args);
+  t[5] = ticks();
+  if (g_on) push(prim, kDispatch, t);
+  return res;
+}
+
+void record_step(PyObject* name, uint64_t t0) {
+  const uint64_t t1 = ticks();
+  const uint64_t t[kStamps] = {t0, t0, t0, t1, t1, t1};    // all of it the kernel launch
+  if (g_on) push(name, kGraphKernel, t);
+}
+
+bool add_profiler_functions(PyObject* module) {
+  return PyModule_AddFunctions(module, g_profile_functions) == 0;
+}
+
+}  // namespace profile
 }  // namespace mindlite

@@ -18,6 +18,7 @@
 
 #include "bind/fast_path.h"
 #include "bind/numpy_api.h"
+#include "bind/profile.h"
 
 namespace mindlite {
 namespace {
@@ -35,6 +36,7 @@ struct Step {
   PyObject* params;      // tuple, passed after the outputs (kind 0)
   PyObject* kwnames;     // nullptr, or the names the last len(kwnames) params are passed by
   PyObject* on_error;    // nullptr or on_error(exc): raises the error to report instead
+  PyObject* name;        // what the profiler calls the step (its op's name), or nullptr
 };
 
 struct Plan {
@@ -90,11 +92,13 @@ bool check_ref(PyObject* ref, int bound) {
 }
 
 bool read_step(PyObject* t, int nvalues, Step* s) {
-  if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 7) {
+  if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 7 || PyTuple_GET_SIZE(t) > 8) {
     PyErr_SetString(PyExc_TypeError, "GraphRunner: a step is (kind, fn, ins, outs, params, "
-                    "on_error, kwnames)");
+                    "on_error, kwnames[, name])");
     return false;
   }
+  s->name = PyTuple_GET_SIZE(t) == 8 && PyUnicode_Check(PyTuple_GET_ITEM(t, 7))
+                ? PyTuple_GET_ITEM(t, 7) : nullptr;
   s->kind = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(t, 0)));
   s->fn = PyTuple_GET_ITEM(t, 1);
   s->ins_obj = PyTuple_GET_ITEM(t, 2);
@@ -282,6 +286,21 @@ PyObject* outputs(GraphRunner* r, PyObject* values) {
   return t;
 }
 
+// The steps in order; kProfile (the op recorder is on, profile.h) records each kernel step
+// (a PRIM step's primitive call records itself).
+template <bool kProfile>
+bool run_steps(GraphRunner* r, PyObject* values) {
+  for (const Step& s : r->plan->steps) {
+    uint64_t t0 = 0;
+    if constexpr (kProfile) t0 = profile::ticks();
+    if (!run_step(r, s, values)) return false;
+    if constexpr (kProfile) {
+      if (s.kind != 2) profile::record_step(s.name ? s.name : s.fn, t0);
+    }
+  }
+  return true;
+}
+
 PyObject* run(GraphRunner* r, PyObject* args, PyObject* values) {
   const Plan& p = *r->plan;
   if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != static_cast<Py_ssize_t>(p.args.size())
@@ -296,10 +315,8 @@ PyObject* run(GraphRunner* r, PyObject* args, PyObject* values) {
     PyList_SetItem(values, p.args[i], a);
   }
   PyObject* result = nullptr;
-  bool ok = true;
-  for (const Step& s : p.steps) {
-    if (!(ok = run_step(r, s, values))) break;
-  }
+  const bool ok = __builtin_expect(profile::g_on, 0) ? run_steps<true>(r, values)
+                                                     : run_steps<false>(r, values);
   if (ok) result = outputs(r, values);
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);            // clearing may run destructors

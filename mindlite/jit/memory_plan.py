@@ -199,7 +199,8 @@ class GraphProgram:
         self.plan = plan(kg)
         outputs = list(_flat(kg.output))
         transient = [v.index for v in kg.values if v.kind not in (PLANNED, CONST)]
-        steps = tuple((s.kind, s.fn, s.ins, s.outs, tuple(s.params), s.on_error, s.kwnames)
+        steps = tuple((s.kind, s.fn, s.ins, s.outs, tuple(s.params), s.on_error, s.kwnames,
+                       getattr(s.prim, "name", None))          # the name the profiler shows
                       for s in kg.steps)
         self.runner = _C.GraphRunner(steps, len(kg.values), tuple(kg.args), tuple(outputs),
                                      tuple(v.abstract for v in kg.values), tuple(transient))
