@@ -1,23 +1,32 @@
 """mindlite.train.Model: MindSpore's high-level train / eval / predict loop.
 
 `Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
-eval_indexes=None)`. One training step on a batch (the dataset's columns):
+eval_indexes=None, amp_level="O0", boost_level="O0", **kwargs)`. One training step on a
+batch (the dataset's columns):
 
 - with an optimizer: loss = loss_fn(network(*data), label) (label = last column;
   without loss_fn the network's output is the loss), gradients of the loss
   with respect to `optimizer.parameters` by mindlite.value_and_grad, then
   `optimizer(grads)`;
 - without one: `network(*columns)` is the whole step (e.g. a TrainOneStepCell);
-  its output is the loss.
+  its output is the loss;
+- with `amp_level` "O1"/"O2"/"O3"/"auto", a `loss_scale_manager` or `keep_batchnorm_fp32`
+  (MindSpore's Model kwargs): the step is the cell amp.build_train_network builds (a
+  TrainOneStepCell or TrainOneStepWithLossScaleCell over the mixed-precision network), and
+  after each step a manager that drops overflowing updates is told whether it overflowed.
 
-Evaluation runs loss_fn over network(*data) (or `eval_network`) and updates the
-metrics with MindSpore's (loss, output, label) convention. Dataset sink mode
+Evaluation runs loss_fn over network(*data) (or `eval_network`; under O2/O3 the
+output cast to float32 first, as MindSpore's WithEvalCell(add_cast_fp32=True)) and
+updates the metrics with MindSpore's (loss, output, label) convention. Dataset sink mode
 does not exist on the CPU; as MindSpore there, asking for it warns and trains
 without it.
 """
 import numbers
 import warnings
 
+import numpy as np
+
+from ..common import dtype as mstype
 from ..nn.cell import Cell
 from ..ops.composite import value_and_grad
 from .callback import CallbackList, CallbackParam, RunContext
@@ -45,7 +54,7 @@ class Model:
     """High-level API wrapping a network, its loss, optimizer and metrics."""
 
     def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None,
-                 eval_indexes=None):
+                 eval_indexes=None, amp_level="O0", boost_level="O0", **kwargs):
         if not isinstance(network, Cell):
             raise TypeError(f"For 'Model', 'network' must be a Cell, but got "
                             f"{type(network).__name__}")
@@ -69,10 +78,40 @@ class Model:
         self._eval_network = eval_network
         self._eval_indexes = eval_indexes if eval_network is not None else (
             [0, 1, 2] if loss_fn is not None else None)
-        self._train_step = self._build_train_step()
+        self._amp_level = amp_level
+        self._loss_scale_manager = kwargs.get("loss_scale_manager")
+        self._train_network = self._build_amp_network(amp_level, boost_level, kwargs)
+        self._train_step = self._train_network or self._build_train_step()
         self._eval_loss = None           # mean loss of the last eval (Model.fit's "eval_loss")
 
     # ---- steps -------------------------------------------------------------------------
+    def _build_amp_network(self, amp_level, boost_level, kwargs):
+        """The mixed-precision / loss-scaled train cell (amp.build_train_network), or None when
+        nothing asks for one (the plain step below is the same computation, and compiles)."""
+        from .. import amp
+        for key in kwargs:
+            if key not in ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict",
+                           "acc_level"):
+                raise ValueError("For 'Model', the argument in 'kwargs' should be "
+                                 "'loss_scale_manager' or 'keep_batchnorm_fp32' or "
+                                 f"'boost_config_dict' or 'acc_level', but got {key!r}")
+        boost_level = kwargs.get("acc_level", boost_level)
+        amp.check_levels("Model", amp_level, boost_level)
+        if self._optimizer is None:
+            if amp_level != "O0":
+                raise ValueError("For 'Model', auto mixed precision will not work because "
+                                 "'optimizer' is None; set amp_level='O0' or pass an optimizer")
+            if self._loss_scale_manager is not None:
+                raise ValueError("For 'Model', the argument 'optimizer' can not be None when "
+                                 "'loss_scale_manager' is set")
+            return None
+        config = {k: kwargs[k] for k in ("loss_scale_manager", "keep_batchnorm_fp32")
+                  if k in kwargs}
+        if amp_level == "O0" and not config:
+            return None
+        return amp.build_train_network(self._network, self._optimizer, self._loss_fn,
+                                       level=amp_level, **config)
+
     def _loss(self, *batch):
         if self._loss_fn is None:
             return self._network(*batch)
@@ -107,6 +146,9 @@ class Model:
             raise ValueError("For 'Model.eval', each batch needs data and label columns (the "
                              f"label last), but the batch has {len(batch)} column")
         out = self._network(*batch[:-1])
+        if self._amp_level in ("O2", "O3", "auto"):       # WithEvalCell(add_cast_fp32=True)
+            from ..nn.cell_mixed import _cast
+            out = _cast(out, mstype.float32)
         return self._loss_fn(out, batch[-1]), out, batch[-1]
 
     def _update_metrics(self, outputs):
@@ -158,8 +200,10 @@ class Model:
         _check_dataset(api, "train_dataset", dataset)
         _check_sink(api, sink)
         cbs = CallbackList(callbacks, api)
+        manager = self._loss_scale_manager
         cb = CallbackParam(
-            train_network=self._network, network=self._network, loss_fn=self._loss_fn,
+            train_network=self._train_network or self._network, network=self._network,
+            loss_fn=self._loss_fn, loss_scale_mananger=manager,    # (sic) MindSpore's key
             optimizer=self._optimizer, train_dataset=dataset, epoch_num=epoch,
             batch_num=dataset.get_dataset_size(), cur_epoch_num=initial_epoch, cur_step_num=0,
             net_outputs=None, mode="train", dataset_sink_mode=False, parallel_mode="stand_alone",
@@ -176,6 +220,8 @@ class Model:
                 cb.train_dataset_element = batch
                 cbs("on_train_step_begin", run_context)
                 cb.net_outputs = self._train_step(*batch)
+                if manager is not None and manager.get_drop_overflow_update():
+                    manager.update_loss_scale(bool(np.all(cb.net_outputs[1].asnumpy())))
                 cbs("on_train_step_end", run_context)
                 if run_context.get_stop_requested():
                     break
