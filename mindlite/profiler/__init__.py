@@ -9,5 +9,7 @@ latency breakdown of one primitive call.
 
 See docs/profiling.md.
 """
+from .profiler import (AicoreMetrics, ExportType, Profiler, ProfilerActivity,  # noqa: F401
+                       ProfilerLevel)
 from .breakdown import (format_breakdown, median_us, profile_call, stage_sum,  # noqa: F401
                         time_samples)

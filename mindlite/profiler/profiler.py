@@ -1,0 +1,211 @@
+"""Profiler: MindSpore's `mindspore.profiler.Profiler` on the CPU.
+
+    prof = Profiler(output_path="./data")      # start_profile=True: collecting from here
+    model.train(...)                           # or any ops, @jit functions, grad calls
+    prof.analyse()                             # stops and writes the files below
+
+or `with Profiler(output_path=...) as prof: ...` then `prof.analyse()`, or start()/stop()
+from a Callback (start_profile=False). While on, every op call is recorded (collect.py):
+eager ops (cached C runners, Python runners, first calls with their pipeline stages),
+graph-mode kernel steps and the ops of backward passes, from every thread.
+analyse() writes, under `output_path`, MindSpore's layout on CPU:
+
+    <host>_<pid>_<YYYYmmddHHMMSSfff>_ascend_ms/
+        ASCEND_PROFILER_OUTPUT/op_statistic.csv    per-op table (report.py)
+        ASCEND_PROFILER_OUTPUT/trace_view.json     Chrome trace (chrome://tracing, Perfetto)
+        profiler_metadata.json                     add_metadata / add_metadata_json entries
+
+As MindSpore's, the class never raises on misuse: start() while started, stop() while
+stopped, step() without a schedule, analyse() without data warn and return; a parameter of
+the wrong type warns and takes its default. Device-only parameters (Ascend/GPU: levels,
+AICORE metrics, memory, L2 cache, ...) are accepted and have no effect on the CPU.
+"""
+import datetime
+import json
+import os
+import socket
+import warnings
+from enum import Enum
+
+from . import report
+from .collect import Collection, active
+
+
+class ProfilerLevel(Enum):
+    LevelNone = "LevelNone"
+    Level0 = "Level0"
+    Level1 = "Level1"
+    Level2 = "Level2"
+
+
+class ProfilerActivity(Enum):
+    NPU = "NPU"
+    GPU = "GPU"
+    CPU = "CPU"
+
+
+class AicoreMetrics(Enum):
+    PipeUtilization = "PipeUtilization"
+    ArithmeticUtilization = "ArithmeticUtilization"
+    Memory = "Memory"
+    MemoryL0 = "MemoryL0"
+    MemoryUB = "MemoryUB"
+    ResourceConflictRatio = "ResourceConflictRatio"
+    L2Cache = "L2Cache"
+    MemoryAccess = "MemoryAccess"
+    AiCoreNone = "None"
+
+
+class ExportType(Enum):
+    Db = "db"
+    Text = "text"
+
+
+# MindSpore 2.10's parameters: name -> (type, default). Only output_path and start_profile
+# change what mindlite does; the rest are device options (accepted, checked, no effect).
+PARAMS = {
+    "output_path": (str, "./data"),
+    "start_profile": (bool, True),
+    "profiler_level": (ProfilerLevel, ProfilerLevel.Level0),
+    "activities": (list, [ProfilerActivity.CPU, ProfilerActivity.NPU]),
+    "aic_metrics": (AicoreMetrics, AicoreMetrics.AiCoreNone),
+    "with_stack": (bool, False),
+    "profile_memory": (bool, False),
+    "data_process": (bool, False),
+    "parallel_strategy": (bool, False),
+    "l2_cache": (bool, False),
+    "hbm_ddr": (bool, False),
+    "pcie": (bool, False),
+    "sys_io": (bool, False),
+    "sys_interconnection": (bool, False),
+    "host_sys": (list, []),
+    "sync_enable": (bool, True),
+    "data_simplification": (bool, True),
+    "record_shapes": (bool, False),
+    "export_type": (list, [ExportType.Text]),
+    "mstx": (bool, False),
+    "mstx_domain_include": (list, []),
+    "mstx_domain_exclude": (list, []),
+    "schedule": (object, None),
+    "on_trace_ready": (object, None),
+    "experimental_config": (object, None),
+}
+
+
+def _warn(msg):
+    warnings.warn(f"mindlite: For 'Profiler', {msg}", RuntimeWarning, stacklevel=3)
+
+
+class Profiler:
+    """MindSpore's Profiler (see the module docstring). `result_dir` (mindlite): the folder
+    analyse() writes, chosen when collection first starts (None before)."""
+
+    def __init__(self, **kwargs):
+        self._params = {}
+        for key, (typ, default) in PARAMS.items():
+            value = kwargs.get(key, default)
+            if typ is not object and not isinstance(value, typ):
+                _warn(f"the type of '{key}' should be {typ.__name__}, but got "
+                      f"{type(value).__name__}; reset to {default!r}")
+                value = default
+            self._params[key] = value
+        unknown = sorted(set(kwargs) - set(PARAMS))
+        if unknown:
+            _warn(f"unknown parameters {unknown} are ignored")
+        if self._params["schedule"] is not None or self._params["on_trace_ready"] is not None:
+            _warn("'schedule' and 'on_trace_ready' are not supported on the CPU: every op run "
+                  "while the profiler is on is collected; call analyse() to write the data")
+        self._output_path = os.path.abspath(self._params["output_path"])
+        self._collections = []
+        self._current = None
+        self._metadata = {}
+        self.result_dir = None
+        if self._params["start_profile"]:
+            self.start()
+
+    @property
+    def _has_started(self):
+        return self._current is not None
+
+    def start(self):
+        """Turn collection on (again after stop(): the data of every window is kept)."""
+        if self._current is not None:
+            _warn("the profiler has already started. Do not turn on again in the open state")
+            return
+        c = Collection()
+        if not c.start():
+            _warn("another Profiler is collecting now; stop it first (one collects at a time)")
+            return
+        self._current = c
+        if self.result_dir is None:
+            stamp = datetime.datetime.now().strftime("%Y%m%d%H%M%S%f")[:-3]
+            self.result_dir = os.path.join(
+                self._output_path, f"{socket.gethostname()}_{os.getpid()}_{stamp}_ascend_ms")
+
+    def stop(self):
+        """Turn collection off."""
+        if self._current is None:
+            _warn("the profiler has not started. Do not turn off again in the closed state")
+            return
+        c, self._current = self._current, None
+        c.stop()
+        self._collections.append(c)
+
+    def step(self):
+        """MindSpore's step() drives a schedule; mindlite collects without one."""
+        _warn("with no schedule in the Profiler, step takes no effect")
+
+    def analyse(self, offline_path=None, pretty=False, step_list=None, mode="sync"):
+        """Stop if on, then write op_statistic.csv, trace_view.json and the metadata under
+        result_dir; the collected data is then released (a second analyse() has none)."""
+        if self._current is not None:
+            self.stop()
+        if offline_path:
+            _warn("the parameter 'offline_path' is deprecated and ignored")
+        if not self._collections:
+            _warn("there is no collected data to analyse (the profiler never ran, or analyse() "
+                  "already wrote it)")
+            return
+        out = os.path.join(self.result_dir, "ASCEND_PROFILER_OUTPUT")
+        os.makedirs(out, exist_ok=True)
+        collections, self._collections = self._collections, []
+        dropped = sum(c.dropped for c in collections)
+        if dropped:
+            _warn(f"{dropped} op calls past the first {collections[0].max_events} of a "
+                  f"recording window were counted out of the tables")
+        report.write_csv(report.summarize(collections), os.path.join(out, "op_statistic.csv"))
+        report.write_trace(collections, os.path.join(out, "trace_view.json"), os.getpid(),
+                           indent=4 if pretty else None)
+        with open(os.path.join(self.result_dir, "profiler_metadata.json"), "w") as f:
+            json.dump(self._metadata, f, indent=4)
+
+    def add_metadata(self, key, value):
+        """A str key/value written to profiler_metadata.json."""
+        if not isinstance(key, str) or not isinstance(value, str):
+            _warn("the key and value of metadata must be str; this metadata is skipped")
+            return
+        self._metadata[key] = value
+
+    def add_metadata_json(self, key, value):
+        """As add_metadata, `value` a JSON string stored parsed."""
+        if not isinstance(key, str) or not isinstance(value, str):
+            _warn("the key and value of metadata must be str; this metadata is skipped")
+            return
+        try:
+            self._metadata[key] = json.loads(value)
+        except ValueError:
+            _warn("the metadata value must be a JSON string; this metadata is skipped")
+
+    def __enter__(self):
+        if self._current is None:
+            self.start()
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        if self._current is not None:
+            self.stop()
+
+    def __del__(self):
+        c = getattr(self, "_current", None)
+        if c is not None and active() is c:
+            c.stop()
