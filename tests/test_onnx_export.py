@@ -78,12 +78,13 @@ class Block(nn.Cell):
         self.ff1 = nn.Dense(8, 16)
         self.ff2 = nn.Dense(16, 8)
         self.act = nn.GELU(approximate=False)
+        self.act2 = nn.GELU()
         self.drop = nn.Dropout(p=0.1)
 
     def construct(self, idx):
         x = self.emb(idx)
         x = self.ln1(x + self.drop(self.att(x, x, x)[0]))
-        return self.ln2(x + self.ff2(self.act(self.ff1(x))))
+        return self.ln2(x + self.ff2(self.act(self.ff1(x)))) + self.act2(x)
 
 
 class ConvBN(nn.Cell):

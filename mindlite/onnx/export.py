@@ -283,7 +283,7 @@ def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
                                                      for i, d in enumerate(p.abstract.shape)]))
         else:
             model.initializers.append(onnx.numpy_helper.from_array(
-                np.ascontiguousarray(p.default.asnumpy()), name))
+                np.array(p.default.asnumpy(), order="C"), name))
     out = em.emit_graph(names)
     outs = out if isinstance(out, tuple) else (out,)
     abstracts = graph.output.abstract

@@ -94,11 +94,14 @@ def _silu(op):
 
 @converter("GeLU")
 def _gelu(op):
-    """0.5 x (1 + erf(x / sqrt 2)): MindSpore's GeLU (ONNX Gelu exists only from opset 20)."""
+    """MindSpore's GeLU primitive is the tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
+    x^3))) (ops.gelu(approximate='none') reaches the graph as Erf, not GeLU)."""
     x, t = op.input(0), op.out.dtype.np
-    inner = op.node("Erf", [op.node("Mul", [x, op.em.const(1 / math.sqrt(2), t)])])
+    cube = op.node("Mul", [op.node("Mul", [x, x]), x])
+    inner = op.node("Add", [x, op.node("Mul", [cube, op.em.const(0.044715, t)])])
+    th = op.node("Tanh", [op.node("Mul", [inner, op.em.const(math.sqrt(2 / math.pi), t)])])
     half = op.node("Mul", [x, op.em.const(0.5, t)])
-    return op.node("Mul", [half, op.node("Add", [inner, op.em.const(1.0, t)])])
+    return op.node("Mul", [half, op.node("Add", [th, op.em.const(1.0, t)])])
 
 
 @converter("LeakyReLU")

@@ -1,0 +1,371 @@
+"""ONNX -> FuncGraph: `load_onnx(path_or_model)`.
+
+Where it sits: the reverse of onnx/export.py. The file is parsed and checked with the
+`onnx` package (onnx.checker), the default-domain opset must be 13-21, then every node is
+converted in order by the importer registered for its op type (onnx/import_ops*.py) into
+mindlite primitive CNodes, with abstracts inferred exactly as the graph-mode parser does
+(ir/infer.infer_call). The FuncGraph has the layout jit/export_graph gives: the model's
+inputs first, then the weights (float initializers) as ParameterNodes whose `.default` is
+a Parameter named like the initializer; it runs with nn.GraphCell / onnx.OnnxGraphCell.
+
+Values while importing are AnfNodes or `Const`s (a numpy array known at import time:
+integer initializers, Constant nodes, Shape of a static shape). A node whose inputs are all
+non-weight Consts is evaluated at import time through the same primitive (constant
+folding), so the shape arithmetic exporters emit (Shape -> Gather -> Concat -> Reshape)
+becomes constants. `If` becomes Switch over two branch graphs (children of the current one,
+reading its values as free variables).
+"""
+import os
+
+import numpy as np
+
+from ..common import dtype as mstype
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
+from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, AnfNode, FuncGraph, ValueNode
+from ..ir.infer import Folded, infer_call
+from ..ir.manager import lint
+from . import _lib
+
+MIN_OPSET, MAX_OPSET = 13, 21
+IMPORTERS = {}        # ONNX op type -> fn(ctx) returning the list of output values
+
+
+def importer(*op_types):
+    """Register `fn(ctx)` as the importer of the ONNX op types `op_types`."""
+    def deco(fn):
+        for t in op_types:
+            IMPORTERS[t] = fn
+        return fn
+    return deco
+
+
+class Const:
+    """A tensor known at import time; `weight` names the initializer it came from when it
+    becomes a trainable weight (a float initializer) once used by a graph node."""
+    __slots__ = ("array", "weight")
+
+    def __init__(self, array, weight=None):
+        self.array = np.asarray(array)
+        self.weight = weight
+
+
+def np_type(onnx_type):
+    return np.dtype(_lib.onnx().helper.tensor_dtype_to_np_dtype(onnx_type))
+
+
+def ms_type(onnx_type):
+    return mstype.from_numpy_dtype(np_type(onnx_type))
+
+
+class ImportError_(ValueError):
+    """A node cannot be imported (converted to ValueError naming file, node and op)."""
+
+
+class Scope:
+    """The values of one graph being built (a branch sees its parents' values)."""
+
+    def __init__(self, graph, parent=None):
+        self.graph = graph
+        self.parent = parent
+        self.values = {}
+
+    def get(self, name):
+        s = self
+        while s is not None:
+            if name in s.values:
+                return s.values[name]
+            s = s.parent
+        raise ImportError_(f"input '{name}' is not defined before it is used")
+
+
+class Importer:
+    def __init__(self, model, source):
+        self.model = model
+        self.source = source
+        self.opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+        self.root = None
+        self.weights = {}          # initializer name -> ParameterNode
+        self.n_graphs = 0
+
+    # ---- values -----------------------------------------------------------------------
+    def node_of(self, value, scope):
+        """A value as a graph input node: Consts become weights or constant ValueNodes."""
+        if isinstance(value, AnfNode):
+            return value
+        if isinstance(value, Const):
+            if value.weight is not None:
+                return self.weight(value)
+            t = Tensor(_c_array(value.array))
+            return ValueNode(t, t._abs)
+        if isinstance(value, (tuple, list)) and any(
+                isinstance(v, (AnfNode, Const)) for v in value):
+            items = [self.node_of(v, scope) for v in value]
+            return scope.graph.new_cnode([MAKE_TUPLE] + items, tuple(i.abstract for i in items))
+        return ValueNode(value, value)
+
+    def weight(self, const):
+        p = self.weights.get(const.weight)
+        if p is None:
+            param = Parameter(Tensor(_c_array(const.array)), name=const.weight)
+            p = self.root.add_parameter(_param_name(const.weight), param._abs, default=param)
+            self.weights[const.weight] = p
+        return p
+
+    @staticmethod
+    def abstract(value):
+        if isinstance(value, Const):
+            return Tensor(_c_array(value.array))._abs
+        return value.abstract
+
+    def call(self, scope, prim, *args):
+        """prim(*args) as a value: folded when every tensor input is a non-weight Const."""
+        if not any(_dynamic(a) for a in args):
+            out = prim(*[_eager(a) for a in args])
+            if isinstance(out, tuple):
+                return tuple(Const(o.asnumpy()) for o in out)
+            return Const(out.asnumpy())
+        nodes = [self.node_of(a, scope) for a in args]
+        infer_args = [_infer_arg(n) for n in nodes]
+        ab = infer_call(prim, infer_args)
+        if isinstance(ab, Folded):
+            return Const(np.asarray(ab.value.asnumpy() if isinstance(ab.value, Tensor)
+                                    else ab.value))
+        node = scope.graph.new_cnode([ValueNode(prim)] + nodes, ab)
+        if isinstance(ab, tuple):
+            return tuple(scope.graph.new_cnode([TUPLE_GETITEM, node, ValueNode(i, i)], a)
+                         for i, a in enumerate(ab))
+        return node
+
+    # ---- graphs -----------------------------------------------------------------------
+    def run(self):
+        g = self.model.graph
+        self.root = FuncGraph(_safe(g.name or "onnx_model"))
+        scope = Scope(self.root)
+        inits = {i.name for i in g.initializer}
+        for vi in g.input:
+            if vi.name in inits:
+                continue
+            p = self.root.add_parameter(_param_name(vi.name), _abstract_of_info(vi))
+            scope.values[vi.name] = p
+        numpy_helper = _lib.onnx().numpy_helper
+        for init in g.initializer:
+            arr = numpy_helper.to_array(init)
+            weight = init.name if arr.dtype.kind == "f" else None
+            scope.values[init.name] = Const(arr, weight)
+        self.import_nodes(g, scope)
+        self.root.set_output(self.outputs(g, scope))
+        # weights were added as they were first used: inputs stay first, weights follow
+        lint(self.root)
+        return self.root
+
+    def outputs(self, g, scope):
+        outs = [self.node_of(scope.get(o.name), scope) for o in g.output]
+        if len(outs) == 1:
+            return outs[0]
+        return scope.graph.new_cnode([MAKE_TUPLE] + outs, tuple(o.abstract for o in outs))
+
+    def import_nodes(self, g, scope):
+        for node in g.node:
+            fn = IMPORTERS.get(node.op_type)
+            where = f"node '{node.name or '?'}' (op {node.op_type})"
+            if node.domain not in ("", "ai.onnx"):
+                raise ValueError(f"load_onnx: {self.source}: {where} is in domain "
+                                 f"'{node.domain}', which mindlite does not support")
+            if fn is None:
+                raise ValueError(f"load_onnx: {self.source}: {where}: op type "
+                                 f"'{node.op_type}' is not supported (supported: "
+                                 f"{', '.join(sorted(IMPORTERS))})")
+            ctx = Ctx(self, node, scope)
+            try:
+                outs = fn(ctx)
+            except (ImportError_, TypeError, ValueError, IndexError, KeyError) as e:
+                raise ValueError(f"load_onnx: {self.source}: {where}: {e}") from e
+            outs = outs if isinstance(outs, (tuple, list)) else [outs]
+            for i, name in enumerate(node.output):
+                if not name:
+                    continue
+                if i >= len(outs) or outs[i] is None:
+                    raise ValueError(f"load_onnx: {self.source}: {where}: output {i} "
+                                     f"('{name}') is not supported")
+                scope.values[name] = outs[i]
+
+    def branch(self, scope, graph_proto, tag):
+        self.n_graphs += 1
+        fg = FuncGraph(f"{self.n_graphs}_{tag}_{self.root.name}", parent=scope.graph)
+        sub = Scope(fg, scope)
+        self.import_nodes(graph_proto, sub)
+        fg.set_output(self.outputs(graph_proto, sub))
+        return fg
+
+    def if_node(self, scope, cond, then_g, else_g):
+        tg = self.branch(scope, then_g, "if_true")
+        fg = self.branch(scope, else_g, "if_false")
+        ta, fa = tg.output.abstract, fg.output.abstract
+        if _sig(ta) != _sig(fa):
+            raise ImportError_(f"the branches give different outputs: {ta} vs {fa}")
+        g = scope.graph
+        cond_node = self.node_of(cond, scope)
+        sw = g.new_cnode([SWITCH, cond_node, ValueNode(tg), ValueNode(fg)], _func())
+        out = g.new_cnode([sw], ta)
+        if isinstance(ta, tuple):
+            return [g.new_cnode([TUPLE_GETITEM, out, ValueNode(i, i)], a)
+                    for i, a in enumerate(ta)]
+        return [out]
+
+
+def _func():
+    from ..ir.anf import FUNC
+    return FUNC
+
+
+def _sig(ab):
+    if isinstance(ab, tuple):
+        return tuple(_sig(a) for a in ab)
+    return (ab.dtype, tuple(ab.shape))
+
+
+def _dynamic(a):
+    if isinstance(a, AnfNode):
+        return True
+    if isinstance(a, Const):
+        return a.weight is not None
+    if isinstance(a, (tuple, list)):
+        return any(_dynamic(x) for x in a)
+    return False
+
+
+def _eager(a):
+    if isinstance(a, Const):
+        return Tensor(_c_array(a.array))
+    if isinstance(a, (tuple, list)) and any(isinstance(x, Const) for x in a):
+        return type(a)(_eager(x) for x in a)
+    return a
+
+
+def _infer_arg(node):
+    if isinstance(node, ValueNode):
+        return node.abstract if isinstance(node.value, Tensor) else node.value
+    return node.abstract
+
+
+def _safe(name):
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "onnx"
+
+
+def _param_name(name):
+    return _safe(name)
+
+
+def _abstract_of_info(vi):
+    from ..abstract import abstract_tensor
+    tt = vi.type.tensor_type
+    if not vi.type.HasField("tensor_type") or not tt.HasField("elem_type"):
+        raise ValueError(f"input '{vi.name}' is not a tensor")
+    dims = tuple(d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim)
+    return abstract_tensor(ms_type(tt.elem_type), dims)
+
+
+class Ctx:
+    """One ONNX node as an importer sees it."""
+
+    def __init__(self, imp, node, scope):
+        self.imp = imp
+        self.node = node
+        self.scope = scope
+        helper = _lib.onnx().helper
+        self.attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+    @property
+    def opset(self):
+        return self.imp.opset
+
+    def attr(self, name, default=None):
+        v = self.attrs.get(name, default)
+        return v.decode() if isinstance(v, bytes) else v
+
+    def has(self, i):
+        return i < len(self.node.input) and self.node.input[i] != ""
+
+    @property
+    def n_inputs(self):
+        return len(self.node.input)
+
+    def t(self, i):
+        """Input i as a value (AnfNode or Const)."""
+        if not self.has(i):
+            raise ImportError_(f"input {i} is required")
+        return self.scope.get(self.node.input[i])
+
+    def c(self, i, default=None):
+        """Input i as a numpy array known at import time (shape, axes, pads...)."""
+        if not self.has(i):
+            return default
+        v = self.t(i)
+        if isinstance(v, Const):
+            return v.array
+        raise ImportError_(f"input {i} ('{self.node.input[i]}') must be a constant: "
+                           f"mindlite needs it at import time")
+
+    def abstract(self, v):
+        return self.imp.abstract(v)
+
+    def shape(self, v):
+        return tuple(self.abstract(v).shape)
+
+    def call(self, prim, *args):
+        return self.imp.call(self.scope, prim, *args)
+
+    def fail(self, why):
+        raise ImportError_(why)
+
+
+def read_model(path_or_model):
+    """(ModelProto, a name for messages): parse, check, and refuse unsupported opsets."""
+    onnx = _lib.onnx()
+    if isinstance(path_or_model, onnx.ModelProto):
+        model, source = path_or_model, "<ModelProto>"
+    elif isinstance(path_or_model, (str, bytes, os.PathLike)):
+        source = os.fsdecode(path_or_model)
+        if not os.path.isfile(source):
+            raise FileNotFoundError(f"load_onnx: no such file: '{source}'")
+        try:
+            model = onnx.load(source)
+        except Exception as e:        # DecodeError, bad external data: all mean "damaged"
+            raise ValueError(f"load_onnx: '{source}' is not a readable ONNX model "
+                             f"({type(e).__name__}: {e})") from None
+    else:
+        raise TypeError(f"load_onnx: expected a file path or an onnx.ModelProto, got "
+                        f"{type(path_or_model).__name__}")
+    try:
+        onnx.checker.check_model(model)
+    except Exception as e:
+        try:                  # outputs without a shape (onnxruntime runs those): infer it
+            model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+            onnx.checker.check_model(model)
+        except Exception:
+            raise ValueError(f"load_onnx: {source} is not a valid ONNX model: "
+                             f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
+                             ) from None
+    versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
+    if not versions:
+        raise ValueError(f"load_onnx: {source} imports no default-domain opset")
+    if not MIN_OPSET <= versions[0] <= MAX_OPSET:
+        raise ValueError(f"load_onnx: {source} uses opset {versions[0]}; mindlite imports "
+                         f"opsets {MIN_OPSET}-{MAX_OPSET} (convert it with "
+                         f"onnx.version_converter first)")
+    return model, source
+
+
+def load_onnx(path_or_model):
+    """Read an ONNX model (a file path or an onnx.ModelProto) into a FuncGraph: inputs
+    first, then the weights (ParameterNodes with a Parameter default). Raises ValueError
+    naming the file, node and op type for what mindlite cannot import."""
+    from . import import_ops, import_ops_array  # noqa: F401  (register the importers)
+    model, source = read_model(path_or_model)
+    return Importer(model, source).run()
+
+
+def _c_array(a):
+    """A C-contiguous copy keeping 0-d arrays 0-d (np.ascontiguousarray makes them 1-d)."""
+    return np.array(a, order="C")
