@@ -1,0 +1,138 @@
+"""Lite nodes -> a FuncGraph of mindlite primitives -> a runnable program.
+
+    GraphBuilder(model, name, abstracts)   .add(node) runs the node's ops_map.IMPORT rule
+    builder.compile(outputs) -> Program    mindlite's pass pipeline (its fusions: fused
+                                           MatMul+BiasAdd+ReLU, elementwise groups; no user
+                                           converter passes), then lowering to a KernelGraph
+                                           with kernels selected through mindlite's kernel
+                                           registry and buffers preplanned (jit/memory_plan),
+                                           run by the C graph runner
+
+The scheduler (scheduler.py) builds one per Lite kernel (for kernel selection, shapes and
+per-kernel callbacks) and one per CPU SubGraph kernel (the fast path). A graph the C runner
+cannot take runs on mindlite's graph interpreter instead (Program.reason says why).
+"""
+from ..common.tensor import Tensor
+from ..ir.anf import MAKE_TUPLE, AnfNode, FuncGraph, ValueNode
+from ..ir.infer import Folded, infer_call
+from ..jit import kernel_graph
+from ..jit.executor import run_graph
+from ..jit.passes.pipeline import run_pipeline, skipping
+from .ops_map import IMPORT
+
+
+class LiteBuildError(ValueError):
+    """A node the Lite runtime cannot build: names the file, the node and the op."""
+
+
+class GraphBuilder:
+    """Builds one FuncGraph from Lite nodes. `abstracts`: tensor index -> AbstractTensor of
+    the tensors that come from outside (graph inputs, other kernels' outputs)."""
+
+    def __init__(self, model, name, abstracts):
+        self.model, self.abstracts = model, abstracts
+        self.fg = FuncGraph(name)
+        self.env = {}                       # tensor index -> AnfNode
+        self.sources = []                   # per parameter: tensor index (input) or Tensor
+        self.node = None
+
+    # the rule-facing API (ops_map.IMPORT)
+    def input(self, i):
+        t = self.node.inputs[i]
+        hit = self.env.get(t)
+        if hit is not None:
+            return hit
+        lt = self.model.tensors[t]
+        if lt.const is not None:
+            p = self.fg.add_parameter(lt.name, lt.const._abs, default=lt.const)
+            self.sources.append(lt.const)
+        else:
+            a = self.abstracts.get(t)
+            if a is None:
+                self.fail(f"its input {lt.name!r} (tensor {t}) is not computed before it")
+            p = self.fg.add_parameter(lt.name, a)
+            self.sources.append(t)
+        self.env[t] = p
+        return p
+
+    def const(self, i):
+        c = self.model.tensors[self.node.inputs[i]].const
+        return None if c is None else c.asnumpy()
+
+    def fail(self, msg):
+        n = self.node
+        raise LiteBuildError(f"{self.model.path}: node {n.name!r} (op {n.op_type}): {msg}")
+
+    def emit(self, prim, *args):
+        ins, abstracts = [], []
+        for a in args:
+            if isinstance(a, tuple) and all(isinstance(x, AnfNode) for x in a):
+                abs_ = tuple(x.abstract for x in a)
+                a = self.fg.new_cnode([ValueNode(MAKE_TUPLE)] + list(a), abs_)
+            ins.append(a if isinstance(a, AnfNode) else ValueNode(a))
+            abstracts.append(a.abstract if isinstance(a, AnfNode) else a)
+        try:
+            out = infer_call(prim, abstracts)
+        except (TypeError, ValueError) as err:
+            self.fail(f"{type(err).__name__}: {err}")
+        if isinstance(out, Folded):
+            return ValueNode(out.value)
+        return self.fg.new_cnode([ValueNode(prim)] + ins, out, name=self.node.name)
+
+    # the scheduler-facing API
+    def add(self, node):
+        """Add Lite node `node`; returns the AbstractTensors of its outputs."""
+        self.node = node
+        rule = IMPORT.get(node.op_type)
+        if rule is None:
+            self.fail("the op is not supported by mindlite's Lite runtime")
+        for i in range(len(node.inputs)):
+            if self.model.tensors[node.inputs[i]].const is None:
+                self.input(i)
+        outs = rule(self, node)
+        if len(outs) != len(node.outputs):
+            self.fail(f"it has {len(node.outputs)} output tensors, the op gives {len(outs)}")
+        for t, out in zip(node.outputs, outs):
+            self.env[t] = out
+        return [o.abstract for o in outs]
+
+    def compile(self, outputs):
+        """The Program computing tensors `outputs` (indices) from this graph's parameters."""
+        nodes = [self.env[t] for t in outputs]
+        if len(nodes) == 1:
+            self.fg.set_output(nodes[0])
+        else:
+            self.fg.set_output(self.fg.new_cnode([ValueNode(MAKE_TUPLE)] + nodes,
+                                                 tuple(n.abstract for n in nodes)))
+        with skipping(user_passes=True):
+            run_pipeline(self.fg)
+        return Program(self.fg, self.sources, outputs)
+
+
+class Program:
+    """A compiled graph: call with {tensor index: Tensor}; returns the output Tensors.
+    `selected`: (primitive, KernelDef) of each lowered kernel step (None: interpreted)."""
+
+    def __init__(self, fg, sources, outputs):
+        self.fg, self.sources, self.outputs = fg, sources, list(outputs)
+        self.inputs = [s for s in sources if not isinstance(s, Tensor)]
+        self.reason = None
+        try:
+            kg = kernel_graph.lower(fg)
+        except kernel_graph.NotLowerable as err:
+            kg, self.reason = None, str(err)
+        self.prog = None
+        if kg is not None:
+            from ..jit.memory_plan import GraphProgram
+            self.prog = GraphProgram(kg, kernel_graph._EPOCH[0])
+            if self.prog.runner is None:
+                self.reason, self.prog = self.prog.reason, None
+        self.kg = kg
+        self.selected = [(s.prim, s.kernel) for s in kg.steps] if kg is not None else None
+
+    def __call__(self, env):
+        values = [s if isinstance(s, Tensor) else env[s] for s in self.sources]
+        out = self.prog(values) if self.prog is not None else run_graph(self.fg, values)
+        if len(self.outputs) == 1:
+            return [out]
+        return list(out)

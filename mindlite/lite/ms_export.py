@@ -1,0 +1,225 @@
+"""FuncGraph -> MsModel: the converter's last step (converter.py runs the passes before it).
+
+The root graph becomes subgraph 0: its parameters without a default are the model inputs,
+those with one (weights) const tensors holding the data; constants in the graph (Reshape's
+shape, an Add's scalar, a constant Tensor) become const tensors too. Every primitive call is
+one node (ops_map.EXPORT). Control flow becomes Lite's: each branch graph is a subgraph whose
+inputs are the call's arguments followed by the branch's free variables;
+`Switch(cond, g1, g2)(args)` becomes PartialFusion(g1) and PartialFusion(g2) over those
+inputs, Switch(cond, p1, p2) and Call(switch) giving the results; a direct call of a graph
+is PartialFusion + Call. MakeTuple / TupleGetItem only route tensors.
+"""
+import numpy as np
+
+from ..abstract import AbstractTensor
+from ..common.tensor import Tensor
+from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ParameterNode, ValueNode
+from ..ops.primitive import Primitive
+from . import schema as S
+from .ms_file import MsModel, MsNode, MsSubGraph, MsTensor
+from .ops_map import EXPORT, LiteOp
+
+
+class _Switch:
+    __slots__ = ("cond", "branches")
+
+    def __init__(self, cond, branches):
+        self.cond, self.branches = cond, branches
+
+
+class _Exporter:
+    def __init__(self, fmk):
+        self.m = MsModel(fmk_type=S.FMK.get(fmk, S.FMK["MINDIR"]))
+        self.consts = {}                     # id(weight) -> tensor index
+        self.count = 0
+
+    def tensor(self, name, dtype, dims, node_type=S.NODE_CNODE, data=None):
+        self.m.tensors.append(MsTensor(name, dtype, dims, S.FORMAT_NCHW, node_type, data))
+        return len(self.m.tensors) - 1
+
+    def const(self, value, name, like=None):
+        """A const tensor for a Tensor / numpy / Python value (a Python number takes the dtype
+        of `like`, the node's output, as mindlite's scalar promotion does)."""
+        if isinstance(value, Tensor):
+            key = id(value)
+            if key in self.consts:
+                return self.consts[key]
+            arr = value.asnumpy()
+        elif isinstance(value, (bool, int, float)) and like is not None:
+            arr = np.asarray(value, like)
+        else:
+            arr = np.asarray(value)
+            if arr.dtype == np.float64 and isinstance(value, float):
+                arr = arr.astype(np.float32)
+        if arr.dtype not in S.TYPE_ID:
+            raise TypeError(f"converter: constant {name!r} of dtype {arr.dtype} has no .ms type")
+        idx = self.tensor(name, arr.dtype, arr.shape, S.NODE_VALUE,
+                          np.ascontiguousarray(arr).tobytes())
+        if isinstance(value, Tensor):
+            self.consts[id(value)] = idx
+        return idx
+
+    def out_tensors(self, abstract, name):
+        if isinstance(abstract, tuple):
+            return tuple(self.out_tensors(a, f"{name}:{i}") for i, a in enumerate(abstract))
+        if not isinstance(abstract, AbstractTensor) or abstract.is_dynamic:
+            raise TypeError(f"converter: {name} gives {abstract!r}, not a tensor of static shape")
+        return self.tensor(name, abstract.np, abstract.shape)
+
+    def node(self, sub, name, op_type, attrs, inputs, outputs):
+        self.m.nodes.append(MsNode(name, op_type, attrs, inputs, outputs))
+        sub.nodes.append(len(self.m.nodes) - 1)
+
+    # ---- graphs -------------------------------------------------------------------------
+    def graph(self, g, inputs, env):
+        """Export graph `g` as a new subgraph with input tensors `inputs` (env: node id ->
+        tensor refs, its inputs already in it); returns the subgraph index."""
+        sub = MsSubGraph(g.name, inputs, [], [], [])
+        self.m.subgraphs.append(sub)
+        index = len(self.m.subgraphs) - 1
+        for node in g.order:
+            env[node.id] = self.cnode(sub, g, node, env)
+        sub.outputs = list(_flat(self.ref(g.output, env, g.name)))
+        used = set(sub.inputs) | set(sub.outputs)
+        for n in sub.nodes:
+            used.update(self.m.nodes[n].inputs)
+            used.update(self.m.nodes[n].outputs)
+        sub.tensors = sorted(used)
+        return index
+
+    def ref(self, node, env, where, like=None):
+        if node.id in env:
+            return env[node.id]
+        if isinstance(node, ParameterNode) and node.default is not None:
+            return self.const(node.default, getattr(node.default, "name", node.name))
+        if isinstance(node, ValueNode):
+            if isinstance(node.value, FuncGraph):
+                return node.value
+            if isinstance(node.value, tuple) and like is None:
+                return tuple(self.ref(ValueNode(v), env, where) for v in node.value)
+            return self.const(node.value, f"{where}_const{self.count}", like)
+        raise ValueError(f"converter: {node!r} used in {where} has no tensor (unsupported "
+                         "graph structure)")
+
+    def cnode(self, sub, g, node, env):
+        callee = node.inputs[0]
+        fn = callee.value if isinstance(callee, ValueNode) else None
+        self.count += 1
+        name = f"{g.name}/{getattr(fn, 'name', 'Call')}-op{self.count}"
+        if fn is MAKE_TUPLE:
+            return tuple(self.ref(i, env, name) for i in node.inputs[1:])
+        if fn is TUPLE_GETITEM:
+            base = self.ref(node.inputs[1], env, name)
+            return base[node.inputs[2].value]
+        if fn is SWITCH:
+            return _Switch(self.ref(node.inputs[1], env, name),
+                           [i.value for i in node.inputs[2:]])
+        if isinstance(fn, Primitive):
+            return self.primitive(sub, name, fn, node, env)
+        target = env.get(callee.id) if isinstance(callee, CNode) else fn
+        if isinstance(target, (_Switch, FuncGraph)):
+            return self.call(sub, name, target, node, env)
+        raise NotImplementedError(f"converter: node {name} calls {fn or callee!r}, which has no "
+                                  "MindSpore Lite form")
+
+    def primitive(self, sub, name, prim, node, env):
+        if isinstance(prim, LiteOp):
+            op_type, attrs, inputs = prim.lite_type, dict(prim.lite_attrs), node.inputs[1:]
+        else:
+            rule = EXPORT.get(prim.name)
+            if rule is None:
+                raise NotImplementedError(
+                    f"converter: node {name}: the op '{prim.name}' has no MindSpore Lite "
+                    f"mapping in mindlite (supported: {sorted(EXPORT)})")
+            args = [_arg(i) for i in node.inputs[1:]]
+            op_type, attrs, inputs = rule(prim, args)
+        like = _scalar_dtype(node.inputs[1:])
+        ins = []
+        for i in inputs:
+            if isinstance(i, np.ndarray):
+                ins.append(self.const(i, f"{name}_in{len(ins)}"))
+            elif isinstance(i, (bool, int, float)):
+                ins.append(self.const(i, f"{name}_in{len(ins)}", np.dtype(
+                    np.float32) if isinstance(i, float) and like.kind != "f" else like))
+            else:
+                r = self.ref(i, env, name, like)
+                if not isinstance(r, int):
+                    raise ValueError(f"converter: input {len(ins)} of node {name} is not a tensor")
+                ins.append(r)
+        outs = self.out_tensors(node.abstract, name)
+        self.node(sub, name, op_type, attrs, ins, list(_flat(outs)))
+        return outs
+
+    def call(self, sub, name, target, node, env):
+        args = [self.ref(i, env, name) for i in node.inputs[1:]]
+        branches = target.branches if isinstance(target, _Switch) else [target]
+        partials = []
+        for k, bg in enumerate(branches):
+            free = [v for v in bg.free_variables
+                    if not (isinstance(v, ParameterNode) and v.default is not None)]
+            outer = [self.ref(v, env, name) for v in free]
+            benv = dict(env)
+            inputs = []
+            for p, a in zip(bg.parameters, args):
+                t = self.m.tensors[a]
+                benv[p.id] = self.tensor(f"{bg.name}/{p.name}", t.dtype, t.dims, S.NODE_PARAMETER)
+                inputs.append(benv[p.id])
+            for v, a in zip(free, outer):
+                t = self.m.tensors[a]
+                benv[v.id] = self.tensor(f"{bg.name}/fv{v.id}", t.dtype, t.dims,
+                                         S.NODE_PARAMETER)
+                inputs.append(benv[v.id])
+            index = self.graph(bg, inputs, benv)
+            handle = self.tensor(f"{name}_partial{k}", np.int32, [])
+            self.node(sub, f"{name}_partial{k}", "PartialFusion", {"sub_graph_index": index},
+                      args + outer, [handle])
+            partials.append(handle)
+        callee = partials[0]
+        if isinstance(target, _Switch):
+            callee = self.tensor(f"{name}_switch", np.int32, [])
+            self.node(sub, f"{name}_switch", "Switch", {}, [target.cond] + partials, [callee])
+        outs = self.out_tensors(node.abstract, name)
+        self.node(sub, f"{name}_call", "Call", {}, [callee], list(_flat(outs)))
+        return outs
+
+
+def _scalar_dtype(inputs):
+    """The dtype a Python number input takes: the first tensor input's (as mindlite's
+    scalar promotion for elementwise ops)."""
+    for i in inputs:
+        if isinstance(i.abstract, AbstractTensor):
+            return np.dtype(i.abstract.np)
+    return np.dtype(np.float32)
+
+
+def _arg(node):
+    """What an export rule sees: the node, or the Python value of a constant."""
+    if isinstance(node, ValueNode) and not isinstance(node.value, (Tensor, FuncGraph)):
+        return node.value
+    return node
+
+
+def _flat(ref):
+    if isinstance(ref, tuple):
+        for r in ref:
+            yield from _flat(r)
+    else:
+        yield ref
+
+
+def export_graph(graph, fmk="MINDIR"):
+    """The MsModel of `graph` (after the converter's passes)."""
+    ex = _Exporter(fmk)
+    ex.m.name = graph.name
+    env, inputs = {}, []
+    for p in graph.parameters:
+        if p.default is None:
+            a = p.abstract
+            if not isinstance(a, AbstractTensor):
+                raise TypeError(f"converter: input {p.name} is not a tensor ({a!r})")
+            env[p.id] = ex.tensor(p.name, a.np, [-1 if d is None else d for d in a.shape],
+                                  S.NODE_PARAMETER)
+            inputs.append(env[p.id])
+    ex.graph(graph, inputs, env)
+    ex.m.inputs, ex.m.outputs = inputs, list(ex.m.subgraphs[0].outputs)
+    return ex.m

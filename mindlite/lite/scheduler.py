@@ -1,0 +1,155 @@
+"""The Lite scheduler (MindSpore Lite's Scheduler::Schedule): one subgraph of the model, for
+given input shapes, into a list of runnable units.
+
+    Scheduler(session).schedule(index, abstracts) -> CompiledSubGraph
+
+Steps, as Lite's:
+  1. topological sort of the subgraph's nodes (by tensor availability, file order kept
+     among ready nodes); a node whose input nothing computes is an error naming it
+  2. one kernel per node: control nodes (PartialFusion, Switch, Call) get control kernels,
+     every other node a LiteKernel, prepared for its input shapes (kernel selection through
+     mindlite's registry, output shape inference); a Call's subgraphs are scheduled for the
+     partial's argument shapes to learn its output shapes
+  3. the context's delegate (delegate.py) may replace runs of kernels with its own kernels;
+     a delegate that fails to build is skipped with a warning
+  4. consecutive kernels of one arch become a SubGraphKernel; CPU ones compile into one
+     program with preplanned buffers (graph_build.py)
+"""
+import warnings
+
+from .kernel import CONTROL_KERNELS, CallBackParam, LiteKernel, SubGraphKernel
+
+
+class CompiledSubGraph:
+    """Units to run in order, the subgraph's input/output tensor indices and output shapes."""
+
+    def __init__(self, index, units, inputs, outputs, out_abstracts):
+        self.index, self.units = index, units
+        self.inputs, self.outputs, self.out_abstracts = inputs, outputs, out_abstracts
+
+    @property
+    def kernels(self):
+        return [k for u in self.units for k in getattr(u, "kernels", [u])]
+
+    def run(self, env, session, before=None, after=None):
+        for u in self.units:
+            if isinstance(u, SubGraphKernel) and u.arch == "CPU":
+                u.execute(env, session, before, after)
+                continue
+            info = CallBackParam(u.name, u.type)
+            if before is not None:
+                before([env[t] for t in u.runtime_inputs()], [], info)
+            u.execute(env, session)
+            if after is not None:
+                after([env[t] for t in u.runtime_inputs()],
+                      [env[t] for t in u.out_tensors if t in env], info)
+        return [env[t] for t in self.outputs]
+
+
+class Scheduler:
+    def __init__(self, session):
+        self.session = session
+        self.model = session.model
+
+    def sort(self, sub):
+        """Nodes of subgraph `sub` in a topological order."""
+        model = self.model
+        ready = set(sub.inputs) | {t for t, lt in enumerate(model.tensors) if lt.const is not None}
+        pending = list(sub.nodes)
+        order = []
+        while pending:
+            rest = []
+            for n in pending:
+                node = model.nodes[n]
+                if all(t in ready for t in node.inputs):
+                    order.append(node)
+                    ready.update(node.outputs)
+                else:
+                    rest.append(n)
+            if len(rest) == len(pending):
+                node = model.nodes[rest[0]]
+                missing = [model.tensors[t].name for t in node.inputs if t not in ready]
+                raise ValueError(f"{model.path}: subgraph {sub.name!r}: node {node.name!r} "
+                                 f"(op {node.op_type}) has inputs {missing} that no node "
+                                 "computes (a cycle or a dangling tensor)")
+            pending = rest
+        return order
+
+    def schedule(self, index, abstracts):
+        sub = self.model.subgraphs[index]
+        abstracts = dict(abstracts)
+        kernels = []
+        for node in self.sort(sub):
+            cls = CONTROL_KERNELS.get(node.op_type)
+            if cls is None:
+                k = LiteKernel(self.model, node)
+                outs = k.prepare(abstracts)
+            else:
+                k = cls(self.model, node)
+                outs = self._control_abstracts(k, abstracts)
+            abstracts.update(zip(node.outputs, outs))
+            kernels.append(k)
+        kernels = self._delegate(kernels, abstracts)
+        units = self._group(kernels)
+        needed = set(sub.outputs)
+        for u in reversed(units):
+            if isinstance(u, SubGraphKernel):
+                u.prepare(abstracts, needed)
+            needed.update(u.in_tensors if isinstance(u, SubGraphKernel) else u.runtime_inputs())
+        missing = [t for t in sub.outputs if t not in abstracts]
+        if missing:
+            raise ValueError(f"{self.model.path}: subgraph {sub.name!r} outputs tensors {missing} "
+                             "that no node computes")
+        return CompiledSubGraph(index, units, list(sub.inputs), list(sub.outputs),
+                                [abstracts[t] for t in sub.outputs])
+
+    def _control_abstracts(self, k, abstracts):
+        node = k.node
+        if node.op_type == "PartialFusion":
+            k.arg_abstracts = [abstracts[t] for t in node.inputs]
+            return [("partial", node.attrs["sub_graph_index"], k.arg_abstracts)]
+        if node.op_type == "Switch":
+            return [("switch",) + tuple(abstracts[t] for t in node.inputs[1:])]
+        handle = abstracts[node.inputs[0]]
+        partials = handle[1:] if handle[0] == "switch" else (handle,)
+        results = [self.session.compiled(p[1], p[2]).out_abstracts for p in partials]
+        first = results[0]
+        for other in results[1:]:
+            if [(a.dtype, tuple(a.shape)) for a in other] != \
+                    [(a.dtype, tuple(a.shape)) for a in first]:
+                raise ValueError(f"{self.model.path}: node {node.name!r} (Call): the branches "
+                                 f"give different outputs: {first} vs {other}")
+        if len(first) != len(node.outputs):
+            raise ValueError(f"{self.model.path}: node {node.name!r} (Call) has "
+                             f"{len(node.outputs)} outputs, its subgraph gives {len(first)}")
+        return first
+
+    def _delegate(self, kernels, abstracts):
+        delegate = self.session.context.delegate
+        if delegate is None:
+            return kernels
+        from .delegate import DelegateModel
+        dm = DelegateModel(self.model, kernels, abstracts)
+        try:
+            delegate.build(dm)
+        except Exception as err:          # a delegate's failure must not lose the model
+            warnings.warn(f"MindSpore Lite delegate {type(delegate).__name__} failed to build "
+                          f"({type(err).__name__}: {err}); mindlite's kernels run the whole "
+                          "graph instead", RuntimeWarning, stacklevel=4)
+            return kernels
+        return dm.kernels
+
+    @staticmethod
+    def _group(kernels):
+        units, run = [], []
+        for k in kernels:
+            if k.arch == "CPU":
+                run.append(k)
+                continue
+            if run:
+                units.append(SubGraphKernel(run[0].model, run))
+                run = []
+            units.append(k)
+        if run:
+            units.append(SubGraphKernel(run[0].model, run))
+        return units

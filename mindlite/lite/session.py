@@ -1,0 +1,132 @@
+"""LiteModel (the model built from a .ms file) and LiteSession (compile and run), as
+MindSpore Lite's LiteModel::ConstructModel and LiteSession::CompileGraph / RunGraph.
+
+    LiteModel.construct_model(data, path) -> LiteModel   read_ms, then ConvertTensors (const
+                                                         tensors become mindlite Tensors once)
+                                                         and ConvertNodes (every op checked:
+                                                         an op mindlite cannot run is an error
+                                                         naming the file, the node and the op)
+    LiteSession(context).compile_graph(model)            schedules subgraph 0 (scheduler.py)
+    session.run(inputs, before, after) -> outputs        env of Tensors through the units
+    session.resize(shapes)                               new input shapes: reschedule
+
+Subgraphs called by PartialFusion/Call are scheduled on first call per argument signature.
+"""
+import numpy as np
+
+from ..abstract import AbstractTensor
+from ..common.tensor import Tensor
+from .kernel import CONTROL_KERNELS
+from .ms_file import MsFileError, read_ms
+from .ops_map import IMPORT
+from .scheduler import Scheduler
+
+
+class LiteTensor:
+    """A model tensor: name, dtype, dims, format, and for a constant its mindlite Tensor."""
+    __slots__ = ("name", "dtype", "dims", "format", "const")
+
+    def __init__(self, ms_tensor):
+        self.name, self.dtype = ms_tensor.name, ms_tensor.dtype
+        self.dims, self.format = list(ms_tensor.dims), ms_tensor.format
+        arr = ms_tensor.array()
+        self.const = None if arr is None else Tensor(np.array(arr))
+
+
+class LiteModel:
+    def __init__(self, ms_model, path):
+        self.path, self.ms = path, ms_model
+        self.name, self.version = ms_model.name, ms_model.version
+        self.tensors = [LiteTensor(t) for t in ms_model.tensors]
+        self.nodes = ms_model.nodes
+        self.subgraphs = ms_model.subgraphs
+        self.inputs, self.outputs = ms_model.inputs, ms_model.outputs
+
+    @classmethod
+    def construct_model(cls, data, path="<buffer>"):
+        ms_model = read_ms(data, path)
+        for n in ms_model.nodes:
+            if n.op_type not in IMPORT and n.op_type not in CONTROL_KERNELS:
+                raise MsFileError(f"{path}: node {n.name!r}: op {n.op_type} is not supported by "
+                                  "mindlite's Lite runtime")
+        if not ms_model.inputs:
+            raise MsFileError(f"{path}: the model has no inputs")
+        for t in ms_model.inputs:
+            mt = ms_model.tensors[t]
+            if mt.data is not None:
+                raise MsFileError(f"{path}: input tensor {mt.name!r} is a constant")
+        return cls(ms_model, path)
+
+
+class LiteSession:
+    def __init__(self, context):
+        self.context = context
+        self.model = None
+        self.main = None
+        self._compiled = {}
+
+    def compile_graph(self, model, shapes=None):
+        """Schedule the main subgraph for the model's input shapes (or `shapes`)."""
+        self.model = model
+        self._compiled = {}
+        self.scheduler = Scheduler(self)
+        abstracts = {}
+        for i, t in enumerate(model.inputs):
+            lt = model.tensors[t]
+            dims = list(shapes[i]) if shapes is not None else lt.dims
+            if any(d is None or d < 0 for d in dims):
+                raise ValueError(f"{model.path}: input {lt.name!r} has dynamic dims {dims}: "
+                                 "call Model.resize with concrete shapes first")
+            abstracts[t] = _abstract(lt.dtype, dims)
+        self.input_abstracts = [abstracts[t] for t in model.inputs]
+        sub = model.subgraphs[0]
+        missing = [t for t in sub.inputs if t not in abstracts]
+        if missing:
+            raise ValueError(f"{model.path}: the main subgraph's inputs {missing} are not model "
+                             "inputs")
+        self.main = self.scheduler.schedule(0, abstracts)
+        self._compiled[(0, _key(self.input_abstracts))] = self.main
+        return self.main
+
+    def compiled(self, index, abstracts):
+        """The CompiledSubGraph of subgraph `index` for argument abstracts (cached)."""
+        key = (index, _key(abstracts))
+        hit = self._compiled.get(key)
+        if hit is None:
+            sub = self.model.subgraphs[index]
+            if len(sub.inputs) != len(abstracts):
+                raise ValueError(f"{self.model.path}: subgraph {sub.name!r} takes "
+                                 f"{len(sub.inputs)} inputs, the PartialFusion passes "
+                                 f"{len(abstracts)}")
+            self._compiled[key] = None                    # recursion guard
+            hit = self.scheduler.schedule(index, dict(zip(sub.inputs, abstracts)))
+            self._compiled[key] = hit
+        return hit
+
+    def run_subgraph(self, index, args):
+        compiled = self.compiled(index, [a._abs for a in args])
+        if compiled is None:
+            raise ValueError(f"{self.model.path}: subgraph {index} calls itself; recursive "
+                             "control flow is not supported")
+        env = dict(zip(compiled.inputs, args))
+        return compiled.run(env, self, *self._callbacks)
+
+    def run(self, inputs, before=None, after=None):
+        """Run the main graph on input Tensors; returns the output Tensors."""
+        self._callbacks = (before, after)
+        env = dict(zip(self.model.inputs, inputs))
+        try:
+            return self.main.run(env, self, before, after)
+        finally:
+            self._callbacks = (None, None)
+
+    _callbacks = (None, None)
+
+
+def _abstract(dtype, dims):
+    return Tensor(np.empty([int(d) for d in dims], dtype))._abs
+
+
+def _key(abstracts):
+    return tuple((a.dtype, tuple(a.shape)) if isinstance(a, AbstractTensor) else repr(a)
+                 for a in abstracts)

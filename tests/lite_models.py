@@ -1,0 +1,85 @@
+"""Models the Lite tests convert and run: MLP, LeNet, a control-flow Cell (if/else on a
+tensor: Switch + PartialFusion subgraphs), and helpers to convert and run one in the Lite
+runtime (tests/test_lite*.py)."""
+import numpy as np
+
+import mindlite as ms
+from mindlite import lite as mslite
+from mindlite import nn, ops
+from mindlite.lite.converter import convert
+
+
+class MLP(nn.Cell):
+    def __init__(self, sizes=(8, 16, 4)):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(a, b) for a, b in zip(sizes[:-1], sizes[1:])])
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i < len(self.layers) - 1:
+                x = self.relu(x)
+        return x
+
+
+class LeNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.c2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(2, 2)
+        self.flat = nn.Flatten()
+        self.f1 = nn.Dense(16 * 5 * 5, 120)
+        self.f2 = nn.Dense(120, 84)
+        self.f3 = nn.Dense(84, 10)
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.c1(x)))
+        x = self.pool(self.relu(self.c2(x)))
+        x = self.flat(x)
+        x = self.relu(self.f1(x))
+        x = self.relu(self.f2(x))
+        return self.f3(x)
+
+
+class Branchy(nn.Cell):
+    """if/else on a tensor: each branch a Lite subgraph called through PartialFusion."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(4, 4)
+
+    def construct(self, x, y):
+        if x.sum() > 0:
+            z = self.dense(x) * 2
+        else:
+            z = x - y
+        return ops.softmax(z + 1, -1)
+
+
+def build(data, context=None, name="<buffer>"):
+    model = mslite.Model()
+    model.build_from_buffer(data, context, name)
+    return model
+
+
+def run(model, *arrays):
+    ins = model.get_inputs()
+    for t, a in zip(ins, arrays):
+        t.set_data_from_numpy(a)
+    return [o.get_data_to_numpy() for o in model.predict(ins)]
+
+
+def round_trip(net, *arrays, context=None, optimize="general"):
+    """(Lite outputs, mindlite outputs, the model) for `net` on `arrays`."""
+    data = convert(net, *[ms.Tensor(a) for a in arrays], optimize=optimize)
+    model = build(data, context)
+    want = net(*[ms.Tensor(a) for a in arrays])
+    want = [w.asnumpy() for w in (want if isinstance(want, tuple) else (want,))]
+    return run(model, *arrays), want, model
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)

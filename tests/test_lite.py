@@ -1,0 +1,194 @@
+"""The Lite runtime end to end: mindlite -> converter -> .ms -> Model.predict equals mindlite
+for an MLP, LeNet (batch 1 and 4), a control-flow model (both branches: Switch +
+PartialFusion + Call), the Python API (get_inputs, resize, callbacks, errors), the fusions the
+converter makes, and optimize="none"."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mindlite as ms
+from mindlite import lite as mslite
+from mindlite import ops
+from mindlite.lite.converter import convert_graph
+from mindlite.lite.ms_file import read_ms
+from mindlite.jit.export_graph import graph_for_export
+
+from lite_models import LeNet, MLP, Branchy, rand, round_trip, run
+
+pytest.importorskip("flatbuffers", reason="the .ms format needs the flatbuffers package")
+
+
+def test_mlp_round_trip():
+    got, want, _ = round_trip(MLP((8, 16, 16, 4)), rand(3, 8))
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_lenet_round_trip(batch):
+    got, want, model = round_trip(LeNet(), rand(batch, 1, 32, 32))
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
+    types = [k.type for k in model._session.main.kernels]
+    assert types == ["Conv2DFusion", "MaxPoolFusion", "Conv2DFusion", "MaxPoolFusion",
+                     "Flatten", "MatMulFusion", "MatMulFusion", "MatMulFusion"]
+
+
+def test_converter_fusions_and_optimize_none():
+    x = ms.Tensor(rand(2, 1, 32, 32))
+    fused = convert_graph(graph_for_export(LeNet(), x))
+    plain = convert_graph(graph_for_export(LeNet(), x), optimize="none")
+    conv = [n for n in fused.nodes if n.op_type == "Conv2DFusion"][0]
+    assert conv.attrs["activation_type"] == 1 and len(conv.inputs) == 2
+    mm = [n for n in fused.nodes if n.op_type == "MatMulFusion"]
+    assert [len(n.inputs) for n in mm] == [3, 3, 3]
+    assert [n.attrs.get("activation_type", 0) for n in mm] == [1, 1, 0]
+    plain_types = [n.op_type for n in plain.nodes]
+    assert plain_types.count("BiasAdd") == 3 and plain_types.count("Activation") == 4
+    net = LeNet()
+    a = rand(2, 1, 32, 32)
+    got, want, _ = round_trip(net, a, optimize="none")
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_control_flow_subgraphs(sign):
+    net = Branchy()
+    x, y = np.abs(rand(2, 4)) * sign, rand(2, 4, seed=1)
+    got, want, model = round_trip(net, x, y)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-7)
+    m = model._session.model
+    assert len(m.subgraphs) == 3
+    assert sorted(n.op_type for n in m.nodes if n.op_type in ("PartialFusion", "Switch", "Call")) \
+        == ["Call", "PartialFusion", "PartialFusion", "Switch"]
+
+
+def test_control_flow_both_branches_one_model():
+    net = Branchy()
+    x, y = np.abs(rand(2, 4)), rand(2, 4, seed=1)
+    _, _, model = round_trip(net, x, y)
+    for sign in (1.0, -1.0):
+        got = run(model, x * sign, y)
+        want = net(ms.Tensor(x * sign), ms.Tensor(y)).asnumpy()
+        np.testing.assert_allclose(got[0], want, rtol=1e-6, atol=1e-7)
+
+
+def test_api_inputs_resize_and_callbacks():
+    net = LeNet()
+    _, _, model = round_trip(net, rand(1, 1, 32, 32))
+    ins = model.get_inputs()
+    assert ins[0].shape == [1, 1, 32, 32] and ins[0].dtype == mslite.DataType.FLOAT32
+    model.resize(ins, [[3, 1, 32, 32]])
+    assert model.get_inputs()[0].shape == [3, 1, 32, 32]
+    x = rand(3, 1, 32, 32, seed=5)
+    seen = []
+    ins[0].set_data_from_numpy(x)
+    out = model.predict(ins, before_callback=lambda i, o, info: seen.append(("b", info.node_type)),
+                        after_callback=lambda i, o, info: seen.append(
+                            ("a", info.node_name, o[0].shape)))
+    np.testing.assert_allclose(out[0].get_data_to_numpy(), net(ms.Tensor(x)).asnumpy(),
+                               rtol=1e-5, atol=1e-6)
+    assert seen[0] == ("b", "Conv2DFusion") and seen[1][2] == [3, 6, 28, 28]
+    assert len(seen) == 16 and seen[-1][2] == [3, 10]
+
+
+def test_api_errors():
+    _, _, model = round_trip(MLP(), rand(2, 8))
+    ins = model.get_inputs()
+    with pytest.raises(TypeError, match="data type"):
+        ins[0].set_data_from_numpy(np.zeros((2, 8), np.float64))
+    with pytest.raises(ValueError, match="data size"):
+        ins[0].set_data_from_numpy(np.zeros((3, 8), np.float32))
+    with pytest.raises(ValueError, match="rank"):
+        model.resize(ins, [[2, 8, 1]])
+    with pytest.raises(TypeError, match="list of 1 Tensors"):
+        model.predict([])
+    with pytest.raises(ValueError, match="not available"):
+        mslite.Context().target = ["gpu"]
+    with pytest.raises(TypeError, match="thread_num"):
+        mslite.Context().cpu.thread_num = -1
+    with pytest.raises(RuntimeError, match="build the model first"):
+        mslite.Model().get_inputs()
+    with pytest.raises(TypeError, match="ModelType"):
+        mslite.Model().build_from_file("x.ms", "MINDIR_LITE")
+
+
+def test_build_from_file(tmp_path):
+    from mindlite.lite.converter import convert
+    net = MLP()
+    x = rand(2, 8)
+    convert(net, ms.Tensor(x), file_name=str(tmp_path / "mlp"))
+    model = mslite.Model()
+    ctx = mslite.Context()
+    ctx.target = ["cpu"]
+    ctx.cpu.thread_num = 2
+    model.build_from_file(str(tmp_path / "mlp.ms"), mslite.ModelType.MINDIR_LITE, ctx)
+    np.testing.assert_allclose(run(model, x)[0], net(ms.Tensor(x)).asnumpy(), rtol=1e-6)
+    assert read_ms((tmp_path / "mlp.ms").read_bytes()).outputs
+
+
+def _add(a, b):
+    return a + b * 2.0
+
+
+def _sub(a, b):
+    return a - b
+
+
+def _mul(a, b):
+    return a * b
+
+
+def _div(a, b):
+    return a / (ops.abs(b) + 1)
+
+
+def _max(a, b):
+    return ops.maximum(a, b)
+
+
+def _sigmoid(a, b):
+    return ops.sigmoid(a) + b
+
+
+def _tanh(a, b):
+    return ops.tanh(a - b)
+
+
+def _exp(a, b):
+    return ops.exp(a) - b
+
+
+def _sqrt(a, b):
+    return ops.sqrt(ops.abs(a)) + b
+
+
+def _neg(a, b):
+    return -a + b
+
+
+def _square(a, b):
+    return ops.square(a) * b
+
+
+def _logsoftmax(a, b):
+    return ops.log_softmax(a + b, -1)
+
+
+def _mean(a, b):
+    return a.mean(-1, keep_dims=True) + b
+
+
+def _transpose(a, b):
+    return ops.transpose(a, (1, 0)) * 3.0
+
+
+FNS = [_add, _sub, _mul, _div, _max, _sigmoid, _tanh, _exp, _sqrt, _neg, _square, _logsoftmax,
+       _mean, _transpose]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(FNS), st.integers(1, 3), st.integers(1, 5))
+def test_ops_round_trip(fn, rows, cols):
+    a, b = rand(rows, cols), rand(rows, cols, seed=3)
+    got, want, _ = round_trip(ms.jit(fn), a, b)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
