@@ -13,7 +13,7 @@
 
 Tensors live in `env`, a dict tensor index -> mindlite Tensor (a partial: a _Bound).
 """
-from .graph_build import GraphBuilder
+from .graph_build import GraphBuilder, LiteBuildError
 
 
 class CallBackParam:
@@ -44,7 +44,11 @@ class LiteKernel:
         """Build and compile this node for the input abstracts; returns its output ones."""
         b = GraphBuilder(self.model, self.name, abstracts)
         self.out_abstracts = b.add(self.node)
-        self.program = b.compile(self.out_tensors)
+        try:
+            self.program = b.compile(self.out_tensors)
+        except (NotImplementedError, TypeError, ValueError, RuntimeError) as err:
+            raise LiteBuildError(f"{self.model.path}: node {self.name!r} (op {self.type}): no "
+                                 f"kernel can run it: {type(err).__name__}: {err}") from err
         return self.out_abstracts
 
     @property
