@@ -179,8 +179,13 @@ class Importer:
             ctx = Ctx(self, node, scope)
             try:
                 outs = fn(ctx)
-            except (ImportError_, TypeError, ValueError, IndexError, KeyError) as e:
+            except ValueError as e:
+                if str(e).startswith("load_onnx:"):       # from a branch graph: as it is
+                    raise
                 raise ValueError(f"load_onnx: {self.source}: {where}: {e}") from e
+            except Exception as e:        # a kernel refusing folded inputs, bad arrays...
+                raise ValueError(f"load_onnx: {self.source}: {where}: "
+                                 f"{type(e).__name__}: {e}") from e
             outs = outs if isinstance(outs, (tuple, list)) else [outs]
             for i, name in enumerate(node.output):
                 if not name:
@@ -363,7 +368,14 @@ def load_onnx(path_or_model):
     naming the file, node and op type for what mindlite cannot import."""
     from . import import_ops, import_ops_array  # noqa: F401  (register the importers)
     model, source = read_model(path_or_model)
-    return Importer(model, source).run()
+    try:
+        return Importer(model, source).run()
+    except ValueError as e:
+        if str(e).startswith("load_onnx:"):
+            raise
+        raise ValueError(f"load_onnx: {source}: {e}") from e
+    except Exception as e:        # graph inputs of unsupported types, lint errors
+        raise ValueError(f"load_onnx: {source}: {type(e).__name__}: {e}") from e
 
 
 def _c_array(a):
