@@ -9,6 +9,7 @@
 
 #include <thread>
 
+#include "bind/blas_bind.h"
 #include "bind/conv_bind.h"
 #include "bind/elementwise_bind.h"
 #include "bind/fast_path.h"
@@ -78,7 +79,8 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_conv_functions(m.ptr()) || !ml::add_pool_functions(m.ptr()) ||
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
       !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr()) ||
-      !ml::add_graph_runner(m.ptr()) || !ml::add_fused_functions(m.ptr())) {
+      !ml::add_graph_runner(m.ptr()) || !ml::add_fused_functions(m.ptr()) ||
+      !ml::add_blas_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);

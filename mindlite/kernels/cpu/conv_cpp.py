@@ -18,7 +18,7 @@ index into an (Hp, Wp) plane that each output position reads, so a copy is one l
 kernel-offset order. The N P columns are ordered batch-innermost (p N + n) when the plane is
 smaller than the batch (every copy then runs along n), else sample-major (n P + p), where
 wide planes use one GEMM per sample straight on the NCHW tensors (_batch_inner,
-_per_sample). Every GEMM is cut into single-threaded pieces (_gemm).
+_per_sample). Every GEMM runs on one BLAS thread (_gemm).
 Measured (with the numba loops this replaced, same structure), thread CPU time per launch,
 float32, the digits CNN (batch 64, 3 x 3 'same'), old per-sample numba kernels -> these,
 medians of 3 alternating runs on the loaded 2-core machine:
@@ -31,6 +31,7 @@ import functools
 
 from ...common import dtype as mstype
 from ..registry import register_kernel
+from . import _blas
 from . import conv_numpy as base
 from ._cext import _C
 
@@ -46,18 +47,21 @@ def _c(a):
 # NOTE: OpenBLAS (numpy's 0.3.31 here) runs a GEMM of M N K >= 2**19 on both cores (measured:
 # 64 x 128 x 64 = 2**19 on 2 threads, 32 x 144 x 113 on one). On the loaded 2-core machine a
 # 2-thread GEMM stalls: 32 x 1024 x 144 took 2-28 ms per call instead of 0.12 on one thread,
-# so every GEMM here is cut into pieces below 2**19 multiply-adds.
+# so every GEMM here below 2**24 multiply-adds runs on one BLAS thread (_blas.matmul); where
+# no OpenBLAS is attached, it is cut into pieces below 2**19 multiply-adds instead.
 _ST_MNK = 1 << 19
+_CONV_ST_MNK = 1 << 24
 
 
 def _gemm(a, b, out):
-    """out = a @ b for 2-D operands (any BLAS-compatible strides), as single-threaded GEMMs:
-    the larger of M and N is split, so no piece needs a sum (a piece of one row or column
+    """out = a @ b for 2-D operands (any BLAS-compatible strides) on one BLAS thread: one
+    GEMM (_blas.matmul), or without an attached OpenBLAS, pieces below 2**19 multiply-adds
+    (the larger of M and N is split, so no piece needs a sum; a piece of one row or column
     with K >= 2**19 / the other dim may still thread)."""
     m, k = a.shape
     n = b.shape[1]
-    if m * n * k < _ST_MNK:
-        np.matmul(a, b, out=out)
+    if _blas.ATTACHED or m * n * k < _ST_MNK:
+        _blas.matmul(a, b, out, _CONV_ST_MNK)
     elif n >= m:
         step = max(1, (_ST_MNK - 1) // (m * k))
         for s in range(0, n, step):
@@ -150,7 +154,8 @@ def conv2d_cpp(x, w, out, stride, dilation, pads, group):
         # straight into out: one small GEMM per sample, no transposed copy
         out4 = out.reshape(n, group, og, p)
         for g in range(group):
-            np.matmul(w3[g], cols3[g].reshape(-1, n, p).transpose(1, 0, 2), out=out4[:, g])
+            _blas.matmul(w3[g], cols3[g].reshape(-1, n, p).transpose(1, 0, 2), out4[:, g],
+                         _CONV_ST_MNK)
         return
     out_t = np.empty((o, n * p), dtype=out.dtype)
     out3 = out_t.reshape(group, og, -1)
@@ -191,7 +196,8 @@ def _backprop_input(dout, w, out, stride, dilation, pads, group):
     if not inner and _per_sample(og, w3.shape[2], p):
         d4 = dout.reshape(n, group, og, p)
         for g in range(group):
-            np.matmul(w3[g].T, d4[:, g], out=dcols3[g].reshape(-1, n, p).transpose(1, 0, 2))
+            _blas.matmul(w3[g].T, d4[:, g], dcols3[g].reshape(-1, n, p).transpose(1, 0, 2),
+                         _CONV_ST_MNK)
     else:
         d3 = _channels_first(dout, inner).reshape(group, og, -1)
         for g in range(group):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ..registry import register_kernel
+from ._blas import matmul
 
 # ---- plain ufuncs: one numpy ufunc, computed in the input dtype, no domain edges --------
 _UFUNCS = {
@@ -149,10 +150,10 @@ def addn_numpy(xs, out):
 
 @register_kernel("MatMul", provider="numpy")
 def matmul_numpy(x, y, out, transpose_a, transpose_b):
-    np.matmul(x.T if transpose_a else x, y.T if transpose_b else y, out=out)
+    matmul(x.T if transpose_a else x, y.T if transpose_b else y, out)
 
 
 @register_kernel("BatchMatMul", provider="numpy")
 def batch_matmul_numpy(x, y, out, transpose_a, transpose_b):
-    np.matmul(np.swapaxes(x, -1, -2) if transpose_a else x,
-              np.swapaxes(y, -1, -2) if transpose_b else y, out=out)
+    matmul(np.swapaxes(x, -1, -2) if transpose_a else x,
+           np.swapaxes(y, -1, -2) if transpose_b else y, out)

@@ -1,0 +1,65 @@
+"""Kernels added for eager speed (issue 15): the BLAS thread control GEMMs run under
+(mindlite/kernels/cpu/_blas.py, csrc/bind/blas_bind.cc)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mindlite import _C
+from mindlite.kernels.cpu import _blas
+
+
+def test_blas_threads_local_restores_and_validates():
+    prev = _C.blas_threads_local(1)
+    try:
+        if _blas.ATTACHED:
+            assert _C.blas_threads_local(1) == 1
+        else:
+            assert prev == -1
+    finally:
+        _C.blas_threads_local(max(prev, 0))
+    for bad in (-1, 5000, "2", 1.5):
+        with pytest.raises(ValueError, match="blas_threads_local"):
+            _C.blas_threads_local(bad)
+
+
+def test_blas_attach_refuses_unloaded_library_and_non_str():
+    assert _C.blas_attach("/nonexistent/libopenblas_missing.so") is False
+    with pytest.raises(TypeError, match="blas_attach"):
+        _C.blas_attach(3)
+
+
+@settings(max_examples=20, deadline=None)
+@given(m=st.integers(1, 70), k=st.integers(1, 70), n=st.integers(1, 70),
+       ta=st.booleans(), tb=st.booleans(), dt=st.sampled_from([np.float32, np.float64]))
+def test_blas_matmul_matches_numpy_bitwise(m, k, n, ta, tb, dt):
+    rng = np.random.default_rng(m * 10000 + k * 100 + n)
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(dt)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(dt)
+    a, b = (a.T if ta else a), (b.T if tb else b)
+    out = np.empty((m, n), dt)
+    before = _C.blas_threads_local(0)
+    _C.blas_threads_local(max(before, 0))
+    _blas.matmul(a, b, out)
+    assert _C.blas_threads_local(max(before, 0)) == before   # the setting is restored
+    np.testing.assert_array_equal(out, np.matmul(a, b))
+
+
+def test_blas_matmul_large_and_batched():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 40, 50)).astype(np.float32)
+    b = rng.standard_normal((3, 50, 20)).astype(np.float32)
+    out = np.empty((3, 40, 20), np.float32)
+    _blas.matmul(a, b, out)
+    np.testing.assert_array_equal(out, np.matmul(a, b))
+    out2 = np.empty((3, 40, 20), np.float32)
+    _blas.matmul(a, b, out2, st_mnk=1)              # BLAS's own thread count
+    np.testing.assert_allclose(out2, out, rtol=1e-6)
+
+
+def test_blas_matmul_errors_restore_the_setting():
+    before = _C.blas_threads_local(0)
+    _C.blas_threads_local(max(before, 0))
+    with pytest.raises(ValueError):
+        _blas.matmul(np.ones((2, 3)), np.ones((4, 5)), np.empty((2, 5)))
+    assert _C.blas_threads_local(max(before, 0)) == before
