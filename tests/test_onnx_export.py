@@ -231,3 +231,20 @@ def test_bad_arguments():
         export_onnx_model("graph")
     with pytest.raises(TypeError, match="file_name"):
         export_onnx(g, None)
+
+
+def test_large_model_external_data(tmp_path, monkeypatch):
+    """Weights over the 2 GiB protobuf limit go to `<file>.data` (the limit lowered here)."""
+    from mindlite.onnx import export as export_mod
+    from mindlite.onnx import load_onnx, OnnxGraphCell
+    monkeypatch.setattr(export_mod, "EXTERNAL_DATA_BYTES", 1000)
+    net, x = LeNet(), rand(1, 1, 32, 32)
+    path = export_onnx(graph_for_export(net, x), str(tmp_path / "big.onnx"))
+    assert (tmp_path / "big.onnx.data").stat().st_size > 200_000
+    assert (tmp_path / "big.onnx").stat().st_size < 20_000
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    want = net(x).asnumpy()
+    np.testing.assert_allclose(sess.run(None, {"x": x.asnumpy()})[0], want, rtol=1e-5,
+                               atol=1e-6)
+    got = OnnxGraphCell(load_onnx(path))(x).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

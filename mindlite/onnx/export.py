@@ -10,8 +10,12 @@ the Parameter's checkpoint name), every CNode is converted by the converter regi
 its primitive's name (onnx/export_ops*.py), MakeTuple / TupleGetItem are resolved at export
 time, and `Switch(cond, @t, @f)(args)` becomes an `If` node whose two branches are ONNX
 subgraphs (they read outer-scope values directly, as the FuncGraph's free variables do).
-The proto is built with onnx.helper / numpy_helper and checked with onnx.checker.
+The proto is built with onnx.helper / numpy_helper and checked with onnx.checker; weights
+over 2 GiB go to an external data file `<file_name>.data` next to the model (ONNX's own
+external-data form, read back by onnx.load / onnxruntime / load_onnx).
 """
+import os
+
 import numpy as np
 
 from ..common.tensor import Tensor
@@ -19,6 +23,7 @@ from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim
 from . import _lib
 
 DEFAULT_OPSET = 13
+EXTERNAL_DATA_BYTES = (1 << 31) - (1 << 26)
 MIN_OPSET, MAX_OPSET = 13, 21
 PRODUCER = "mindlite"
 
@@ -299,8 +304,15 @@ def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
     proto = helper.make_model(g, producer_name=PRODUCER,
                               opset_imports=[helper.make_opsetid("", opset_version)])
     proto.ir_version = min(proto.ir_version, _ir_version_for(opset_version))
-    onnx.checker.check_model(proto)
+    if not is_large(proto):       # a > 2 GiB proto can only be checked once saved
+        onnx.checker.check_model(proto)
     return proto
+
+
+def is_large(proto):
+    """Whether the weights pass protobuf's 2 GiB message limit (less a margin for the graph):
+    such a model is saved with its weights as external data, as MindSpore does for MINDIR."""
+    return sum(len(t.raw_data) for t in proto.graph.initializer) > EXTERNAL_DATA_BYTES
 
 
 def _ir_version_for(opset):
@@ -315,9 +327,16 @@ def export_onnx(graph, file_name, opset_version=DEFAULT_OPSET):
     which has already appended '.onnx'). Returns the file name."""
     if not isinstance(file_name, str) or not file_name:
         raise TypeError(f"export_onnx: file_name must be a non-empty str, got {file_name!r}")
+    onnx = _lib.onnx()
     proto = export_onnx_model(graph, opset_version)
-    with open(file_name, "wb") as f:
-        f.write(proto.SerializeToString())
+    if is_large(proto):
+        location = os.path.basename(file_name) + ".data"
+        onnx.save_model(proto, file_name, save_as_external_data=True,
+                        all_tensors_to_one_file=True, location=location, size_threshold=1024)
+        onnx.checker.check_model(file_name)
+    else:
+        with open(file_name, "wb") as f:
+            f.write(proto.SerializeToString())
     return file_name
 
 
