@@ -6,7 +6,9 @@ EarlyStopping, ReduceLROnPlateau (callback_extra.py), CheckpointConfig, ModelChe
 (callback_ckpt.py), Metric, Accuracy, Loss (metrics.py), Precision,
 Recall, Fbeta, F1, MAE, MSE, Top-k, ConfusionMatrix, Perplexity, auc (metrics_extra.py),
 save_checkpoint, load_checkpoint, load_param_into_net in MindSpore's .ckpt
-format (serialization.py; protobuf is imported on the first save or load).
+format (serialization.py; protobuf is imported on the first save or load),
+SummaryRecord / SummaryCollector (summary_record.py, summary_collector.py: MindSpore's
+summary files), and amp's build_train_network and loss-scale managers.
 """
 from .callback import Callback, LossMonitor, RunContext, TimeMonitor
 from .callback_ckpt import CheckpointConfig, ModelCheckpoint
@@ -17,9 +19,15 @@ from .metrics_extra import (F1, MAE, MSE, ConfusionMatrix, Fbeta, Perplexity, Pr
                             Top1CategoricalAccuracy, Top5CategoricalAccuracy,
                             TopKCategoricalAccuracy, auc)
 from .model import Model
+from .summary_collector import SummaryCollector
+from .summary_record import SummaryRecord
+from ..amp import (DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager,
+                   build_train_network)
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
-__all__ = ["Accuracy", "Callback", "CheckpointConfig", "ConfusionMatrix", "EarlyStopping",
+__all__ = ["Accuracy", "Callback", "DynamicLossScaleManager", "FixedLossScaleManager",
+           "LossScaleManager", "SummaryCollector", "SummaryRecord", "build_train_network",
+           "CheckpointConfig", "ConfusionMatrix", "EarlyStopping",
            "History", "LambdaCallback", "LearningRateScheduler", "ModelCheckpoint",
            "ReduceLROnPlateau", "F1", "Fbeta", "Loss", "LossMonitor", "MAE",
            "MSE", "Metric", "Model", "Perplexity", "Precision", "Recall", "RunContext",
