@@ -1,10 +1,12 @@
 """Pluggable devices (issue 17): the registry, the C ABI plugin DEMO (examples/devices/
 demo_cpp_device, built with g++ into a temporary folder) in eager mode, and bad plugins."""
 import ctypes
+import functools
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 
 import numpy as np
@@ -23,14 +25,20 @@ DEMO_SRC = os.path.join(HERE, "..", "examples", "devices", "demo_cpp_device")
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the C++ plugin")
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The DEMO plugin built and discovered through MINDLITE_PLUGIN_PATH."""
-    if shutil.which("g++") is None:
-        pytest.skip("g++ builds the C++ plugin")
+@functools.lru_cache(maxsize=None)
+def build_demo():
+    """The DEMO plugin compiled once per process (test_device_graph.py shares it)."""
     sys.path.insert(0, DEMO_SRC)
     import mindlite_demo_device as mod
-    path = mod.build_library(str(tmp_path_factory.mktemp("demo")))
+    return mod, mod.build_library(tempfile.mkdtemp(prefix="mindlite_demo_"))
+
+
+@pytest.fixture(scope="module")
+def demo():
+    """The DEMO plugin discovered through MINDLITE_PLUGIN_PATH."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ builds the C++ plugin")
+    mod, path = build_demo()
     old = os.environ.get("MINDLITE_PLUGIN_PATH")
     os.environ["MINDLITE_PLUGIN_PATH"] = path
     registry.load_plugins(reload=True)
@@ -40,7 +48,6 @@ def demo(tmp_path_factory):
         os.environ.pop("MINDLITE_PLUGIN_PATH")
     else:
         os.environ["MINDLITE_PLUGIN_PATH"] = old
-    sys.path.remove(DEMO_SRC)
 
 
 @pytest.fixture

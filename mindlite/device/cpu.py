@@ -6,6 +6,8 @@ the kernel registry exactly as CPUSession does (kernels/registry.py: provider, p
 dtypes). Eager ops keep going through CPUSession and the C fast path (backend/cpu_session.py)
 unchanged: the CPU device adds no step to them.
 """
+import os
+
 import numpy as np
 
 from ..kernels import registry
@@ -14,7 +16,9 @@ from .registry import register_device
 
 
 class CPUResManager(DeviceResManager):
-    """Host memory; addresses are ndarrays (zero-copy to and from Tensors)."""
+    """Host memory; addresses are ndarrays (zero-copy to and from Tensors). Streams: one
+    per core (the GraphScheduler's lanes; one stream's steps run in order)."""
+    num_streams = max(2, os.cpu_count() or 1)
 
     def __init__(self, device="CPU"):
         super().__init__(device)

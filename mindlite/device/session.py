@@ -80,7 +80,8 @@ class DeviceSession:
                 and not prim.dynamic_shape and cpu_graph.kernel.alloc != "kernel":
             kdef = self._device_kernel(info, cpu_graph)
             if kdef is not None:
-                node = KernelNode(prim, kdef, self._launch(kdef), info.input_abstracts,
+                kdef.fn = self._launch(kdef)      # lowering calls kernel.fn as the launch
+                node = KernelNode(prim, kdef, kdef.fn, info.input_abstracts,
                                   info.output_abstract)
                 graph = KernelGraph(cpu_graph.graph_id, node, False)
         self.graphs[key] = graph
@@ -122,7 +123,7 @@ class DeviceSession:
         ge = self.context.graph_executor
         if not ge.supports(node):
             return None
-        return ge.compile_graph(fg)
+        return _LazySuperKernel(ge, fg)
 
     def _launch(self, kdef):
         ctx, dk = kdef.context, kdef.device_kernel
@@ -160,6 +161,20 @@ class DeviceSession:
 
     def run_op(self, graph, inputs):
         return self.runtime.run(graph, inputs)
+
+
+class _LazySuperKernel:
+    """A single-op graph compiled on its first launch (graph lowering selects kernels for
+    every node but the GraphCompiler runs graph-mode devices' nodes as whole SuperKernels)."""
+
+    def __init__(self, graph_executor, graph):
+        self.graph_executor, self.graph, self.compiled = graph_executor, graph, None
+        self.name = f"{graph_executor.device}:{graph.name}"
+
+    def __call__(self, arrays):
+        if self.compiled is None:
+            self.compiled = self.graph_executor.compile_graph(self.graph)
+        return self.compiled(arrays)
 
 
 def kernel_error(ctx, op, kernel, err):
