@@ -21,6 +21,8 @@ import weakref
 from collections import OrderedDict
 
 from ..common.tensor import Tensor
+from ..context import CONTEXT
+from ..device.passes import device_passes
 from ..ir.anf import Location
 from ..ir.manager import lint
 from ..ops.primitive import _hashable
@@ -185,7 +187,7 @@ class JitFunction:
 
     def compiled(self, args, kwargs):
         holds = []
-        key = _key((args, kwargs), holds)
+        key = (_key((args, kwargs), holds), CONTEXT.values["device_target"])
         entry = self.cache.get(key)
         if entry is not None and entry.valid():
             self.cache.move_to_end(key)
@@ -214,7 +216,8 @@ class JitFunction:
             parser.root.set_output(leaves[0])
         else:
             parser.root.set_output(parser.as_input(tuple(leaves)))
-        pass_guard = compile_passes(parser.root)      # jit/passes: pipeline, save_graphs
+        with device_passes():                          # the target device's pass set
+            pass_guard = compile_passes(parser.root)  # jit/passes: pipeline, save_graphs
         lint(parser.root)
         weights = [p for p in parser.root.parameters if p.default is not None]
         guards = [(o, n, v, _snapshot(v)) for o, n, v in parser.guards.values()] + [pass_guard]

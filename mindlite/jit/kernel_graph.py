@@ -322,6 +322,9 @@ def program_for(compiled):
     calling thread's grad recorder recording."""
     if not ENABLED or _C.grad_recording():
         return None
+    if CONTEXT.values["device_target"] != "CPU":    # a plugin device: backend/graph_compiler
+        from ..backend.graph_compiler import device_program
+        return device_program(compiled, _EPOCH[0])
     prog = getattr(compiled, "_program", None)
     if prog is not None and prog.epoch == _EPOCH[0]:
         return prog if prog.runner is not None else None
