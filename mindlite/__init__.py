@@ -27,6 +27,8 @@ from .jit import jit  # noqa: F401
 from . import dataset, train  # noqa: F401
 from . import amp  # noqa: F401
 from .train import Model  # noqa: F401
+from .train import (DynamicLossScaleManager, FixedLossScaleManager,  # noqa: F401
+                    LossScaleManager, SummaryCollector, SummaryRecord, build_train_network)
 from .train import (Callback, CheckpointConfig, EarlyStopping, History,  # noqa: F401
                     LambdaCallback, LearningRateScheduler, LossMonitor, ModelCheckpoint,
                     ReduceLROnPlateau, RunContext, TimeMonitor)
