@@ -1,0 +1,89 @@
+"""nn.GraphCell: run a loaded model graph (mindlite.load) as a Cell, as MindSpore's GraphCell.
+
+`GraphCell(graph, params_init=None, obf_random_seed=None)`: `graph` is the FuncGraph that
+mindlite.load returned; its parameters are the model inputs followed by the weights (those
+with a default Parameter). The weights are the cell's parameters, by their names
+("fc1.weight"), so `parameters_dict()`, checkpoints and `params_init` (a dict name ->
+Tensor/Parameter whose values replace the loaded ones) work. A call checks the inputs
+(count, Tensor, dtype, static dims) against the graph's and runs it through the graph
+executor (jit/executor.run_graph: every op through Primitive.__call__, so results equal
+eager and gradients are recorded in PyNative) in both PYNATIVE_MODE and GRAPH_MODE: the
+graph is already compiled, so GRAPH_MODE does not parse `construct`.
+"""
+from ..abstract import AbstractTensor
+from ..common.tensor import Tensor
+from ..ir.anf import FuncGraph
+from .cell import Cell
+
+
+class GraphCell(Cell):
+    """A Cell whose construct runs a loaded FuncGraph."""
+
+    def __init__(self, graph, params_init=None, obf_random_seed=None):
+        super().__init__()
+        if not isinstance(graph, FuncGraph):
+            raise TypeError(f"For 'GraphCell', the argument 'graph' must be a graph returned "
+                            f"by mindlite.load, but got {type(graph).__name__}")
+        if obf_random_seed is not None:
+            raise ValueError("For 'GraphCell', 'obf_random_seed' (obfuscated models) is not "
+                             "supported by mindlite")
+        self.graph = graph
+        self._inputs = [p for p in graph.parameters if p.default is None]
+        weights = [p for p in graph.parameters if p.default is not None]
+        if any(p.default is None for p in graph.parameters[len(self._inputs):]):
+            raise ValueError("For 'GraphCell', the graph's inputs must come before its weights")
+        for p in weights:
+            self._params[p.default.name] = p.default
+        if params_init is not None:
+            self._init_params(params_init)
+
+    def _init_params(self, params_init):
+        if not isinstance(params_init, dict):
+            raise TypeError(f"For 'GraphCell', 'params_init' must be a dict, but got "
+                            f"{type(params_init).__name__}")
+        for name, value in params_init.items():
+            param = self._params.get(name)
+            if param is None:
+                raise ValueError(f"For 'GraphCell', 'params_init' names '{name}', which is not "
+                                 f"a parameter of the graph ({sorted(self._params)})")
+            if not isinstance(value, Tensor):
+                raise TypeError(f"For 'GraphCell', params_init['{name}'] must be a Tensor, but "
+                                f"got {type(value).__name__}")
+            if tuple(value.shape) != tuple(param.shape) or value.dtype != param.dtype:
+                raise ValueError(f"For 'GraphCell', params_init['{name}'] must have shape "
+                                 f"{list(param.shape)} and dtype {param.dtype}, but got "
+                                 f"{list(value.shape)} and {value.dtype}")
+            param.set_data(value)
+
+    def _check_inputs(self, args):
+        want = self._inputs
+        if len(args) != len(want):
+            raise ValueError(f"For 'GraphCell', the graph '{self.graph.name}' takes "
+                             f"{len(want)} inputs, but got {len(args)}")
+        for i, (a, p) in enumerate(zip(args, want)):
+            if not isinstance(a, Tensor):
+                raise TypeError(f"For 'GraphCell', input {i} ('{p.name}') must be a Tensor, but "
+                                f"got {type(a).__name__}")
+            abstract = p.abstract
+            if not isinstance(abstract, AbstractTensor):
+                continue
+            if a.dtype != abstract.dtype:
+                raise TypeError(f"For 'GraphCell', input {i} ('{p.name}') must have dtype "
+                                f"{abstract.dtype}, but got {a.dtype}")
+            shape = tuple(a.shape)
+            if len(shape) != len(abstract.shape) or any(
+                    d >= 0 and d != s for d, s in zip(abstract.shape, shape)):
+                raise ValueError(f"For 'GraphCell', input {i} ('{p.name}') must have shape "
+                                 f"{list(abstract.shape)} (-1: any), but got {list(shape)}")
+
+    def construct(self, *inputs):
+        from ..jit.executor import run_graph
+        self._check_inputs(inputs)
+        weights = [p.default for p in self.graph.parameters[len(self._inputs):]]
+        return run_graph(self.graph, list(inputs) + weights)
+
+    def _call(self, args, kwargs, eager=False):
+        if kwargs:
+            raise TypeError(f"For 'GraphCell', inputs are positional, but got keyword "
+                            f"arguments {sorted(kwargs)}")
+        return self.construct(*args)

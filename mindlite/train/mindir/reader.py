@@ -1,0 +1,261 @@
+"""MindIR ModelProto -> FuncGraph (mindlite.ir.anf), for files MindSpore 2.x or mindlite wrote.
+
+Every GraphProto (the entry `graph` and the `functions`) becomes a FuncGraph: `input`
+ValueInfos become parameters (abstract from their tensor info), then the entry graph's
+weights (GraphProto.parameter) become parameters whose `default` is a Parameter named by
+`ref_key`; a weight used from another graph is a ValueNode holding that Parameter. Nodes
+are rebuilt in file order (files are topologically sorted):
+  "Constant"                 a constant (a ValueNode where it is used)
+  "REF::<primitive>"         a mindlite Primitive found by op name (op_table.py), MakeTuple,
+                             TupleGetItem, Switch; Depend(x, ...) and Load(p, monad) are x and
+                             p, UpdateState is the monad (inference graphs need no ordering
+                             tokens; monad inputs of ops are dropped); Partial(g, args...)
+                             is a graph nested in the node's graph that calls g with args
+                             (free variables) and its own parameters (as many as the
+                             partial's call site passes)
+  "REF::<graph>"             a call of that graph
+  "REF::<node>"              a call of the function that node computed (a Switch's pick)
+  "<op>" (no REF::)          an op of a MindSpore 1.x file: attributes on the node itself
+Only the nodes the output depends on are kept. Any problem raises MindIRFormatError naming
+the graph, the node and the op; the caller adds the file name.
+"""
+from ...abstract import abstract_tensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
+from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
+from . import mind_ir_pb2 as pb
+from .op_table import (IR_OPS, decode_prim_function, decode_primitive, is_prim_function,
+                       split_prim_function)
+from .values import (DATA_TYPES, MindIRFormatError, Monad, U_MONAD, abstract_from_attr,
+                     attr_to_value, tensor_from_proto)
+
+_PRIM_FUNCTION = pb.PrimitiveProto.PRIMITIVE_FUNCTION
+
+
+def _what(gp, node):
+    return f"graph '{gp.name}', node '{node.name or (node.output[0] if node.output else '?')}'"
+
+
+class _Reader:
+    def __init__(self, model, read_external):
+        self.model = model
+        self.read_external = read_external
+        self.prims = {}
+        for p in model.primitives:
+            if p.name in self.prims:
+                raise MindIRFormatError(f"primitive '{p.name}' is defined twice")
+            self.prims[p.name] = p
+        self.protos = [model.graph] + list(model.functions)
+        self.graphs = {}
+        for gp in self.protos:
+            if not gp.name or gp.name in self.graphs:
+                raise MindIRFormatError(f"graph name {gp.name!r} is empty or used twice")
+            self.graphs[gp.name] = FuncGraph(gp.name)
+        self.weights = {}
+        self.prim_cache = {}
+
+    def read(self):
+        root = self.protos[0]
+        self.add_inputs(root, self.graphs[root.name])
+        self.add_weights(root, self.graphs[root.name])
+        for gp in self.protos[1:]:
+            self.add_inputs(gp, self.graphs[gp.name])
+            if len(gp.parameter):
+                self.add_weights(gp, self.graphs[gp.name])
+        for gp in self.protos:
+            self.build(gp, self.graphs[gp.name])
+        return self.graphs[root.name]
+
+    def add_inputs(self, gp, g):
+        g._mindir_names = names = {}
+        for vi in gp.input:
+            abstract = None
+            if len(vi.tensor) == 1:
+                t = vi.tensor[0]
+                dtype = DATA_TYPES.get(t.data_type)
+                shape = tuple(int(d) for d in t.dims)
+                if dtype is not None and all(d >= 0 for d in shape):
+                    abstract = abstract_tensor(dtype, shape)
+            elif vi.HasField("attr_info"):
+                abstract = abstract_from_attr(vi.attr_info)
+            short = vi.name.split(":", 1)[-1]
+            names[vi.name] = g.add_parameter(short, abstract)
+
+    def add_weights(self, gp, g):
+        names = g._mindir_names
+        for t in gp.parameter:
+            what = f"graph '{gp.name}', parameter '{t.name}'"
+            raw = self.read_external(t, what) if t.HasField("external_data") else None
+            arr = tensor_from_proto(t, what, raw)
+            pname = t.ref_key or t.name.split(":", 1)[-1]
+            param = Parameter(Tensor(arr), name=pname)
+            p = g.add_parameter(pname, abstract_tensor(param.dtype, tuple(arr.shape)), param)
+            names[t.name] = p
+            self.weights[t.name] = param
+
+    def lookup(self, gp, g, names, consts, name, node):
+        if name in names:
+            return names[name]
+        if name in consts:
+            return consts[name]
+        if name in self.graphs:
+            return ValueNode(self.graphs[name])
+        if name in self.weights:
+            return ValueNode(self.weights[name])
+        raise MindIRFormatError(f"{_what(gp, node)}: input '{name}' is not defined before use")
+
+    def build(self, gp, g):
+        names, consts = g._mindir_names, {}
+        self.call_arity = _call_arity(gp)
+        for node in gp.node:
+            what = _what(gp, node)
+            if len(node.output) != 1:
+                raise MindIRFormatError(f"{what}: a node must have one output, it has "
+                                        f"{len(node.output)}")
+            out = node.output[0]
+            if node.op_type == "Constant":
+                attrs = [a for a in node.attribute if a.name == "value"]
+                if len(attrs) != 1:
+                    raise MindIRFormatError(f"{what}: a Constant needs one 'value' attribute")
+                consts[out] = ValueNode(attr_to_value(attrs[0], what))
+                continue
+            inputs = [self.lookup(gp, g, names, consts, i, node) for i in node.input]
+            self.current_out = out
+            names[out] = self.make_node(gp, g, node, inputs, what)
+        out_names = [o.name for o in gp.output]
+        if len(out_names) != 1:
+            raise MindIRFormatError(f"graph '{gp.name}' must have one output, it has "
+                                    f"{len(out_names)}")
+        result = self.lookup(gp, g, names, consts, out_names[0], gp.output[0])
+        g.set_output(result)
+        _keep_reachable(g)
+        del g._mindir_names
+
+    def make_node(self, gp, g, node, inputs, what):
+        op_type = node.op_type
+        abstract = None
+        for a in node.attribute:
+            if a.name == "shape":
+                abstract = abstract_from_attr(a)
+        if not op_type.startswith("REF::"):
+            attrs = {a.name: attr_to_value(a, what) for a in node.attribute
+                     if a.name not in ("shape", "input_names", "output_names")}
+            return self.apply(g, self.primitive(op_type, attrs, what), inputs, abstract)
+        target = op_type[5:]
+        if target in self.prims:
+            return self.prim_node(g, self.prims[target], inputs, abstract, what)
+        if target in self.graphs:
+            return g.new_cnode([ValueNode(self.graphs[target])] + inputs, abstract)
+        callee = g._mindir_names.get(target)
+        if callee is not None:
+            return g.new_cnode([callee] + inputs, abstract)
+        raise MindIRFormatError(f"{what}: op_type '{op_type}' names no primitive, graph or "
+                                f"node of the file")
+
+    def primitive(self, op, attrs, what):
+        try:
+            return decode_primitive(op, attrs)
+        except MindIRFormatError as e:
+            raise MindIRFormatError(f"{what}: {e}") from None
+
+    def prim_node(self, g, proto, inputs, abstract, what):
+        op = proto.op_type
+        if op in IR_OPS:
+            return self.ir_node(g, op, inputs, abstract, what)
+        if proto.prim_type == _PRIM_FUNCTION and is_prim_function(op):
+            try:
+                tensors, consts = split_prim_function(op, len(inputs))
+                values = {}
+                for name, (pos, family) in consts.items():
+                    v = inputs[pos]
+                    if not isinstance(v, ValueNode):
+                        raise MindIRFormatError(f"op '{op}': argument '{name}' must be a "
+                                                f"constant")
+                    values[name] = (v.value, family)
+                key = (proto.name, repr(sorted(values.items())))
+                prim = self.prim_cache.get(key)
+                if prim is None:
+                    prim = self.prim_cache[key] = decode_prim_function(op, values)
+            except MindIRFormatError as e:
+                raise MindIRFormatError(f"{what}: {e}") from None
+            return self.apply(g, prim, [inputs[i] for i in tensors], abstract)
+        if proto.prim_type == _PRIM_FUNCTION:
+            raise MindIRFormatError(f"{what}: unknown op '{op}' (a MindSpore primitive "
+                                    f"function mindlite does not have)")
+        prim = self.prim_cache.get(proto.name)
+        if prim is None:
+            attrs = {a.name: attr_to_value(a, f"{what}, attribute '{a.name}'")
+                     for a in proto.attribute if a.name not in ("input_names", "output_names")}
+            prim = self.prim_cache[proto.name] = self.primitive(op, attrs, what)
+        return self.apply(g, prim, inputs, abstract)
+
+    def apply(self, g, prim, inputs, abstract):
+        args = [i for i in inputs if not _is_monad(i)]
+        return g.new_cnode([ValueNode(prim)] + args, abstract)
+
+    def ir_node(self, g, op, inputs, abstract, what):
+        def need(n):
+            if len(inputs) < n:
+                raise MindIRFormatError(f"{what}: {op} needs {n} inputs, got {len(inputs)}")
+        if op == "MakeTuple":
+            return g.new_cnode([ValueNode(MAKE_TUPLE)] + inputs, abstract)
+        if op == "TupleGetItem":
+            need(2)
+            if not isinstance(inputs[1], ValueNode) or not isinstance(inputs[1].value, int):
+                raise MindIRFormatError(f"{what}: TupleGetItem needs a constant int index")
+            return g.new_cnode([ValueNode(TUPLE_GETITEM), inputs[0], inputs[1]], abstract)
+        if op == "Switch":
+            need(3)
+            return g.new_cnode([ValueNode(SWITCH)] + inputs[:3], abstract)
+        if op in ("Depend", "Load", "Return"):
+            need(1)
+            return inputs[0]
+        if op == "UpdateState":
+            return ValueNode(U_MONAD)
+        need(1)                                   # Partial(graph, bound...)
+        fn = inputs[0]
+        if not isinstance(fn, ValueNode) or not isinstance(fn.value, FuncGraph):
+            raise MindIRFormatError(f"{what}: Partial needs a graph as its first input")
+        wrapper = FuncGraph(f"partial_{fn.value.name}", parent=g)
+        extra = [wrapper.add_parameter(f"arg{k}", None)
+                 for k in range(self.call_arity.get(self.current_out, 0))]
+        wrapper.set_output(wrapper.new_cnode([fn] + inputs[1:] + extra))
+        return ValueNode(wrapper)
+
+
+def _call_arity(gp):
+    """{node output name: how many arguments the function it computes is called with}, for
+    the nodes whose value is called (REF::<node>) or picked by a Switch that is called."""
+    arity = {}
+    for node in reversed(gp.node):
+        if node.op_type.startswith("REF::") and len(node.output) == 1:
+            target = node.op_type[5:]
+            arity.setdefault(target, len(node.input))
+            k = arity.get(node.output[0])
+            if k is not None and len(node.input) == 3:
+                for i in node.input[1:]:
+                    arity.setdefault(i, k)
+    return arity
+
+
+def _is_monad(node):
+    return isinstance(node, ValueNode) and isinstance(node.value, Monad)
+
+
+def _keep_reachable(g):
+    """Drop the CNodes of `g` the output does not depend on (monad chains, weight tuples)."""
+    live, stack = set(), [g.output]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, CNode) and n.graph is g and n.id not in live:
+            live.add(n.id)
+            stack.extend(n.inputs)
+    g.order = [n for n in g.order if n.id in live]
+
+
+def model_to_graph(model, read_external):
+    """The entry FuncGraph of ModelProto `model`; `read_external(tensor_proto, what)` returns
+    the bytes of an externally stored weight."""
+    if not model.HasField("graph"):
+        raise MindIRFormatError("the model has no graph")
+    return _Reader(model, read_external).read()

@@ -1,0 +1,92 @@
+"""Write the MindSpore-made MINDIR fixtures of tests/test_mindir_compat.py (run with MindSpore).
+
+    cd /tmp && /opt/msvenv/bin/python /work/main/tests/data/make_mindir_fixtures.py \
+        /work/main/tests/data
+
+MindSpore 2.10 (CPU, GRAPH_MODE) exports three small models with mindspore.export:
+ms_mlp.mindir (Dense-ReLU-Dense), ms_lenet.mindir (a LeNet-5 shaped CNN on 16x16 inputs:
+Conv2D, ReLU, MaxPool, Flatten, MatMul, BiasAdd, so every file stays under 100 KB) and
+ms_switch.mindir (an `if` on a tensor: Switch over two Partial branch graphs), and stores
+each model's input(s) and MindSpore's output in ms_<name>.npz, so the tests check loading
+and running without MindSpore.
+"""
+import os
+import sys
+
+import numpy as np
+import mindspore as ms
+from mindspore import Tensor, nn, ops
+
+
+class MLP(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(8, 16)
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Dense(16, 4)
+
+    def construct(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+class LeNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(2, 2)
+        self.flatten = nn.Flatten()
+        self.fc1 = nn.Dense(16, 32)
+        self.fc2 = nn.Dense(32, 16)
+        self.fc3 = nn.Dense(16, 10)
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.pool(self.relu(self.conv2(x)))
+        x = self.flatten(x)
+        x = self.relu(self.fc1(x))
+        x = self.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+class Branch(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.sum = ops.ReduceSum()
+
+    def construct(self, x, y):
+        if self.sum(x) > 0:
+            z = x * y
+        else:
+            z = x - y
+        return z
+
+
+def main(out_dir):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_seed(1)
+    rng = np.random.default_rng(0)
+    os.chdir(out_dir)
+    cases = {
+        "mlp": (MLP(), [rng.standard_normal((2, 8)).astype(np.float32)]),
+        "lenet": (LeNet(), [rng.standard_normal((2, 1, 16, 16)).astype(np.float32)]),
+        "switch": (Branch(), [rng.standard_normal(3).astype(np.float32),
+                              rng.standard_normal(3).astype(np.float32)]),
+    }
+    for name, (net, inputs) in cases.items():
+        tensors = [Tensor(x) for x in inputs]
+        ms.export(net, *tensors, file_name=f"ms_{name}", file_format="MINDIR")
+        arrays = {f"input{i}": x for i, x in enumerate(inputs)}
+        arrays["output"] = net(*tensors).asnumpy()
+        if name == "switch":
+            neg = [-inputs[0], inputs[1]]
+            arrays["neg_input0"] = neg[0]
+            arrays["neg_output"] = net(*[Tensor(x) for x in neg]).asnumpy()
+        np.savez(f"ms_{name}.npz", **arrays)
+        os.chmod(f"ms_{name}.mindir", 0o644)
+        print(name, os.path.getsize(f"ms_{name}.mindir"), "bytes")
+
+
+if __name__ == "__main__":
+    main(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "."))
