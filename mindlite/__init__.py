@@ -37,6 +37,7 @@ from .train import (Accuracy, ConfusionMatrix, F1, Fbeta, Loss, MAE, MSE,  # noq
                     Top5CategoricalAccuracy, TopKCategoricalAccuracy, auc, get_metric_fn,
                     names, rearrange_inputs)
 from .train.serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
+from .train.export_api import export, load  # noqa: F401
 from .kernels.registry import (register_kernel, register_kernel_interface,  # noqa: F401
                                registered_kernels, unregister_kernel, Kernel, KernelError)
 from .ops.operations.custom_ops import selected_kernel  # noqa: F401
