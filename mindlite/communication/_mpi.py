@@ -15,13 +15,18 @@ aborts the whole MPI job (MPI_Abort makes `mpiexec` kill every rank), so no rank
 forever when another died, hung or called a different collective. A rank killed outright
 is seen by `mpiexec` itself, which terminates the others at once.
 """
+import hashlib
 import os
 import sys
 import threading
 import time
+import traceback
+
+import numpy as np
 
 STATE = {"mpi": None, "world": None, "groups": {}, "backend": None, "world_name": None}
-_CHECKED = set()                    # (op, group, signature) already agreed by every rank
+_HASHES = {}                        # signature -> its 56-bit hash (bounded)
+_CHECK = [True]
 _PENDING = [None]                   # (op, group, start) of the blocking call in progress
 _TIMEOUT = [600.0]
 
@@ -82,7 +87,10 @@ def start(backend, world_name):
         if not _TIMEOUT[0] > 0:
             raise ValueError("For 'init', MINDLITE_COMM_TIMEOUT must be positive, but got "
                              f"{env!r}")
-    threading.Thread(target=_watch, name="mindlite-comm-watchdog", daemon=True).start()
+    _CHECK[0] = os.environ.get("MINDLITE_COMM_CHECK", "1") != "0"
+    if not STATE.get("watchdog"):
+        STATE["watchdog"] = True
+        threading.Thread(target=_watch, name="mindlite-comm-watchdog", daemon=True).start()
 
 
 def stop():
@@ -93,7 +101,6 @@ def stop():
     if STATE["world"] is not None:
         STATE["world"].Free()
     STATE["world"] = None
-    _CHECKED.clear()
 
 
 def _watch():
@@ -108,7 +115,10 @@ def _watch():
         sys.stderr.write(f"mindlite.communication: rank {rank}: '{op}' on group '{group}' did "
                          f"not complete within {limit:g} s (MINDLITE_COMM_TIMEOUT): another "
                          "rank died, hung or called a different collective; aborting the "
-                         "job\n")
+                         "job; the stack of the waiting call:\n")
+        main = threading.main_thread()
+        frame = sys._current_frames().get(main.ident)
+        sys.stderr.write("".join(traceback.format_stack(frame)) if frame is not None else "")
         sys.stderr.flush()
         STATE["mpi"].COMM_WORLD.Abort(1)
         os._exit(1)
@@ -135,19 +145,28 @@ def wait(op, group, request):
 
 
 def check_signature(op, group, comm, sig):
-    """Every rank of `group` calls `op` with the same `sig` (shapes, dtypes): checked by
-    one small allgather the first time a signature is seen, then cached. A difference
-    raises ValueError on every rank, naming the op and each rank's inputs."""
-    key = (op, group, sig)
-    if key in _CHECKED:
+    """Every rank of `group` calls `op` with the same `sig` (shapes, dtypes): checked at each
+    call by one 16-byte allreduce (the max of a hash of sig and of its negation: they agree
+    only when every rank has the same hash). A difference raises ValueError on every rank,
+    naming the op and each rank's inputs (gathered then). MINDLITE_COMM_CHECK=0 skips it."""
+    if not _CHECK[0]:
+        return
+    h = _HASHES.get(sig)
+    if h is None:
+        if len(_HASHES) >= 4096:
+            _HASHES.clear()
+        digest = hashlib.blake2b(repr(sig).encode(), digest_size=7).digest()
+        h = _HASHES[sig] = int.from_bytes(digest, "little")
+    buf = np.array((h, -h), np.int64)
+    with pending(op, group):
+        comm.Allreduce(STATE["mpi"].IN_PLACE, buf, STATE["mpi"].MAX)
+    if buf[0] == -buf[1]:
         return
     with pending(op, group):
         sigs = comm.allgather(sig)
-    if any(s != sig for s in sigs):
-        shown = "; ".join(f"rank {r}: {_show(s)}" for r, s in enumerate(sigs))
-        raise ValueError(f"For '{op}', the inputs must have the same shape and dtype on every "
-                         f"rank of group '{group}', but got {shown}")
-    _CHECKED.add(key)
+    shown = "; ".join(f"rank {r}: {_show(s)}" for r, s in enumerate(sigs))
+    raise ValueError(f"For '{op}', the inputs must have the same shape and dtype on every "
+                     f"rank of group '{group}', but got {shown}")
 
 
 def _show(sig):

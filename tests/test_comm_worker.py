@@ -1,0 +1,243 @@
+"""The per-rank program of tests/test_comm.py, started there by `mpiexec -n N python
+tests/test_comm_worker.py SUITE` (no pytest test here). Each suite checks on every rank,
+raises on the first difference (the test sees the exit status and output), and prints
+"OK SUITE rank R" at the end. Suites: collectives (values, gradients, graph mode, errors,
+groups), train (data-parallel MLP/CNN vs one process on the whole batch, buckets on/off,
+train.Model with sharded datasets), killed (rank 1 dies), hung (rank 1 never calls).
+"""
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+
+def _close(a, b, what, atol=1e-6):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or not np.allclose(a, b, rtol=0, atol=atol):
+        raise AssertionError(f"{what}: got {a!r}, expected {b!r}")
+
+
+def _raises(exc, words, fn):
+    try:
+        fn()
+    except exc as e:
+        for w in words:
+            if w not in str(e):
+                raise AssertionError(f"message {str(e)!r} lacks {w!r}") from e
+        return
+    raise AssertionError(f"no {exc.__name__} raised (expected one naming {words})")
+
+
+def collectives():
+    import mindlite as ms
+    from mindlite import Tensor, ops
+    from mindlite.communication import (create_group, destroy_group, get_group_size,
+                                        get_rank, init)
+    from mindlite.ops import ReduceOp
+    init()
+    r, n = get_rank(), get_group_size()
+    base = np.arange(12, dtype=np.float32).reshape(4, 3)
+    xs = [base * (k + 1) - k for k in range(n)]            # every rank's input, known to all
+    x = Tensor(xs[r])
+    _close(ops.AllReduce()(x).asnumpy(), sum(xs), "AllReduce SUM")
+    _close(ops.AllReduce(ReduceOp.MAX)(x).asnumpy(), np.max(xs, 0), "AllReduce MAX")
+    _close(ops.AllReduce(ReduceOp.MIN)(x).asnumpy(), np.min(xs, 0), "AllReduce MIN")
+    _close(ops.AllReduce(ReduceOp.PROD)(x).asnumpy(), np.prod(xs, 0), "AllReduce PROD", 1e-2)
+    ints = Tensor(np.array([r, 2 * r], np.int32))
+    _close(ops.AllReduce()(ints).asnumpy(), [n * (n - 1) // 2, n * (n - 1)], "int32 SUM")
+    flags = Tensor(np.array([r == 0, True]))
+    _close(ops.AllReduce(ReduceOp.MIN)(flags).asnumpy(), [n == 1, True], "bool MIN")
+    _close(ops.AllGather()(x).asnumpy(), np.concatenate(xs), "AllGather")
+    big = [np.arange(4 * n * 2, dtype=np.float64).reshape(4 * n, 2) + k for k in range(n)]
+    _close(ops.ReduceScatter()(Tensor(big[r])).asnumpy(), sum(big)[4 * r:4 * (r + 1)],
+           "ReduceScatter")
+    out = ops.Broadcast(n - 1)((x, Tensor(np.array([r], np.int64))))
+    _close(out[0].asnumpy(), xs[n - 1], "Broadcast[0]")
+    _close(out[1].asnumpy(), [n - 1], "Broadcast[1]")
+    a2a = [np.arange(2 * n * 3, dtype=np.float32).reshape(2 * n, 3) * (k + 1) for k in range(n)]
+    got = ops.AlltoAll(n, 0, 1)(Tensor(a2a[r])).asnumpy()
+    _close(got, np.concatenate([a2a[k][2 * r:2 * r + 2] for k in range(n)], 1), "AlltoAll")
+    _close(ops.Barrier()().asnumpy(), [0.0], "Barrier")
+    if n >= 2 and r in (0, 1):
+        if r == 0:
+            ops.Send(7, 1)(x)
+            _close(ops.Receive(8, 1, (2,), ms.int32)().asnumpy(), [5, 6], "Receive on 0")
+        else:
+            _close(ops.Receive(7, 0, (4, 3), ms.float32)().asnumpy(), xs[0], "Receive on 1")
+            ops.Send(8, 0)(Tensor(np.array([5, 6], np.int32)))
+    _gradients(ms, ops, Tensor, ReduceOp, r, n)
+    _graph_mode(ms, ops, Tensor, n)
+    # errors: mismatched shapes and dtypes are named on every rank; unknown groups
+    _raises(ValueError, ["AllReduce", "rank 0", "rank 1", "shape and dtype"],
+            lambda: ops.AllReduce()(Tensor(np.ones(r + 1, np.float32))))
+    _raises(ValueError, ["AllGather", f"rank {n - 1}"],
+            lambda: ops.AllGather()(Tensor(np.ones(2, np.float32 if r else np.float64))))
+    _raises(ValueError, ["AllReduce", "group 'nope' does not exist"],
+            lambda: ops.AllReduce(group="nope")(x))
+    _raises(TypeError, ["AllReduce", "op"], lambda: ops.AllReduce(op="mean"))
+    _raises(ValueError, ["AlltoAll", "split_count"], lambda: ops.AlltoAll(n + 1, 0, 0))
+    create_group("pair", [1, 0])
+    if r in (0, 1):
+        assert get_rank("pair") == 1 - r and get_group_size("pair") == 2
+        _close(ops.AllReduce(group="pair")(x).asnumpy(), xs[0] + xs[1], "group AllReduce")
+        _close(ms.grad(lambda t: ops.AllGather("pair")(t).sum() * (r + 1))(x).asnumpy(),
+               np.full((4, 3), 3.0), "group AllGather grad")
+    else:
+        _raises(ValueError, ["not a member", "pair"], lambda: ops.AllReduce(group="pair")(x))
+    destroy_group("pair")
+    _raises(ValueError, ["'pair' does not exist"], lambda: get_rank("pair"))
+    print(f"OK collectives rank {r}", flush=True)
+
+
+def _gradients(ms, ops, Tensor, ReduceOp, r, n):
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3) + 10 * r)
+    g = ms.grad(lambda t: (ops.AllReduce()(t) * (r + 1)).sum())(x)
+    _close(g.asnumpy(), np.full((2, 3), n * (n + 1) / 2), "AllReduce grad")
+    g = ms.grad(lambda t: (ops.AllReduce(ReduceOp.MAX)(t) * (r + 1)).sum())(x)
+    _close(g.asnumpy(), np.full((2, 3), n * (n + 1) / 2 if r == n - 1 else 0.0), "MAX grad")
+    weights = [np.arange(2 * n * 3, dtype=np.float32).reshape(2 * n, 3) * (k + 1)
+               for k in range(n)]
+    g = ms.grad(lambda t: (ops.AllGather()(t) * Tensor(weights[r])).sum())(x)
+    _close(g.asnumpy(), sum(w[2 * r:2 * r + 2] for w in weights), "AllGather grad")
+    small = [w[:2] for w in weights]
+    g = ms.grad(lambda t: (ops.ReduceScatter()(t) * Tensor(small[r])).sum())(
+        Tensor(np.ones((2 * n, 3), np.float32)))
+    _close(g.asnumpy(), np.concatenate(small), "ReduceScatter grad")
+    g = ms.grad(lambda t: (ops.Broadcast(0)((t,))[0] * (r + 1)).sum())(x)
+    _close(g.asnumpy(), np.full((2, 3), n * (n + 1) / 2 if r == 0 else 0.0), "Broadcast grad")
+    w3 = [np.arange(2 * 3 * n, dtype=np.float32).reshape(2, 3 * n) + k for k in range(n)]
+    g = ms.grad(lambda t: (ops.AlltoAll(n, 0, 1)(t) * Tensor(w3[r])).sum())(
+        Tensor(np.ones((2 * n, 3), np.float32)))
+    expect = np.concatenate([w3[k][:, 3 * r:3 * r + 3] for k in range(n)], 0)
+    _close(g.asnumpy(), expect, "AlltoAll grad")
+    if r == 0:      # x's gradient comes back from rank 1, which uses it times 3
+        g = ms.grad(lambda t: (ops.Send(3, 1)(t) * 2).sum())(x)
+        _close(g.asnumpy(), np.full((2, 3), 5.0), "Send grad")
+    elif r == 1:
+        dummy = Tensor(np.zeros(1, np.float32))
+        g = ms.grad(lambda d: (ops.Receive(3, 0, (2, 3), ms.float32)(d) * 3).sum())(dummy)
+        _close(g.asnumpy(), [0.0], "Receive grad (dependency input)")
+
+
+def _graph_mode(ms, ops, Tensor, n):
+    allreduce = ops.AllReduce()
+
+    @ms.jit
+    def f(t):
+        # a constant input: must still communicate at every call (never folded)
+        return allreduce(t) * 2 + allreduce(ops.ones((3,), ms.float32))
+
+    t = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    for _ in range(2):
+        _close(f(t).asnumpy(), 2 * n * np.array([1.0, 2.0, 3.0]) + n, "jit AllReduce")
+    g = ms.grad(f)(t)
+    _close(g.asnumpy(), np.full(3, 2.0 * n), "grad of jit AllReduce")
+
+
+def _data(n, steps, per_rank, shape, seed=3):
+    rng = np.random.RandomState(seed)
+    x = rng.randn(steps, per_rank * n, *shape).astype(np.float32)
+    y = rng.randint(0, 10, (steps, per_rank * n)).astype(np.int32)
+    return x, y
+
+
+def _train(make_net, x, y, r, n, data_parallel, **reducer_kw):
+    import mindlite as ms
+    from mindlite import Tensor, nn
+    ms.reset_auto_parallel_context()
+    if data_parallel:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                     gradients_mean=True, **reducer_kw)
+    ms.set_seed(0)
+    net = make_net()
+    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    assert step.reducer_flag == data_parallel
+    per = x.shape[1] // n
+    for xb, yb in zip(x, y):
+        if data_parallel:
+            xb, yb = xb[r * per:(r + 1) * per], yb[r * per:(r + 1) * per]
+        step(Tensor(xb), Tensor(yb))
+    ms.reset_auto_parallel_context()
+    return [p.asnumpy().copy() for p in net.trainable_params()]
+
+
+def train():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                    "examples"))
+    from train_digits import CNN, MLP
+    from mindlite.communication import get_group_size, get_rank, init
+    init()
+    r, n = get_rank(), get_group_size()
+    for name, make, shape in (("MLP", MLP, (64,)), ("CNN", CNN, (1, 8, 8))):
+        x, y = _data(n, 4, 8, shape)
+        ref = _train(make, x, y, r, n, False)
+        fused = _train(make, x, y, r, n, True)
+        unfused = _train(make, x, y, r, n, True,
+                         comm_fusion={"allreduce": {"mode": "size", "config": 0}})
+        by_index = _train(make, x, y, r, n, True,
+                          comm_fusion={"allreduce": {"mode": "index", "config": [1, 3]}})
+        for got, what in ((fused, "bucketed"), (unfused, "unbucketed"), (by_index, "index")):
+            assert len(got) == len(ref)
+            for i, (a, b) in enumerate(zip(got, ref)):
+                _close(a, b, f"{name} {what} data-parallel parameter {i} vs one process")
+    _model_train(r, n)
+    print(f"OK train rank {r}", flush=True)
+
+
+def _model_train(r, n):
+    """train.Model under DATA_PARALLEL on a dataset sharded by num_shards/shard_id equals
+    one process training on the whole (unsharded) batches."""
+    import mindlite as ms
+    from mindlite import nn
+    from mindlite.dataset import NumpySlicesDataset
+    rng = np.random.RandomState(5)
+    x = rng.randn(12 * n, 6).astype(np.float32)
+    y = rng.randint(0, 3, 12 * n).astype(np.int32)
+
+    def run(parallel):
+        ms.reset_auto_parallel_context()
+        if parallel:
+            ms.set_auto_parallel_context(parallel_mode="data_parallel", gradients_mean=True)
+            ds = NumpySlicesDataset({"x": x, "y": y}, shuffle=False, num_shards=n, shard_id=r)
+            ds = ds.batch(4)
+        else:
+            ds = NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4 * n)
+        ms.set_seed(1)
+        net = nn.Dense(6, 3)
+        model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                         nn.SGD(net.trainable_params(), 0.1))
+        model.train(2, ds)
+        ms.reset_auto_parallel_context()
+        return [p.asnumpy().copy() for p in net.trainable_params()]
+
+    for a, b in zip(run(True), run(False)):
+        _close(a, b, "Model data-parallel vs one process")
+
+
+def killed():
+    from mindlite import Tensor, ops
+    from mindlite.communication import get_rank, init
+    init()
+    if get_rank() == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.5)
+    ops.AllReduce()(Tensor(np.ones(4, np.float32)))
+    print("UNREACHED: AllReduce returned although rank 1 died", flush=True)
+
+
+def hung():
+    from mindlite import Tensor, ops
+    from mindlite.communication import get_rank, init
+    init()
+    if get_rank() == 1:
+        time.sleep(120)
+    ops.AllReduce()(Tensor(np.ones(4, np.float32)))
+    print("UNREACHED: AllReduce returned although rank 1 hung", flush=True)
+
+
+if __name__ == "__main__":
+    {"collectives": collectives, "train": train, "killed": killed, "hung": hung}[sys.argv[1]]()
