@@ -12,6 +12,7 @@ The scheduler (scheduler.py) builds one per Lite kernel (for kernel selection, s
 per-kernel callbacks) and one per CPU SubGraph kernel (the fast path). A graph the C runner
 cannot take runs on mindlite's graph interpreter instead (Program.reason says why).
 """
+from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, AnfNode, FuncGraph, ValueNode
 from ..ir.infer import Folded, infer_call
@@ -50,6 +51,9 @@ class GraphBuilder:
             a = self.abstracts.get(t)
             if a is None:
                 self.fail(f"its input {lt.name!r} (tensor {t}) is not computed before it")
+            if not isinstance(a, AbstractTensor):
+                self.fail(f"its input {lt.name!r} (tensor {t}) is a PartialFusion's value, "
+                          "not a tensor")
             p = self.fg.add_parameter(lt.name, a)
             self.sources.append(t)
         self.env[t] = p
@@ -89,7 +93,12 @@ class GraphBuilder:
         for i in range(len(node.inputs)):
             if self.model.tensors[node.inputs[i]].const is None:
                 self.input(i)
-        outs = rule(self, node)
+        try:
+            outs = rule(self, node)
+        except LiteBuildError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError) as err:
+            self.fail(f"{type(err).__name__}: {err}")
         if len(outs) != len(node.outputs):
             self.fail(f"it has {len(node.outputs)} output tensors, the op gives {len(outs)}")
         for t, out in zip(node.outputs, outs):

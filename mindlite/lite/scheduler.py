@@ -105,14 +105,29 @@ class Scheduler:
 
     def _control_abstracts(self, k, abstracts):
         node = k.node
+        ins = [abstracts[t] for t in node.inputs]
+        handles = [isinstance(a, tuple) for a in ins]
+        n_out = {"PartialFusion": 1, "Switch": 1}.get(node.op_type, len(node.outputs))
+        shape_ok = {"PartialFusion": not any(handles),
+                    "Switch": handles == [False, True, True],
+                    "Call": handles == [True] and len(node.outputs) > 0}[node.op_type]
+        if not shape_ok or len(node.outputs) != n_out:
+            raise ValueError(f"{self.model.path}: node {node.name!r} (op {node.op_type}) has "
+                             f"{len(ins)} inputs ({sum(handles)} partials) and "
+                             f"{len(node.outputs)} outputs, which is not a valid "
+                             f"{node.op_type}")
         if node.op_type == "PartialFusion":
-            k.arg_abstracts = [abstracts[t] for t in node.inputs]
-            return [("partial", node.attrs["sub_graph_index"], k.arg_abstracts)]
+            k.arg_abstracts = ins
+            return [("partial", node.attrs["sub_graph_index"], ins)]
         if node.op_type == "Switch":
-            return [("switch",) + tuple(abstracts[t] for t in node.inputs[1:])]
-        handle = abstracts[node.inputs[0]]
+            return [("switch",) + tuple(ins[1:])]
+        handle = ins[0]
         partials = handle[1:] if handle[0] == "switch" else (handle,)
-        results = [self.session.compiled(p[1], p[2]).out_abstracts for p in partials]
+        compiled = [self.session.compiled(p[1], p[2]) for p in partials]
+        if any(c is None for c in compiled):
+            raise ValueError(f"{self.model.path}: node {node.name!r} (Call) calls a subgraph "
+                             "that is being scheduled: recursive control flow is not supported")
+        results = [c.out_abstracts for c in compiled]
         first = results[0]
         for other in results[1:]:
             if [(a.dtype, tuple(a.shape)) for a in other] != \

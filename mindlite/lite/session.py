@@ -14,7 +14,8 @@ Subgraphs called by PartialFusion/Call are scheduled on first call per argument 
 """
 import numpy as np
 
-from ..abstract import AbstractTensor
+from ..abstract import AbstractTensor, abstract_tensor
+from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from .kernel import CONTROL_KERNELS
 from .ms_file import MsFileError, read_ms
@@ -77,15 +78,20 @@ class LiteSession:
             if any(d is None or d < 0 for d in dims):
                 raise ValueError(f"{model.path}: input {lt.name!r} has dynamic dims {dims}: "
                                  "call Model.resize with concrete shapes first")
-            abstracts[t] = _abstract(lt.dtype, dims)
+            try:
+                abstracts[t] = _abstract(lt.dtype, dims)
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"{model.path}: input {lt.name!r}: {err}") from None
         self.input_abstracts = [abstracts[t] for t in model.inputs]
         sub = model.subgraphs[0]
         missing = [t for t in sub.inputs if t not in abstracts]
         if missing:
             raise ValueError(f"{model.path}: the main subgraph's inputs {missing} are not model "
                              "inputs")
+        self._depth = 0
+        self._compiled[(0, _key([abstracts[t] for t in sub.inputs]))] = None
         self.main = self.scheduler.schedule(0, abstracts)
-        self._compiled[(0, _key(self.input_abstracts))] = self.main
+        self._compiled[(0, _key([abstracts[t] for t in sub.inputs]))] = self.main
         return self.main
 
     def compiled(self, index, abstracts):
@@ -98,8 +104,15 @@ class LiteSession:
                 raise ValueError(f"{self.model.path}: subgraph {sub.name!r} takes "
                                  f"{len(sub.inputs)} inputs, the PartialFusion passes "
                                  f"{len(abstracts)}")
+            if self._depth >= MAX_NESTING:
+                raise ValueError(f"{self.model.path}: subgraphs nest more than {MAX_NESTING} "
+                                 "deep (recursive control flow is not supported)")
             self._compiled[key] = None                    # recursion guard
-            hit = self.scheduler.schedule(index, dict(zip(sub.inputs, abstracts)))
+            self._depth += 1
+            try:
+                hit = self.scheduler.schedule(index, dict(zip(sub.inputs, abstracts)))
+            finally:
+                self._depth -= 1
             self._compiled[key] = hit
         return hit
 
@@ -123,8 +136,15 @@ class LiteSession:
     _callbacks = (None, None)
 
 
+MAX_NESTING = 64               # subgraph calls scheduled inside each other
+MAX_ELEMENTS = 1 << 34          # a larger input is a damaged file, not a model to allocate
+
+
 def _abstract(dtype, dims):
-    return Tensor(np.empty([int(d) for d in dims], dtype))._abs
+    dims = tuple(int(d) for d in dims)
+    if int(np.prod(dims, dtype=np.float64)) > MAX_ELEMENTS:
+        raise ValueError(f"input shape {list(dims)} has more than {MAX_ELEMENTS} elements")
+    return abstract_tensor(mstype.to_type(np.dtype(dtype)), dims)
 
 
 def _key(abstracts):

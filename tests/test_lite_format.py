@@ -1,0 +1,133 @@
+"""The .ms codec and bad input: every op table round-trips its fields; MSL2 identifier and
+version; damaged files at every byte class (header, vtables, offsets, lengths, scalars,
+tensor data: truncated at every length, bytes overwritten across the file) raise ValueError
+naming the file, or load and run cleanly; version mismatch, unknown op codes, bad indices,
+unsupported ops name the file, the node and the op."""
+import struct
+
+import numpy as np
+import pytest
+
+import mindlite as ms
+from mindlite.lite import schema as S
+from mindlite.lite.converter import convert
+from mindlite.lite.ms_file import (MsFileError, MsModel, MsNode, MsSubGraph, MsTensor, read_ms,
+                                   write_ms)
+
+from lite_models import MLP, Branchy, build, rand, run
+
+pytest.importorskip("flatbuffers", reason="the .ms format needs the flatbuffers package")
+
+
+def _value(kind, i):
+    return {"bool": True, "i8": 1 + i % 3, "i32": 1, "u32": 7, "i64": 5 + i, "f32": 0.5,
+            "str": f"s{i}", "[i32]": [1, 2], "[u32]": [3], "[i64]": [i, -2, 3],
+            "[f32]": [0.25], "[Attribute]": [("a", b"\x00\x01"), ("b", b"")]}[kind]
+
+
+@pytest.mark.parametrize("op_type", sorted(S.OPS))
+def test_every_op_table_round_trips(op_type):
+    fields = S.OPS[op_type][1]
+    attrs = {name: _value(kind, i) for i, (name, kind, _) in enumerate(fields)}
+    if op_type == "PartialFusion":
+        attrs["sub_graph_index"] = 0
+    m = MsModel("ops")
+    m.tensors = [MsTensor("x", np.float32, [2], node_type=S.NODE_PARAMETER),
+                 MsTensor("y", np.float32, [2])]
+    m.nodes = [MsNode("n", op_type, attrs, [0], [1])]
+    m.subgraphs = [MsSubGraph("main", [0], [1], [0], [0, 1])]
+    m.inputs, m.outputs = [0], [1]
+    data = write_ms(m)
+    assert data[4:8] == b"MSL2"
+    back = read_ms(data, "ops.ms").nodes[0]
+    assert back.op_type == op_type and back.attrs == attrs
+
+
+def test_header_version_and_tensors():
+    data = convert(MLP(), ms.Tensor(rand(2, 8)))
+    m = read_ms(data, "mlp.ms")
+    assert m.version.startswith("MindSpore Lite 2") and m.fmk_type == S.FMK["MINDIR"]
+    consts = [t for t in m.tensors if t.data is not None]
+    assert consts and all(t.node_type == S.NODE_VALUE for t in consts)
+    assert m.tensors[m.inputs[0]].dims == [2, 8] and m.tensors[m.inputs[0]].dtype == np.float32
+    assert struct.unpack_from("<I", data, 0)[0] < len(data)
+
+
+def test_old_identifier_and_version_mismatch():
+    data = bytearray(convert(MLP(), ms.Tensor(rand(2, 8))))
+    old = bytes(data[:4]) + b"MSL1" + bytes(data[8:])
+    with pytest.raises(MsFileError, match="old.ms: version mismatch: the file is MSL1"):
+        read_ms(old, "old.ms")
+    with pytest.raises(MsFileError, match="x.ms: not a MindSpore Lite MSL2 model"):
+        read_ms(b"\x00" * 4 + b"ABCD" + bytes(data[8:]), "x.ms")
+    m = read_ms(bytes(data))
+    m.version = "MindSpore Lite 1.8.0"
+    with pytest.raises(MsFileError, match="v1.ms: version mismatch.*1.8.0"):
+        read_ms(write_ms(m), "v1.ms")
+
+
+def _one_node(inputs=(0,), sub_index=None):
+    m = MsModel("m")
+    m.tensors = [MsTensor("x", np.float32, [2], node_type=S.NODE_PARAMETER),
+                 MsTensor("y", np.float32, [2])]
+    attrs = {} if sub_index is None else {"sub_graph_index": sub_index}
+    m.nodes = [MsNode("the_node", "Neg" if sub_index is None else "PartialFusion", attrs,
+                      list(inputs), [1])]
+    m.subgraphs = [MsSubGraph("main", [0], [1], [0], [0, 1])]
+    m.inputs, m.outputs = [0], [1]
+    return write_ms(m)
+
+
+@pytest.mark.parametrize("code,why", [(200, "is not supported by mindlite"),
+                                      (250, "is not a MSL2 op type")])
+def test_unknown_and_unsupported_op_codes(monkeypatch, code, why):
+    monkeypatch.setitem(S.OPS, "Neg", (code, []))       # write a node with that type code
+    data = _one_node()
+    monkeypatch.undo()
+    with pytest.raises(MsFileError, match=f"u.ms: node 'the_node': op with PrimitiveType code "
+                                          f"{code} {why}"):
+        read_ms(data, "u.ms")
+
+
+def test_bad_indices_name_the_node():
+    with pytest.raises(MsFileError, match="i.ms: node 'the_node' .Neg. inputs refers to index 9"):
+        read_ms(_one_node(inputs=(9,)), "i.ms")
+    with pytest.raises(MsFileError, match="PartialFusion"):
+        read_ms(_one_node(sub_index=4), "p.ms")
+
+
+def _loads_or_clean_error(data, arrays):
+    """A damaged model either fails with ValueError/TypeError/RuntimeError, or runs."""
+    try:
+        model = build(data, name="damaged.ms")
+    except MsFileError as err:
+        assert "damaged.ms" in str(err)
+        return "file"
+    except (ValueError, TypeError, NotImplementedError, RuntimeError):
+        return "build"
+    try:
+        run(model, *arrays)
+    except (ValueError, TypeError, RuntimeError):
+        return "run"
+    return "ran"
+
+
+def test_truncated_at_every_length():
+    data = convert(MLP((3, 2)), ms.Tensor(rand(1, 3)))
+    for n in range(len(data)):
+        with pytest.raises(MsFileError, match="trunc.ms"):
+            read_ms(data[:n], "trunc.ms")
+
+
+@pytest.mark.parametrize("net,arrays", [(MLP((4, 3)), (rand(1, 4),)),
+                                         (Branchy(), (rand(2, 4), rand(2, 4, seed=1)))])
+def test_damaged_bytes_raise_cleanly(net, arrays):
+    data = convert(net, *[ms.Tensor(a) for a in arrays])
+    positions = sorted(set(range(0, len(data), max(1, len(data) // 150))) | set(range(16)))
+    outcomes = {}
+    for pos in positions:
+        for value in (0x00, 0xFF, data[pos] ^ 0x80):
+            damaged = data[:pos] + bytes([value]) + data[pos + 1:]
+            kind = _loads_or_clean_error(damaged, arrays)
+            outcomes[kind] = outcomes.get(kind, 0) + 1
+    assert outcomes.get("file", 0) > 0 and outcomes.get("ran", 0) > 0
