@@ -80,7 +80,7 @@ def _supported(kernel):
         return (a["base"], a["scale"], a["shift"]) == (-1.0, 1.0, 0.0)
     if t == "Softmax":
         return len(a["axis"] or [-1]) == 1
-    return t in ("MatMulFusion", "Reshape", "BiasAdd", "Activation") or t in _BINARY \
+    return t in ("MatMulFusion", "Reshape", "Flatten", "BiasAdd", "Activation") or t in _BINARY \
         or t in _UNARY
 
 
@@ -148,6 +148,8 @@ class _OnnxBuilder:
                 bias = self.tmp()
                 self.add("Unsqueeze", [ins[1], axes], [bias])
             self.add("Add", [ins[0], bias], [out])
+        elif t == "Flatten":
+            self.add("Flatten", ins, [out], axis=int(a["axis"]))
         elif t == "Activation":
             self.act(node, ins[0], out)
         elif t == "Softmax":
