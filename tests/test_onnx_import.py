@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import mindlite as ms
+from mindlite import nn
 
 onnx = pytest.importorskip("onnx", reason="the onnx extra is not installed")
 ort = pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
@@ -274,3 +275,6 @@ def test_round_trip_transformer_block(tmp_path):
     np.testing.assert_allclose(cell(idx).asnumpy(), net(idx).asnumpy(), rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError, match="idx"):
         cell(ms.Tensor(np.zeros((3, 5), np.int32)))
+    assert set(cell.parameters_dict()) == {p.name for p in net.get_parameters()}
+    graph_cell = nn.GraphCell(load_onnx(str(path)))        # the interpreter: same results
+    np.testing.assert_allclose(graph_cell(idx).asnumpy(), cell(idx).asnumpy(), rtol=1e-6)

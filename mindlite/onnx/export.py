@@ -93,13 +93,12 @@ class Emitter:
         return outs[0] if n_out == 1 else tuple(outs)
 
     def const(self, value, dtype=None, hint="const"):
-        """A constant tensor (an initializer of the main graph) holding `value`."""
+        """A `Constant` node holding `value` (initializers are for weights only, so an
+        importer can tell the two apart)."""
         numpy_helper = _lib.onnx().numpy_helper
         arr = np.asarray(value.asnumpy() if isinstance(value, Tensor) else value,
                          dtype=None if dtype is None else np.dtype(dtype))
-        name = self.model.fresh(hint)
-        self.model.initializers.append(numpy_helper.from_array(arr, name))
-        return name
+        return self.node("Constant", [], hint=hint, value=numpy_helper.from_array(arr))
 
     def ints(self, values, hint="ints"):
         return self.const(np.asarray(values, np.int64).reshape(-1), hint=hint)
@@ -323,10 +322,13 @@ def _ir_version_for(opset):
 
 
 def export_onnx(graph, file_name, opset_version=DEFAULT_OPSET):
-    """Write `graph` as the ONNX file `file_name` (used by mindlite.export(file_format="ONNX"),
-    which has already appended '.onnx'). Returns the file name."""
+    """Write `graph` as the ONNX file `file_name` ('.onnx' appended when missing, as
+    MindSpore's export does; mindlite.export(file_format="ONNX") calls this). Returns the
+    file name written."""
     if not isinstance(file_name, str) or not file_name:
         raise TypeError(f"export_onnx: file_name must be a non-empty str, got {file_name!r}")
+    if not file_name.endswith(".onnx"):
+        file_name += ".onnx"
     onnx = _lib.onnx()
     proto = export_onnx_model(graph, opset_version)
     if is_large(proto):
