@@ -30,8 +30,15 @@ class Delegate:
 
 
 class DelegateModel:
-    def __init__(self, model, kernels, abstracts):
+    """The kernels of one subgraph, their tensors' abstracts, and the subgraph's outputs."""
+
+    def __init__(self, model, kernels, abstracts, outputs=()):
         self.model, self.kernels, self.abstracts = model, list(kernels), abstracts
+        self.outputs = list(outputs)
+
+    def used_after(self, end):
+        """Tensors read by kernels[end:] or returned by the subgraph."""
+        return set(self.outputs) | {t for k in self.kernels[end:] for t in k.runtime_inputs()}
 
     def get_primitive(self, kernel):
         return kernel.type, dict(kernel.node.attrs)
@@ -219,7 +226,8 @@ class OnnxRuntimeDelegate(Delegate):
             produced = {t for k in run for t in k.out_tensors}
             ins = list(dict.fromkeys(t for k in run for t in k.runtime_inputs()
                                      if t not in produced))
-            outs = [t for k in run for t in k.out_tensors]
+            after = model.used_after(j)
+            outs = [t for k in run for t in k.out_tensors if t in after]
             kernel = OnnxRuntimeKernel(model.model, run, ins, outs, model.abstracts,
                                        self.threads)
             model.replace(i, j, kernel)

@@ -89,7 +89,7 @@ class Scheduler:
                 outs = self._control_abstracts(k, abstracts)
             abstracts.update(zip(node.outputs, outs))
             kernels.append(k)
-        kernels = self._delegate(kernels, abstracts)
+        kernels = self._delegate(kernels, abstracts, sub.outputs)
         units = self._group(kernels)
         needed = set(sub.outputs)
         for u in reversed(units):
@@ -139,12 +139,12 @@ class Scheduler:
                              f"{len(node.outputs)} outputs, its subgraph gives {len(first)}")
         return first
 
-    def _delegate(self, kernels, abstracts):
+    def _delegate(self, kernels, abstracts, outputs):
         delegate = self.session.context.delegate
         if delegate is None:
             return kernels
         from .delegate import DelegateModel
-        dm = DelegateModel(self.model, kernels, abstracts)
+        dm = DelegateModel(self.model, kernels, abstracts, outputs)
         try:
             delegate.build(dm)
         except Exception as err:          # a delegate's failure must not lose the model

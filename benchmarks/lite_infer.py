@@ -1,0 +1,99 @@
+"""Inference latency: mindlite's Lite runtime vs onnxruntime on the same .ms model.
+
+    python benchmarks/lite_infer.py [--repeat 5] [--quick]
+
+Workloads: LeNet (1x32x32 input) and a 10-layer MLP (256 wide, ReLU between layers), at
+batch 1 and 32. Each model is converted to .ms once (mindlite.lite.converter) and built
+twice: by the Lite runtime (mindlite kernels), and with the onnxruntime delegate claiming
+every kernel, whose ONNX model and onnxruntime session are then timed directly
+(session.run with numpy feeds: no mindlite code on that path). Two Lite figures:
+`predict` (the mindspore_lite API: Tensor.set_data_from_numpy, Model.predict,
+get_data_to_numpy) and `session` (LiteSession.run on ready mindlite Tensors: the runtime
+itself). Time: the best of `repeat` rounds, each the mean of N calls. Outputs are checked
+to agree first. Issue 16's target: Lite <= 1.0x onnxruntime at batch 1. A benchmark, not a
+test; numbers on a shared machine are noisy.
+"""
+import argparse
+import os
+import sys
+import timeit
+
+import numpy as np
+
+import mindlite as ms
+from mindlite import lite as mslite
+from mindlite import nn
+from mindlite.lite.converter import convert
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+from lite_models import LeNet  # noqa: E402
+
+
+class DeepMLP(nn.Cell):
+    def __init__(self, width=256, depth=10):
+        super().__init__()
+        layers = []
+        for i in range(depth):
+            layers.append(nn.Dense(width, width))
+            if i < depth - 1:
+                layers.append(nn.ReLU())
+        self.body = nn.SequentialCell(layers)
+
+    def construct(self, x):
+        return self.body(x)
+
+
+def best(fn, number, repeat):
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def bench(name, net, shape, repeat, number):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    data = convert(net, ms.Tensor(x))
+    lite = mslite.Model()
+    lite.build_from_buffer(data, mslite.Context(), name)
+    ctx = mslite.Context()
+    ctx.delegate = mslite.OnnxRuntimeDelegate(threads=1)
+    delegated = mslite.Model()
+    delegated.build_from_buffer(data, ctx, name)
+    (ort_kernel,) = delegated._session.main.units
+    sess, feed = ort_kernel.session, ort_kernel.feeds[0]
+
+    inputs = lite.get_inputs()
+    inputs[0].set_data_from_numpy(x)
+    got = lite.predict(inputs)[0].get_data_to_numpy()
+    want = sess.run(None, {feed: x})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+
+    def predict():
+        inputs[0].set_data_from_numpy(x)
+        return lite.predict(inputs)[0].get_data_to_numpy()
+    session, args = lite._session, [ms.Tensor(x)]
+    t_predict = best(predict, number, repeat)
+    t_session = best(lambda: session.run(args), number, repeat)
+    t_ort = best(lambda: sess.run(None, {feed: x}), number, repeat)
+    return name, t_predict, t_session, t_ort
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    scale = 0.1 if args.quick else 1.0
+    rows = []
+    for batch in (1, 32):
+        n = max(5, int((300 if batch == 1 else 60) * scale))
+        rows.append(bench(f"LeNet b{batch}", LeNet(), (batch, 1, 32, 32), args.repeat, n))
+        rows.append(bench(f"MLP10x256 b{batch}", DeepMLP(), (batch, 256), args.repeat, n))
+    print("onnxruntime: 1 intra-op thread; mindlite: its default kernels. Times in us.")
+    print(f"{'workload':<16}{'lite predict':>14}{'lite session':>14}{'onnxruntime':>13}"
+          f"{'predict/ort':>13}{'session/ort':>13}")
+    for name, tp, ts, to in rows:
+        print(f"{name:<16}{tp * 1e6:>14.1f}{ts * 1e6:>14.1f}{to * 1e6:>13.1f}"
+              f"{tp / to:>12.2f}x{ts / to:>12.2f}x")
+    print("target (issue 16): lite <= 1.0x onnxruntime at batch 1")
+
+
+if __name__ == "__main__":
+    main()
