@@ -186,3 +186,24 @@ def test_errors():
         warnings.simplefilter("always")
         Model(net, loss, opt, boost_level="O1")
     assert any("no boost mode" in str(w.message) for w in caught)
+
+
+def test_model_network_properties():
+    net = nn.Dense(4, 3)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.SGD(net.trainable_params(), 0.1)
+    model = Model(net, loss, opt, metrics={"acc"})
+    assert model.predict_network is net
+    x = Tensor(np.ones((2, 4), np.float32))
+    y = Tensor(np.zeros(2, np.int32))
+    train = model.train_network
+    assert isinstance(train, nn.TrainOneStepCell) and train.optimizer is opt
+    before = net.weight.asnumpy().copy()
+    train(x, y)                                    # the same parameters and optimizer
+    assert not np.array_equal(net.weight.asnumpy(), before)
+    loss_value, out, label = model.eval_network(x, y)
+    assert out.shape == (2, 3) and label is y and not model.eval_network.add_cast_fp32
+    other = nn.Dense(4, 3)
+    half = Model(other, loss, nn.SGD(other.trainable_params(), 0.1), amp_level="O3")
+    assert half.eval_network.add_cast_fp32 and half.eval_network(x, y)[1].dtype == ms.float32
+    assert Model(net).train_network is net and Model(net).eval_network is None

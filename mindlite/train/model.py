@@ -282,3 +282,34 @@ class Model:
         """The network's output on `predict_data` (in inference mode)."""
         self._network.set_train(False)
         return self._network(*predict_data)
+
+    # ---- the networks (MindSpore's Model properties) ---------------------------------------
+    @property
+    def train_network(self):
+        """The training cell: amp's cell when one was built, else TrainOneStepCell(
+        WithLossCell(network, loss_fn), optimizer) over the same parameters and optimizer
+        (Model's own plain step is this computation, compiled as one graph under GRAPH_MODE);
+        the network itself without an optimizer."""
+        if self._train_network is None:
+            from ..nn.wrap.cell_wrapper import TrainOneStepCell, WithLossCell
+            if self._optimizer is None:
+                return self._network
+            net = self._network if self._loss_fn is None \
+                else WithLossCell(self._network, self._loss_fn)
+            self._train_network = TrainOneStepCell(net, self._optimizer)
+        return self._train_network
+
+    @property
+    def eval_network(self):
+        """The evaluation cell: `eval_network`, else WithEvalCell(network, loss_fn) (casting
+        the output to float32 under O2/O3), or None without a loss_fn."""
+        if self._eval_network is not None or self._loss_fn is None:
+            return self._eval_network
+        from ..nn.wrap.cell_wrapper import WithEvalCell
+        return WithEvalCell(self._network, self._loss_fn,
+                            add_cast_fp32=self._amp_level in ("O2", "O3", "auto"))
+
+    @property
+    def predict_network(self):
+        """The network predict runs."""
+        return self._network
