@@ -1,4 +1,4 @@
-"""Single-op latency of a mindlite primitive, with a per-stage breakdown (mindlite/profiler.py).
+"""Single-op latency of a mindlite primitive, with a per-stage breakdown (mindlite/profiler/).
 
     python -m mindlite.benchmark --op ReLU --shape 4,4 [--shape2 4,4] [--dtype float32]
                                  [--grad] [--compare torch,numpy] [--repeat N]
@@ -8,7 +8,10 @@
 random inputs (one per tensor input the primitive takes; the second has --shape2, default
 --shape), times the cached call (median, p10, p90 µs over repeated batches,
 time.perf_counter_ns), inside a recording gradient tape with --grad (inputs watched), compares
-with the torch / numpy equivalents listed in COMPARE, then prints the profiler's breakdown.
+with the torch / numpy equivalents listed in COMPARE, then prints the profiler's breakdown
+(mindlite/profiler/breakdown.py): the stages of a first call and of a cached call, each
+ending with what the stages leave of the measured call, "Python glue (unattributed)" (for
+the first call, by the frame it runs in), so the lines add up to the measured call.
 The ratio column is mindlite's median time / the comparator's median time: lower is better,
 below 1 mindlite is faster. A bad op, shape, dtype or compare name, or inputs that mindlite
 or a comparator rejects, exits with code 2 and a message.

@@ -10,6 +10,7 @@ import pytest
 
 from mindlite import Tensor, ops
 from mindlite.profiler import format_breakdown, profile_call, stage_sum
+from mindlite.profiler.breakdown import FRAMES, GLUE, glue_by_frame
 from mindlite.pynative.grad import GRAD_EXECUTOR
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -40,7 +41,8 @@ def test_cli_relu():
     assert ratio == pytest.approx(_figure(ml[0]) / _figure(npl[0]), rel=0.02, abs=0.01)
     assert _figure(ml[0]) > 0 and _figure(npl[0]) > 0
     for stage in ("signature key", "inference", "kernel selection", "key + runner lookup",
-                  "output allocation", "kernel launch", "Tensor wrap", "measured call"):
+                  "output allocation", "kernel launch", "Tensor wrap", "measured call",
+                  "Python glue (unattributed)", "in run_op", "in get_output"):
         assert stage in r.stdout, stage
     assert "grad record" not in r.stdout
 
@@ -92,8 +94,17 @@ def _check(d, grad):
         total, parts = d[phase + "/total"], stage_sum(d, phase)
         assert math.isfinite(total) and total > 0 and math.isfinite(parts) and parts > 0
     assert ("cached/grad record" in d) == grad and ("first/grad record" in d) == grad
+    # every first-call stage sits in one frame, so the glue by frame is all of the rest
+    framed = [f"first/{s}" for _, _, stages, _ in FRAMES for s in stages]
+    assert len(framed) == len(set(framed))
+    top = [k for k in d if k.startswith("first/") and k != "first/total" and k.count("/") == 1]
+    assert set(top) <= set(framed), set(top) - set(framed)
+    glue = glue_by_frame(d)
+    assert [name for name, _ in glue] == [name for name, _, _, _ in FRAMES]
+    assert sum(us for _, us in glue) == pytest.approx(d["first/total"] - stage_sum(d, "first"))
     text = format_breakdown(d)
     assert "first call of the signature:" in text and "cached call (runner):" in text
+    assert text.count(GLUE) == 2 and text.count("measured call") == 2
 
 
 @pytest.mark.parametrize("grad", [False, True])
@@ -102,8 +113,12 @@ def test_profile_call_binary(grad):
     y = Tensor(np.random.default_rng(1).standard_normal((4,)).astype(np.float32))
     d = profile_call(ops.Add(), x, y, repeat=3, grad=grad)
     _check(d, grad)
-    for stage in ("first/signature key", "first/cast inputs", "first/inference",
-                  "first/kernel selection", "first/launch", "cached/key + runner lookup",
+    for stage in ("first/C key + runner miss", "first/dispatch key + runner miss",
+                  "first/executor entry", "first/run info (signature key)", "first/cast inputs",
+                  "first/inference", "first/compile op", "first/compile op/kernel selection",
+                  "first/run kernel graph", "first/run kernel graph/output allocation",
+                  "first/run kernel graph/launch", "first/runner build",
+                  "first/runner install", "first/Tensor wrap", "cached/key + runner lookup",
                   "cached/output allocation", "cached/kernel launch", "cached/Tensor wrap"):
         assert stage in d
     assert not GRAD_EXECUTOR.recording
