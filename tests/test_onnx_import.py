@@ -2,6 +2,8 @@
 with onnx.helper (opsets 13-21, the version-dependent forms of Squeeze/Reduce*/Split/Pad/
 Clip/Resize) must give onnxruntime's outputs; mindlite -> ONNX -> mindlite round trips give
 eager's; torch.onnx exports load when torch is installed."""
+import os
+
 import numpy as np
 import pytest
 
@@ -278,3 +280,14 @@ def test_round_trip_transformer_block(tmp_path):
     assert set(cell.parameters_dict()) == {p.name for p in net.get_parameters()}
     graph_cell = nn.GraphCell(load_onnx(str(path)))        # the interpreter: same results
     np.testing.assert_allclose(graph_cell(idx).asnumpy(), cell(idx).asnumpy(), rtol=1e-6)
+
+
+def test_mindspore_written_file():
+    """ms_cnn.onnx: written by MindSpore 2.10's export (opset 11, Conv with bias, Gemm,
+    BatchNormalization; tests/data/make_onnx_fixtures.py) loads, upgraded to opset 13, and
+    gives MindSpore's output."""
+    data = os.path.join(os.path.dirname(__file__), "data")
+    ref = np.load(os.path.join(data, "ms_cnn_onnx.npz"))
+    cell = OnnxGraphCell(os.path.join(data, "ms_cnn.onnx"))
+    np.testing.assert_allclose(cell(ms.Tensor(ref["x"])).asnumpy(), ref["y"], rtol=1e-5,
+                               atol=1e-6)

@@ -91,10 +91,16 @@ def relu_model(opset, op="Relu", domain=""):
     return m
 
 
-@pytest.mark.parametrize("opset", [7, 11, 12])
+@pytest.mark.parametrize("opset", [1, 6, 22])
 def test_unsupported_opset(opset):
     with pytest.raises(ValueError, match=f"opset {opset}.*13-21"):
         load_onnx(relu_model(opset))
+
+
+def test_old_opset_upgraded():
+    cell = OnnxGraphCell(load_onnx(relu_model(11)))
+    x = ms.Tensor(np.array([-1.0, 2.0], np.float32))
+    np.testing.assert_array_equal(cell(x).asnumpy(), [0.0, 2.0])
 
 
 def test_unsupported_op_names_node_and_op(tmp_path):

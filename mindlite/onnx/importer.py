@@ -1,7 +1,8 @@
 """ONNX -> FuncGraph: `load_onnx(path_or_model)`.
 
 Where it sits: the reverse of onnx/export.py. The file is parsed and checked with the
-`onnx` package (onnx.checker), the default-domain opset must be 13-21, then every node is
+`onnx` package (onnx.checker), the default-domain opset must be 13-21 (7-12 are upgraded to
+13 with onnx.version_converter: MindSpore's own exporter writes 11), then every node is
 converted in order by the importer registered for its op type (onnx/import_ops*.py) into
 mindlite primitive CNodes, with abstracts inferred exactly as the graph-mode parser does
 (ir/infer.infer_call). The FuncGraph has the layout jit/export_graph gives: the model's
@@ -28,6 +29,7 @@ from ..ir.manager import lint
 from . import _lib
 
 MIN_OPSET, MAX_OPSET = 13, 21
+UPGRADE_FROM = 7           # older opsets are upgraded to MIN_OPSET first
 IMPORTERS = {}        # ONNX op type -> fn(ctx) returning the list of output values
 
 
@@ -355,11 +357,27 @@ def read_model(path_or_model):
     versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
     if not versions:
         raise ValueError(f"load_onnx: {source} imports no default-domain opset")
-    if not MIN_OPSET <= versions[0] <= MAX_OPSET:
+    if UPGRADE_FROM <= versions[0] < MIN_OPSET:
+        model = _upgrade(model, source, versions[0])
+    elif not MIN_OPSET <= versions[0] <= MAX_OPSET:
         raise ValueError(f"load_onnx: {source} uses opset {versions[0]}; mindlite imports "
-                         f"opsets {MIN_OPSET}-{MAX_OPSET} (convert it with "
-                         f"onnx.version_converter first)")
+                         f"opsets {MIN_OPSET}-{MAX_OPSET} (and upgrades {UPGRADE_FROM}-"
+                         f"{MIN_OPSET - 1} with onnx.version_converter)")
     return model, source
+
+
+def _upgrade(model, source, version):
+    """An opset 7-12 model (MindSpore's exporter writes 11) rewritten to opset 13 by
+    onnx.version_converter (Softmax's old flattening semantics, attrs turned into inputs)."""
+    onnx = _lib.onnx()
+    try:
+        upgraded = onnx.version_converter.convert_version(model, MIN_OPSET)
+        onnx.checker.check_model(upgraded)
+    except Exception as e:
+        raise ValueError(f"load_onnx: {source} uses opset {version}, which onnx.version_"
+                         f"converter could not upgrade to {MIN_OPSET}: "
+                         f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    return upgraded
 
 
 def load_onnx(path_or_model):
