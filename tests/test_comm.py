@@ -124,3 +124,16 @@ def test_auto_parallel_context():
     step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
                                nn.SGD(net.trainable_params(), 0.1))
     assert step.reducer_flag is False
+
+
+def test_example_train_digits_dp(tmp_path):
+    pytest.importorskip("sklearn", reason="the digits data come from scikit-learn")
+    script = os.path.join(os.path.dirname(WORKER), "..", "examples", "train_digits_dp.py")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    proc = subprocess.run([MPIEXEC, "-n", "2", "--oversubscribe", sys.executable, script,
+                           "--quick", "--nets", "MLP", "--out", str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=LIMIT, cwd=tmp_path,
+                          errors="replace")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "saved by rank 0) reloaded in one process: identical predictions" in proc.stdout
+    assert [p.name for p in tmp_path.glob("*.ckpt")] == ["mlp-5_22.ckpt"]
