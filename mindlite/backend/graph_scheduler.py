@@ -116,6 +116,19 @@ def _store(s, vals, res):
             vals[v] = r
 
 
+def _as_abstract(arr, a, s):
+    """A SuperKernel's output as the graph's abstract promised (a runtime may return a
+    scalar as shape (1,)); a different size or dtype is the plugin's error."""
+    if arr.shape != tuple(a.shape):
+        if arr.size != a.size:
+            raise ValueError(f"output shape {list(arr.shape)}, the graph expects "
+                             f"{list(a.shape)}")
+        arr = arr.reshape(a.shape)
+    if arr.dtype != a.np:
+        raise ValueError(f"output dtype {arr.dtype}, the graph expects {a.np}")
+    return arr
+
+
 def run_step(cg, s, vals):
     kind = s.kind
     try:
@@ -135,8 +148,10 @@ def run_step(cg, s, vals):
         elif kind == "d2h":
             get_device_context(s.device).res_manager.copy_device_to_host(
                 vals[s.outs[0]], vals[s.ins[0]])
-        else:                                            # super
-            _store(s, vals, [np.asarray(r) for r in s.fn([_array(vals[v]) for v in s.ins])])
+        else:                                            # super: host arrays back
+            res = s.fn([_array(vals[v]) for v in s.ins])
+            _store(s, vals, [_as_abstract(np.asarray(r), cg.values[v].abstract, s)
+                             for r, v in zip(res, s.outs)])
     except Exception as err:
         if s.on_error is not None:
             s.on_error(err)

@@ -1,0 +1,151 @@
+"""The graph-mode example plugin ORT (examples/devices/ort_device, issue 17): discovered
+through its `mindlite.devices` entry point (a .dist-info written by the fixture on sys.path,
+as an installed package has), eager ops as one-node graphs, a jit'd MLP as one SuperKernel,
+a GRAPH_MODE training step split between SuperKernels and CPU, all equal to CPU."""
+import importlib
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import mindlite as ms
+from mindlite import nn, ops
+from mindlite.backend.graph_compiler import compile_graph
+from mindlite.device import registry
+from mindlite.device.base import PluginError
+
+pytest.importorskip("onnx", reason="the ORT plugin converts graphs with onnx")
+pytest.importorskip("onnxruntime", reason="the ORT plugin runs graphs in onnxruntime")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ORT_SRC = os.path.join(HERE, "..", "examples", "devices", "ort_device")
+
+
+@pytest.fixture(scope="module")
+def ort(tmp_path_factory):
+    site = tmp_path_factory.mktemp("site")
+    info = site / "mindlite_ort_device-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mindlite-ort-device\n"
+                                   "Version: 0.1.0\n")
+    with open(os.path.join(ORT_SRC, "pyproject.toml")) as f:       # the package's own
+        text = f.read()
+    entry = text.split('[project.entry-points."mindlite.devices"]')[1].strip().splitlines()[0]
+    entry = entry.replace('"', "")                                # TOML string -> INI value
+    (info / "entry_points.txt").write_text(f"[mindlite.devices]\n{entry}\n")
+    sys.path[:0] = [ORT_SRC, str(site)]
+    importlib.invalidate_caches()
+    registry.load_plugins(reload=True)
+    yield
+    ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE, device_fallback=False)
+    sys.path.remove(ORT_SRC)
+    sys.path.remove(str(site))
+    ms.device.unregister_device("ORT")
+
+
+def _t(rng, *shape):
+    return ms.Tensor(rng.standard_normal(shape).astype(np.float32))
+
+
+def test_listed_graph_mode(ort):
+    assert "ORT" in ms.device.list_devices()
+    ctx = ms.device.get_device_context("ORT")
+    assert ctx.mode == "graph" and ctx.kernel_executor is None
+
+
+def test_eager_ops_equal_cpu(ort):
+    rng = np.random.default_rng(0)
+    x, z, w = _t(rng, 4, 5), _t(rng, 4, 5), _t(rng, 5, 3)
+
+    def run():
+        return [ops.relu(x), x + z, x * 2.5, ops.exp(x), ops.matmul(x, w), ops.sigmoid(z),
+                ops.ReduceSum()(x, 1)]
+    cpu = [r.asnumpy() for r in run()]
+    ms.set_context(device_target="ORT")
+    try:
+        dev = [r.asnumpy() for r in run()]
+        from mindlite.backend.session import session_factory
+        on_ort = [g for g in session_factory("ORT").graphs.values()
+                  if g.kernel.device == "ORT"]
+        assert len(on_ort) >= 5
+    finally:
+        ms.set_context(device_target="CPU")
+    for a, b in zip(cpu, dev):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+def _mlp():
+    ms.set_seed(1)
+    return nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 16), nn.Tanh(),
+                              nn.Dense(16, 4)])
+
+
+def test_jit_mlp_is_one_super_kernel(ort):
+    rng = np.random.default_rng(1)
+    x = _t(rng, 6, 8)
+    net = _mlp()
+    fwd = ms.jit(lambda a: net(a))
+    ref = fwd(x).asnumpy()
+    ms.set_context(device_target="ORT")
+    try:
+        out = fwd(x).asnumpy()
+        cg = compile_graph(fwd.graph(x))
+    finally:
+        ms.set_context(device_target="CPU")
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+    assert [s.kind for s in cg.steps] == ["super"]
+    assert cg.steps[0].device == "ORT" and not cg.copies()
+
+
+def _train(device, steps=3):
+    ms.set_context(device_target=device, mode=ms.GRAPH_MODE)
+    try:
+        net = _mlp()
+        opt = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+        rng = np.random.default_rng(3)
+        x, y = _t(rng, 6, 8), _t(rng, 6, 4)
+        losses = [float(step(x, y).asnumpy()) for _ in range(steps)]
+        return losses, [p.asnumpy() for p in net.trainable_params()], step
+    finally:
+        ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE)
+
+
+def test_graph_mode_training_step_equals_cpu(ort):
+    ref_losses, ref_params, _ = _train("CPU")
+    losses, params, step = _train("ORT")
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    for p, r in zip(params, ref_params):
+        np.testing.assert_allclose(p, r, rtol=1e-5, atol=1e-6)
+    from mindlite.jit.api import _CELL_JIT
+    progs = [c._device_program[2] for c in _CELL_JIT[step].cache.values()
+             if getattr(c, "_device_program", None) and c._device_program[2]]
+    kinds = {s.kind for s in progs[-1].compiled_graph.steps}
+    assert "super" in kinds and "prim" in kinds          # optimizer updates stay on CPU
+
+
+def test_compile_failure_names_plugin(ort, monkeypatch):
+    ctx = ms.device.get_device_context("ORT")
+
+    def broken(graph):
+        raise RuntimeError("no such ONNX op")
+    monkeypatch.setattr(ctx.graph_executor, "compile_graph", broken)
+    rng = np.random.default_rng(2)
+    x = _t(rng, 3, 8)
+    net = _mlp()
+    fwd = ms.jit(lambda a: net(a))
+    ref = fwd(x).asnumpy()
+    ms.set_context(device_target="ORT")
+    try:
+        with pytest.raises(PluginError, match=r"ORT.*MatMul"):
+            compile_graph(fwd.graph(x))
+        ms.set_context(device_fallback=True)
+        with pytest.warns(RuntimeWarning, match="ORT"):
+            cg = compile_graph(fwd.graph(x))
+        assert {s.device for s in cg.steps} == {"CPU"}
+        np.testing.assert_allclose(cg.run([x] + list(net.trainable_params()))
+                                   .asnumpy(), ref, rtol=1e-6)
+    finally:
+        ms.set_context(device_target="CPU", device_fallback=False)
