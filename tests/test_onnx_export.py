@@ -249,3 +249,38 @@ def test_large_model_external_data(tmp_path, monkeypatch):
                                atol=1e-6)
     got = OnnxGraphCell(load_onnx(path))(x).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+LAYERS = {
+    "conv_transpose_valid": lambda: (nn.Conv2dTranspose(3, 4, 3, stride=2, pad_mode="valid",
+                                                        has_bias=True), (1, 3, 5, 5)),
+    "conv_transpose_same": lambda: (nn.Conv2dTranspose(4, 4, 3, stride=2, pad_mode="same",
+                                                       group=2), (1, 4, 5, 5)),
+    "conv_transpose_pad": lambda: (nn.Conv2dTranspose(3, 4, (3, 2), stride=(2, 1),
+                                                      pad_mode="pad", padding=(1, 0, 1, 0)),
+                                   (1, 3, 5, 5)),
+    "adaptive_avg": lambda: (nn.AdaptiveAvgPool2d((2, 2)), (1, 3, 4, 6)),
+    "adaptive_max": lambda: (nn.AdaptiveMaxPool2d((1, 1)), (1, 3, 4, 4)),
+    "group_norm": lambda: (nn.GroupNorm(2, 4), (2, 4, 3, 3)),
+    "batch_norm_1d": lambda: (nn.BatchNorm1d(3), (4, 3)),
+    "prelu": lambda: (nn.PReLU(), (2, 3)),
+    "activations": lambda: (nn.SequentialCell([nn.HSwish(), nn.Mish(), nn.Softsign(),
+                                               nn.LogSigmoid(), nn.Hardtanh(), nn.Tanhshrink(),
+                                               nn.LeakyReLU(0.1)]), (2, 3)),
+    "zero_pad": lambda: (nn.ZeroPad2d(1), (1, 1, 2, 2)),
+    "encoder_layer": lambda: (nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0,
+                                                         batch_first=True), (2, 3, 8)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+@pytest.mark.parametrize("opset", [13, 18])
+def test_layers(name, opset):
+    net, shape = LAYERS[name]()
+    net.set_train(False)
+    check(net, ms.Tensor(RNG.standard_normal(shape).astype(np.float32)), opset=opset, atol=1e-4)
+
+
+def test_adaptive_pool_uneven_refused():
+    with pytest.raises(ValueError, match="AdaptiveAvgPool2D.*not a multiple"):
+        export_onnx_model(graph_for_export(nn.AdaptiveAvgPool2d((3, 3)), rand(1, 2, 4, 4)))

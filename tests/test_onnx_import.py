@@ -291,3 +291,24 @@ def test_mindspore_written_file():
     cell = OnnxGraphCell(os.path.join(data, "ms_cnn.onnx"))
     np.testing.assert_allclose(cell(ms.Tensor(ref["x"])).asnumpy(), ref["y"], rtol=1e-5,
                                atol=1e-6)
+
+
+@pytest.mark.parametrize("attrs", [
+    {}, {"strides": [2, 1], "pads": [1, 0, 1, 0]},
+    {"strides": [2, 2], "pads": [1, 1, 0, 0], "output_padding": [1, 1]},
+    {"strides": [3, 2], "output_padding": [2, 1], "group": 2, "dilations": [1, 2]}])
+def test_conv_transpose(attrs):
+    g = attrs.get("group", 1)
+    node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **attrs)
+    m = make_model([node], [("x", F, [1, 4, 5, 5])], [("y", F)],
+                   [("w", x_of(4, 3, 3, 3)), ("b", x_of(3 * g))])
+    against_ort(m, x_of(1, 4, 5, 5), atol=1e-4)
+
+
+@pytest.mark.parametrize("name", sorted(ex.LAYERS))
+def test_round_trip_layers(name):
+    net, shape = ex.LAYERS[name]()
+    net.set_train(False)
+    x = ms.Tensor(RNG.standard_normal(shape).astype(np.float32))
+    cell = OnnxGraphCell(load_onnx(export_onnx_model(graph_for_export(net, x))))
+    np.testing.assert_allclose(cell(x).asnumpy(), net(x).asnumpy(), rtol=1e-4, atol=1e-4)

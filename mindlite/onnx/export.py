@@ -155,7 +155,8 @@ class Emitter:
         name = getattr(fn, "name", None)
         conv = CONVERTERS.get(name)
         if conv is None:
-            raise ValueError(f"export_onnx: primitive '{name or fn!r}' in @{self.graph.name} "
+            label = name if isinstance(name, str) else repr(fn)
+            raise ValueError(f"export_onnx: primitive '{label}' in @{self.graph.name} "
                              f"has no ONNX converter (supported: "
                              f"{', '.join(sorted(CONVERTERS))})")
         return conv(Op(self, cnode, fn))

@@ -92,6 +92,38 @@ def _silu(op):
     return op.node("Mul", [x, op.node("Sigmoid", [x])])
 
 
+@converter("HSwish")
+def _hswish(op):
+    x = op.input(0)
+    if op.em.opset >= 14:
+        return op.node("HardSwish", [x])
+    return op.node("Mul", [x, op.node("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)])
+
+
+@converter("Mish")
+def _mish(op):
+    x = op.input(0)
+    return op.node("Mul", [x, op.node("Tanh", [op.node("Softplus", [x])])])
+
+
+@converter("Softsign")
+def _softsign(op):
+    return op.node("Softsign", [op.input(0)])
+
+
+@converter("LogSigmoid")
+def _log_sigmoid(op):
+    """-softplus(-x), stable for large |x|."""
+    return op.node("Neg", [op.node("Softplus", [op.node("Neg", [op.input(0)])])])
+
+
+@converter("Hardtanh")
+def _hardtanh(op):
+    t = op.out.dtype.np
+    lo, hi = op.attrs.get("min_val", -1.0), op.attrs.get("max_val", 1.0)
+    return op.node("Clip", [op.input(0), op.em.const(lo, t), op.em.const(hi, t)])
+
+
 @converter("GeLU")
 def _gelu(op):
     """MindSpore's GeLU primitive is the tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
@@ -207,6 +239,54 @@ def _pads4(pad):
         return pad, pad, pad, pad
     pad = tuple(pad)
     return pad if len(pad) == 4 else (pad[0], pad[0], pad[1], pad[1])
+
+
+@converter("Conv2DBackpropInput")
+def _conv_transpose(op):
+    """Conv2dTranspose: ONNX ConvTranspose with the pads (and output_padding) that give the
+    requested output size (input 2); the weight layout (C_in, C_out / group, kh, kw) is
+    ONNX's."""
+    a = op.attrs
+    if a.get("data_format", "NCHW") != "NCHW":
+        op.fail("only data_format='NCHW' can be exported")
+    kernel, stride, dil = _hw(a["kernel_size"]), _hw(a.get("stride", 1)), _hw(a.get("dilation",
+                                                                                    1))
+    target = list(op.const(2))[2:]
+    size_in = op.shape(0)[2:]
+    mode = str(a.get("pad_mode", "valid")).lower()
+    begin, end, extra = [0, 0], [0, 0], [0, 0]
+    for i in range(2):
+        natural = stride[i] * (size_in[i] - 1) + dil[i] * (kernel[i] - 1) + 1
+        if mode == "pad":
+            top, bottom, left, right = _pads4(a.get("pad", 0))
+            begin[i], end[i] = (top, bottom) if i == 0 else (left, right)
+        else:
+            total = max(natural - target[i], 0)
+            begin[i], end[i] = total // 2, total - total // 2
+        extra[i] = target[i] - (natural - begin[i] - end[i])
+        if not 0 <= extra[i] < max(stride[i], dil[i]):
+            op.fail(f"output size {target} is not reachable from input {list(size_in)}")
+    kw = dict(kernel_shape=kernel, strides=stride, dilations=dil,
+              group=int(a.get("group", 1)), pads=begin + end)
+    if any(extra):
+        kw["output_padding"] = extra
+    return op.node("ConvTranspose", [op.input(0), op.input(1)], **kw)
+
+
+@converter("AdaptiveAvgPool2D", "AdaptiveMaxPool2D")
+def _adaptive_pool(op):
+    """Exported when it is a plain pooling: output (1, 1) (global) or an input size that the
+    output size divides (kernel = stride = in / out)."""
+    size_in = op.shape(0)[-2:]
+    out = op.out[0] if isinstance(op.out, tuple) else op.out
+    size_out = list(out.shape[-2:])
+    if any(d < 0 for d in size_in) or any(i % o for i, o in zip(size_in, size_out)):
+        op.fail(f"input size {list(size_in)} is not a multiple of the output size {size_out}")
+    k = [i // o for i, o in zip(size_in, size_out)]
+    is_max = op.name == "AdaptiveMaxPool2D"
+    y = op.node("MaxPool" if is_max else "AveragePool", [op.input(0)], kernel_shape=k,
+                strides=k)
+    return (y, None) if isinstance(op.out, tuple) else y     # no argmax output
 
 
 @converter("MaxPool", "AvgPool")

@@ -111,6 +111,15 @@ def _strided_slice(op):
     return op.node("Squeeze", [out, op.em.ints(shrink)]) if shrink else out
 
 
+@converter("Slice")
+def _slice(op):
+    """MindSpore's Slice(x, begin, size): size -1 runs to the end of the axis."""
+    begin, size = list(op.const(1)), list(op.const(2))
+    ends = [INT64_MAX if s == -1 else b + s for b, s in zip(begin, size)]
+    return op.node("Slice", [op.input(0), op.em.ints(begin), op.em.ints(ends),
+                             op.em.ints(list(range(len(begin))))])
+
+
 @converter("Split")
 def _split(op):
     axis = int(op.attrs.get("axis", 0))

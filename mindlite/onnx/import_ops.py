@@ -14,7 +14,8 @@ from .importer import importer, ms_type
 UNARY = {"Relu": P.ReLU, "Sigmoid": P.Sigmoid, "Tanh": P.Tanh, "Sqrt": P.Sqrt, "Exp": P.Exp,
          "Log": P.Log, "Neg": P.Neg, "Abs": P.Abs, "Erf": P.Erf, "Floor": P.Floor,
          "Ceil": P.Ceil, "Sin": P.Sin, "Cos": P.Cos, "Reciprocal": P.Reciprocal,
-         "Softplus": P.Softplus, "Not": P.LogicalNot, "Sign": P.Sign, "Round": P.Round}
+         "Softplus": P.Softplus, "Not": P.LogicalNot, "Sign": P.Sign, "Round": P.Round,
+         "Softsign": P.Softsign, "Mish": P.Mish}
 BINARY = {"Add": P.Add, "Sub": P.Sub, "Mul": P.Mul, "Pow": P.Pow, "Less": P.Less,
           "Greater": P.Greater, "Equal": P.Equal, "LessOrEqual": P.LessEqual,
           "GreaterOrEqual": P.GreaterEqual, "And": P.LogicalAnd, "Or": P.LogicalOr}
@@ -228,6 +229,39 @@ def _conv(ctx):
     else:
         kw.update(pad_mode="pad", pad=(pads[0], pads[2], pads[1], pads[3]))
     y = ctx.call(P.Conv2D(out_channel=wshape[0], **kw), x, w)
+    if ctx.has(2):
+        y = ctx.call(P.BiasAdd(), y, ctx.t(2))
+    return y
+
+
+@importer("ConvTranspose")
+def _conv_transpose(ctx):
+    """Conv2DBackpropInput to the full output, then the crop (pads) and the extra rows
+    (output_padding) ONNX asks for, as nn.Conv2dTranspose does."""
+    x, w = ctx.t(0), ctx.t(1)
+    wshape, xshape = ctx.shape(w), ctx.shape(x)
+    if len(wshape) != 4 or any(d < 0 for d in xshape):
+        ctx.fail("only 2-D transposed convolutions of static shape are supported")
+    if ctx.attr("auto_pad", "NOTSET") != "NOTSET" or ctx.attr("output_shape") is not None:
+        ctx.fail("auto_pad / output_shape are not supported; give pads")
+    group = int(ctx.attr("group", 1))
+    kernel = list(ctx.attr("kernel_shape", wshape[2:]))
+    stride, dil = list(ctx.attr("strides", [1, 1])), list(ctx.attr("dilations", [1, 1]))
+    pads = list(ctx.attr("pads", [0, 0, 0, 0]))
+    extra = list(ctx.attr("output_padding", [0, 0]))
+    natural = [stride[i] * (xshape[2 + i] - 1) + dil[i] * (kernel[i] - 1) + 1 for i in range(2)]
+    full = (xshape[0], wshape[1] * group, natural[0], natural[1])
+    prim = P.Conv2DBackpropInput(out_channel=wshape[0], kernel_size=tuple(kernel),
+                                 pad_mode="pad", pad=(0, 0, 0, 0), stride=tuple(stride),
+                                 dilation=tuple(dil), group=group)
+    y = ctx.call(prim, x, w, full)
+    size = [natural[i] - pads[i] - pads[i + 2] + extra[i] for i in range(2)]
+    keep = [min(size[i], natural[i] - pads[i]) for i in range(2)]
+    if keep != natural or pads[:2] != [0, 0]:
+        y = ctx.call(P.Slice(), y, (0, 0, pads[0], pads[1]), (full[0], full[1], *keep))
+    grow = [size[i] - keep[i] for i in range(2)]
+    if any(grow):
+        y = ctx.call(P.PadV3(mode="constant"), y, (0, grow[1], 0, grow[0]), 0)
     if ctx.has(2):
         y = ctx.call(P.BiasAdd(), y, ctx.t(2))
     return y
