@@ -350,6 +350,21 @@ class _AmpWithLossCell(nn.Cell):
         return self._loss_fn(out, _cast(label, mstype.float32))
 
 
+def _marked(cell):
+    return cell.__dict__.get("_mp_dtype") is not None or "_mp_output" in cell.__dict__
+
+
+def eager_above_mixed_cells(root):
+    """Under GRAPH_MODE, the cells holding a mixed-precision cell run eagerly (as the marked
+    cells themselves do): compiling them would inline the marked cells' construct without
+    their casts, in float32. Cells with no mixed-precision cell below still compile."""
+    from .jit.api import _CELL_JIT, _EAGER
+    for _, cell in root.cells_and_names():
+        if not _marked(cell) and any(_marked(c) for _, c in cell.cells_and_names()):
+            _CELL_JIT[cell] = _EAGER
+    return root
+
+
 def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_level="O0",
                         **kwargs):
     """The training cell for `network` (with `loss_fn`) at amp `level` (see the module
@@ -378,7 +393,8 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     if manager is not None:
         update_cell = manager.get_update_cell()
         if update_cell is not None:
-            return nn.TrainOneStepWithLossScaleCell(network, optimizer,
-                                                    scale_sense=update_cell).set_train()
+            return eager_above_mixed_cells(nn.TrainOneStepWithLossScaleCell(
+                network, optimizer, scale_sense=update_cell).set_train())
         loss_scale = manager.get_loss_scale()
-    return nn.TrainOneStepCell(network, optimizer, loss_scale).set_train()
+    return eager_above_mixed_cells(nn.TrainOneStepCell(network, optimizer,
+                                                       loss_scale).set_train())

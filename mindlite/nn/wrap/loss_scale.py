@@ -35,7 +35,14 @@ def _flag(value):
     return bool(np.asarray(value.asnumpy() if isinstance(value, Tensor) else value).all())
 
 
-class DynamicLossScaleUpdateCell(Cell):
+class _EagerCell(Cell):
+    """A cell whose construct is host control flow: it runs eagerly under GRAPH_MODE too."""
+
+    def _call(self, args, kwargs, eager=False):
+        return Cell._call(self, args, kwargs, eager=True)
+
+
+class DynamicLossScaleUpdateCell(_EagerCell):
     """update(loss_scale, overflow): after an overflow, loss_scale = max(loss_scale /
     scale_factor, 1); after scale_window steps since the last overflow or growth, loss_scale *=
     scale_factor. Writes the new value into the `loss_scale` Parameter; returns overflow."""
@@ -77,7 +84,7 @@ class DynamicLossScaleUpdateCell(Cell):
         return overflow
 
 
-class FixedLossScaleUpdateCell(Cell):
+class FixedLossScaleUpdateCell(_EagerCell):
     """A scale that never changes; update(loss_scale, overflow) returns overflow."""
 
     def __init__(self, loss_scale_value):
@@ -118,8 +125,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         self.scale_sense = Parameter(value, name="scale_sense", requires_grad=False)
         self.grad_fn = value_and_grad(self._scaled_loss, None, self.weights, has_aux=True)
 
-    def _call(self, args, kwargs, eager=False):
-        return super()._call(args, kwargs, eager=True)
+    _call = _EagerCell._call
 
     def _scaled_loss(self, *inputs):
         loss = self.network(*inputs)
