@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 
+from ..ir.anf import FUNC, SWITCH, CNode, FuncGraph, ValueNode
 from ..ir.manager import FuncGraphManager, LintError, lint
 from ..jit.passes import registry as passes
 from ..jit.passes.pipeline import run_pass
@@ -28,12 +29,43 @@ OPTIMIZE = ("general", "none")
 FMKS = ("MINDIR", "ONNX")
 
 
+def fill_call_abstracts(manager):
+    """Give graph calls the abstract their callee returns (Switch: FUNC), for graphs read
+    from files whose call nodes carry none (MINDIR's Partial wrappers)."""
+    for _ in range(len(manager.graphs()) + 1):
+        changed = False
+        for g in manager.graphs():
+            for node in g.order:
+                if node.abstract is not None and node.abstract is not FUNC:
+                    continue
+                callee = node.inputs[0]
+                fn = callee.value if isinstance(callee, ValueNode) else None
+                if fn is SWITCH:
+                    new = FUNC
+                elif isinstance(fn, FuncGraph):
+                    new = fn.output.abstract
+                elif isinstance(callee, CNode) and _is_switch(callee):
+                    new = callee.inputs[2].value.output.abstract
+                else:
+                    continue
+                if new is not None and new is not node.abstract:
+                    node.abstract, changed = new, True
+        if not changed:
+            return
+
+
+def _is_switch(node):
+    return isinstance(node.inputs[0], ValueNode) and node.inputs[0].value is SWITCH and \
+        isinstance(node.inputs[2], ValueNode) and isinstance(node.inputs[2].value, FuncGraph)
+
+
 def run_passes(graph, optimize="general"):
     """The converter's pass pipeline on `graph` (in place); returns [(name, changed)]."""
     if optimize not in OPTIMIZE:
         raise ValueError(f"For 'converter', 'optimize' must be one of {OPTIMIZE}, but got "
                          f"{optimize!r}")
     manager = FuncGraphManager(graph)
+    fill_call_abstracts(manager)
     report = []
     stages = [(n, passes.resolve(n), True) for n in passes.scheduled_passes(passes.BEFORE_FUSION)]
     if optimize == "general":

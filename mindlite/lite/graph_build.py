@@ -14,7 +14,7 @@ cannot take runs on mindlite's graph interpreter instead (Program.reason says wh
 """
 from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
-from ..ir.anf import MAKE_TUPLE, AnfNode, FuncGraph, ValueNode
+from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ValueNode
 from ..ir.infer import Folded, infer_call
 from ..jit import kernel_graph
 from ..jit.executor import run_graph
@@ -82,6 +82,11 @@ class GraphBuilder:
         if isinstance(out, Folded):
             return ValueNode(out.value)
         return self.fg.new_cnode([ValueNode(prim)] + ins, out, name=self.node.name)
+
+    def item(self, node, i):
+        """Output i of a multi-output primitive call."""
+        return self.fg.new_cnode([ValueNode(TUPLE_GETITEM), node, ValueNode(i)],
+                                 node.abstract[i])
 
     # the scheduler-facing API
     def add(self, node):

@@ -126,9 +126,14 @@ class ControlKernel(LiteKernel):
 
 
 class PartialKernel(ControlKernel):
+    def runtime_inputs(self):
+        return [t for t in self.in_tensors if self.model.tensors[t].const is None]
+
     def execute(self, env, session=None):
-        env[self.out_tensors[0]] = _Bound(self.node.attrs["sub_graph_index"],
-                                          [env[t] for t in self.in_tensors])
+        tensors = self.model.tensors
+        env[self.out_tensors[0]] = _Bound(self.node.attrs["sub_graph_index"], [
+            tensors[t].const if tensors[t].const is not None else env[t]
+            for t in self.in_tensors])
 
 
 class SwitchKernel(ControlKernel):

@@ -113,6 +113,14 @@ def _cast(prim, args):
     return "Cast", {}, [args[0], np.asarray(S.TYPE_ID[np.dtype(dst.np)], np.int32)]
 
 
+def _batch_norm(prim, args):
+    if prim.attrs["is_training"] or prim.attrs["data_format"] != "NCHW":
+        raise NotImplementedError("converter: BatchNorm in training mode or NHWC has no "
+                                  "MindSpore Lite inference form")
+    return "FusedBatchNorm", {"epsilon": float(prim.attrs["epsilon"]),
+                              "momentum": float(prim.attrs["momentum"])}, list(args)
+
+
 def _fixed(op_type, attrs=None, const_dtype=np.int32):
     """Inputs as given; constants as const_dtype arrays (None: Python numbers stay, the
     exporter gives them the tensor input's dtype)."""
@@ -136,7 +144,7 @@ EXPORT = {
     "Concat": lambda p, a: ("Concat", {"axis": p.attrs["axis"]}, list(a[0])),
     "AddN": lambda p, a: ("AddN", {}, list(a[0])),
     "Exp": lambda p, a: ("ExpFusion", {}, list(a)),
-    "Cast": _cast, "Custom": _custom,
+    "Cast": _cast, "Custom": _custom, "BatchNorm": _batch_norm,
 }
 EXPORT.update({k: _fixed(v, const_dtype=None) for k, v in ELEMENTWISE.items()})
 EXPORT.update({k: _fixed(v) for k, v in UNARY.items()})
@@ -238,6 +246,16 @@ def _imp_cast(b, node):
     return [b.emit(P.Cast(), b.input(0), mstype.to_type(dt))]
 
 
+def _imp_batch_norm(b, node):
+    if len(node.inputs) != 5 or len(node.outputs) not in (1, 5):
+        b.fail("FusedBatchNorm needs 5 inputs (x, scale, bias, mean, variance) and 1 or 5 "
+               "outputs")
+    a = node.attrs
+    out = b.emit(P.BatchNorm(False, a["epsilon"], a["momentum"]),
+                 *[b.input(i) for i in range(5)])
+    return [b.item(out, i) for i in range(len(node.outputs))]
+
+
 def _imp_exp(b, node):
     a = node.attrs
     if (a["base"], a["scale"], a["shift"]) != (-1.0, 1.0, 0.0):
@@ -262,7 +280,7 @@ IMPORT = {
                                    tuple(b.input(i) for i in range(len(n.inputs))))],
     "AddN": lambda b, n: [b.emit(P.AddN(), tuple(b.input(i) for i in range(len(n.inputs))))],
     "ReduceFusion": _imp_reduce, "Custom": _imp_custom, "Cast": _imp_cast,
-    "ExpFusion": _imp_exp,
+    "ExpFusion": _imp_exp, "FusedBatchNorm": _imp_batch_norm,
 }
 for _name, _lite in ELEMENTWISE.items():
     IMPORT[_lite] = _imp_binary(getattr(P, _name), _lite.endswith("Fusion"))

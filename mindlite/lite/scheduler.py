@@ -105,7 +105,9 @@ class Scheduler:
 
     def _control_abstracts(self, k, abstracts):
         node = k.node
-        ins = [abstracts[t] for t in node.inputs]
+        consts = self.model.tensors
+        ins = [consts[t].const._abs if consts[t].const is not None else abstracts[t]
+               for t in node.inputs]
         handles = [isinstance(a, tuple) for a in ins]
         n_out = {"PartialFusion": 1, "Switch": 1}.get(node.op_type, len(node.outputs))
         shape_ok = {"PartialFusion": not any(handles),

@@ -90,6 +90,8 @@ OPS = {
     "ExpandDims": (56, []),
     "Flatten": (61, [("axis", "i64", 1)]),
     "Floor": (63, []),
+    "FusedBatchNorm": (68, [("epsilon", "f32", 0.0001), ("momentum", "f32", 0.9),
+                            ("mode", "i64", 0)]),
     "Greater": (71, []),
     "GreaterEqual": (72, []),
     "Less": (77, []),
