@@ -97,9 +97,9 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
         return network
     object.__setattr__(network, "_amp_level", amp_level)
     if amp_level in ("O1", "auto"):
-        return _mark_white(network, tuple(get_white_list()), dtype)
+        return eager_above_mixed_cells(_mark_white(network, tuple(get_white_list()), dtype))
     black = tuple(get_black_list()) if amp_level == "O2" else ()
-    return _OutputTo32(_mark_black(network, black, dtype))
+    return eager_above_mixed_cells(_OutputTo32(_mark_black(network, black, dtype)))
 
 
 def _check_cell_list(api, name, cells):
@@ -122,9 +122,10 @@ def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=m
                          f"given")
     dtype = _check_dtype(api, dtype)
     if white_list is not None:
-        return _mark_white(network, _check_cell_list(api, "white_list", white_list), dtype)
-    return _OutputTo32(_mark_black(network, _check_cell_list(api, "black_list", black_list),
-                                   dtype))
+        network = _mark_white(network, _check_cell_list(api, "white_list", white_list), dtype)
+        return eager_above_mixed_cells(network)
+    network = _mark_black(network, _check_cell_list(api, "black_list", black_list), dtype)
+    return eager_above_mixed_cells(_OutputTo32(network))
 
 
 class LossScaleManager:
