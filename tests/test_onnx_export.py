@@ -284,3 +284,14 @@ def test_layers(name, opset):
 def test_adaptive_pool_uneven_refused():
     with pytest.raises(ValueError, match="AdaptiveAvgPool2D.*not a multiple"):
         export_onnx_model(graph_for_export(nn.AdaptiveAvgPool2d((3, 3)), rand(1, 2, 4, 4)))
+
+
+def test_mindlite_export_api(tmp_path):
+    """mindlite.export(net, x, file_name=..., file_format="ONNX") writes <file_name>.onnx."""
+    net, x = ConvBN(), rand(1, 3, 9, 9)
+    net.set_train(False)
+    ms.export(net, x, file_name=str(tmp_path / "convbn"), file_format="ONNX")
+    path = str(tmp_path / "convbn.onnx")
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(sess.run(None, {"x": x.asnumpy()})[0], net(x).asnumpy(),
+                               rtol=1e-5, atol=1e-5)

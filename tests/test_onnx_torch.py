@@ -88,3 +88,29 @@ def test_torch_cnn(opset):
 def test_torch_attention(opset):
     torch.manual_seed(0)
     compare(Attention().eval(), torch.randint(0, 30, (2, 5)), opset)
+
+
+def test_torch_dynamic_batch_with_input_shapes():
+    """dynamic_axes leave the batch open; input_shapes fixes it so Reshape's target folds."""
+    torch.manual_seed(0)
+    net = Attention().eval()
+    x = torch.randint(0, 30, (3, 5))
+    f = io.BytesIO()
+    try:
+        torch.onnx.export(net, (x,), f, opset_version=13, dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {0: "batch"}})
+    except Exception as e:
+        pytest.skip(f"torch.onnx.export (dynamo=False) is unavailable: {e}")
+    model = onnx.load_from_string(f.getvalue())
+    with pytest.raises(ValueError, match="static"):
+        load_onnx(model)
+    cell = OnnxGraphCell(load_onnx(model, input_shapes={"x": [3, 5]}))
+    got = cell(ms.Tensor(x.numpy()))
+    with torch.no_grad():
+        want = net(x)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.numpy(), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="does not fit"):
+        load_onnx(model, input_shapes={"x": [3, 5, 1]})
+    with pytest.raises(ValueError, match="not inputs"):
+        load_onnx(model, input_shapes={"y": [3, 5]})

@@ -79,9 +79,10 @@ class Scope:
 
 
 class Importer:
-    def __init__(self, model, source):
+    def __init__(self, model, source, input_shapes=None):
         self.model = model
         self.source = source
+        self.input_shapes = dict(input_shapes or {})
         self.opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
         self.root = None
         self.weights = {}          # initializer name -> ParameterNode
@@ -142,11 +143,16 @@ class Importer:
         self.root = FuncGraph(_safe(g.name or "onnx_model"))
         scope = Scope(self.root)
         inits = {i.name for i in g.initializer}
+        names = [vi.name for vi in g.input if vi.name not in inits]
+        unknown = set(self.input_shapes) - set(names)
+        if unknown:
+            raise ValueError(f"input_shapes names {sorted(unknown)}, which are not inputs of "
+                             f"the model ({names})")
         for vi in g.input:
             if vi.name in inits:
                 continue
-            p = self.root.add_parameter(_param_name(vi.name), _abstract_of_info(vi))
-            scope.values[vi.name] = p
+            ab = _abstract_of_info(vi, self.input_shapes.get(vi.name))
+            scope.values[vi.name] = self.root.add_parameter(_param_name(vi.name), ab)
         numpy_helper = _lib.onnx().numpy_helper
         for init in g.initializer:
             arr = numpy_helper.to_array(init)
@@ -261,12 +267,22 @@ def _param_name(name):
     return _safe(name)
 
 
-def _abstract_of_info(vi):
+def _abstract_of_info(vi, shape=None):
+    """The abstract of a graph input; `shape` (from load_onnx's input_shapes) fixes the
+    dimensions the file leaves open (dim_param) and must agree with the fixed ones."""
     from ..abstract import abstract_tensor
     tt = vi.type.tensor_type
     if not vi.type.HasField("tensor_type") or not tt.HasField("elem_type"):
         raise ValueError(f"input '{vi.name}' is not a tensor")
     dims = tuple(d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim)
+    if shape is not None:
+        shape = tuple(shape)
+        if len(shape) != len(dims) or any(
+                not isinstance(s, int) or s < 0 or (d >= 0 and d != s)
+                for s, d in zip(shape, dims)):
+            raise ValueError(f"input_shapes['{vi.name}'] = {list(shape)} does not fit the "
+                             f"model's shape {[d if d >= 0 else '?' for d in dims]}")
+        dims = shape
     return abstract_tensor(ms_type(tt.elem_type), dims)
 
 
@@ -324,14 +340,19 @@ class Ctx:
         raise ImportError_(why)
 
 
-def load_onnx(path_or_model):
+def load_onnx(path_or_model, input_shapes=None):
     """Read an ONNX model (a file path or an onnx.ModelProto) into a FuncGraph: inputs
-    first, then the weights (ParameterNodes with a Parameter default). Raises ValueError
-    naming the file, node and op type for what mindlite cannot import."""
+    first, then the weights (ParameterNodes with a Parameter default). `input_shapes`
+    ({input name: shape}) fixes dimensions the file leaves dynamic, so shape-dependent ops
+    import. Raises ValueError naming the file, node and op type for what mindlite cannot
+    import."""
     from . import import_ops, import_ops_array  # noqa: F401  (register the importers)
+    if input_shapes is not None and not isinstance(input_shapes, dict):
+        raise TypeError(f"load_onnx: input_shapes must be a dict of input name -> shape, got "
+                        f"{type(input_shapes).__name__}")
     model, source = read_model(path_or_model)
     try:
-        return Importer(model, source).run()
+        return Importer(model, source, input_shapes).run()
     except ValueError as e:
         if str(e).startswith("load_onnx:"):
             raise
