@@ -8,9 +8,14 @@ registry and plugin discovery. docs/devices.md says how to write a plugin.
 """
 from .base import (DeviceAddress, DeviceContext, DeviceKernel, DevicePool,  # noqa: F401
                    DeviceResManager, GraphExecutor, KernelExecutor, KernelRequest, PluginError)
-from .c_plugin import include_dir  # noqa: F401
 from .registry import (FAILED, get_device_context, list_devices, load_plugins,  # noqa: F401
                        register_device, unregister_device)
+
+
+def include_dir():
+    """The folder holding mindlite_device.h, the C ABI of plugins (pass it with -I)."""
+    import os
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 
 
 def device_address(tensor):

@@ -24,11 +24,6 @@ DTYPE_CODES = {np.dtype(np.bool_): 0, np.dtype(np.int8): 1, np.dtype(np.uint8): 
                np.dtype(np.float16): 6, np.dtype(np.float32): 7, np.dtype(np.float64): 8}
 
 
-def include_dir():
-    """The folder holding mindlite_device.h (pass it to the compiler with -I)."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
-
-
 class CTensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("ndim", ctypes.c_int32),
                 ("shape", ctypes.POINTER(ctypes.c_int64))]
