@@ -103,3 +103,18 @@ def test_cli_errors(tmp_path, capsys):
     with pytest.raises(SystemExit):
         converter_main(["--fmk=TFLITE", "--modelFile=a", "--outputFile=b"])
     assert not (tmp_path / "x.ms").exists()
+
+
+def test_onnx_gemm_folds_to_matmul_fusion(tmp_path):
+    pytest.importorskip("onnx", reason="ONNX input needs the onnx package")
+    net, x = LeNet(), rand(1, 1, 32, 32, seed=4)
+    ms.export(net, ms.Tensor(x), file_name=str(tmp_path / "lenet"), file_format="ONNX")
+    assert converter_main(["--fmk=ONNX", f"--modelFile={tmp_path / 'lenet.onnx'}",
+                           f"--outputFile={tmp_path / 'lenet'}"]) == 0
+    model = _lite(tmp_path / "lenet.ms")
+    types = [k.type for k in model._session.main.kernels]
+    assert "Transpose" not in types and types.count("MatMulFusion") == 3
+    assert all(len(k.in_tensors) == 3 for k in model._session.main.kernels
+               if k.type == "MatMulFusion")
+    np.testing.assert_allclose(run(model, x)[0], net(ms.Tensor(x)).asnumpy(), rtol=1e-5,
+                               atol=1e-6)

@@ -4,6 +4,8 @@ FuncGraph between the user passes scheduled at before_fusion and at after_fusion
     Conv2D -> BiasAdd -> act     Conv2DFusion(x, w, b) with activation_type
     MatMul -> BiasAdd -> act     MatMulFusion(x, w, b) with activation_type
     Add/Sub/Mul/Div -> act       AddFusion/SubFusion/MulFusion/DivFusion with activation_type
+    MatMul -> Add(1-D constant)  the bias of MatMulFusion (ONNX's Gemm, MatMul + Add)
+    Transpose(constant)          folded into a transposed constant
 
 (BiasAdd and the activation each optional; act: ReLU, Sigmoid, Tanh, GeLU). A fused node
 calls a LiteOp (ops_map.py) holding the Lite table's fields and keeps the abstract of the
@@ -12,7 +14,10 @@ into its user.
 
     run(graph, manager) -> bool     (the pass interface of mindlite.jit.passes)
 """
-from ..ir.anf import CNode, ValueNode
+import numpy as np
+
+from ..common.tensor import Tensor
+from ..ir.anf import CNode, ParameterNode, ValueNode
 from . import schema as S
 from .ops_map import ACTIVATIONS, LiteOp
 
@@ -39,6 +44,45 @@ def _single_user(node, manager, outputs, name_ok):
     return user
 
 
+def _constant(node):
+    """The value of a weight (ParameterNode with a default) or a Tensor constant, or None."""
+    if isinstance(node, ParameterNode) and node.default is not None:
+        return node.default
+    if isinstance(node, ValueNode) and isinstance(node.value, Tensor):
+        return node.value
+    return None
+
+
+def _is_bias(node, head):
+    """BiasAdd(head, b), or Add(head, b) of a 1-D constant b over the last axis of a MatMul
+    (ONNX's Gemm / MatMul + Add): the bias input of a fused node."""
+    b = node.inputs[2].abstract
+    if _prim_name(node) == "BiasAdd":
+        return len(b.shape) == 1
+    return (_prim_name(head) == "MatMul" and _constant(node.inputs[2]) is not None
+            and len(b.shape) == 1 and tuple(b.shape) == tuple(head.abstract.shape[-1:])
+            and b.dtype is head.abstract.dtype)
+
+
+def fold_constant_transposes(graph, manager):
+    """Transpose(weight, perm) -> the transposed weight, as a constant (what Lite's
+    converter's constant folding does to ONNX's transposed Gemm weights)."""
+    changed = False
+    for g in list(manager.graphs()):
+        for node in list(g.order):
+            if _prim_name(node) != "Transpose" or not isinstance(node.inputs[2], ValueNode):
+                continue
+            value = _constant(node.inputs[1])
+            if value is None:
+                continue
+            folded = Tensor(np.ascontiguousarray(np.transpose(value.asnumpy(),
+                                                              node.inputs[2].value)))
+            manager.replace(node, ValueNode(folded, folded._abs))
+            manager.erase(node)
+            changed = True
+    return changed
+
+
 def _fuse(head, manager, outputs):
     from .ops_map import EXPORT
     name = _prim_name(head)
@@ -48,8 +92,8 @@ def _fuse(head, manager, outputs):
     _, attrs, _ = EXPORT[name](head.inputs[0].value, head.inputs[1:])
     inputs, last = list(head.inputs[1:]), head
     if name in _BIASED:
-        bias = _single_user(head, manager, outputs, lambda n: n == "BiasAdd")
-        if bias is not None and len(bias.inputs[2].abstract.shape) == 1:
+        bias = _single_user(head, manager, outputs, lambda n: n in ("BiasAdd", "Add"))
+        if bias is not None and _is_bias(bias, head):
             inputs.append(bias.inputs[2])
             last = bias
     act = _single_user(last, manager, outputs, lambda n: n in ACTIVATIONS)
@@ -72,7 +116,7 @@ def _fuse(head, manager, outputs):
 
 
 def run(graph, manager):
-    changed = False
+    changed = fold_constant_transposes(graph, manager)
     outputs = {g.output.id for g in manager.graphs() if g.output is not None}
     for g in list(manager.graphs()):
         for node in list(g.order):
