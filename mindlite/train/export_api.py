@@ -2,7 +2,8 @@
 
     export(net, *inputs, file_name, file_format, **kwargs)
         net: a Cell or a function of Tensors; inputs: Tensors (or Tensor(shape=[None, ...])
-        placeholders). The graph written is jit/export_graph.graph_for_export's. file_format:
+        placeholders). The graph written is jit/export_graph.graph_for_export's (a GraphCell's
+        own graph for a loaded model). file_format:
         "MINDIR" (train/mindir, ".mindir" appended to file_name when missing), "ONNX"
         (mindlite/onnx, ".onnx" appended by that writer) or "AIR" (Ascend only: ValueError,
         as MindSpore on CPU).
@@ -39,7 +40,12 @@ def export(net, *inputs, file_name, file_format, **kwargs):
     if file_format == "AIR":
         raise ValueError("Only support export file in 'AIR' format with Ascend backend.")
     from ..jit.export_graph import graph_for_export
-    graph = graph_for_export(net, *inputs)
+    from ..nn.graph_cell import GraphCell
+    if isinstance(net, GraphCell):            # a loaded model: its graph as it is
+        net._check_inputs(inputs)
+        graph = net.graph
+    else:
+        graph = graph_for_export(net, *inputs)
     file_name = os.path.realpath(file_name)
     if file_format == "MINDIR":
         from .mindir import save_mindir

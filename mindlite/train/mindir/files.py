@@ -140,6 +140,31 @@ def _external_reader(file_name):
     return read
 
 
+def _is_repeated(field):
+    repeated = getattr(field, "is_repeated", None)          # protobuf >= 6; `label` before
+    return field.label == field.LABEL_REPEATED if repeated is None else repeated
+
+
+def _check_text(msg, path="model"):
+    """Every string field holds valid UTF-8 (protobuf hands back bytes where it does not)."""
+    for field, value in msg.ListFields():
+        repeated = _is_repeated(field)
+        if field.type == field.TYPE_STRING:
+            values = value if repeated else [value]
+            if any(not isinstance(v, str) for v in values):
+                raise MindIRFormatError(f"{path}.{field.name} is not valid UTF-8 text")
+        elif field.type == field.TYPE_MESSAGE:
+            if not repeated:
+                _check_text(value, f"{path}.{field.name}")
+            elif field.message_type.GetOptions().map_entry:
+                for k, v in value.items():
+                    if not isinstance(k, str) or not isinstance(v, str):
+                        raise MindIRFormatError(f"{path}.{field.name} is not valid UTF-8 text")
+            else:
+                for i, item in enumerate(value):
+                    _check_text(item, f"{path}.{field.name}[{i}]")
+
+
 def _check_version(model):
     if model.mind_ir_version > MIND_IR_VERSION:
         raise MindIRFormatError(f"mind_ir_version {model.mind_ir_version} is newer than the "
@@ -164,6 +189,7 @@ def load_mindir(file_name):
         raise ValueError(f"For 'load', cannot read '{file_name}': {e}") from None
     try:
         model = pb.ModelProto.FromString(data)
+        _check_text(model)
         _check_version(model)
         return model_to_graph(model, _external_reader(file_name))
     except (DecodeError, MindIRFormatError) as e:

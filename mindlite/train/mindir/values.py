@@ -60,6 +60,15 @@ class MindIRFormatError(ValueError):
     """A value the reader cannot decode (the caller adds file, graph and node names)."""
 
 
+def _text(value, what):
+    if not isinstance(value, bytes):
+        return value
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        raise MindIRFormatError(f"{what}: a string value is not valid UTF-8") from None
+
+
 def dtype_code(dtype, what):
     code = DATA_TYPE_OF.get(dtype)
     if code is None:
@@ -163,10 +172,10 @@ def attr_to_value(attr, what):
         if not attr.HasField(field) and len(seq) == 1:
             v = seq[0]
         elif not attr.HasField(field) and len(seq) > 1:
-            return tuple(kind(x.decode() if isinstance(x, bytes) else x) for x in seq)
+            return tuple(kind(_text(x, what)) for x in seq)
         else:
             v = getattr(attr, field)
-        return v.decode() if isinstance(v, bytes) else kind(v)
+        return kind(_text(v, what))
     if t in (A.TUPLE, A.LIST):
         items = tuple(attr_to_value(v, what) for v in attr.values)
         return items if t == A.TUPLE else list(items)

@@ -1,0 +1,247 @@
+"""MINDIR export/load (issue 16, part 1): round trips mindlite -> .mindir -> mindlite, the files
+MindSpore 2.10 wrote (tests/data/ms_*.mindir, made by tests/data/make_mindir_fixtures.py),
+MindSpore's file conventions, the export/load API and nn.GraphCell."""
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mindlite as ms
+from mindlite import Tensor, nn, ops
+
+pb = pytest.importorskip("mindlite.train.mindir.mind_ir_pb2", reason="protobuf is required")
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+class MLP(nn.Cell):
+    def __init__(self, sizes=(8, 16, 4)):
+        super().__init__()
+        self.layers = nn.SequentialCell(*[nn.Dense(a, b) for a, b in zip(sizes, sizes[1:])])
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.layers(self.relu(x))
+
+
+class LeNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(2, 2)
+        self.flatten = nn.Flatten()
+        self.fc1 = nn.Dense(16 * 5 * 5, 120)
+        self.fc2 = nn.Dense(120, 84)
+        self.fc3 = nn.Dense(84, 10)
+
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.pool(self.relu(self.conv2(x)))
+        x = self.flatten(x)
+        x = self.relu(self.fc1(x))
+        x = self.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+class Branch(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.array([2.0, 3.0], np.float32)), name="w")
+
+    def construct(self, x, y):
+        if x.sum() > 0:
+            z = x * y + self.w
+        else:
+            z = x - y
+        return z, x + 1
+
+
+def _roundtrip(net, inputs, tmp_path, name="m"):
+    ms.export(net, *inputs, file_name=str(tmp_path / name), file_format="MINDIR")
+    path = tmp_path / f"{name}.mindir"
+    assert path.exists()
+    return nn.GraphCell(ms.load(str(path)))
+
+
+def test_mlp_roundtrip(tmp_path):
+    net = MLP()
+    x = Tensor(np.random.default_rng(0).standard_normal((3, 8)).astype(np.float32))
+    cell = _roundtrip(net, [x], tmp_path)
+    np.testing.assert_array_equal(cell(x).asnumpy(), net(x).asnumpy())
+    assert sorted(n for n, _ in cell.parameters_and_names()) == sorted(
+        p.name for p in net.get_parameters())
+
+
+def test_lenet_roundtrip(tmp_path):
+    net = LeNet()
+    x = Tensor(np.random.default_rng(1).standard_normal((2, 1, 32, 32)).astype(np.float32))
+    cell = _roundtrip(net, [x], tmp_path)
+    np.testing.assert_array_equal(cell(x).asnumpy(), net(x).asnumpy())
+
+
+def test_control_flow_roundtrip(tmp_path):
+    net = Branch()
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    y = Tensor(np.array([3.0, 5.0], np.float32))
+    cell = _roundtrip(net, [x, y], tmp_path)
+    for a in (x, -x):
+        got, want = cell(a, y), net(a, y)
+        assert len(got) == 2
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
+    model = pb.ModelProto.FromString((tmp_path / "m.mindir").read_bytes())
+    assert len(model.functions) == 2
+    ops_used = {n.op_type.split("::")[1].split(":")[0] for g in [model.graph, *model.functions]
+                for n in g.node if n.op_type.startswith("REF::")}
+    assert {"Switch", "Partial", "MakeTuple"} <= ops_used
+
+
+def test_function_export_and_reexport(tmp_path):
+    def fn(a, b):
+        return ops.matmul(a, b) * 2.0 - 1.0
+
+    a = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    b = Tensor(np.ones((3, 4), np.float32))
+    ms.export(fn, a, b, file_name=str(tmp_path / "f.mindir"), file_format="MINDIR")
+    graph = ms.load(str(tmp_path / "f.mindir"))
+    want = fn(a, b).asnumpy()
+    np.testing.assert_array_equal(nn.GraphCell(graph)(a, b).asnumpy(), want)
+    ms.export(nn.GraphCell(graph), a, b, file_name=str(tmp_path / "g"), file_format="MINDIR")
+    again = nn.GraphCell(ms.load(str(tmp_path / "g.mindir")))
+    np.testing.assert_array_equal(again(a, b).asnumpy(), want)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=2, max_size=4), st.integers(1, 3))
+def test_mlp_shapes_roundtrip(tmp_path_factory, sizes, batch):
+    tmp = tmp_path_factory.mktemp("mlp")
+    net = MLP(tuple(sizes))
+    x = Tensor(np.random.default_rng(batch).standard_normal((batch, sizes[0]))
+               .astype(np.float32))
+    np.testing.assert_array_equal(_roundtrip(net, [x], tmp)(x).asnumpy(), net(x).asnumpy())
+
+
+@pytest.mark.parametrize("name", ["mlp", "lenet"])
+def test_mindspore_written_files_run(name):
+    data = np.load(os.path.join(DATA, f"ms_{name}.npz"))
+    cell = nn.GraphCell(ms.load(os.path.join(DATA, f"ms_{name}.mindir")))
+    got = cell(Tensor(data["input0"])).asnumpy()
+    np.testing.assert_allclose(got, data["output"], rtol=1e-5, atol=1e-6)
+
+
+def test_mindspore_written_switch_runs():
+    data = np.load(os.path.join(DATA, "ms_switch.npz"))
+    cell = nn.GraphCell(ms.load(os.path.join(DATA, "ms_switch.mindir")))
+    y = Tensor(data["input1"])
+    np.testing.assert_allclose(cell(Tensor(data["input0"]), y).asnumpy(), data["output"],
+                               rtol=1e-6)
+    np.testing.assert_allclose(cell(Tensor(data["neg_input0"]), y).asnumpy(),
+                               data["neg_output"], rtol=1e-6)
+
+
+def test_mindspore_file_maps_ops_and_weights():
+    graph = ms.load(os.path.join(DATA, "ms_lenet.mindir"))
+    names = [type(n.inputs[0].value).__name__ for n in graph.order]
+    assert names == ["Conv2D", "ReLU", "MaxPool", "Conv2D", "ReLU", "MaxPool", "Flatten",
+                     "MatMul", "BiasAdd", "ReLU", "MatMul", "BiasAdd", "ReLU", "MatMul",
+                     "BiasAdd"]           # Load / UpdateState / Depend / MakeTuple dropped
+    matmul = graph.order[7].inputs[0].value
+    assert matmul.attrs["transpose_b"] is True and matmul.attrs["transpose_a"] is False
+    weights = [p.default.name for p in graph.parameters if p.default is not None]
+    assert "conv1.weight" in weights and "fc3.bias" in weights
+
+
+def test_written_file_follows_mindspore_conventions(tmp_path):
+    net = MLP((8, 4))
+    x = Tensor(np.ones((2, 8), np.float32))
+    ms.export(net, x, file_name=str(tmp_path / "c"), file_format="MINDIR")
+    model = pb.ModelProto.FromString((tmp_path / "c.mindir").read_bytes())
+    assert model.producer_name == "MindSpore" and model.mind_ir_version == 3
+    assert model.little_endian
+    g = model.graph
+    assert [i.name.split(":")[1] for i in g.input] == ["x"]
+    assert list(g.input[0].tensor[0].dims) == [2, 8] and g.input[0].tensor[0].data_type == 1
+    refs = {t.ref_key: t for t in g.parameter}
+    assert set(refs) == {"layers.0.weight", "layers.0.bias"}
+    w = refs["layers.0.weight"]
+    np.testing.assert_array_equal(np.frombuffer(w.raw_data, "<f4").reshape(4, 8),
+                                  net.layers[0].weight.asnumpy())
+    prims = {p.name: p for p in model.primitives}
+    matmul = [n for n in g.node if "MatMul" in n.op_type][0]
+    proto = prims[matmul.op_type[len("REF::"):]]
+    assert proto.prim_type == pb.PrimitiveProto.PRIMITIVE_FUNCTION
+    consts = {n.output[0]: n.attribute[0] for n in g.node if n.op_type == "Constant"}
+    flags = [consts[i] for i in matmul.input[2:]]
+    assert [(f.type, f.i) for f in flags] == [(pb.AttributeProto.BOOL, 0),
+                                              (pb.AttributeProto.BOOL, 1)]
+    assert g.output[0].name == g.node[-1].output[0]
+
+
+def test_conv_attributes_written_as_primitive(tmp_path):
+    net = nn.Conv2d(1, 2, 3, pad_mode="pad", padding=1)
+    x = Tensor(np.ones((1, 1, 5, 5), np.float32))
+    ms.export(net, x, file_name=str(tmp_path / "conv"), file_format="MINDIR")
+    model = pb.ModelProto.FromString((tmp_path / "conv.mindir").read_bytes())
+    conv = [p for p in model.primitives if p.op_type == "Conv2D"][0]
+    assert conv.prim_type == pb.PrimitiveProto.PRIMITIVE
+    attrs = {a.name: a for a in conv.attribute}
+    assert attrs["format"].s == b"NCHW" and attrs["pad_mode"].s == b"pad"
+    assert [v.ints[0] for v in attrs["pad_list"].values] == [1, 1, 1, 1]
+    cell = nn.GraphCell(ms.load(str(tmp_path / "conv.mindir")))
+    np.testing.assert_array_equal(cell(x).asnumpy(), net(x).asnumpy())
+
+
+def test_graph_cell_checks_inputs(tmp_path):
+    cell = _roundtrip(MLP(), [Tensor(np.ones((2, 8), np.float32))], tmp_path)
+    with pytest.raises(ValueError, match="takes 1 inputs, but got 2"):
+        cell(Tensor(np.ones((2, 8), np.float32)), Tensor(np.ones((2, 8), np.float32)))
+    with pytest.raises(TypeError, match="dtype Float32"):
+        cell(Tensor(np.ones((2, 8), np.float64)))
+    with pytest.raises(ValueError, match=r"shape \[2, 8\]"):
+        cell(Tensor(np.ones((3, 8), np.float32)))
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        cell(np.ones((2, 8), np.float32))
+    with pytest.raises(TypeError, match="graph returned by mindlite.load"):
+        nn.GraphCell(MLP())
+
+
+def test_graph_cell_graph_mode_and_params_init(tmp_path):
+    net = MLP((8, 4))
+    x = Tensor(np.ones((2, 8), np.float32))
+    ms.export(net, x, file_name=str(tmp_path / "p"), file_format="MINDIR")
+    graph = ms.load(str(tmp_path / "p.mindir"))
+    zero = Tensor(np.zeros((4,), np.float32))
+    cell = nn.GraphCell(graph, params_init={"layers.0.bias": zero})
+    want = ops.matmul(x, net.layers[0].weight.T).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        np.testing.assert_allclose(cell(x).asnumpy(), want, rtol=1e-6)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(ValueError, match="not a parameter"):
+        nn.GraphCell(graph, params_init={"nope": zero})
+
+
+def test_api_errors(tmp_path):
+    x = Tensor(np.ones((1, 8), np.float32))
+    with pytest.raises(ValueError, match="'file_format' must be one of"):
+        ms.export(MLP(), x, file_name=str(tmp_path / "a"), file_format="PB")
+    with pytest.raises(ValueError, match="'AIR' format with Ascend"):
+        ms.export(MLP(), x, file_name=str(tmp_path / "a"), file_format="AIR")
+    with pytest.raises(TypeError, match="file_format"):
+        ms.export(MLP(), x, file_name=str(tmp_path / "a"))
+    with pytest.raises(ValueError, match="should end with '.mindir'"):
+        ms.load(str(tmp_path / "a.onnx"))
+    with pytest.raises(ValueError, match="does not exist"):
+        ms.load(str(tmp_path / "missing.mindir"))
+
+
+def test_onnx_format_dispatches(tmp_path):
+    pytest.importorskip("onnx", reason="file_format='ONNX' needs the onnx package")
+    net = MLP((8, 4))
+    x = Tensor(np.ones((2, 8), np.float32))
+    ms.export(net, x, file_name=str(tmp_path / "o"), file_format="ONNX")
+    assert any(f.startswith("o") and f.endswith(".onnx") for f in os.listdir(tmp_path))
