@@ -212,3 +212,49 @@ def test_jit_uses_scheduler_when_parallel(on_demo, scheduler, monkeypatch):
     out = [o.asnumpy() for o in branches(*args)]
     for a, b in zip(out, ref):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+@ms.jit
+def branchy(x, w):
+    y = ops.matmul(x, w)
+    if y.sum() > 0:
+        y = ops.relu(y)
+    else:
+        y = y * y
+    return y
+
+
+def test_control_flow_runs_ops_on_device(on_demo):
+    mod, path = on_demo
+    rng = np.random.default_rng(8)
+    for x, w in [(_t(rng, 3, 4), _t(rng, 4, 4)), (-abs(_t(rng, 3, 4)), abs(_t(rng, 4, 4)))]:
+        ms.set_context(device_target="CPU")
+        ref = branchy(x, w).asnumpy()
+        ms.set_context(device_target="DEMO")
+        assert compile_graph(branchy.graph(x, w)) is None         # stays interpreted
+        before = mod.stats(path)["launches"]
+        out = branchy(x, w).asnumpy()
+        assert mod.stats(path)["launches"] > before               # its ops ran on DEMO
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+class _AssignThenRead(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = ms.Parameter(ms.Tensor(np.ones((3, 3), np.float32)), name="p")
+
+    def construct(self, x):
+        a = ops.matmul(x, self.p)
+        ops.assign(self.p, self.p + 1.0)
+        return a, ops.matmul(x, self.p)
+
+
+def test_parameter_written_in_graph_is_copied_again(on_demo):
+    x = ms.Tensor(np.eye(3, dtype=np.float32))
+    ms.set_context(device_target="CPU", mode=ms.GRAPH_MODE)
+    ref = [o.asnumpy() for o in _AssignThenRead()(x)]
+    ms.set_context(device_target="DEMO")
+    out = [o.asnumpy() for o in _AssignThenRead()(x)]
+    for a, b in zip(out, ref):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(out[1], np.full((3, 3), 2.0, np.float32))

@@ -200,6 +200,8 @@ def _insert_copies(steps, values, loc, output, target):
         return hit
 
     for s in steps:
+        if s.kind == "prim":          # it may write a Parameter in place: copy afresh after
+            copies.clear()
         need = s.device if s.kind == "device" else CPU
         ins = tuple(on(v, need) for v in s.ins)
         if ins != s.ins:
@@ -324,7 +326,7 @@ def _arrows(cg, parallel):
             control[s.index].add(last[key])
         last[key] = s.index
         if s.kind == "prim":                     # side effects and eager calls: in order
-            control[s.index].update(range(s.index))
+            control[s.index].update(range(barrier or 0, s.index))
             barrier = s.index
         elif barrier is not None:
             control[s.index].add(barrier)
