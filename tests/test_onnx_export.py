@@ -295,3 +295,14 @@ def test_mindlite_export_api(tmp_path):
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     np.testing.assert_allclose(sess.run(None, {"x": x.asnumpy()})[0], net(x).asnumpy(),
                                rtol=1e-5, atol=1e-5)
+
+
+def test_bias_fused_as_mindspore_does():
+    """Conv2D + BiasAdd -> Conv with bias, MatMul + BiasAdd -> Gemm (MindSpore's exporter)."""
+    proto = check(LeNet(), rand(2, 1, 32, 32))
+    ops_used = [n.op_type for n in proto.graph.node]
+    assert ops_used.count("Gemm") == 2 and "MatMul" not in ops_used
+    assert "Transpose" not in ops_used and "Add" not in ops_used
+    proto = check(ConvBN(), rand(1, 3, 9, 9))
+    conv = [n for n in proto.graph.node if n.op_type == "Conv"]
+    assert [len(n.input) for n in conv] == [3, 2]

@@ -47,11 +47,12 @@ def onnx_dtype(t):
 class Model:
     """State shared by the main graph and its subgraphs: unique names, initializers."""
 
-    def __init__(self, opset):
+    def __init__(self, opset, graph):
         self.opset = opset
         self.initializers = []
         self.used = set()
         self.counter = 0
+        self.uses = _count_uses(graph)      # AnfNode id -> number of uses (fusion checks)
 
     def fresh(self, hint):
         self.counter += 1
@@ -102,6 +103,13 @@ class Emitter:
 
     def ints(self, values, hint="ints"):
         return self.const(np.asarray(values, np.int64).reshape(-1), hint=hint)
+
+    def producer(self, name):
+        """The ONNX node of this graph whose only output is `name`, or None."""
+        for n in reversed(self.nodes):
+            if list(n.output) == [name]:
+                return n
+        return None
 
     def lookup(self, node):
         e = self
@@ -198,6 +206,23 @@ class Emitter:
         return helper.make_graph(sub.nodes, self.model.fresh(f"{tag}_{graph.name}"), [], infos)
 
 
+def _count_uses(root):
+    """How often each node is an input or output, over `root` and every nested graph."""
+    uses, todo, seen = {}, [root], set()
+    while todo:
+        g = todo.pop()
+        if g.id in seen:
+            continue
+        seen.add(g.id)
+        for node in g.order:
+            for i in node.inputs:
+                uses[i.id] = uses.get(i.id, 0) + 1
+                if isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
+                    todo.append(i.value)
+        uses[g.output.id] = uses.get(g.output.id, 0) + 1
+    return uses
+
+
 def onnx_dtype_bool():
     return _lib.onnx().TensorProto.BOOL
 
@@ -276,7 +301,7 @@ def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
     if not isinstance(opset_version, int) or not MIN_OPSET <= opset_version <= MAX_OPSET:
         raise ValueError(f"export_onnx: opset_version must be an int in [{MIN_OPSET}, "
                          f"{MAX_OPSET}], got {opset_version!r}")
-    model = Model(opset_version)
+    model = Model(opset_version, graph)
     em = Emitter(model, graph)
     inputs, names = [], []
     for p in graph.parameters:

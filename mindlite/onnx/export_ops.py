@@ -6,6 +6,7 @@ array primitives (shapes, indexing, resize, pad) are in export_ops_array.py.
 import math
 
 from ..common import dtype as mstype
+from . import _lib
 from .export import converter, onnx_dtype
 
 UNARY = {"ReLU": "Relu", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Sqrt": "Sqrt", "Exp": "Exp",
@@ -201,9 +202,42 @@ def _matmul(op):
     return op.node("MatMul", [a, b])
 
 
+def _fuse_bias(op, x, b):
+    """MindSpore's exporter merges Conv2D + BiasAdd into Conv and MatMul + BiasAdd into Gemm
+    when the product has no other user; so does this one. Returns the fused name or None."""
+    src = op.args[0]
+    if op.em.model.uses.get(src.id, 0) != 1 or not hasattr(src, "inputs"):
+        return None
+    prim = getattr(src.inputs[0], "value", None)
+    node = op.em.producer(x)
+    name = getattr(prim, "name", None)
+    if node is None or op.rank(1) != 1:
+        return None
+    if name == "Conv2D" and node.op_type == "Conv" and len(node.input) == 2:
+        node.input.append(b)
+        return x
+    if name == "MatMul" and node.op_type == "MatMul" and op.rank(0) == 2 and not \
+            prim.attrs.get("transpose_a"):
+        a, w = node.input
+        trans = op.em.producer(w)
+        helper = _lib.onnx().helper
+        kw = {}
+        if prim.attrs.get("transpose_b") and trans is not None and trans.op_type == "Transpose":
+            w = trans.input[0]
+            kw["transB"] = 1
+            op.em.nodes.remove(trans)
+        idx = op.em.nodes.index(node)
+        op.em.nodes[idx] = helper.make_node("Gemm", [a, w, b], [x], name=node.name, **kw)
+        return x
+    return None
+
+
 @converter("BiasAdd")
 def _bias_add(op):
     x, b = op.input(0), op.input(1)
+    fused = _fuse_bias(op, x, b)
+    if fused is not None:
+        return fused
     rank = op.rank(0)
     fmt = op.attrs.get("data_format", "NCHW")
     if rank > 2 and fmt != "NHWC":
