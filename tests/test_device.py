@@ -67,6 +67,23 @@ def test_cpu_is_builtin():
     assert addr.host is t._data() and addr.ptr == t._data().ctypes.data   # zero-copy
 
 
+def test_cpu_kernel_executor_launches_registry_kernels():
+    from mindlite.abstract import abstract_of_array
+    from mindlite.device.base import KernelRequest
+    ctx = ms.device.get_device_context("CPU")
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.full((3, 2), 0.5, np.float32)
+    req = KernelRequest("MatMul", [abstract_of_array(a), abstract_of_array(b)],
+                        [abstract_of_array(np.empty((2, 2), np.float32))],
+                        {"transpose_a": False, "transpose_b": False})
+    kernel = ctx.kernel_executor.select_kernel(req)
+    rm = ctx.res_manager
+    out = rm.alloc_address((2, 2), np.float32)
+    ctx.kernel_executor.launch(kernel, [rm.to_device(a), rm.to_device(b)], [out])
+    np.testing.assert_allclose(rm.to_host(out), a @ b)
+    assert ctx.kernel_executor.select_kernel(KernelRequest("NoSuchOp", [], [], {})) is None
+
+
 def test_register_device_errors():
     with pytest.raises(TypeError, match="register_device"):
         ms.device.register_device("", lambda i: None)

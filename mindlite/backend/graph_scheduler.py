@@ -149,7 +149,8 @@ def run_step(cg, s, vals):
             get_device_context(s.device).res_manager.copy_device_to_host(
                 vals[s.outs[0]], vals[s.ins[0]])
         else:                                            # super: host arrays back
-            res = s.fn([_array(vals[v]) for v in s.ins])
+            res = get_device_context(s.device).graph_executor.run_graph(
+                s.fn, [_array(vals[v]) for v in s.ins])
             _store(s, vals, [_as_abstract(np.asarray(r), cg.values[v].abstract, s)
                              for r, v in zip(res, s.outs)])
     except Exception as err:

@@ -192,6 +192,10 @@ class GraphExecutor:
     def compile_graph(self, graph):
         raise NotImplementedError(f"device '{self.device}' has no graph compiler")
 
+    def run_graph(self, kernel, arrays):
+        """Run a SuperKernel on host arrays (default: call it); returns its outputs."""
+        return kernel(arrays)
+
 
 class DeviceContext:
     """One device: name, id, its DeviceResManager and a KernelExecutor and/or a
