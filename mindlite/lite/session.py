@@ -16,6 +16,7 @@ import numpy as np
 
 from ..abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
+from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from .kernel import CONTROL_KERNELS
 from .ms_file import MsFileError, read_ms
@@ -31,7 +32,8 @@ class LiteTensor:
         self.name, self.dtype = ms_tensor.name, ms_tensor.dtype
         self.dims, self.format = list(ms_tensor.dims), ms_tensor.format
         arr = ms_tensor.array()
-        self.const = None if arr is None else Tensor(np.array(arr))
+        self.const = None if arr is None else Parameter(Tensor(np.array(arr)), name=self.name,
+                                                        requires_grad=False)
 
 
 class LiteModel:
