@@ -306,3 +306,27 @@ def test_bias_fused_as_mindspore_does():
     proto = check(ConvBN(), rand(1, 3, 9, 9))
     conv = [n for n in proto.graph.node if n.op_type == "Conv"]
     assert [len(n.input) for n in conv] == [3, 2]
+
+
+def while_loop(x, n):
+    i = ms.Tensor(0, ms.int32)
+    while i < n:
+        j = ms.Tensor(0, ms.int32)
+        while j < i:                     # a nested loop whose bound changes
+            x = x + 1
+            j = j + 1
+        if x.sum() > 50:
+            x = x - 3
+        x = x * 2
+        i = i + 1
+    return x - 1, i
+
+
+def test_while_loops_become_loop():
+    x = rand(4)
+    for n in (0, 1, 4):
+        proto = check(while_loop, x, ms.Tensor(n, ms.int32))
+    top = [n.op_type for n in proto.graph.node]
+    assert top.count("Loop") == 1
+    body = next(n for n in proto.graph.node if n.op_type == "Loop").attribute[0].g
+    assert {"Loop", "If"} <= {n.op_type for n in body.node}

@@ -312,3 +312,41 @@ def test_round_trip_layers(name):
     x = ms.Tensor(RNG.standard_normal(shape).astype(np.float32))
     cell = OnnxGraphCell(load_onnx(export_onnx_model(graph_for_export(net, x))))
     np.testing.assert_allclose(cell(x).asnumpy(), net(x).asnumpy(), rtol=1e-4, atol=1e-4)
+
+
+def loop_model(with_trip, with_cond):
+    """y = x * 2 + 1 repeated while the sum stays under 40, at most M times."""
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["v", "two"], ["m"]), helper.make_node("Add", ["m", "one"],
+                                                                          ["v2"]),
+         helper.make_node("ReduceSum", ["v2"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "forty"], ["c2"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("v", F, [3])],
+        [helper.make_tensor_value_info("c2", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v2", F, [3])])
+    ins = ["M" if with_trip else "", "c0" if with_cond else "", "x"]
+    m = make_model([helper.make_node("Loop", ins, ["y"], body=body)],
+                   [("x", F, [3])], [("y", F, [3])],
+                   [("M", np.array(3, I64)), ("c0", np.array(True)),
+                    ("two", np.array(2, np.float32)), ("one", np.array(1, np.float32)),
+                    ("forty", np.array(40, np.float32))])
+    return m
+
+
+@pytest.mark.parametrize("with_trip,with_cond", [(True, False), (False, True), (True, True)])
+def test_loop_becomes_while_graph(with_trip, with_cond):
+    m = loop_model(with_trip, with_cond)
+    for start in (0.1, 1.0, 20.0):
+        against_ort(m, np.full(3, start, np.float32))
+
+
+def test_while_loops_round_trip():
+    x = ex.rand(4)
+    for n in (0, 3):
+        args = (x, ms.Tensor(n, ms.int32))
+        cell = OnnxGraphCell(load_onnx(export_onnx_model(graph_for_export(ex.while_loop,
+                                                                          *args))))
+        for g, w in zip(cell(*args), ex.while_loop(*args)):
+            np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)

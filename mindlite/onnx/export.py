@@ -9,7 +9,8 @@ The walk: graph inputs become ONNX graph inputs, weights become initializers (na
 the Parameter's checkpoint name), every CNode is converted by the converter registered for
 its primitive's name (onnx/export_ops*.py), MakeTuple / TupleGetItem are resolved at export
 time, and `Switch(cond, @t, @f)(args)` becomes an `If` node whose two branches are ONNX
-subgraphs (they read outer-scope values directly, as the FuncGraph's free variables do).
+subgraphs (they read outer-scope values directly, as the FuncGraph's free variables do);
+a `while` loop's graph becomes a `Loop` node (export_loop.py).
 The proto is built with onnx.helper / numpy_helper and checked with onnx.checker; weights
 over 2 GiB go to an external data file `<file_name>.data` next to the model (ONNX's own
 external-data form, read back by onnx.load / onnxruntime / load_onnx).
@@ -21,6 +22,7 @@ import numpy as np
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim, ValueNode
 from . import _lib
+from .export_loop import emit_loop, loop_form
 
 DEFAULT_OPSET = 13
 EXTERNAL_DATA_BYTES = (1 << 31) - (1 << 26)
@@ -53,6 +55,7 @@ class Model:
         self.used = set()
         self.counter = 0
         self.uses = _count_uses(graph)      # AnfNode id -> number of uses (fusion checks)
+        self.inlining = []                  # graphs being inlined (recursion check)
 
     def fresh(self, hint):
         self.counter += 1
@@ -159,7 +162,11 @@ class Emitter:
         if fn is SWITCH:
             return None                                # consumed by the call that follows
         if isinstance(fn, FuncGraph):
-            return self.inline(fn, [self.value(a) for a in cnode.args])
+            args = [self.value(a) for a in cnode.args]
+            form = loop_form(fn)
+            if form is not None:
+                return emit_loop(self, fn, form, args)
+            return self.inline(fn, args)
         name = getattr(fn, "name", None)
         conv = CONVERTERS.get(name)
         if conv is None:
@@ -170,14 +177,22 @@ class Emitter:
         return conv(Op(self, cnode, fn))
 
     def inline(self, graph, args):
+        stack = self.model.inlining
+        if graph in stack:
+            raise ValueError(f"export_onnx: @{graph.name} calls itself in a form other than "
+                             f"a while loop; it cannot be exported to ONNX")
+        stack.append(graph)
         sub = Emitter(self.model, graph, self)
         sub.nodes = self.nodes
-        return sub.emit_graph(args)
+        try:
+            return sub.emit_graph(args)
+        finally:
+            stack.pop()
 
     def emit_if(self, switch, call):
         if not (isinstance(switch.inputs[0], ValueNode) and switch.inputs[0].value is SWITCH):
             raise ValueError(f"export_onnx: @{self.graph.name} calls a computed function "
-                             f"that is not a Switch (loops cannot be exported to ONNX yet)")
+                             f"that is not a Switch's pick")
         cond, tb, fb = switch.args
         cond_name = self.value(cond)
         args = [self.value(a) for a in call.args]
