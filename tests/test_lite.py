@@ -122,7 +122,15 @@ def test_build_from_file(tmp_path):
     ctx.target = ["cpu"]
     ctx.cpu.thread_num = 2
     model.build_from_file(str(tmp_path / "mlp.ms"), mslite.ModelType.MINDIR_LITE, ctx)
-    np.testing.assert_allclose(run(model, x)[0], net(ms.Tensor(x)).asnumpy(), rtol=1e-6)
+    from mindlite import _C
+    forced = _C.get_num_threads()
+    seen = []
+    ins = model.get_inputs()
+    ins[0].set_data_from_numpy(x)
+    out = model.predict(ins, before_callback=lambda i, o, info: seen.append(
+        _C.get_num_threads()))[0].get_data_to_numpy()
+    np.testing.assert_allclose(out, net(ms.Tensor(x)).asnumpy(), rtol=1e-6)
+    assert set(seen) == {2} and _C.get_num_threads() == forced   # forced during, restored
     assert read_ms((tmp_path / "mlp.ms").read_bytes()).outputs
 
 

@@ -38,9 +38,10 @@ class DataType(enum.IntEnum):
 
 
 class CPUDeviceInfo:
-    """Context.cpu: thread_num, thread_affinity_mode (0 none, 1 big cores, 2 little cores),
-    thread_affinity_core_list, precision_mode. Checked and kept; mindlite's kernels use
-    their own thread pool, so they record the request rather than pin threads."""
+    """Context.cpu: thread_num (0: mindlite's measured split; k: every parallel launch and
+    BLAS call of a predict uses k threads), thread_affinity_mode (0 none, 1 big cores, 2
+    little cores), thread_affinity_core_list, precision_mode. The affinity settings are
+    checked and kept, not applied: mindlite's thread pool does not pin its threads."""
 
     def __init__(self):
         self.thread_num = 0

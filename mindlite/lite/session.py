@@ -7,13 +7,16 @@ MindSpore Lite's LiteModel::ConstructModel and LiteSession::CompileGraph / RunGr
                                                          an op mindlite cannot run is an error
                                                          naming the file, the node and the op)
     LiteSession(context).compile_graph(model)            schedules subgraph 0 (scheduler.py)
-    session.run(inputs, before, after) -> outputs        env of Tensors through the units
+    session.run(inputs, before, after) -> outputs        env of Tensors through the units, with
+                                                         the context's cpu.thread_num forced on
+                                                         mindlite's parallel launches and BLAS
     session.resize(shapes)                               new input shapes: reschedule
 
 Subgraphs called by PartialFusion/Call are scheduled on first call per argument signature.
 """
 import numpy as np
 
+from .. import _C
 from ..abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
@@ -130,10 +133,17 @@ class LiteSession:
         """Run the main graph on input Tensors; returns the output Tensors."""
         self._callbacks = (before, after)
         env = dict(zip(self.model.inputs, inputs))
+        threads = self.context.cpu.thread_num
+        if threads:                  # the context's thread count, for this call's launches
+            prev, prev_blas = _C.get_num_threads(), _C.blas_threads_local(threads)
+            _C.set_num_threads(threads)
         try:
             return self.main.run(env, self, before, after)
         finally:
             self._callbacks = (None, None)
+            if threads:
+                _C.set_num_threads(prev)
+                _C.blas_threads_local(max(prev_blas, 0))
 
     _callbacks = (None, None)
 
