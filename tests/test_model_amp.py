@@ -14,6 +14,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mindlite as ms
 from mindlite import Tensor, amp, nn
@@ -240,3 +242,37 @@ def test_amp_model_under_graph_mode_equals_pynative(level, kwargs):
     # float16 step can turn into ~1e-4; computing the mixed cells in float32 moves weights ~1e-2
     for a, b in zip(*weights):
         np.testing.assert_allclose(a, b, rtol=0, atol=5e-4)
+
+
+def _mindspore_update(scale, cur, last, overflow, factor, window):
+    """MindSpore 2.10's DynamicLossScaleUpdateCell.construct, transcribed (its selects)."""
+    scale, factor = np.float32(scale), np.float32(factor)
+    on_overflow = max(scale * np.reciprocal(factor), np.float32(1)) if overflow else scale
+    should_inc = window <= cur - last
+    last = cur if (overflow or should_inc) else last
+    scale = on_overflow * factor if (should_inc and not overflow) else on_overflow
+    return scale, cur + 1, last
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=30), st.integers(1, 4),
+       st.sampled_from([2.0, 3.0]))
+def test_dynamic_loss_scale_follows_mindspores_rule(overflows, window, factor):
+    cell = nn.DynamicLossScaleUpdateCell(2.0 ** 12, factor, window)
+    scale = ms.Parameter(Tensor(np.array(2.0 ** 12, np.float32)), name="scale")
+    manager = amp.DynamicLossScaleManager(2.0 ** 12, factor, window)
+    want, cur, last = 2.0 ** 12, 1, 0
+    manager_scale, m_cur, m_last = 2.0 ** 12, 1, 0
+    for flag in overflows:
+        cell(scale, Tensor(np.array(flag)))
+        manager.update_loss_scale(flag)
+        want, cur, last = _mindspore_update(want, cur, last, flag, factor, window)
+        # MindSpore's manager: grows when (cur - last overflow) % window == 0
+        if flag:
+            manager_scale, m_last = max(manager_scale * (1 / factor), 1.0), m_cur
+        elif (m_cur - m_last) % window == 0:
+            manager_scale *= factor
+        m_cur += 1
+        assert float(scale.asnumpy()) == want
+        assert manager.get_loss_scale() == manager_scale
+    assert int(cell.cur_iter.asnumpy()) == cur and int(cell.last_overflow_iter.asnumpy()) == last

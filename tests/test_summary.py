@@ -14,6 +14,9 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import mindlite as ms
 from mindlite import Tensor, nn
@@ -216,3 +219,48 @@ def test_errors(tmp_path):
     bad.write_bytes(good[:-3])
     with pytest.raises(sp.SummaryFormatError, match="truncated"):
         sp.read_summary(str(bad))
+
+
+def _crc32c_bitwise(data):
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.binary(min_size=0, max_size=700))
+def test_crc32c_and_framing_round_trip(tmp_path_factory, payload):
+    assert sp.crc32c(payload) == _crc32c_bitwise(payload)      # table and numba paths
+    path = tmp_path_factory.mktemp("frames") / "f"
+    path.write_bytes(sp.frame(payload) + sp.frame(payload[::-1]))
+    assert sp.read_records(str(path)) == [payload, payload[::-1]]
+
+
+@settings(max_examples=20, deadline=None)
+@given(hnp.arrays(np.float32, st.integers(1, 200),
+                  elements=st.one_of(st.floats(-1e3, 1e3, width=32),
+                                     st.sampled_from([np.nan, np.inf, -np.inf]))))
+def test_histogram_counts_every_finite_value(tmp_path_factory, values):
+    with SummaryRecord(str(tmp_path_factory.mktemp("hist"))) as record, \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        record.add_value("histogram", "h", Tensor(values))
+        record.record(0)
+        path = record.log_dir
+    assert bool(caught) == (not np.isfinite(values).any())      # "no finite value"
+    hist = sp.read_summary(path)[1]["values"]["h"]
+    finite = values[np.isfinite(values)]
+    assert hist["count"] == values.size
+    assert hist["nan_count"] == np.isnan(values).sum()
+    assert (hist["pos_inf_count"], hist["neg_inf_count"]) == (np.isposinf(values).sum(),
+                                                              np.isneginf(values).sum())
+    if finite.size:
+        assert sum(b[2] for b in hist["buckets"]) == finite.size
+        assert (hist["min"], hist["max"]) == (finite.min(), finite.max())
+        want_bins = 2 if finite.size <= 5 else 3 if finite.size <= 10 else finite.size // 10 + 1
+        assert len(hist["buckets"]) == want_bins
+    else:
+        assert hist["buckets"] == []

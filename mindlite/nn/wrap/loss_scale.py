@@ -69,14 +69,16 @@ class DynamicLossScaleUpdateCell(_EagerCell):
         if not isinstance(loss_scale, Parameter):
             raise TypeError("For 'DynamicLossScaleUpdateCell', 'loss_scale' must be the scale "
                             f"Parameter to update, but got {type(loss_scale).__name__}")
-        scale = float(loss_scale.asnumpy().reshape(-1)[0])
+        # float32 arithmetic, as MindSpore's ops: scale * reciprocal(factor), scale * factor
+        scale = np.float32(loss_scale.asnumpy().reshape(-1)[0])
+        factor = np.float32(self.scale_factor)
         step = int(self.cur_iter.asnumpy())
         overflowed = _flag(overflow)
         grow = step - int(self.last_overflow_iter.asnumpy()) >= self.scale_window
         if overflowed:
-            scale = max(scale / self.scale_factor, 1.0)
+            scale = max(scale * np.reciprocal(factor), np.float32(1.0))
         elif grow:
-            scale *= self.scale_factor
+            scale = scale * factor
         if overflowed or grow:
             self.last_overflow_iter.set_data(Tensor(np.array(step, np.int32)))
         loss_scale.set_data(Tensor(np.full(loss_scale.shape, scale, loss_scale.dtype.np)))
