@@ -330,3 +330,18 @@ def test_while_loops_become_loop():
     assert top.count("Loop") == 1
     body = next(n for n in proto.graph.node if n.op_type == "Loop").attribute[0].g
     assert {"Loop", "If"} <= {n.op_type for n in body.node}
+
+
+def test_parameter_names_made_unique():
+    """A hand-built graph whose parameters share a name still exports (the delegates build
+    such graphs from kernel runs)."""
+    from mindlite.ir.anf import FuncGraph
+    from mindlite.ops import operations as P
+    g = FuncGraph("sub")
+    a = g.add_parameter("x", rand(2, 3)._abs)
+    b = g.add_parameter("x", rand(2, 3)._abs)
+    g.set_output(g.new_cnode([P.Add(), a, b], a.abstract))
+    proto = export_onnx_model(g)
+    assert len({i.name for i in proto.graph.input}) == 2
+    x, y = rand(2, 3), rand(2, 3)
+    np.testing.assert_allclose(run_ort(proto, [x, y])[0], (x + y).asnumpy(), rtol=1e-6)

@@ -67,9 +67,11 @@ class Model:
         return name
 
     def claim(self, name):
-        """Reserve a user-visible name (an input or weight name) as it is, or fail."""
+        """Reserve a user-visible name (an input or weight name): as it is, or with a
+        suffix when two graph parameters share it."""
+        name = name or "input"
         if name in self.used:
-            raise ValueError(f"export_onnx: two graph values are both named '{name}'")
+            return self.fresh(name)
         self.used.add(name)
         return name
 
