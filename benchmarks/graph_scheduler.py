@@ -7,7 +7,9 @@ arrow between them. BLAS is limited to one thread per call (OPENBLAS_NUM_THREADS
 set below before numpy loads), so the speed-up measures the scheduler running the two
 branches at once on the thread pool (numpy's BLAS releases the GIL). Prints the median
 time of `repeat` runs for: jit's own C runner (sequential), the GraphCompiler's sequential
-runner, and the GraphScheduler, and the speed-up of the scheduler over both.
+runner, and the GraphScheduler, and the speed-up of the scheduler over both; then the
+same two matmuls in plain numpy, one after the other and on two threads: the concurrency
+the machine gives right now (on a loaded machine that ceiling, not the scheduler, limits).
 """
 import os
 
@@ -18,6 +20,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
 import argparse  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -59,6 +62,12 @@ def main():
         t_jit = median_time(lambda: two_branches(*args), a.repeat)
         t_seq = median_time(lambda: cg.run(args), a.repeat)
         t_par = median_time(lambda: sched.run(cg, args), a.repeat)
+        arrs = [t.asnumpy() for t in args]
+        pool = ThreadPoolExecutor(2)
+        t_np_seq = median_time(lambda: (arrs[0] @ arrs[1], arrs[2] @ arrs[3]), a.repeat)
+        t_np_par = median_time(lambda: list(pool.map(lambda i: arrs[i] @ arrs[i + 1], (0, 2))),
+                               a.repeat)
+        pool.shutdown()
     finally:
         sched.close()
     print(f"two independent {a.n}x{a.n} float32 MatMul branches, BLAS 1 thread per call, "
@@ -68,6 +77,8 @@ def main():
     print(f"| jit C runner (sequential) | {t_jit * 1e3:.1f} | {t_jit / t_par:.2f}x |")
     print(f"| GraphCompiler sequential | {t_seq * 1e3:.1f} | {t_seq / t_par:.2f}x |")
     print(f"| GraphScheduler (actors) | {t_par * 1e3:.1f} | 1.00x |")
+    print(f"numpy alone: {t_np_seq * 1e3:.1f} ms sequential, {t_np_par * 1e3:.1f} ms on two "
+          f"threads ({t_np_seq / t_np_par:.2f}x: the machine's ceiling now)")
 
 
 if __name__ == "__main__":

@@ -244,3 +244,38 @@ def test_demo_res_manager_roundtrip(demo):
     assert again.ptr == ptr
     with pytest.raises(PluginError, match="free"):
         rm.free(ctypes.c_void_p(12345).value)
+
+
+def test_cpu_fast_path_is_kept(demo):
+    """Back on CPU after a plugin device, eager ops run CPU kernels through the C cached
+    runner again (nothing of the device stays in their path)."""
+    from mindlite import _C
+    mod, path = demo
+    x = ms.Tensor(np.ones((4, 4), np.float32))
+    relu = ops.ReLU()
+    ms.set_context(device_target="DEMO")
+    try:
+        before = mod.stats(path)["launches"]
+        relu(x)
+        assert mod.stats(path)["launches"] == before + 1
+    finally:
+        ms.set_context(device_target="CPU")
+    relu(x)
+    relu(x)
+    assert mod.stats(path)["launches"] == before + 1
+    assert any(isinstance(r, _C.FastRunner) for r in relu._runners.values())
+
+
+def test_device_pool_reuses_blocks():
+    freed, ptrs = [], iter(range(4096, 1 << 20, 4096))
+    pool = ms.device.DevicePool(lambda n: next(ptrs), freed.append, max_per_bucket=1)
+    a = pool.alloc(64)
+    pool.release(a)
+    assert pool.alloc(64) == a and pool.hits == 1          # reused
+    b = pool.alloc(64)                                      # a is in use: a new block
+    assert b != a and pool.misses == 2 and pool.peak_bytes == 128
+    pool.release(a)
+    pool.release(b)                                         # the bucket holds one: b freed
+    assert freed == [b]
+    pool.release_all()
+    assert freed == [b, a] and pool.used_bytes == 0
