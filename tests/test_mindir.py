@@ -59,6 +59,15 @@ class Branch(nn.Cell):
         return z, x + 1
 
 
+class Loop(nn.Cell):
+    def construct(self, x, n):
+        i = Tensor(0, ms.int32)
+        while i < n:
+            x = x * 2 + 1
+            i = i + 1
+        return x
+
+
 def _roundtrip(net, inputs, tmp_path, name="m"):
     ms.export(net, *inputs, file_name=str(tmp_path / name), file_format="MINDIR")
     path = tmp_path / f"{name}.mindir"
@@ -97,6 +106,15 @@ def test_control_flow_roundtrip(tmp_path):
     ops_used = {n.op_type.split("::")[1].split(":")[0] for g in [model.graph, *model.functions]
                 for n in g.node if n.op_type.startswith("REF::")}
     assert {"Switch", "Partial", "MakeTuple"} <= ops_used
+
+
+def test_while_loop_roundtrip(tmp_path):
+    net = Loop()
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    cell = _roundtrip(net, [x, Tensor(3, ms.int32)], tmp_path)
+    for n in (0, 1, 5):
+        n = Tensor(n, ms.int32)
+        np.testing.assert_array_equal(cell(x, n).asnumpy(), net(x, n).asnumpy())
 
 
 def test_function_export_and_reexport(tmp_path):

@@ -15,7 +15,7 @@ from mindlite import Tensor, nn
 
 pytest.importorskip("mindlite.train.mindir.mind_ir_pb2", reason="protobuf is required")
 from mindlite.train.mindir import files  # noqa: E402
-from test_mindir import MLP, Branch, LeNet  # noqa: E402
+from test_mindir import MLP, Branch, LeNet, Loop  # noqa: E402
 
 MS_PYTHON = "/opt/msvenv/bin/python"
 pytestmark = pytest.mark.skipif(not os.path.exists(MS_PYTHON),
@@ -72,7 +72,8 @@ def test_mindlite_files_run_in_mindspore(tmp_path, monkeypatch):
     a = Tensor(np.array([1.0, -2.0], np.float32))
     b = Tensor(np.array([0.5, 4.0], np.float32))
     cases = {"mlp": (MLP((8, 16, 16, 4)), [x2]), "lenet": (LeNet(), [img]),
-             "branch_pos": (Branch(), [a, b]), "branch_neg": (Branch(), [-a * 3, b])}
+             "branch_pos": (Branch(), [a, b]), "branch_neg": (Branch(), [-a * 3, b]),
+             "loop": (Loop(), [a, Tensor(4, ms.int32)])}
     names, want = [], {}
     for name, (net, inputs) in cases.items():
         ms.export(net, *inputs, file_name=str(tmp_path / name), file_format="MINDIR")

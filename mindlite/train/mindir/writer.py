@@ -57,20 +57,31 @@ def _inside(g, top):
 
 
 def free_variables(graphs):
-    """{graph id: [nodes of enclosing graphs used by it or the graphs nested in it]}."""
-    out = {}
+    """{graph id: [nodes of enclosing graphs it uses]}: the nodes its own CNodes and output
+    use from outside it, plus the free variables of every graph it references (those must
+    be passed along where it builds the Partial or makes the call), minus its own nodes and
+    those of graphs nested in it; a fixpoint, as loops reference each other."""
+    direct, refs = {}, {}
     for g in graphs:
-        seen, fvs = set(), []
-        for h in graphs:
-            if not _inside(h, g):
-                continue
-            for node in h.order + [h.output]:
-                for i in (node.inputs if isinstance(node, CNode) else [node]):
-                    owner = i.graph
-                    if owner is not None and not _inside(owner, g) and i.id not in seen:
-                        seen.add(i.id)
-                        fvs.append(i)
-        out[g.id] = fvs
+        used, called = [], []
+        for node in g.order + [g.output]:
+            for i in (node.inputs if isinstance(node, CNode) else [node]):
+                if i.graph is not None:
+                    used.append(i)
+                elif isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
+                    called.append(i.value)
+        direct[g.id], refs[g.id] = used, called
+    out = {g.id: [] for g in graphs}
+    changed = True
+    while changed:
+        changed = False
+        for g in graphs:
+            seen = {n.id for n in out[g.id]}
+            for n in direct[g.id] + [v for h in refs[g.id] for v in out.get(h.id, ())]:
+                if n.id not in seen and not _inside(n.graph, g):
+                    seen.add(n.id)
+                    out[g.id].append(n)
+                    changed = True
     return out
 
 
@@ -181,7 +192,8 @@ class _Writer:
         elif isinstance(callee, ValueNode):
             pname, plan, prim = self.prim_ref(callee.value)
             op = pname.split(":")[0]
-            args = _scalars_as_tensors(prim, args)
+            if not isinstance(prim, IRPrim):
+                args = _scalars_as_tensors(prim, args)
             if plan is None:
                 inputs = [ref(a) for a in args]
             else:
