@@ -77,7 +77,8 @@ class DeviceSession:
         cpu_graph = self.cpu.compile_op(info, policy, provider)
         graph = cpu_graph
         if policy == "ms" and provider is None and "kernel_provider" not in prim.attrs \
-                and not prim.dynamic_shape and cpu_graph.kernel.alloc != "kernel":
+                and not prim.dynamic_shape and cpu_graph.kernel.alloc != "kernel" \
+                and "list" not in info.kinds:
             kdef = self._device_kernel(info, cpu_graph)
             if kdef is not None:
                 kdef.fn = self._launch(kdef)      # lowering calls kernel.fn as the launch
