@@ -152,3 +152,17 @@ def test_bad_arguments(tmp_path):
         cell(ms.Tensor(np.zeros((2, 8), np.float64)))
     with pytest.raises(ValueError, match=r"shape \[2, 8\]"):
         cell(ms.Tensor(np.zeros((3, 8), np.float32)))
+
+
+def test_huge_folded_constant_refused():
+    """Tile of a constant by damaged repeats: refused before anything is allocated."""
+    node = helper.make_node("Tile", ["c", "r"], ["t"], name="tile")
+    add = helper.make_node("Add", ["x", "t"], ["y"], name="add")
+    g = helper.make_graph([node, add], "g", [helper.make_tensor_value_info(
+        "x", TensorProto.INT64, [1 << 14, 1 << 14])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [1 << 14, 1 << 14])],
+        [numpy_helper.from_array(np.ones((1, 1), np.int64), "c"),
+         numpy_helper.from_array(np.array([1 << 14, 1 << 14], np.int64), "r")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(ValueError, match=r"node 'tile' \(op Tile\).*too large"):
+        load_onnx(m)

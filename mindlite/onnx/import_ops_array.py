@@ -192,7 +192,7 @@ def _constant_of_shape(ctx):
     fill = (_lib.onnx().numpy_helper.to_array(value).reshape(-1)
             if value is not None else np.zeros(1, np.float32))
     shape = tuple(int(d) for d in ctx.c(0).reshape(-1))
-    if any(d < 0 for d in shape) or int(np.prod(shape)) > 1 << 28:
+    if any(d < 0 for d in shape) or int(np.prod(shape, dtype=object)) > 1 << 26:
         ctx.fail(f"bad or too large shape {list(shape)}")
     return Const(np.full(shape, fill[0], fill.dtype))
 
@@ -202,6 +202,9 @@ def _range(ctx):
     start, limit, delta = (ctx.c(i) for i in range(3))
     if delta == 0:
         ctx.fail("delta is 0")
+    count = int(np.ceil((float(limit) - float(start)) / float(delta)))
+    if count > 1 << 26:
+        ctx.fail(f"a range of {count} values is too large")
     return Const(np.arange(start, limit, delta).astype(start.dtype))
 
 

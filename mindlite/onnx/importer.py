@@ -27,6 +27,7 @@ from ..ir.manager import lint
 from . import _lib
 from .reader import read_model
 
+MAX_FOLD_ELEMENTS = 1 << 26     # constant folding refuses larger results (damaged files)
 IMPORTERS = {}        # ONNX op type -> fn(ctx) returning the list of output values
 
 
@@ -121,6 +122,12 @@ class Importer:
     def call(self, scope, prim, *args):
         """prim(*args) as a value: folded when every tensor input is a non-weight Const."""
         if not any(_dynamic(a) for a in args):
+            ab = infer_call(prim, [_fold_abstract(a) for a in args])
+            for a in (ab if isinstance(ab, tuple) else (ab,)):
+                size = getattr(a, "size", 0)
+                if size < 0 or size > MAX_FOLD_ELEMENTS:
+                    raise ImportError_(f"a constant of {list(a.shape)} is too large to compute "
+                                       f"at import time")
             out = prim(*[_eager(a) for a in args])
             if isinstance(out, tuple):
                 return tuple(Const(o.asnumpy()) for o in out)
@@ -250,6 +257,14 @@ def _eager(a):
         return Tensor(_c_array(a.array))
     if isinstance(a, (tuple, list)) and any(isinstance(x, Const) for x in a):
         return type(a)(_eager(x) for x in a)
+    return a
+
+
+def _fold_abstract(a):
+    if isinstance(a, Const):
+        return Tensor(_c_array(a.array))._abs
+    if isinstance(a, (tuple, list)) and any(isinstance(x, Const) for x in a):
+        return tuple(_fold_abstract(x) for x in a)
     return a
 
 
