@@ -4,7 +4,8 @@ AlltoAll, Send, Receive, Barrier.
 Buffers go to MPI as memory (mpi4py's buffer interface on numpy arrays: no pickling), and
 results are written in place into the output buffer the runtime allocated. Each kernel
 first checks that every rank of the group passes the same shapes and dtypes (one 16-byte
-allreduce of a hash: communication/_mpi.check_signature), and runs its MPI call under the watchdog.
+allreduce of a hash: communication/_mpi.check_signature). The MPI calls are non-blocking,
+waited for by communication/_mpi.wait (test, then yield the CPU between tests; watchdog).
 Booleans reduce with logical or (SUM, MAX) and logical and (MIN, PROD).
 """
 import numpy as np
@@ -39,35 +40,35 @@ def _size_check(name, comm, rank_size):
 @register_kernel("AllReduce", provider="mpi", priority=0)
 def all_reduce_mpi(x, out, op, group):
     comm = _setup("AllReduce", group, x)
-    with _mpi.pending("AllReduce", group):
-        comm.Allreduce(np.ascontiguousarray(x), out, _mpi_op(op, x.dtype))
+    send = np.ascontiguousarray(x)          # NOTE: held here until the request completes
+    _mpi.wait("AllReduce", group, comm.Iallreduce(send, out, _mpi_op(op, x.dtype)))
 
 
 @register_kernel("AllGather", provider="mpi", priority=0)
 def all_gather_mpi(x, out, group, rank_size):
     comm = _setup("AllGather", group, x)
     _size_check("AllGather", comm, rank_size)
-    with _mpi.pending("AllGather", group):
-        comm.Allgather(np.ascontiguousarray(x), out)
+    send = np.ascontiguousarray(x)
+    _mpi.wait("AllGather", group, comm.Iallgather(send, out))
 
 
 @register_kernel("ReduceScatter", provider="mpi", priority=0)
 def reduce_scatter_mpi(x, out, op, group, rank_size):
     comm = _setup("ReduceScatter", group, x)
     _size_check("ReduceScatter", comm, rank_size)
-    with _mpi.pending("ReduceScatter", group):
-        comm.Reduce_scatter_block(np.ascontiguousarray(x), out, _mpi_op(op, x.dtype))
+    send = np.ascontiguousarray(x)
+    _mpi.wait("ReduceScatter", group, comm.Ireduce_scatter_block(send, out,
+                                                                 _mpi_op(op, x.dtype)))
 
 
 @register_kernel("Broadcast", provider="mpi", priority=0)
 def broadcast_mpi(xs, *outs, root_rank, group):
     comm = _setup("Broadcast", group, *xs)
     root = comm.Get_rank() == root_rank
-    with _mpi.pending("Broadcast", group):
-        for x, out in zip(xs, outs):
-            if root:
-                np.copyto(out, x)
-            comm.Bcast(out, root_rank)
+    for x, out in zip(xs, outs):
+        if root:
+            np.copyto(out, x)
+        _mpi.wait("Broadcast", group, comm.Ibcast(out, root_rank))
 
 
 @register_kernel("AlltoAll", provider="mpi", priority=0)
@@ -76,8 +77,7 @@ def all_to_all_mpi(x, out, split_dim, concat_dim, group):
     n = comm.Get_size()
     send = np.ascontiguousarray(np.stack(np.split(x, n, axis=split_dim)))
     recv = np.empty_like(send)
-    with _mpi.pending("AlltoAll", group):
-        comm.Alltoall(send, recv)
+    _mpi.wait("AlltoAll", group, comm.Ialltoall(send, recv))
     np.concatenate(list(recv), axis=concat_dim, out=out)
 
 
@@ -85,8 +85,8 @@ def all_to_all_mpi(x, out, split_dim, concat_dim, group):
 def send_mpi(x, out, sr_tag, dest_rank, group):
     comm = _mpi.comm_of("Send", group)
     _check_peer("Send", "dest_rank", dest_rank, comm)
-    with _mpi.pending("Send", group):
-        comm.Send(np.ascontiguousarray(x), dest_rank, sr_tag)
+    send = np.ascontiguousarray(x)
+    _mpi.wait("Send", group, comm.Isend(send, dest_rank, sr_tag))
     np.copyto(out, x)
 
 
@@ -97,23 +97,21 @@ def receive_mpi(*args, sr_tag, src_rank, group):
     _check_peer("Receive", "src_rank", src_rank, comm)
     MPI = _mpi.STATE["mpi"]
     status = MPI.Status()
-    with _mpi.pending("Receive", group):
-        comm.Probe(src_rank, sr_tag, status)
-        count = status.Get_count(MPI.BYTE)
-        if count != out.nbytes:
-            scratch = np.empty(count, np.uint8)
-            comm.Recv(scratch, src_rank, sr_tag)
-            raise ValueError(f"For 'Receive', rank {comm.Get_rank()} expected {out.nbytes} bytes "
-                             f"({out.dtype}{list(out.shape)}) from rank {src_rank} with tag "
-                             f"{sr_tag}, but rank {src_rank} sent {count} bytes")
-        comm.Recv(out, src_rank, sr_tag)
+    _mpi.wait_probe("Receive", group, comm, src_rank, sr_tag, status)
+    count = status.Get_count(MPI.BYTE)
+    if count != out.nbytes:
+        scratch = np.empty(count, np.uint8)
+        _mpi.wait("Receive", group, comm.Irecv(scratch, src_rank, sr_tag))
+        raise ValueError(f"For 'Receive', rank {comm.Get_rank()} expected {out.nbytes} bytes "
+                         f"({out.dtype}{list(out.shape)}) from rank {src_rank} with tag "
+                         f"{sr_tag}, but rank {src_rank} sent {count} bytes")
+    _mpi.wait("Receive", group, comm.Irecv(out, src_rank, sr_tag))
 
 
 @register_kernel("Barrier", provider="mpi", priority=0)
 def barrier_mpi(out, group):
     comm = _mpi.comm_of("Barrier", group)
-    with _mpi.pending("Barrier", group):
-        comm.Barrier()
+    _mpi.wait("Barrier", group, comm.Ibarrier())
     out.fill(0)
 
 

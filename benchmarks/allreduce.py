@@ -1,0 +1,164 @@
+"""AllReduce bandwidth and data-parallel training speed (issue 18).
+
+    python benchmarks/allreduce.py [--quick]
+
+Launches itself under `mpiexec` on this machine (loopback, shared memory):
+1. ops.AllReduce of float32 buffers from 1 KB to 64 MB on 2 and 4 ranks, against raw
+   mpi4py `Allreduce` on numpy buffers in the same run (alternating, median of repeats),
+   and against raw `Iallreduce` waited for the way mindlite waits (MPI_Test, then yielding
+   the CPU between tests: blocking MPI busy-polls, which on a loaded or oversubscribed
+   machine takes the core a late peer needs).
+   Bandwidth = buffer bytes / time. Target: mindlite >= 0.9x raw at >= 1 MB.
+   mindlite's call includes its cross-rank shape/dtype check (a 16-byte allreduce) and the
+   op dispatch; MINDLITE_COMM_CHECK=0 removes the check (also measured).
+2. One data-parallel training step of train_digits.py's CNN, batch 64 per rank, on 1 and 2
+   ranks (each rank single-threaded: BLAS and mindlite's pool at one thread): samples/s over
+   all ranks. Target: 2 ranks >= 1.5x one rank (on 2 cores; other load on the machine makes
+   the numbers noisy).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+SIZES = [1 << k for k in range(10, 27, 2)]          # 1 KB .. 64 MB
+
+
+def _launch(n, *args):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONUNBUFFERED="1")
+    cmd = ["mpiexec", "-n", str(n), "--oversubscribe", sys.executable, __file__, "--worker",
+           *args]
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
+    if res.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{res.stdout}\n{res.stderr}")
+    return res.stdout
+
+
+def _bandwidth_worker(quick):
+    import numpy as np
+    from mpi4py import MPI
+
+    from mindlite import Tensor, ops
+    from mindlite.communication import _mpi, init
+    init()
+    comm = MPI.COMM_WORLD
+    allreduce = ops.AllReduce()
+    rows = []
+    for size in SIZES:
+        n = size // 4
+        a = np.random.RandomState(comm.Get_rank()).rand(n).astype(np.float32)
+        out = np.empty_like(a)
+        t = Tensor(a)
+        reps = max(3, min(200, (64 << 20) // size // (8 if quick else 1)))
+        times = {"raw": [], "raw_nb": [], "mindlite": [], "nocheck": []}
+        for _ in range(2):                       # warm-up
+            comm.Allreduce(a, out)
+            allreduce(t)
+        for _ in range(reps):
+            comm.Barrier()
+            t0 = time.perf_counter()
+            comm.Allreduce(a, out)
+            times["raw"].append(time.perf_counter() - t0)
+            comm.Barrier()
+            t0 = time.perf_counter()
+            _mpi.wait("raw", "world", comm.Iallreduce(a, out))
+            times["raw_nb"].append(time.perf_counter() - t0)
+            comm.Barrier()
+            t0 = time.perf_counter()
+            allreduce(t)
+            times["mindlite"].append(time.perf_counter() - t0)
+            _mpi._CHECK[0] = False
+            comm.Barrier()
+            t0 = time.perf_counter()
+            allreduce(t)
+            times["nocheck"].append(time.perf_counter() - t0)
+            _mpi._CHECK[0] = True
+        worst = {k: comm.allreduce(float(np.median(v)), MPI.MAX) for k, v in times.items()}
+        rows.append((size, worst["raw"], worst["raw_nb"], worst["mindlite"], worst["nocheck"]))
+    if comm.Get_rank() == 0:
+        for row in rows:
+            print("ROW", *row)
+
+
+def _dp_step_worker(quick):
+    import numpy as np
+
+    import mindlite as ms
+    from mindlite import Tensor, _C, nn
+    from mindlite.communication import get_group_size, get_rank, init
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                    "examples"))
+    from train_digits import CNN
+    _C.set_num_threads(1)
+    init()
+    n = get_group_size()
+    if n > 1:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                     gradients_mean=True)
+    ms.set_seed(0)
+    net = CNN()
+    step = nn.TrainOneStepCell(nn.WithLossCell(
+        net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
+        nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    rng = np.random.RandomState(get_rank())
+    x = Tensor(rng.randn(64, 1, 8, 8).astype(np.float32))
+    y = Tensor(rng.randint(0, 10, 64).astype(np.int32))
+    for _ in range(5):
+        step(x, y)
+    steps = 30 if quick else 100
+    ms.ops.Barrier()()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step(x, y)
+    ms.ops.Barrier()()
+    wall = time.perf_counter() - t0
+    if get_rank() == 0:
+        print(f"DP {n} {64 * n * steps / wall}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--worker", choices=["bandwidth", "dp"])
+    args = parser.parse_args()
+    quick = ["--quick"] if args.quick else []
+    if args.worker == "bandwidth":
+        return _bandwidth_worker(args.quick)
+    if args.worker == "dp":
+        return _dp_step_worker(args.quick)
+    print("AllReduce of float32 buffers (algorithm bandwidth, GB/s; median time, slowest rank)")
+    print("raw: comm.Allreduce (blocking); raw Iallreduce: comm.Iallreduce waited as mindlite "
+          "waits (test, then yield the CPU); ratio = mindlite / raw bandwidth")
+    print(f"{'ranks':>5} {'bytes':>6} {'raw':>8} {'raw Iallreduce':>14} {'mindlite':>9} "
+          f"{'ratio':>6} {'vs Iallr.':>9} {'no check':>9} {'ratio':>6}")
+    for n in (2, 4):
+        for line in _launch(n, "bandwidth", *quick).splitlines():
+            if line.startswith("ROW "):
+                size, raw, nb, ml, nc = (float(v) for v in line.split()[1:])
+                gb = [size / t / 1e9 for t in (raw, nb, ml, nc)]
+                print(f"{n:>5} {_human(int(size)):>6} {gb[0]:>8.3f} {gb[1]:>14.3f} "
+                      f"{gb[2]:>9.3f} {raw / ml:>6.2f} {nb / ml:>9.2f} {gb[3]:>9.3f} "
+                      f"{raw / nc:>6.2f}")
+    rates = {}
+    for n in (1, 2):
+        for line in _launch(n, "dp", *quick).splitlines():
+            if line.startswith("DP "):
+                rates[n] = float(line.split()[2])
+    print(f"\nCNN training step, batch 64 per rank, one thread per rank: 1 rank "
+          f"{rates[1]:.0f} samples/s, 2 ranks {rates[2]:.0f} samples/s -> "
+          f"{rates[2] / rates[1]:.2f}x (target 1.5x)")
+
+
+def _human(size):
+    for unit in ("B", "KB", "MB"):
+        if size < 1024:
+            return f"{size}{unit}"
+        size //= 1024
+    return f"{size}GB"
+
+
+if __name__ == "__main__":
+    main()
