@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mindlite as ms
-from mindlite import Tensor, amp, nn
+from mindlite import Tensor, amp, nn, ops
 from mindlite.dataset import NumpySlicesDataset
 from mindlite.train import Model
 
@@ -276,3 +276,40 @@ def test_dynamic_loss_scale_follows_mindspores_rule(overflows, window, factor):
         assert float(scale.asnumpy()) == want
         assert manager.get_loss_scale() == manager_scale
     assert int(cell.cur_iter.asnumpy()) == cur and int(cell.last_overflow_iter.asnumpy()) == last
+
+
+class _CustomLossScaleStep(nn.TrainOneStepWithLossScaleCell):
+    """The pattern of MindSpore's model-zoo steps: the gradients by `self.grad` with an
+    explicit sensitivity, then the overflow helpers."""
+
+    def construct(self, x, y):
+        loss = self.network(x, y)
+        scaling_sens = self.scale_sense
+        status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
+        sens = ops.ones_like(loss) * ops.cast(scaling_sens, loss.dtype)
+        grads = self.grad(self.network, self.weights)(x, y, sens)
+        grads = tuple(g / ops.cast(scaling_sens, g.dtype) for g in grads)
+        cond = self.get_overflow_status(status, grads)
+        overflow = self.process_loss_scale(cond)
+        if not bool(overflow.asnumpy()):
+            self.optimizer(grads)
+        return loss, cond, scaling_sens
+
+
+def test_custom_loss_scale_step_subclass_equals_the_cell():
+    x = Tensor(np.random.default_rng(5).standard_normal((4, 3)).astype(np.float32))
+    y = Tensor(np.ones((4, 1), np.float32))
+    big = Tensor(np.full((4, 3), 3e38, np.float32))
+    runs = []
+    for cls in (nn.TrainOneStepWithLossScaleCell, _CustomLossScaleStep):
+        net = nn.Dense(3, 1)
+        net.weight.set_data(Tensor(np.full((1, 3), 0.5, np.float32)))
+        net.bias.set_data(Tensor(np.zeros(1, np.float32)))
+        update = nn.DynamicLossScaleUpdateCell(2.0 ** 8, 2, 2)
+        step = cls(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.01),
+                   update)
+        flags = [bool(step(*batch)[1].asnumpy()) for batch in ((x, y), (big, y), (x, y))]
+        runs.append((flags, net.weight.asnumpy().copy(), float(step.scale_sense.asnumpy())))
+    assert runs[0][0] == runs[1][0] == [False, True, False]
+    np.testing.assert_allclose(runs[0][1], runs[1][1], rtol=1e-6)
+    assert runs[0][2] == runs[1][2] == 2.0 ** 7

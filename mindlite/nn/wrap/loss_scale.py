@@ -7,8 +7,10 @@ as MindSpore's sensitivity `ones_like(loss) * scale`), divides the gradients by 
 checks them: if any is inf or nan (an overflow) the optimizer is skipped. The update cell then
 adjusts the scale Parameter `scale_sense`: a dynamic one divides it by scale_factor after an
 overflow (never below 1) and multiplies it by scale_factor after scale_window steps without
-one. The step returns (loss, overflow, scale), as MindSpore's. The overflow decision is host
-control flow, so the step itself runs eagerly under GRAPH_MODE (its network still compiles).
+one. The step returns (loss, overflow, scale), as MindSpore's. Under DATA_PARALLEL the
+unscaled gradients pass TrainOneStepCell's gradient reducer before the check, so every rank
+sees the same overflow. The overflow decision is host control flow, so the step and the update
+cells run eagerly under GRAPH_MODE (the network below compiles unless it holds float16 cells).
 """
 import numbers
 
@@ -17,7 +19,7 @@ import numpy as np
 from ... import ops
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
-from ...ops.composite import value_and_grad
+from ...ops.composite import GradOperation, value_and_grad
 from ..cell import Cell
 from .cell_wrapper import TrainOneStepCell
 
@@ -126,6 +128,8 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
                             f"or Tensor, but got 'scale_sense' type: {type(scale_sense)}")
         self.scale_sense = Parameter(value, name="scale_sense", requires_grad=False)
         self.grad_fn = value_and_grad(self._scaled_loss, None, self.weights, has_aux=True)
+        # what MindSpore's subclasses (custom loss-scaled steps) call with an explicit sens
+        self.grad = GradOperation(get_by_list=True, sens_param=True)
 
     _call = _EagerCell._call
 
@@ -169,6 +173,8 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             (_, loss), grads = self.grad_fn(*inputs)
             inv = 1.0 / float(self.scale_sense.asnumpy().reshape(-1)[0])
             grads = tuple(g * ops.cast(Tensor(np.float32(inv)), g.dtype) for g in grads)
+        if self.reducer_flag:              # DATA_PARALLEL: an inf or nan on any rank reaches all
+            grads = self.grad_reducer(grads)
         cond = self.get_overflow_status(status, grads)
         overflow = self.process_loss_scale(cond)
         if not _flag(overflow):
