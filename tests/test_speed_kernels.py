@@ -63,3 +63,45 @@ def test_blas_matmul_errors_restore_the_setting():
     with pytest.raises(ValueError):
         _blas.matmul(np.ones((2, 3)), np.ones((4, 5)), np.empty((2, 5)))
     assert _C.blas_threads_local(max(before, 0)) == before
+
+
+# ---- ReluGrad (C loop, csrc/kernels/binary_impl.inc BReluGrad) ----------------------------
+def _relu_grad_ref(dy, x):
+    return np.multiply(dy, x > 0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.lists(st.integers(0, 9), min_size=0, max_size=4),
+       dt=st.sampled_from([np.float32, np.float64]), transposed=st.booleans())
+def test_relu_grad_cpp_matches_numpy_bitwise(shape, dt, transposed):
+    rng = np.random.default_rng(len(shape))
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -1.0], dt)
+    dy = np.asarray(rng.choice(specials, size=shape) * rng.standard_normal(shape), dt)
+    x = np.asarray(rng.choice(specials, size=shape), dt)
+    if transposed:
+        dy, x = dy.T, x.T
+    out = np.empty(dy.shape, dt)
+    _C.BINARY_KERNELS["ReluGrad"](dy, x, out)
+    ref = np.ascontiguousarray(_relu_grad_ref(dy, x))
+    np.testing.assert_array_equal(out.reshape(-1).view(np.uint8), ref.reshape(-1).view(np.uint8))
+
+
+def test_relu_grad_op_uses_cpp_kernel_and_matches():
+    import mindlite as ms
+    from mindlite.ops.operations import _grad_ops as G
+    from mindlite.ops.operations.custom_ops import selected_kernel
+    dy = ms.Tensor(np.array([[1.0, -2.0, np.nan], [3.0, 4.0, -5.0]], np.float32))
+    x = ms.Tensor(np.array([[1.0, 0.0, -1.0], [np.nan, 2.0, -0.0]], np.float32))
+    prim = G.ReluGrad()
+    assert selected_kernel(prim, dy, x).fn is _C.BINARY_KERNELS["ReluGrad"]
+    got = prim(dy, x).asnumpy()
+    ref = _relu_grad_ref(dy.asnumpy(), x.asnumpy())
+    np.testing.assert_array_equal(got.view(np.uint32), ref.view(np.uint32))
+
+
+def test_relu_grad_cpp_rejects_bad_inputs():
+    with pytest.raises((TypeError, ValueError), match="ReluGrad"):
+        _C.BINARY_KERNELS["ReluGrad"](np.ones(3, np.int32), np.ones(3, np.int32),
+                                      np.empty(3, np.int32))
+    with pytest.raises(ValueError, match="ReluGrad"):
+        _C.BINARY_KERNELS["ReluGrad"](np.ones(3), np.ones(4), np.empty(3))

@@ -29,8 +29,8 @@ const char* const kUnaryNames[kNumUnary] = {
     "Ceil", "Round", "Reciprocal", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GeLU", "SiLU",
     "Softplus", "Erf", "HSwish", "HSigmoid", "Elu", "SeLU", "Mish", "Softsign", "LogSigmoid"};
 const char* const kBinaryNames[kNumBinary] = {
-    "Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow", "Equal",
-    "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"};
+    "Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow", "ReluGrad",
+    "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"};
 const char* const kDTypeNames[kNumDTypes] = {"float32", "float64", "int32", "int64", "bool"};
 const int kDTypeSize[kNumDTypes] = {4, 8, 4, 8, 1};
 

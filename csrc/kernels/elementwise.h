@@ -21,8 +21,8 @@ enum UnaryOp : int {
 };
 
 enum BinaryOp : int {
-  kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum, kFloorDiv, kFloorMod, kPow, kEqual, kNotEqual,
-  kLess, kLessEqual, kGreater, kGreaterEqual, kLogicalAnd, kLogicalOr, kNumBinary
+  kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum, kFloorDiv, kFloorMod, kPow, kReluGrad, kEqual,
+  kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual, kLogicalAnd, kLogicalOr, kNumBinary
 };
 
 enum BinaryMode : int { kVV = 0, kSV, kVS, kNumModes };  // SV: x is one scalar; VS: y is

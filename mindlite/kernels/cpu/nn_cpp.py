@@ -19,3 +19,7 @@ _ACTIVATIONS = {
 
 for _op, _dtypes in _ACTIVATIONS.items():
     register_kernel(_op, provider="cpp", dtypes=_dtypes)(_C.UNARY_KERNELS[_op])
+
+# ReluGrad(dy, x) = dy * (x > 0), the same products numpy's kernel computes (NaN / inf in dy
+# and -0 kept), as one C loop instead of a bool temporary and a mixed-dtype multiply.
+register_kernel("ReluGrad", provider="cpp", dtypes=FLOATS)(_C.BINARY_KERNELS["ReluGrad"])
