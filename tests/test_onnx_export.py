@@ -345,3 +345,20 @@ def test_parameter_names_made_unique():
     assert len({i.name for i in proto.graph.input}) == 2
     x, y = rand(2, 3), rand(2, 3)
     np.testing.assert_allclose(run_ort(proto, [x, y])[0], (x + y).asnumpy(), rtol=1e-6)
+
+
+def div_mod(a, b, x, y):
+    return (a // b, a % b, ops.fmod(a, b), ops.div(a, b, rounding_mode="trunc"), x // y, x % y,
+            ops.fmod(x, y))
+
+
+def test_division_forms():
+    a = ms.Tensor(np.array([-7, 7, -7, 7, 9], np.int32))
+    b = ms.Tensor(np.array([2, -2, -2, 2, 3], np.int32))
+    x = ms.Tensor(np.array([-7.5, 7.5, -7.5, 7.25, 1.0], np.float32))
+    y = ms.Tensor(np.array([2.0, -2.0, -2.0, 2.0, 0.5], np.float32))
+    proto = check(div_mod, a, b, x, y)
+    from mindlite.onnx import OnnxGraphCell, load_onnx
+    got = OnnxGraphCell(load_onnx(proto))(a, b, x, y)
+    for g, w in zip(got, div_mod(a, b, x, y)):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)

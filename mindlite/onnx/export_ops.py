@@ -40,6 +40,31 @@ def _arith(op):
     return op.node(onnx_op, [op.input(0, t), op.input(1, t)])
 
 
+@converter("FloorDiv", "FloorMod", "Mod", "TruncateDiv")
+def _div_mod(op):
+    """FloorDiv / FloorMod (Python's // and %), Mod and TruncateDiv (C's, sign of the
+    dividend): ONNX Mod with fmod=0 is the floor form on ints only, fmod=1 the truncated."""
+    t = op.out.dtype
+    a, b = op.input(0, t), op.input(1, t)
+    if op.name == "Mod":
+        return op.node("Mod", [a, b], fmod=1)
+    if op.name == "TruncateDiv":
+        q = op.node("Div", [a, b])
+        if t.is_float:
+            q = op.node("Cast", [op.node("Cast", [q], to=onnx_dtype(mstype.int64))],
+                        to=onnx_dtype(t))
+        return q
+    if t.is_float:
+        q = op.node("Floor", [op.node("Div", [a, b])])
+        if op.name == "FloorDiv":
+            return q
+        return op.node("Sub", [a, op.node("Mul", [b, q])])
+    r = op.node("Mod", [a, b], fmod=0)
+    if op.name == "FloorMod":
+        return r
+    return op.node("Div", [op.node("Sub", [a, r]), b])        # exact: a - r divides by b
+
+
 def _compare_type(op):
     """The dtype both operands were promoted to (a Python scalar adopts the tensor's kind)."""
     types = [op.dtype(i) for i in range(2)]

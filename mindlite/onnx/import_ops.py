@@ -64,6 +64,15 @@ def _div(ctx):
     return out
 
 
+@importer("Mod")
+def _mod(ctx):
+    prim = P.Mod if ctx.attr("fmod", 0) else P.FloorMod
+    a, b = ctx.t(0), ctx.t(1)
+    if prim is P.FloorMod and ctx.abstract(a).dtype.is_float:
+        ctx.fail("fmod=0 is defined for integers only")
+    return ctx.call(prim(), a, b)
+
+
 @importer(*VARIADIC, "Mean")
 def _variadic(ctx):
     prim = VARIADIC.get(ctx.node.op_type, P.Add)
