@@ -17,6 +17,7 @@ Lite op runs as one or more mindlite primitives through mindlite's kernel regist
 import numpy as np
 
 from ..common import dtype as mstype
+from ..ir.anf import MAKE_TUPLE, CNode, ValueNode
 from ..ops import operations as P
 from ..ops.primitive import Primitive
 from . import schema as S
@@ -26,7 +27,7 @@ ELEMENTWISE = {"Add": "AddFusion", "Sub": "SubFusion", "Mul": "MulFusion", "Div"
                "Greater": "Greater", "GreaterEqual": "GreaterEqual", "Less": "Less",
                "LessEqual": "LessEqual", "Equal": "Equal", "NotEqual": "NotEqual"}
 UNARY = {"Neg": "Neg", "Log": "Log", "Sqrt": "Sqrt", "Rsqrt": "Rsqrt", "Square": "Square",
-         "Abs": "Abs", "Floor": "Floor", "Sin": "Sin", "Cos": "Cos"}
+         "Abs": "Abs", "Floor": "Floor", "Sin": "Sin", "Cos": "Cos", "Erf": "Erf"}
 ACTIVATIONS = {"ReLU": "RELU", "Sigmoid": "SIGMOID", "Tanh": "TANH", "GeLU": "GELU"}
 REDUCES = {"ReduceSum": "ReduceSum", "ReduceMean": "ReduceMean", "ReduceMax": "ReduceMax",
            "ReduceMin": "ReduceMin", "ReduceProd": "ReduceProd"}
@@ -113,6 +114,20 @@ def _cast(prim, args):
     return "Cast", {}, [args[0], np.asarray(S.TYPE_ID[np.dtype(dst.np)], np.int32)]
 
 
+def _int_list(v):
+    return [int(x) for x in v] if isinstance(v, (tuple, list)) else [int(v)]
+
+
+def _items(seq):
+    """The tensors of a list input: a MakeTuple's inputs, or a constant tuple's items."""
+    if isinstance(seq, CNode) and isinstance(seq.inputs[0], ValueNode) and \
+            seq.inputs[0].value is MAKE_TUPLE:
+        return list(seq.inputs[1:])
+    if isinstance(seq, (tuple, list)):
+        return list(seq)
+    raise TypeError(f"converter: a list input must be a tuple of tensors, got {seq!r}")
+
+
 def _batch_norm(prim, args):
     if prim.attrs["is_training"] or prim.attrs["data_format"] != "NCHW":
         raise NotImplementedError("converter: BatchNorm in training mode or NHWC has no "
@@ -140,9 +155,9 @@ EXPORT = {
     "ExpandDims": _fixed("ExpandDims"), "Flatten": _fixed("Flatten", {"axis": 1}),
     "Softmax": _softmax, "LogSoftmax": lambda p, a: ("LogSoftmax", {"axis": p.attrs["axis"]},
                                                      list(a)),
-    "Squeeze": lambda p, a: ("Squeeze", {"axis": list(p.attrs["axis"])}, list(a)),
-    "Concat": lambda p, a: ("Concat", {"axis": p.attrs["axis"]}, list(a[0])),
-    "AddN": lambda p, a: ("AddN", {}, list(a[0])),
+    "Squeeze": lambda p, a: ("Squeeze", {"axis": _int_list(p.attrs["axis"])}, list(a)),
+    "Concat": lambda p, a: ("Concat", {"axis": p.attrs["axis"]}, _items(a[0])),
+    "AddN": lambda p, a: ("AddN", {}, _items(a[0])),
     "Exp": lambda p, a: ("ExpFusion", {}, list(a)),
     "Cast": _cast, "Custom": _custom, "BatchNorm": _batch_norm,
 }

@@ -118,6 +118,7 @@ OPS = {
     "Square": (148, []),
     "SubFusion": (152, _ACT),
     "Switch": (154, []),
+    "Erf": (178, []),
     "Transpose": (162, []),
     "LogSoftmax": (189, [("axis", "i64", 0)]),
     "Call": (190, [("is_tail_call", "bool", True)]),
