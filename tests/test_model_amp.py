@@ -313,3 +313,15 @@ def test_custom_loss_scale_step_subclass_equals_the_cell():
     assert runs[0][0] == runs[1][0] == [False, True, False]
     np.testing.assert_allclose(runs[0][1], runs[1][1], rtol=1e-6)
     assert runs[0][2] == runs[1][2] == 2.0 ** 7
+
+
+def test_dynamic_manager_gives_up_after_1000_overflows_in_a_row():
+    manager = amp.DynamicLossScaleManager(2.0 ** 4, 2, 10)
+    for _ in range(1000):
+        manager.update_loss_scale(True)
+    assert manager.get_loss_scale() == 1.0
+    manager.update_loss_scale(False)                       # a clean step resets the count
+    for _ in range(1000):
+        manager.update_loss_scale(True)
+    with pytest.raises(RuntimeError, match="overflowed 1001 steps in a row"):
+        manager.update_loss_scale(True)
