@@ -258,3 +258,82 @@ def test_parameter_written_in_graph_is_copied_again(on_demo):
     for a, b in zip(out, ref):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(out[1], np.full((3, 3), 2.0, np.float32))
+
+
+class _HostMemory(ms.device.DeviceResManager):
+    """A Python plugin's memory: host blocks kept by address."""
+
+    def __init__(self, device):
+        super().__init__(device)
+        self.blocks = {}
+
+    def allocate(self, nbytes):
+        buf = np.empty(nbytes, np.uint8)
+        self.blocks[buf.ctypes.data] = buf
+        return buf.ctypes.data
+
+    def free(self, ptr):
+        del self.blocks[ptr]
+
+    def view(self, addr):
+        return self.blocks[addr.ptr][:addr.nbytes].view(addr.dtype).reshape(addr.shape)
+
+    def copy_host_to_device(self, addr, array):
+        np.copyto(self.view(addr), array)
+
+    def copy_device_to_host(self, array, addr):
+        np.copyto(array, self.view(addr))
+
+
+class _HookedKernels(ms.device.KernelExecutor):
+    """Kernel mode in Python: the CPU kernels of MatMul/ReLU/Add on its own memory; the
+    split hook gives ReLU back to CPU, the optimize hook records what it saw."""
+
+    def __init__(self, device, memory):
+        super().__init__(device)
+        self.memory, self.seen = memory, None
+
+    def select_kernel(self, request):
+        if request.op not in ("MatMul", "ReLU", "Add"):
+            return None
+        cpu = ms.device.get_device_context("CPU").kernel_executor.select_kernel(request)
+        view = self.memory.view
+
+        class _Addr:
+            def __init__(self, a):
+                self.host = view(a)
+
+        def launch(ins, outs):
+            cpu.launch([_Addr(a) for a in ins], [_Addr(a) for a in outs])
+        return ms.device.DeviceKernel(request.op, f"py:{request.op}", launch, "PYDEV")
+
+    def split_graph(self, steps):
+        return [s for s in steps if s.name != "ReLU"]
+
+    def optimize_graph(self, steps):
+        self.seen = [s.name for s in steps]
+        return steps
+
+
+def test_python_kernel_plugin_hooks():
+    def factory(device_id=0):
+        memory = _HostMemory("PYDEV")
+        return ms.device.DeviceContext("PYDEV", device_id, memory,
+                                       _HookedKernels("PYDEV", memory))
+    ms.device.register_device("PYDEV", factory)
+    rng = np.random.default_rng(9)
+    args = [_t(rng, 4, 8), _t(rng, 8, 8), _t(rng, 8, 3)]
+    ref = [r.asnumpy() for r in mixed(*args)]
+    try:
+        ms.set_context(device_target="PYDEV")
+        cg = compile_graph(mixed.graph(*args))
+        out = [r.asnumpy() for r in mixed(*args)]
+        ke = ms.device.get_device_context("PYDEV").kernel_executor
+    finally:
+        ms.set_context(device_target="CPU")
+        ms.device.unregister_device("PYDEV")
+    where = {s.name: s.device for s in cg.steps if s.kind not in ("h2d", "d2h")}
+    assert where["ReLU"] == "CPU" and where["MatMul"] == "PYDEV" and where["Add"] == "PYDEV"
+    assert ke.seen == ["MatMul", "Add", "MatMul"]
+    for a, b in zip(out, ref):                   # the same kernels: bit for bit
+        np.testing.assert_array_equal(a, b)

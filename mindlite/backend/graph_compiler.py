@@ -165,8 +165,14 @@ def _device_steps(kg, target, graph):
             if id(s) not in keep:                # the device gave it back: its CPU kernel
                 cpu = s.kernel.cpu_graph
                 s.kind, s.device, s.fn, s.kernel = "kernel", CPU, cpu.launch, cpu.kernel
-        optimized = ke.optimize_graph([s for s in steps if s.kind == "device"])
+        mine = [s for s in steps if s.kind == "device"]
+        optimized = ke.optimize_graph(mine)
         if optimized is not None:
+            if len(optimized) != len(mine):
+                from ..device.base import PluginError
+                raise PluginError(f"Device plugin '{target.plugin}': optimize_graph returned "
+                                  f"{len(optimized)} steps for {len(mine)}; it may replace "
+                                  f"steps (kernels) but not add or drop them")
             rest = iter(optimized)
             steps = [next(rest) if s.kind == "device" else s for s in steps]
     elif target.graph_executor is not None:
