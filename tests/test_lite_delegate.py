@@ -86,6 +86,21 @@ def test_failing_delegate_falls_back_with_warning():
     np.testing.assert_allclose(run(model, x)[0], net(ms.Tensor(x)).asnumpy(), rtol=1e-6)
 
 
+class NoInit(mslite.Delegate):
+    def init(self):
+        return False
+
+    def build(self, model):
+        raise AssertionError("build() must not run when init() fails")
+
+
+def test_delegate_init_failure_and_type_check():
+    with pytest.warns(RuntimeWarning, match="NoInit failed to build.*init.. returned False"):
+        build(convert(MLP(), ms.Tensor(rand(2, 8))), _ctx(NoInit()))
+    with pytest.raises(TypeError, match="'delegate' must be a mindlite.lite.Delegate"):
+        mslite.Context().delegate = object()
+
+
 class Spy(mslite.Delegate):
     """Claims nothing; records what a delegate sees."""
 

@@ -69,7 +69,19 @@ class Context:
     def __init__(self):
         self._target = ["cpu"]
         self.cpu = CPUDeviceInfo()
-        self.delegate = None
+        self._delegate = None
+
+    @property
+    def delegate(self):
+        return self._delegate
+
+    @delegate.setter
+    def delegate(self, value):
+        if value is not None and not (callable(getattr(value, "build", None))
+                                      and callable(getattr(value, "init", None))):
+            raise TypeError(f"For 'Context', 'delegate' must be a mindlite.lite.Delegate (with "
+                            f"init() and build(model)) or None, but got {value!r}")
+        self._delegate = value
 
     @property
     def target(self):

@@ -148,6 +148,8 @@ class Scheduler:
         from .delegate import DelegateModel
         dm = DelegateModel(self.model, kernels, abstracts, outputs)
         try:
+            if delegate.init() is False:
+                raise RuntimeError("init() returned False")
             delegate.build(dm)
         except Exception as err:          # a delegate's failure must not lose the model
             warnings.warn(f"MindSpore Lite delegate {type(delegate).__name__} failed to build "
