@@ -212,6 +212,11 @@ def test_jit_uses_scheduler_when_parallel(on_demo, scheduler, monkeypatch):
     out = [o.asnumpy() for o in branches(*args)]
     for a, b in zip(out, ref):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    ref_losses, ref_params = _train("CPU")
+    losses, params = _train("DEMO")                 # optimizer updates under the scheduler
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    for p, r in zip(params, ref_params):
+        np.testing.assert_allclose(p, r, rtol=1e-5, atol=1e-6)
 
 
 @ms.jit
