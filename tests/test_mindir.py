@@ -160,6 +160,27 @@ def test_mindspore_written_switch_runs():
                                data["neg_output"], rtol=1e-6)
 
 
+def test_mindspore_written_loop_runs():
+    data = np.load(os.path.join(DATA, "ms_loop.npz"))
+    cell = nn.GraphCell(ms.load(os.path.join(DATA, "ms_loop.mindir")))
+    x = Tensor(data["input0"])
+    np.testing.assert_allclose(cell(x, Tensor(data["input1"])).asnumpy(), data["output"])
+    np.testing.assert_allclose(cell(x, Tensor(np.array(0, np.int32))).asnumpy(),
+                               data["input0"])
+
+
+def test_mindspore_written_ops_run():
+    """BatchNorm, AvgPool, Transpose, LayerNorm, GeLU, Concat, Softmax, ReduceMean and the
+    2.x ops mindlite runs under other names (SumExt -> ReduceSum, Muls -> Mul)."""
+    data = np.load(os.path.join(DATA, "ms_ops.npz"))
+    cell = nn.GraphCell(ms.load(os.path.join(DATA, "ms_ops.mindir")))
+    outs = cell(Tensor(data["input0"]))
+    assert len(outs) == 4
+    for i, o in enumerate(outs):
+        want = data["output" if i == 0 else f"output{i}"]
+        np.testing.assert_allclose(o.asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
 def test_mindspore_file_maps_ops_and_weights():
     graph = ms.load(os.path.join(DATA, "ms_lenet.mindir"))
     names = [type(n.inputs[0].value).__name__ for n in graph.order]

@@ -3,10 +3,13 @@
     cd /tmp && /opt/msvenv/bin/python /work/main/tests/data/make_mindir_fixtures.py \
         /work/main/tests/data
 
-MindSpore 2.10 (CPU, GRAPH_MODE) exports three small models with mindspore.export:
+MindSpore 2.10 (CPU, GRAPH_MODE) exports small models with mindspore.export:
 ms_mlp.mindir (Dense-ReLU-Dense), ms_lenet.mindir (a LeNet-5 shaped CNN on 16x16 inputs:
-Conv2D, ReLU, MaxPool, Flatten, MatMul, BiasAdd, so every file stays under 100 KB) and
-ms_switch.mindir (an `if` on a tensor: Switch over two Partial branch graphs), and stores
+Conv2D, ReLU, MaxPool, Flatten, MatMul, BiasAdd, so every file stays under 100 KB),
+ms_switch.mindir (an `if` on a tensor: Switch over two Partial branch graphs),
+ms_loop.mindir (a `while` on a tensor using a weight) and ms_ops.mindir (BatchNorm,
+AvgPool, Transpose, LayerNorm, GeLU, Concat, Softmax, SumExt, ReduceMean, Muls; four
+outputs), and stores
 each model's input(s) and MindSpore's output in ms_<name>.npz, so the tests check loading
 and running without MindSpore.
 """
@@ -63,6 +66,36 @@ class Branch(nn.Cell):
         return z
 
 
+class Loop(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.array([0.5, 2.0], np.float32)), name="w")
+
+    def construct(self, x, n):
+        i = Tensor(0, ms.int32)
+        while i < n:
+            x = x * self.w + 1
+            i = i + 1
+        return x
+
+
+class Ops(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, pad_mode="pad", padding=1, has_bias=True)
+        self.bn = nn.BatchNorm2d(4)
+        self.avg = nn.AvgPool2d(2, 2)
+        self.ln = nn.LayerNorm((4,))
+        self.gelu = nn.GELU()
+        self.softmax = nn.Softmax(-1)
+
+    def construct(self, x):
+        x = self.avg(self.bn(self.conv(x)))
+        x = self.gelu(self.ln(ops.transpose(x, (0, 2, 3, 1))))
+        y = ops.concat((x, x * 2), -1)
+        return self.softmax(y), y.sum(), y.mean(axis=1), ops.tanh(y) + ops.sigmoid(y)
+
+
 def main(out_dir):
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.set_seed(1)
@@ -73,12 +106,17 @@ def main(out_dir):
         "lenet": (LeNet(), [rng.standard_normal((2, 1, 16, 16)).astype(np.float32)]),
         "switch": (Branch(), [rng.standard_normal(3).astype(np.float32),
                               rng.standard_normal(3).astype(np.float32)]),
+        "loop": (Loop(), [np.array([1.0, 2.0], np.float32), np.array(3, np.int32)]),
+        "ops": (Ops(), [rng.standard_normal((2, 3, 8, 8)).astype(np.float32)]),
     }
+    cases["ops"][0].set_train(False)
     for name, (net, inputs) in cases.items():
         tensors = [Tensor(x) for x in inputs]
         ms.export(net, *tensors, file_name=f"ms_{name}", file_format="MINDIR")
         arrays = {f"input{i}": x for i, x in enumerate(inputs)}
-        arrays["output"] = net(*tensors).asnumpy()
+        out = net(*tensors)
+        for i, o in enumerate(out if isinstance(out, tuple) else [out]):
+            arrays["output" if i == 0 else f"output{i}"] = o.asnumpy()
         if name == "switch":
             neg = [-inputs[0], inputs[1]]
             arrays["neg_input0"] = neg[0]

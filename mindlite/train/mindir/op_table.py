@@ -11,7 +11,8 @@ MindSpore 2.x writes two kinds of primitive (PrimitiveProto.prim_type):
                       "name=family" one that MindSpore stores as an enum integer (ENUMS).
 
 PRIM_FUNCTIONS was derived from MindSpore 2.10's generated primitive classes (each op's
-`__init__` and `__call__` argument lists and arg handlers), restricted to the ops whose
+`__init__` and `__call__` argument lists and arg handlers; BatchNorm, Shape and Tile from its
+manually defined ones), restricted to the ops whose
 constructor arguments match mindlite's; ops with a dtype argument are not listed (dtype
 constants are not written). reader.py and writer.py use `decode_primitive` /
 `encode_primitive`.
@@ -58,6 +59,8 @@ PRIM_FUNCTIONS = {
     "AssignAdd": "variable value",
     "AvgPool": "x kernel_size= strides= pad_mode=pad_mode data_format=format",
     "BCEWithLogitsLoss": "input target weight posWeight reduction=reduction",
+    "BatchNorm": ("input_x scale bias mean variance is_training= epsilon= momentum= "
+                  "data_format=format"),
     "BatchMatMul": "x y transpose_a= transpose_b=",
     "BiasAdd": "input_x bias data_format=format",
     "BiasAddGrad": "dout data_format=format",
@@ -163,15 +166,57 @@ PRIM_FUNCTIONS = {
                      "begin_mask= end_mask= ellipsis_mask= new_axis_mask= shrink_axis_mask="),
     "Sub": "input other",
     "Svd": "input full_matrices= compute_uv=",
+    "Shape": "input_x",
     "Tanh": "input",
     "TanhGrad": "y dy",
     "TensorScatterAdd": "input_x indices updates",
+    "Tile": "input_x multiples",
     "Trace": "input",
     "Transpose": "input dims",
     "Triu": "input diagonal=",
     "UnsortedSegmentSum": "input_x segment_ids num_segments",
     "ZerosLike": "x",
 }
+
+
+# MindSpore 2.x ops mindlite has under another name: op -> (mindlite op, argument words):
+#   "name"        the input, passed on          "name>()"  the input, a None constant -> ()
+#   "name=kw"     a constant, the mindlite constructor argument kw
+#   "name:value"  a constant that must equal value (mindlite has no such argument)
+LOWERINGS = {
+    "Muls": ("Mul", "input other"),
+    "SumExt": ("ReduceSum", "input dim>() keepdim=keep_dims dtype:None"),
+    "MeanExt": ("ReduceMean", "input dim>() keepdim=keep_dims dtype:None"),
+    "AddExt": ("Add", "input other alpha:1"),
+    "SubExt": ("Sub", "input other alpha:1"),
+}
+
+
+def decode_lowered(op, inputs, const_of):
+    """(mindlite primitive, [input positions or (constant,)]) for a LOWERINGS op; `const_of(i)`
+    is (True, value) for a constant input, else (False, None)."""
+    target, spec = LOWERINGS[op]
+    words = spec.split()
+    if len(inputs) != len(words):
+        raise MindIRFormatError(f"op '{op}' takes {len(words)} inputs ({spec}), the node has "
+                                f"{len(inputs)}")
+    kwargs, args = {}, []
+    for i, word in enumerate(words):
+        is_const, value = const_of(i)
+        if "=" in word or ":" in word:
+            name, sep, rest = word.partition("=") if "=" in word else word.partition(":")
+            if not is_const:
+                raise MindIRFormatError(f"op '{op}': argument '{name}' must be a constant")
+            if sep == "=":
+                kwargs[rest] = value
+            elif repr(value) != rest:
+                raise MindIRFormatError(f"op '{op}': argument '{name}' = {value!r} is not "
+                                        f"supported by mindlite (only {rest})")
+        elif word.endswith(">()"):
+            args.append(((),) if is_const and value is None else i)
+        else:
+            args.append(i)
+    return _build(primitive_class(target), op, kwargs), args
 
 
 def _spec(op):

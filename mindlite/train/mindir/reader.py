@@ -24,8 +24,8 @@ from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
 from . import mind_ir_pb2 as pb
-from .op_table import (IR_OPS, decode_prim_function, decode_primitive, is_prim_function,
-                       split_prim_function)
+from .op_table import (IR_OPS, LOWERINGS, decode_lowered, decode_prim_function,
+                       decode_primitive, is_prim_function, primitive_class, split_prim_function)
 from .values import (DATA_TYPES, MindIRFormatError, Monad, U_MONAD, abstract_from_attr,
                      attr_to_value, tensor_from_proto)
 
@@ -179,6 +179,16 @@ class _Reader:
             except MindIRFormatError as e:
                 raise MindIRFormatError(f"{what}: {e}") from None
             return self.apply(g, prim, [inputs[i] for i in tensors], abstract)
+        if op in LOWERINGS and primitive_class(op) is None:
+            def const_of(i):
+                v = inputs[i]
+                return (True, v.value) if isinstance(v, ValueNode) else (False, None)
+            try:
+                prim, args = decode_lowered(op, inputs, const_of)
+            except MindIRFormatError as e:
+                raise MindIRFormatError(f"{what}: {e}") from None
+            return self.apply(g, prim, [inputs[a] if isinstance(a, int) else ValueNode(a[0])
+                                        for a in args], abstract)
         if proto.prim_type == _PRIM_FUNCTION:
             raise MindIRFormatError(f"{what}: unknown op '{op}' (a MindSpore primitive "
                                     f"function mindlite does not have)")
