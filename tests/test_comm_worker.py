@@ -185,7 +185,25 @@ def train():
             for i, (a, b) in enumerate(zip(got, ref)):
                 _close(a, b, f"{name} {what} data-parallel parameter {i} vs one process")
     _model_train(r, n)
+    _parameter_broadcast(r)
     print(f"OK train rank {r}", flush=True)
+
+
+def _parameter_broadcast(r):
+    import mindlite as ms
+    from mindlite import nn
+    ms.set_auto_parallel_context(parallel_mode="data_parallel", parameter_broadcast=True)
+    from mpi4py import MPI
+    ms.set_seed(100 + r)                     # different initial weights on every rank
+    net = nn.Dense(3, 2)
+    before = [p.asnumpy().copy() for p in net.trainable_params()]
+    rank0 = MPI.COMM_WORLD.bcast(before, root=0)       # pickled by mpi4py: the reference
+    if r:
+        assert not np.array_equal(before[0], rank0[0])
+    nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+    ms.reset_auto_parallel_context()
+    for a, b in zip(net.trainable_params(), rank0):
+        _close(a.asnumpy(), b, "parameter_broadcast", 0)
 
 
 def _model_train(r, n):

@@ -8,7 +8,7 @@ parallel modes of MindSpore (semi-auto, auto, hybrid) raise ValueError.
 
 Keys: parallel_mode, gradients_mean (average instead of sum; default False),
 device_num (the reduction's degree; default the world size), global_rank,
-parameter_broadcast (kept; mindlite ranks start equal when they seed alike),
+parameter_broadcast (the training wrappers give every rank rank 0's initial parameters),
 comm_fusion = {"allreduce": {"mode": "auto" | "size" | "index", "config": ...}}:
 gradients fused into buckets, "size" taking the bucket size in MB (0: one allreduce per
 gradient, no fusion), "index" a list of parameter indices at which buckets end, "auto"

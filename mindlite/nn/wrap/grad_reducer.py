@@ -103,10 +103,17 @@ class DistributedGradReducer(Cell):
 
 
 def reducer_for(parameters):
-    """The DistributedGradReducer a training wrapper uses under DATA_PARALLEL, else None."""
+    """The DistributedGradReducer a training wrapper uses under DATA_PARALLEL, else None.
+    With parameter_broadcast, the parameters first take rank 0's values (ops.Broadcast)."""
     mode = auto_parallel.get_auto_parallel_context("parallel_mode")
     if mode != auto_parallel.ParallelMode.DATA_PARALLEL:
         return None
-    return DistributedGradReducer(parameters,
-                                  auto_parallel.get_auto_parallel_context("gradients_mean"),
-                                  auto_parallel.get_auto_parallel_context("device_num"))
+    reducer = DistributedGradReducer(parameters,
+                                     auto_parallel.get_auto_parallel_context("gradients_mean"),
+                                     auto_parallel.get_auto_parallel_context("device_num"))
+    if auto_parallel.get_auto_parallel_context("parameter_broadcast") and parameters:
+        from ...ops.operations.comm_ops import Broadcast
+        values = Broadcast(0)(tuple(parameters))
+        for p, v in zip(parameters, values):
+            p.set_data(v)
+    return reducer
