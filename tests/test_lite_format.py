@@ -131,3 +131,57 @@ def test_damaged_bytes_raise_cleanly(net, arrays):
             kind = _loads_or_clean_error(damaged, arrays)
             outcomes[kind] = outcomes.get(kind, 0) + 1
     assert outcomes.get("file", 0) > 0 and outcomes.get("ran", 0) > 0
+
+
+def _to_nhwc(model):
+    """The model as MindSpore Lite's converter lays it out: Transpose to NHWC after the
+    input, NHWC convolutions / pools with KHWC weights, Transpose back before Flatten."""
+    from mindlite.lite.ms_file import MsNode as N
+    m = read_ms(write_ms(model))
+    x = m.inputs[0]
+    tensors, nodes = m.tensors, []
+
+    def tensor(name, dims, data=None, node_type=S.NODE_CNODE, dtype=np.float32):
+        tensors.append(MsTensor(name, dtype, dims, node_type=node_type, data=data))
+        return len(tensors) - 1
+    perm_in = tensor("perm_nhwc", [4], np.array([0, 2, 3, 1], np.int32).tobytes(),
+                     S.NODE_VALUE, np.int32)
+    perm_out = tensor("perm_nchw", [4], np.array([0, 3, 1, 2], np.int32).tobytes(),
+                      S.NODE_VALUE, np.int32)
+    renamed = {x: tensor("x_nhwc", [1])}
+    nodes.append(N("to_nhwc", "Transpose", {}, [x, perm_in], [renamed[x]]))
+    for n in m.nodes:
+        ins = [renamed.get(t, t) for t in n.inputs]
+        if n.op_type in ("Conv2DFusion", "MaxPoolFusion", "AvgPoolFusion"):
+            if n.op_type == "Conv2DFusion":
+                w = tensors[ins[1]]
+                khwc = np.transpose(w.array(), (0, 2, 3, 1))
+                ins[1] = tensor(w.name + "_khwc", list(khwc.shape),
+                                np.ascontiguousarray(khwc).tobytes(), S.NODE_VALUE)
+            nodes.append(N(n.name, n.op_type, dict(n.attrs, format=S.FORMAT_NHWC), ins,
+                           n.outputs))
+        else:
+            if n.op_type == "Flatten":
+                back = tensor("back", [1])
+                nodes.append(N("to_nchw", "Transpose", {}, [ins[0], perm_out], [back]))
+                ins[0] = back
+            nodes.append(N(n.name, n.op_type, n.attrs, ins, n.outputs))
+    m.nodes = nodes
+    sub = m.subgraphs[0]
+    sub.nodes = list(range(len(nodes)))
+    sub.tensors = list(range(len(tensors)))
+    return write_ms(m)
+
+
+def test_nhwc_layout_as_lite_converter_writes_it():
+    from mindlite.lite.ms_export import export_graph
+    from mindlite.lite.converter import run_passes
+    from mindlite.jit.export_graph import graph_for_export
+    from lite_models import LeNet
+    net, x = LeNet(), rand(1, 1, 32, 32)
+    g = graph_for_export(net, ms.Tensor(x))
+    run_passes(g)
+    data = _to_nhwc(export_graph(g))
+    assert sum(n.attrs.get("format") == S.FORMAT_NHWC for n in read_ms(data).nodes) == 4
+    got = run(build(data, name="nhwc.ms"), x)[0]
+    np.testing.assert_allclose(got, net(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-6)

@@ -13,6 +13,7 @@ per-kernel callbacks) and one per CPU SubGraph kernel (the fast path). A graph t
 cannot take runs on mindlite's graph interpreter instead (Program.reason says why).
 """
 from ..abstract import AbstractTensor
+from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ValueNode
 from ..ir.infer import Folded, infer_call
@@ -58,6 +59,12 @@ class GraphBuilder:
             self.sources.append(t)
         self.env[t] = p
         return p
+
+    def new_const(self, array, name):
+        """A constant made at build time (e.g. weights in another layout): a parameter."""
+        value = Parameter(Tensor(array), name=name, requires_grad=False)
+        self.sources.append(value)
+        return self.fg.add_parameter(name, value._abs, default=value)
 
     def const(self, i):
         c = self.model.tensors[self.node.inputs[i]].const

@@ -185,32 +185,56 @@ def _with_bias(b, node, out, index):
     return [_activate(b, node, out)]
 
 
+_TO_NCHW, _TO_NHWC = (0, 3, 1, 2), (0, 2, 3, 1)
+
+
+def _layout(b, node):
+    """True for NHWC (as MindSpore Lite's converter writes convolutions), False for NCHW."""
+    fmt = node.attrs.get("format", S.FORMAT_NCHW)
+    if fmt not in (S.FORMAT_NCHW, S.FORMAT_NHWC):
+        b.fail(f"format {fmt} is not supported (NCHW or NHWC)")
+    return fmt == S.FORMAT_NHWC
+
+
 def _imp_conv(b, node):
     a = node.attrs
-    w = b.input(1).abstract.shape
+    nhwc = _layout(b, node)
     mode = S.PAD_MODE_NAME.get(a["pad_mode"], "?").lower()
-    if mode == "?" or a.get("format", 0) != S.FORMAT_NCHW:
-        b.fail(f"pad_mode {a['pad_mode']} / format {a.get('format')} is not supported "
-               "(NCHW with PAD, SAME or VALID)")
+    if mode == "?":
+        b.fail(f"pad_mode {a['pad_mode']} is not supported (PAD, SAME or VALID)")
+    x, w = b.input(0), b.input(1)
+    if nhwc:                                 # KHWC weights: transposed once, at build
+        wv = b.const(1)
+        if wv is None:
+            b.fail("NHWC weights (input 1) must be a constant tensor")
+        x = b.emit(P.Transpose(), x, _TO_NCHW)
+        w = b.new_const(np.ascontiguousarray(np.transpose(wv, _TO_NCHW)),
+                        b.model.tensors[node.inputs[1]].name + "_kchw")
+    shape = w.abstract.shape
     pad = tuple(a["pad_list"] or (0, 0, 0, 0)) if mode == "pad" else 0
-    conv = P.Conv2D(int(w[0]), tuple(a["kernel_size"] or w[2:]), mode=1, pad_mode=mode, pad=pad,
-                    stride=tuple(a["stride"] or (1, 1)), dilation=tuple(a["dilation"] or (1, 1)),
-                    group=max(1, a["group"]))
-    return _with_bias(b, node, b.emit(conv, b.input(0), b.input(1)), 2)
+    conv = P.Conv2D(int(shape[0]), tuple(a["kernel_size"] or shape[2:]), mode=1,
+                    pad_mode=mode, pad=pad, stride=tuple(a["stride"] or (1, 1)),
+                    dilation=tuple(a["dilation"] or (1, 1)), group=max(1, a["group"]))
+    out = _with_bias(b, node, b.emit(conv, x, w), 2)[0]
+    return [b.emit(P.Transpose(), out, _TO_NHWC) if nhwc else out]
 
 
 def _imp_pool(cls, reduce_cls):
     def rule(b, node):
         a = node.attrs
+        nhwc = _layout(b, node)
+        x = b.emit(P.Transpose(), b.input(0), _TO_NCHW) if nhwc else b.input(0)
         if a["global"]:
-            out = b.emit(reduce_cls(keep_dims=True), b.input(0), (2, 3))
-            return [_activate(b, node, out)]
-        mode = S.PAD_MODE_NAME.get(a["pad_mode"])
-        if mode not in ("SAME", "VALID") or a["round_mode"] != S.ROUND_FLOOR or any(a["pad"] or ()):
-            b.fail(f"pad_mode {a['pad_mode']}, round_mode {a['round_mode']}, pad {a['pad']} "
-                   "are not supported (SAME or VALID, FLOOR rounding)")
-        out = b.emit(cls(tuple(a["kernel_size"]), tuple(a["strides"]), mode.lower()), b.input(0))
-        return [_activate(b, node, out)]
+            out = b.emit(reduce_cls(keep_dims=True), x, (2, 3))
+        else:
+            mode = S.PAD_MODE_NAME.get(a["pad_mode"])
+            if mode not in ("SAME", "VALID") or a["round_mode"] != S.ROUND_FLOOR or \
+                    any(a["pad"] or ()):
+                b.fail(f"pad_mode {a['pad_mode']}, round_mode {a['round_mode']}, pad "
+                       f"{a['pad']} are not supported (SAME or VALID, FLOOR rounding)")
+            out = b.emit(cls(tuple(a["kernel_size"]), tuple(a["strides"]), mode.lower()), x)
+        out = _activate(b, node, out)
+        return [b.emit(P.Transpose(), out, _TO_NHWC) if nhwc else out]
     return rule
 
 
