@@ -134,8 +134,8 @@ def test_model_updates_the_manager_per_step():
     x = np.random.default_rng(1).standard_normal((16, 4)).astype(np.float32)
     y = np.zeros(16, np.int32)
     model.train(1, NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4))
-    # 2**30 overflows float16 at once (the scale cast to the loss's dtype is inf): the cell's
-    # scale and the manager's both halve on every overflowing step
+    # a 2**30-scaled gradient overflows float16 in the network's backward: the cell's scale
+    # and the manager's both halve on every overflowing step
     cell_scale = float(model._train_network.scale_sense.asnumpy())
     assert manager.get_loss_scale() == cell_scale < 2.0 ** 30
 
