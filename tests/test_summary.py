@@ -204,6 +204,10 @@ def test_errors(tmp_path):
             record.record(1.5)
         with pytest.raises(ValueError, match="not a recognized mode"):
             record.set_mode("test")
+    with SummaryRecord(str(tmp_path), network=nn.Dense(2, 2)) as record:
+        record.add_value("scalar", "a", Tensor(np.float32(1)))
+        with pytest.warns(UserWarning, match="writes no graph"):
+            record.record(0)
     with pytest.raises(ValueError, match="'file_prefix' must be"):
         SummaryRecord(str(tmp_path), file_prefix="a b")
     with pytest.raises(ValueError, match="'collect_freq' should be greater than 0"):

@@ -213,6 +213,7 @@ class SummaryRecord:
             self._budget = max_file_size if max_file_size is None or max_file_size >= 0 else None
             self.network, self.raise_exception = network, raise_exception
             self._mode, self._pool, self._closed, self._file = "train", {}, False, None
+            self._warned_graph = False
             SummaryRecord.count += 1
         atexit.register(self.close)
 
@@ -268,6 +269,10 @@ class SummaryRecord:
         if self._closed:
             warnings.warn("For 'SummaryRecord', the record writer is closed", stacklevel=2)
             return False
+        if self.network is not None and not self._warned_graph:
+            warnings.warn("For 'SummaryRecord', mindlite writes no graph: 'network' is not "
+                          "recorded", stacklevel=2)
+            self._warned_graph = True
         pool, self._pool = self._pool, {}
         if plugin_filter is not None:
             pool = {k: v for k, v in pool.items() if plugin_filter(k)}
