@@ -200,3 +200,35 @@ def test_ops_round_trip(fn, rows, cols):
     a, b = rand(rows, cols), rand(rows, cols, seed=3)
     got, want, _ = round_trip(ms.jit(fn), a, b)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
+
+
+def test_callbacks_reach_branch_subgraphs_and_threads_share_a_model():
+    import threading
+    net = Branchy()
+    x, y = np.abs(rand(2, 4)), rand(2, 4, seed=1)
+    _, _, model = round_trip(net, x, y)
+    seen = []
+    ins = model.get_inputs()
+    ins[0].set_data_from_numpy(x)
+    ins[1].set_data_from_numpy(y)
+    model.predict(ins, after_callback=lambda i, o, info: seen.append(info.node_type))
+    assert "Call" in seen and "MatMulFusion" in seen and "SubFusion" not in seen
+    results, errors = {}, []
+
+    def work(k):
+        try:
+            sign = 1.0 if k % 2 else -1.0
+            for _ in range(5):         # each thread its own input Tensors
+                outs = model.predict([mslite.Tensor(x * sign), mslite.Tensor(y)])
+                results[k] = outs[0].get_data_to_numpy()
+        except Exception as err:          # reported below
+            errors.append(err)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors
+    for k, got in results.items():
+        sign = 1.0 if k % 2 else -1.0
+        np.testing.assert_array_equal(got, net(ms.Tensor(x * sign), ms.Tensor(y)).asnumpy())

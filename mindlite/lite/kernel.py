@@ -11,9 +11,14 @@
     CallKernel        Call(partial): runs the picked subgraph (LiteSession.run_subgraph)
     CallBackParam     what a KernelCallBack gets: node_name, node_type (MSCallBackParam)
 
-Tensors live in `env`, a dict tensor index -> mindlite Tensor (a partial: a _Bound).
+Tensors live in `env`, a dict tensor index -> mindlite Tensor (a partial: a _Bound), one per
+call (so calls in several threads never share one); env[CALLBACKS] holds the call's
+(before, after) KernelCallBacks.
 """
 from .graph_build import GraphBuilder, LiteBuildError
+
+
+CALLBACKS = "callbacks"
 
 
 class CallBackParam:
@@ -151,7 +156,7 @@ class CallKernel(ControlKernel):
         bound = env[self.in_tensors[0]]
         if not isinstance(bound, _Bound):
             raise ValueError(f"Call {self.name!r}: its input is not a PartialFusion's value")
-        outs = session.run_subgraph(bound.index, bound.args)
+        outs = session.run_subgraph(bound.index, bound.args, env[CALLBACKS])
         if len(outs) != len(self.out_tensors):
             raise ValueError(f"Call {self.name!r}: subgraph {bound.index} gives {len(outs)} "
                              f"outputs, the node has {len(self.out_tensors)}")

@@ -21,7 +21,7 @@ from ..abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
-from .kernel import CONTROL_KERNELS
+from .kernel import CALLBACKS, CONTROL_KERNELS
 from .ms_file import MsFileError, read_ms
 from .ops_map import IMPORT
 from .scheduler import Scheduler
@@ -121,18 +121,19 @@ class LiteSession:
             self._compiled[key] = hit
         return hit
 
-    def run_subgraph(self, index, args):
+    def run_subgraph(self, index, args, callbacks=(None, None)):
         compiled = self.compiled(index, [a._abs for a in args])
         if compiled is None:
             raise ValueError(f"{self.model.path}: subgraph {index} calls itself; recursive "
                              "control flow is not supported")
         env = dict(zip(compiled.inputs, args))
-        return compiled.run(env, self, *self._callbacks)
+        env[CALLBACKS] = callbacks
+        return compiled.run(env, self, *callbacks)
 
     def run(self, inputs, before=None, after=None):
         """Run the main graph on input Tensors; returns the output Tensors."""
-        self._callbacks = (before, after)
         env = dict(zip(self.model.inputs, inputs))
+        env[CALLBACKS] = (before, after)
         threads = self.context.cpu.thread_num
         if threads:                  # the context's thread count, for this call's launches
             prev, prev_blas = _C.get_num_threads(), _C.blas_threads_local(threads)
@@ -140,12 +141,9 @@ class LiteSession:
         try:
             return self.main.run(env, self, before, after)
         finally:
-            self._callbacks = (None, None)
             if threads:
                 _C.set_num_threads(prev)
                 _C.blas_threads_local(max(prev_blas, 0))
-
-    _callbacks = (None, None)
 
 
 MAX_NESTING = 64               # subgraph calls scheduled inside each other
