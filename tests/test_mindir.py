@@ -68,6 +68,26 @@ class Loop(nn.Cell):
         return x
 
 
+class Ops(nn.Cell):
+    """BatchNorm, AvgPool, Transpose, LayerNorm, GeLU, Concat, Softmax, sum/mean, Cast."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, pad_mode="pad", padding=1, has_bias=True)
+        self.bn = nn.BatchNorm2d(4)
+        self.avg = nn.AvgPool2d(2, 2)
+        self.ln = nn.LayerNorm((4,))
+        self.gelu = nn.GELU()
+        self.softmax = nn.Softmax(-1)
+
+    def construct(self, x):
+        x = self.avg(self.bn(self.conv(x)))
+        x = self.gelu(self.ln(ops.transpose(x, (0, 2, 3, 1))))
+        y = ops.concat((x, x * 2), -1)
+        return (self.softmax(y), y.sum(), y.mean(axis=1), ops.tanh(y) + ops.sigmoid(y),
+                ops.cast(y, ms.float16))
+
+
 def _roundtrip(net, inputs, tmp_path, name="m"):
     ms.export(net, *inputs, file_name=str(tmp_path / name), file_format="MINDIR")
     path = tmp_path / f"{name}.mindir"
@@ -106,6 +126,16 @@ def test_control_flow_roundtrip(tmp_path):
     ops_used = {n.op_type.split("::")[1].split(":")[0] for g in [model.graph, *model.functions]
                 for n in g.node if n.op_type.startswith("REF::")}
     assert {"Switch", "Partial", "MakeTuple"} <= ops_used
+
+
+def test_ops_model_roundtrip(tmp_path):
+    net = Ops()
+    net.set_train(False)
+    x = Tensor(np.random.default_rng(2).standard_normal((2, 3, 8, 8)).astype(np.float32))
+    got, want = _roundtrip(net, [x], tmp_path)(x), net(x)
+    assert got[4].dtype == ms.float16
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
 
 
 def test_while_loop_roundtrip(tmp_path):

@@ -15,7 +15,7 @@ from mindlite import Tensor, nn
 
 pytest.importorskip("mindlite.train.mindir.mind_ir_pb2", reason="protobuf is required")
 from mindlite.train.mindir import files  # noqa: E402
-from test_mindir import MLP, Branch, LeNet, Loop  # noqa: E402
+from test_mindir import MLP, Branch, LeNet, Loop, Ops  # noqa: E402
 
 MS_PYTHON = "/opt/msvenv/bin/python"
 pytestmark = pytest.mark.skipif(not os.path.exists(MS_PYTHON),
@@ -73,7 +73,9 @@ def test_mindlite_files_run_in_mindspore(tmp_path, monkeypatch):
     b = Tensor(np.array([0.5, 4.0], np.float32))
     cases = {"mlp": (MLP((8, 16, 16, 4)), [x2]), "lenet": (LeNet(), [img]),
              "branch_pos": (Branch(), [a, b]), "branch_neg": (Branch(), [-a * 3, b]),
-             "loop": (Loop(), [a, Tensor(4, ms.int32)])}
+             "loop": (Loop(), [a, Tensor(4, ms.int32)]),
+             "ops": (Ops(), [Tensor(rng.standard_normal((2, 3, 8, 8)).astype(np.float32))])}
+    cases["ops"][0].set_train(False)
     names, want = [], {}
     for name, (net, inputs) in cases.items():
         ms.export(net, *inputs, file_name=str(tmp_path / name), file_format="MINDIR")
@@ -94,8 +96,9 @@ def test_mindlite_files_run_in_mindspore(tmp_path, monkeypatch):
         got = np.load(tmp_path / f"{name}.mindir_ms.npz")
         assert len(got.files) == len(expected), name
         for i, w in enumerate(expected):
-            np.testing.assert_allclose(got[f"arr_{i}"], w, rtol=1e-5, atol=1e-6,
-                                       err_msg=name)
+            np.testing.assert_allclose(got[f"arr_{i}"].astype(np.float64), w, rtol=1e-5,
+                                       atol=1e-5, err_msg=name)
+            assert got[f"arr_{i}"].dtype == w.dtype, name
 
 
 def test_mindspore_files_run_in_mindlite(tmp_path):

@@ -13,9 +13,9 @@ MindSpore 2.x writes two kinds of primitive (PrimitiveProto.prim_type):
 PRIM_FUNCTIONS was derived from MindSpore 2.10's generated primitive classes (each op's
 `__init__` and `__call__` argument lists and arg handlers; BatchNorm, Shape and Tile from its
 manually defined ones), restricted to the ops whose
-constructor arguments match mindlite's; ops with a dtype argument are not listed (dtype
-constants are not written). reader.py and writer.py use `decode_primitive` /
-`encode_primitive`.
+constructor arguments match mindlite's; of the ops with a dtype argument only Cast is listed
+(its dtype input travels as a TypeId integer, DTYPE_INPUTS). reader.py and writer.py use
+`decode_primitive` / `encode_primitive`.
 """
 import inspect
 
@@ -39,6 +39,8 @@ MS_INPUT_DEFAULTS = {
     ("BinaryCrossEntropy", "weight"): None, ("BCEWithLogitsLoss", "weight"): None,
     ("BCEWithLogitsLoss", "posWeight"): None,
 }
+# inputs that hold a dtype, written as MindSpore's TypeId integer: op -> input position
+DTYPE_INPUTS = {"Cast": 1}
 ATTR_RENAMES = {"format": "data_format"}           # MindSpore attribute -> mindlite argument
 ATTR_RENAMES_OUT = {"data_format": "format"}
 # graph-structure primitives (no mindlite Primitive): handled by reader.py / writer.py
@@ -66,6 +68,7 @@ PRIM_FUNCTIONS = {
     "BiasAddGrad": "dout data_format=format",
     "BinaryCrossEntropy": "input target weight reduction=reduction",
     "BroadcastTo": "input shape=",
+    "Cast": "input_x dtype",
     "Cdist": "x1 x2 p=",
     "CdistGrad": "grad input_x input_y cdist p=",
     "CeLU": "x alpha=",
@@ -312,7 +315,10 @@ def decode_prim_function(op, const_values):
         elif MS_ONLY_DEFAULTS.get((op, name), value) != value:
             raise MindIRFormatError(f"op '{op}': argument '{name}' = {value!r} is not "
                                     f"supported by mindlite")
-    return _build(cls, op, kwargs)
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError):
+        return _build(cls, op, _spatial(kwargs))
 
 
 def encode_primitive(prim):
@@ -333,6 +339,7 @@ def encode_primitive(prim):
                     if attrs.get("pad_mode") == "pad" else (0, 0, 0, 0)
         return "PRIMITIVE", out, None
     plan = []
+    attrs = _spatial(attrs) if op in ("AvgPool", "MaxPool") else attrs
     for name, init, family in _spec(op):
         if not init:
             default = MS_INPUT_DEFAULTS.get((op, name), plan)

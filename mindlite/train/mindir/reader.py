@@ -24,9 +24,9 @@ from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
 from . import mind_ir_pb2 as pb
-from .op_table import (IR_OPS, LOWERINGS, decode_lowered, decode_prim_function,
+from .op_table import (DTYPE_INPUTS, IR_OPS, LOWERINGS, decode_lowered, decode_prim_function,
                        decode_primitive, is_prim_function, primitive_class, split_prim_function)
-from .values import (DATA_TYPES, MindIRFormatError, Monad, U_MONAD, abstract_from_attr,
+from .values import (DATA_TYPES, DTYPE_OF_ID, MindIRFormatError, Monad, U_MONAD, abstract_from_attr,
                      attr_to_value, tensor_from_proto)
 
 _PRIM_FUNCTION = pb.PrimitiveProto.PRIMITIVE_FUNCTION
@@ -178,7 +178,11 @@ class _Reader:
                     prim = self.prim_cache[key] = decode_prim_function(op, values)
             except MindIRFormatError as e:
                 raise MindIRFormatError(f"{what}: {e}") from None
-            return self.apply(g, prim, [inputs[i] for i in tensors], abstract)
+            args = [inputs[i] for i in tensors]
+            pos = DTYPE_INPUTS.get(op)
+            if pos is not None and pos < len(args):
+                args[pos] = self.dtype_input(args[pos], op, what)
+            return self.apply(g, prim, args, abstract)
         if op in LOWERINGS and primitive_class(op) is None:
             def const_of(i):
                 v = inputs[i]
@@ -198,6 +202,15 @@ class _Reader:
                      for a in proto.attribute if a.name not in ("input_names", "output_names")}
             prim = self.prim_cache[proto.name] = self.primitive(op, attrs, what)
         return self.apply(g, prim, inputs, abstract)
+
+    @staticmethod
+    def dtype_input(node, op, what):
+        value = node.value if isinstance(node, ValueNode) else None
+        dtype = DTYPE_OF_ID.get(value) if isinstance(value, int) else None
+        if dtype is None:
+            raise MindIRFormatError(f"{what}: op '{op}' needs a constant dtype (a MindSpore "
+                                    f"TypeId), got {value!r}")
+        return ValueNode(dtype)
 
     def apply(self, g, prim, inputs, abstract):
         args = [i for i in inputs if not _is_monad(i)]

@@ -31,6 +31,14 @@ DATA_TYPES = {
 }
 DATA_TYPE_OF = {t: code for code, t in DATA_TYPES.items() if code != TP.FLOAT64}
 
+# MindSpore's TypeId numbers: a dtype constant (Cast's dtype input) is written as its TypeId
+TYPE_IDS = {
+    mstype.bool_: 30, mstype.int8: 32, mstype.int16: 33, mstype.int32: 34, mstype.int64: 35,
+    mstype.uint8: 37, mstype.uint16: 38, mstype.uint32: 39, mstype.uint64: 40,
+    mstype.float16: 42, mstype.float32: 43, mstype.float64: 44,
+}
+DTYPE_OF_ID = {v: k for k, v in TYPE_IDS.items()}
+
 # AttributeProto.AttributeType of a scalar -> (field, Python type)
 _SCALARS = {
     A.BOOL: ("i", bool), A.INT8: ("i", int), A.INT16: ("i", int), A.INT32: ("i", int),
@@ -134,6 +142,10 @@ def value_to_attr(value, attr, name=None, in_seq=False):
         attr.type = A.NONE
     elif isinstance(value, Monad):
         attr.type = A.UMONAD if value.kind == "U" else A.IOMONAD
+    elif isinstance(value, mstype.Type):
+        if value not in TYPE_IDS:
+            raise MindIRFormatError(f"dtype {value} has no MindSpore TypeId")
+        attr.type, attr.i = A.INT64, TYPE_IDS[value]
     elif isinstance(value, (bool, np.bool_, int, np.integer, float, np.floating, str)):
         if isinstance(value, (bool, np.bool_)):
             attr.type, field, v = A.BOOL, "i", int(value)
