@@ -25,9 +25,8 @@ from mindlite import lite as mslite
 from mindlite import ops
 from mindlite.ir import MAKE_TUPLE, CNode, ValueNode
 from mindlite.ir.infer import infer_call
-from mindlite.jit.passes import (PassBase, PassPosition, register_pass,
-                                 register_scheduled_passes, unregister_pass)
-from mindlite.kernels.registry import Kernel, register_kernel, unregister_kernel
+from mindlite.registry import (Kernel, PassBase, PassPosition, register_kernel, register_pass,
+                               register_scheduled_passes, unregister_kernel, unregister_pass)
 from mindlite.lite.converter import convert
 from mindlite.lite.ms_file import read_ms
 
