@@ -362,3 +362,25 @@ def test_division_forms():
     got = OnnxGraphCell(load_onnx(proto))(a, b, x, y)
     for g, w in zip(got, div_mod(a, b, x, y)):
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)
+
+
+def more_ops(x, idx):
+    return (ops.selu(x), ops.celu(x), ops.prelu(x, ms.Tensor([0.25], ms.float32)),
+            ops.all(x > 0.1, 1), ops.any(x > 0.9, 1), ops.std(x, 1), ops.var(x, 0),
+            ops.einsum("ij,kj->ik", x, x), ops.flip(x, (1,)), ops.roll(x, 1, 1),
+            ops.gather_elements(x, 1, idx), ops.one_hot(idx, 5, ms.Tensor(1.0), ms.Tensor(0.0)),
+            ops.triu(x), ops.tril(x, -1), ops.isnan(x), ops.isinf(x), ops.square(x))
+
+
+@pytest.mark.parametrize("opset", [13, 14, 18])
+def test_more_ops(opset):
+    idx = ms.Tensor(np.array([[0, 1], [3, 2]], np.int32))
+    check(more_ops, rand(2, 4), idx, opset=opset)
+
+
+def prelu_channels(x):
+    return ops.prelu(x, ms.Tensor([0.1, 0.2, 0.3], ms.float32))
+
+
+def test_prelu_per_channel():
+    check(prelu_channels, ms.Tensor(RNG.standard_normal((2, 3, 4, 4)).astype(np.float32)))

@@ -312,7 +312,7 @@ def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
     onnx.checker. Raises ValueError naming the primitive that has no ONNX form."""
     onnx = _lib.onnx()
     helper = onnx.helper
-    from . import export_ops, export_ops_array  # noqa: F401  (register the converters)
+    from . import export_ops, export_ops_array, export_ops_extra  # noqa: F401  (converters)
     if not isinstance(graph, FuncGraph):
         raise TypeError(f"export_onnx: graph must be a FuncGraph, got {type(graph).__name__}")
     if not isinstance(opset_version, int) or not MIN_OPSET <= opset_version <= MAX_OPSET:

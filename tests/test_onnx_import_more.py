@@ -1,0 +1,73 @@
+"""More ONNX import checks against onnxruntime (mindlite/onnx/import_ops_extra.py): PRelu
+slopes, Selu/Celu, IsNaN/IsInf, Einsum, GatherElements, OneHot, Trilu, the L1/L2/
+SumSquare/LogSumExp reductions, InstanceNormalization; and round trips of the exporters'
+extra primitives."""
+import numpy as np
+import pytest
+
+import mindlite as ms
+
+onnx = pytest.importorskip("onnx", reason="the onnx extra is not installed")
+pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
+
+from onnx import TensorProto, helper  # noqa: E402
+
+from mindlite.jit.export_graph import graph_for_export  # noqa: E402
+from mindlite.onnx import OnnxGraphCell, export_onnx_model, load_onnx  # noqa: E402
+
+import test_onnx_export as ex  # noqa: E402
+from test_onnx_import import F, I64, against_ort, make_model, one, x_of  # noqa: E402
+
+
+@pytest.mark.parametrize("slope", [(1,), (3, 1, 1), (4,), (1, 1, 4), (2, 3, 4, 4)])
+def test_prelu_slopes(slope):
+    m = one("PRelu", shape=(2, 3, 4, 4), inits=[("s", x_of(*slope))])
+    against_ort(m, x_of(2, 3, 4, 4))
+
+
+@pytest.mark.parametrize("op,attrs", [("Selu", {}), ("Selu", {"alpha": 1.5, "gamma": 2.0}),
+                                      ("Celu", {"alpha": 0.7})])
+def test_selu_celu(op, attrs):
+    against_ort(one(op, opset=13, **attrs), x_of(2, 3, 4))
+
+
+def test_isnan_isinf():
+    x = np.array([1.0, np.nan, np.inf, -np.inf, 0.0], np.float32)
+    for op in ("IsNaN", "IsInf"):
+        against_ort(one(op, shape=(5,), out_type=TensorProto.BOOL), x)
+
+
+def test_einsum_gather_elements_one_hot_trilu():
+    nodes = [helper.make_node("Einsum", ["x", "x"], ["e"], equation="bij, bkj -> bik"),
+             helper.make_node("GatherElements", ["x", "gi"], ["ge"], axis=2),
+             helper.make_node("OneHot", ["oi", "depth", "vals"], ["oh"], axis=1),
+             helper.make_node("Trilu", ["x", "k"], ["tu"]),
+             helper.make_node("Trilu", ["x"], ["tl"], upper=0)]
+    inits = [("gi", np.array([[[0, -1], [1, 2], [3, 3]]] * 2, I64)),
+             ("oi", np.array([[0, 2], [-1, 1]], I64)), ("depth", np.array(4, I64)),
+             ("vals", np.array([0.5, 2.0], np.float32)), ("k", np.array(1, I64))]
+    outs = [("e", F), ("ge", F), ("oh", F), ("tu", F), ("tl", F)]
+    m = make_model(nodes, [("x", F, [2, 3, 4])], outs, inits, 14)
+    against_ort(m, x_of(2, 3, 4))
+
+
+@pytest.mark.parametrize("op", ["ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp"])
+@pytest.mark.parametrize("keep", [0, 1])
+def test_more_reductions(op, keep):
+    against_ort(one(op, 13, axes=[1, 2], keepdims=keep), x_of(2, 3, 4))
+    against_ort(one(op, 18, inits=[("a", np.array([-1], I64))], keepdims=keep), x_of(2, 3, 4))
+
+
+def test_instance_norm():
+    m = one("InstanceNormalization", shape=(2, 3, 4, 5),
+            inits=[("s", x_of(3)), ("b", x_of(3))], epsilon=1e-3)
+    against_ort(m, x_of(2, 3, 4, 5), atol=1e-4)
+
+
+@pytest.mark.parametrize("opset", [13, 14])
+def test_round_trip_more_ops(opset):
+    args = (ex.rand(2, 4), ms.Tensor(np.array([[0, 1], [3, 2]], np.int32)))
+    cell = OnnxGraphCell(load_onnx(export_onnx_model(graph_for_export(ex.more_ops, *args),
+                                                     opset)))
+    for g, w in zip(cell(*args), ex.more_ops(*args)):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
