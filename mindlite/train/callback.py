@@ -204,7 +204,7 @@ class TimeMonitor(Callback):
 _ELSEWHERE = {"ModelCheckpoint": "callback_ckpt", "CheckpointConfig": "callback_ckpt",
               "History": "callback_extra", "LambdaCallback": "callback_extra",
               "LearningRateScheduler": "callback_extra", "EarlyStopping": "callback_extra",
-              "ReduceLROnPlateau": "callback_extra"}
+              "ReduceLROnPlateau": "callback_extra", "SummaryCollector": "summary_collector"}
 
 
 def __getattr__(name):
