@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -143,10 +144,11 @@ def _data(n, steps, per_rank, shape, seed=3):
     return x, y
 
 
-def _train(make_net, x, y, r, n, data_parallel, **reducer_kw):
+def _train(make_net, x, y, r, n, data_parallel, graph=False, **reducer_kw):
     import mindlite as ms
     from mindlite import Tensor, nn
     ms.reset_auto_parallel_context()
+    ms.set_context(mode=ms.GRAPH_MODE if graph else ms.PYNATIVE_MODE)
     if data_parallel:
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                      gradients_mean=True, **reducer_kw)
@@ -162,6 +164,7 @@ def _train(make_net, x, y, r, n, data_parallel, **reducer_kw):
             xb, yb = xb[r * per:(r + 1) * per], yb[r * per:(r + 1) * per]
         step(Tensor(xb), Tensor(yb))
     ms.reset_auto_parallel_context()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
     return [p.asnumpy().copy() for p in net.trainable_params()]
 
 
@@ -180,7 +183,12 @@ def train():
                          comm_fusion={"allreduce": {"mode": "size", "config": 0}})
         by_index = _train(make, x, y, r, n, True,
                           comm_fusion={"allreduce": {"mode": "index", "config": [1, 3]}})
-        for got, what in ((fused, "bucketed"), (unfused, "unbucketed"), (by_index, "index")):
+        runs = [(fused, "bucketed"), (unfused, "unbucketed"), (by_index, "index")]
+        if name == "MLP":
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")        # no fallback warning: nothing to compile
+                runs.append((_train(make, x, y, r, n, True, graph=True), "GRAPH_MODE"))
+        for got, what in runs:
             assert len(got) == len(ref)
             for i, (a, b) in enumerate(zip(got, ref)):
                 _close(a, b, f"{name} {what} data-parallel parameter {i} vs one process")

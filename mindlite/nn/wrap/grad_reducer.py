@@ -51,6 +51,10 @@ class DistributedGradReducer(Cell):
             self.plan = ("size", bucket_size)
         self.buckets = None
 
+    def _call(self, args, kwargs, eager=False):
+        """Host code around MPI: runs eagerly under GRAPH_MODE too."""
+        return Cell._call(self, args, kwargs, eager=True)
+
     def _make_buckets(self, grads):
         """Lists of gradient indices: consecutive, one dtype, within the size or index plan."""
         mode, limit = self.plan
