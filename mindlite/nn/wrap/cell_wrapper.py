@@ -87,6 +87,11 @@ class TrainOneStepCell(Cell):
         self.grad_reducer = reducer_for(self.weights)     # DATA_PARALLEL: reduce across ranks
         self.reducer_flag = self.grad_reducer is not None
 
+    def _call(self, args, kwargs, eager=False):
+        # the gradient reduction is host code around MPI: under GRAPH_MODE the step runs
+        # eagerly and the network (forward and backward) is still compiled
+        return Cell._call(self, args, kwargs, eager=eager or self.reducer_flag)
+
     def construct(self, *inputs):
         loss, grads = self.grad_fn(*inputs)
         if not isinstance(loss, Tensor):
