@@ -3,6 +3,8 @@ must match mindlite's eager output (MLP, LeNet, a Transformer block, control flo
 set one function at a time); unsupported primitives raise naming the op."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mindlite as ms
 from mindlite import nn, ops
@@ -384,3 +386,34 @@ def prelu_channels(x):
 
 def test_prelu_per_channel():
     check(prelu_channels, ms.Tensor(RNG.standard_normal((2, 3, 4, 4)).astype(np.float32)))
+
+
+def test_exportable_primitives():
+    from mindlite.onnx import exportable_primitives
+    names = exportable_primitives()
+    assert {"Conv2D", "MatMul", "BiasAdd", "ReLU", "Softmax", "Reshape"} <= names
+    assert "Sort" not in names
+
+
+UNARY_FNS = [ops.relu, ops.sigmoid, ops.tanh, ops.exp, ops.neg, ops.abs, ops.erf, ops.softplus,
+             ops.silu, ops.elu, lambda v: ops.softmax(v, -1)]
+BINARY_FNS = [ops.add, ops.sub, ops.mul, ops.maximum, ops.minimum,
+              lambda a, b: ops.div(a, ops.abs(b) + 1)]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(UNARY_FNS) - 1),
+                          st.integers(0, len(BINARY_FNS) - 1)), min_size=1, max_size=5),
+       st.lists(st.integers(1, 4), min_size=1, max_size=3), st.booleans())
+def test_random_elementwise_chains(steps, shape, broadcast_y):
+    """Random chains of unary and broadcasting binary ops export and match eager."""
+    def chain(x, y):
+        for u, b in steps:
+            x = BINARY_FNS[b](UNARY_FNS[u](x), y)
+        return x
+    x = ms.Tensor(RNG.standard_normal(shape).astype(np.float32))
+    y_shape = [1] * len(shape) if broadcast_y else shape
+    y = ms.Tensor(RNG.standard_normal(y_shape).astype(np.float32))
+    proto = export_onnx_model(graph_for_export(chain, x, y))
+    np.testing.assert_allclose(run_ort(proto, [x, y])[0], chain(x, y).asnumpy(), rtol=1e-4,
+                               atol=1e-5)

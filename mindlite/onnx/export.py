@@ -307,6 +307,14 @@ class Op:
         raise ValueError(f"export_onnx: '{self.name}' in @{self.em.graph.name}: {why}")
 
 
+def exportable_primitives():
+    """The names of the primitives the exporter converts (a delegate claims kernels of
+    these; a converter may still refuse an attribute value, e.g. NHWC data, with a
+    ValueError)."""
+    from . import export_ops, export_ops_array, export_ops_extra  # noqa: F401
+    return frozenset(CONVERTERS)
+
+
 def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
     """The ONNX ModelProto of `graph` (a FuncGraph from graph_for_export), checked with
     onnx.checker. Raises ValueError naming the primitive that has no ONNX form."""
