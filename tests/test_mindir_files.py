@@ -194,3 +194,68 @@ def test_empty_and_garbage_files(tmp_path):
         ms.load(_copy(tmp_path, b"", "e.mindir"))
     with pytest.raises(ValueError, match="g.mindir"):
         ms.load(_copy(tmp_path, b"\xff" * 64, "g.mindir"))
+
+
+# ---- Custom ops -------------------------------------------------------------------------------
+def scaled_add(x, y, scale=3):
+    return x + y * scale
+
+
+class WithCustom(nn.Cell):
+    def __init__(self, custom):
+        super().__init__()
+        self.custom = custom
+
+    def construct(self, x, y):
+        return self.custom(x, y) * 2
+
+
+def test_custom_pyfunc_roundtrip(tmp_path):
+    custom = ms.ops.Custom(scaled_add, out_shape=lambda a, b: a, out_dtype=lambda a, b: a,
+                           func_type="pyfunc", attrs={"scale": 4})
+    net = WithCustom(custom)
+    x, y = Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.array([3.0, 4.0], np.float32))
+    ms.export(net, x, y, file_name=str(tmp_path / "c"), file_format="MINDIR")
+    model = pb.ModelProto.FromString((tmp_path / "c.mindir").read_bytes())
+    prim = [p for p in model.primitives if p.op_type == "Custom"][0]
+    attrs = {a.name: a for a in prim.attribute}
+    assert attrs["func_type"].s == b"pyfunc" and attrs["func_name"].s == b"scaled_add"
+    assert attrs["imply_path"].s.decode() == __file__ and attrs["custom_attr:scale"].i == 4
+    graph = ms.load(str(tmp_path / "c.mindir"))
+    loaded = [n.inputs[0].value for n in graph.order
+              if type(n.inputs[0].value).__name__ == "Custom"][0]
+    assert loaded.attr_values == {"scale": 4}
+    np.testing.assert_array_equal(nn.GraphCell(graph)(x, y).asnumpy(), net(x, y).asnumpy())
+
+
+def test_custom_type_with_registered_kernel_roundtrip(tmp_path):
+    ms.register_kernel("mindir_cube", provider="vendor", custom=True,
+                       kernel=lambda x, y, out: np.add(np.power(x, 3), y, out=out))
+    try:
+        custom = ms.ops.Custom(None, out_shape=lambda a, b: a, out_dtype=lambda a, b: a,
+                               type="mindir_cube")
+        net = WithCustom(custom)
+        x = Tensor(np.array([1.0, 2.0], np.float32))
+        ms.export(net, x, x, file_name=str(tmp_path / "k"), file_format="MINDIR")
+        cell = nn.GraphCell(ms.load(str(tmp_path / "k.mindir")))
+        np.testing.assert_array_equal(cell(x, x).asnumpy(), net(x, x).asnumpy())
+    finally:
+        ms.unregister_kernel("mindir_cube", "vendor", custom=True)
+    with pytest.raises(ValueError, match=r"k.mindir.*op 'Custom' \(type 'mindir_cube'\)"):
+        ms.load(str(tmp_path / "k.mindir"))                # no kernel, no function: an error
+
+
+def test_custom_function_not_loaded_names_it(tmp_path):
+    def edit(model):
+        prim = [p for p in model.primitives if p.op_type == "Custom"][0]
+        for a in prim.attribute:
+            if a.name == "func_name":
+                a.s = b"not_defined_anywhere"
+    custom = ms.ops.Custom(scaled_add, func_type="pyfunc")
+    x = Tensor(np.ones(2, np.float32))
+    ms.export(WithCustom(custom), x, x, file_name=str(tmp_path / "n"), file_format="MINDIR")
+    model = pb.ModelProto.FromString((tmp_path / "n.mindir").read_bytes())
+    edit(model)
+    path = _copy(tmp_path, model.SerializeToString(), "nf.mindir")
+    with pytest.raises(ValueError, match="function 'not_defined_anywhere'.*is not loaded"):
+        ms.load(path)

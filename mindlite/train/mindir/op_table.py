@@ -47,7 +47,7 @@ ATTR_RENAMES_OUT = {"data_format": "format"}
 IR_OPS = frozenset(("MakeTuple", "TupleGetItem", "Switch", "Return", "Load", "UpdateState",
                     "Depend", "Partial"))
 # mindlite kernels that are not MindSpore ops (graph_for_export never leaves them in a graph)
-NOT_EXPORTABLE = frozenset(("FusedElemwise", "FusedMatMulBiasAdd", "Custom", "HookBackward"))
+NOT_EXPORTABLE = frozenset(("FusedElemwise", "FusedMatMulBiasAdd", "HookBackward"))
 
 PRIM_FUNCTIONS = {
     "Abs": "input",
@@ -330,6 +330,9 @@ def encode_primitive(prim):
     if primitive_class(op) is None:
         raise MindIRFormatError(f"op '{op}' cannot be written to MINDIR (not a MindSpore op)")
     attrs = dict(getattr(prim, "attrs", {}))
+    if op == "Custom":
+        from .custom import encode_custom
+        return "PRIMITIVE", encode_custom(prim), None
     if not is_prim_function(op):
         out = {ATTR_RENAMES_OUT.get(k, k): v for k, v in attrs.items()}
         if op in ("Conv2D", "Conv2DTranspose", "Conv2DBackpropInput"):

@@ -24,6 +24,7 @@ from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
 from . import mind_ir_pb2 as pb
+from .custom import decode_custom
 from .op_table import (DTYPE_INPUTS, IR_OPS, LOWERINGS, decode_lowered, decode_prim_function,
                        decode_primitive, is_prim_function, primitive_class, split_prim_function)
 from .values import (DATA_TYPES, DTYPE_OF_ID, MindIRFormatError, Monad, U_MONAD, abstract_from_attr,
@@ -196,6 +197,14 @@ class _Reader:
         if proto.prim_type == _PRIM_FUNCTION:
             raise MindIRFormatError(f"{what}: unknown op '{op}' (a MindSpore primitive "
                                     f"function mindlite does not have)")
+        if op == "Custom":
+            attrs = {a.name: attr_to_value(a, f"{what}, attribute '{a.name}'")
+                     for a in proto.attribute}
+            try:
+                prim = decode_custom(attrs, abstract, len(inputs))
+            except MindIRFormatError as e:
+                raise MindIRFormatError(f"{what}: {e}") from None
+            return self.apply(g, prim, inputs, abstract)
         prim = self.prim_cache.get(proto.name)
         if prim is None:
             attrs = {a.name: attr_to_value(a, f"{what}, attribute '{a.name}'")
