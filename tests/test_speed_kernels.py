@@ -105,3 +105,66 @@ def test_relu_grad_cpp_rejects_bad_inputs():
                                       np.empty(3, np.int32))
     with pytest.raises(ValueError, match="ReluGrad"):
         _C.BINARY_KERNELS["ReluGrad"](np.ones(3), np.ones(4), np.empty(3))
+
+
+# ---- BiasAdd / BiasAddGrad (csrc/kernels/bias_loops.cc) -----------------------------------
+@settings(max_examples=20, deadline=None)
+@given(shape=st.lists(st.integers(0, 7), min_size=2, max_size=5),
+       fmt=st.sampled_from(["NCHW", "NHWC"]), dt=st.sampled_from([np.float32, np.float64]),
+       transposed=st.booleans())
+def test_bias_add_and_grad_match_numpy(shape, fmt, dt, transposed):
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape[::-1] if transposed else shape).astype(dt)
+    x = x.T if transposed else x                       # a non-contiguous input
+    ch = len(shape) - 1 if fmt == "NHWC" else 1
+    bias = rng.standard_normal(2 * shape[ch]).astype(dt)[::2]   # non-contiguous
+    out = np.empty(x.shape, dt)
+    _C.bias_add(x, bias, out, fmt)
+    b = bias if fmt == "NHWC" else bias.reshape((-1,) + (1,) * (len(shape) - 2))
+    np.testing.assert_array_equal(out, x + b)
+    axis = tuple(i for i in range(len(shape)) if i != ch)
+    db = np.empty(shape[ch], dt)
+    _C.bias_add_grad(x, db, axis)
+    exact = x.astype(np.float64).sum(axis=axis)
+    np.testing.assert_allclose(db, exact.astype(dt), rtol=1e-6 if dt == np.float32 else 1e-12,
+                               atol=1e-6 if dt == np.float32 else 1e-12)
+
+
+def test_bias_add_in_place_and_ops_use_the_cpp_kernels():
+    import mindlite as ms
+    from mindlite import ops
+    from mindlite.ops.operations import _grad_ops as G
+    from mindlite.ops.operations.custom_ops import selected_kernel
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    bias = np.array([1.0, -2.0, 0.5], np.float32)
+    want = x + bias.reshape(3, 1)
+    _C.bias_add(x, bias, x, "NCHW")                      # out is x itself
+    np.testing.assert_array_equal(x, want)
+    tx, tb = ms.Tensor(want), ms.Tensor(bias)
+    assert selected_kernel(ops.BiasAdd(), tx, tb).fn is _C.bias_add
+    np.testing.assert_array_equal(ops.BiasAdd()(tx, tb).asnumpy(), want + bias.reshape(3, 1))
+    grad = G.BiasAddGrad()
+    assert selected_kernel(grad, tx).fn is _C.bias_add_grad
+    np.testing.assert_allclose(grad(tx).asnumpy(), want.sum(axis=(0, 2)), rtol=1e-6)
+
+
+def test_bias_kernels_reject_bad_arguments():
+    x, b = np.ones((2, 3), np.float32), np.ones(3, np.float32)
+    with pytest.raises(ValueError, match="bias_add.*'bias' shape"):
+        _C.bias_add(x, np.ones(2, np.float32), np.empty_like(x), "NCHW")
+    with pytest.raises(ValueError, match="data_format"):
+        _C.bias_add(x, b, np.empty_like(x), "NCW")
+    with pytest.raises(TypeError, match="'bias' dtype"):
+        _C.bias_add(x, b.astype(np.float64), np.empty_like(x), "NCHW")
+    with pytest.raises(ValueError, match="at least 2-D"):
+        _C.bias_add(b, b, np.empty_like(b), "NCHW")
+    with pytest.raises(ValueError, match="writeable"):
+        ro = np.empty_like(x)
+        ro.flags.writeable = False
+        _C.bias_add(x, b, ro, "NCHW")
+    with pytest.raises(ValueError, match="'axis'"):
+        _C.bias_add_grad(x, np.empty(3, np.float32), (0, 1))
+    with pytest.raises(ValueError, match="'axis'"):
+        _C.bias_add_grad(x, np.empty(3, np.float32), [0])
+    with pytest.raises(TypeError, match="expected 3 arguments|3 arguments"):
+        _C.bias_add_grad(x, np.empty(3, np.float32))

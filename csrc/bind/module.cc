@@ -9,6 +9,7 @@
 
 #include <thread>
 
+#include "bind/bias_bind.h"
 #include "bind/blas_bind.h"
 #include "bind/conv_bind.h"
 #include "bind/elementwise_bind.h"
@@ -80,7 +81,7 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
       !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr()) ||
       !ml::add_graph_runner(m.ptr()) || !ml::add_fused_functions(m.ptr()) ||
-      !ml::add_blas_functions(m.ptr())) {
+      !ml::add_blas_functions(m.ptr()) || !ml::add_bias_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);
