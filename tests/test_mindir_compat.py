@@ -76,9 +76,15 @@ def test_mindlite_files_run_in_mindspore(tmp_path, monkeypatch):
              "loop": (Loop(), [a, Tensor(4, ms.int32)]),
              "ops": (Ops(), [Tensor(rng.standard_normal((2, 3, 8, 8)).astype(np.float32))])}
     cases["ops"][0].set_train(False)
+    same = nn.SequentialCell(nn.Conv2d(2, 3, 3, stride=2, pad_mode="same"),
+                             nn.MaxPool2d(3, 2, pad_mode="same"), nn.Flatten())
+    cases["same_dynamic"] = (same, [Tensor(rng.standard_normal((3, 2, 9, 9))
+                                           .astype(np.float32))])
+    placeholders = {"same_dynamic": [Tensor(shape=[None, 2, 9, 9], dtype=ms.float32)]}
     names, want = [], {}
     for name, (net, inputs) in cases.items():
-        ms.export(net, *inputs, file_name=str(tmp_path / name), file_format="MINDIR")
+        ms.export(net, *placeholders.get(name, inputs), file_name=str(tmp_path / name),
+                  file_format="MINDIR")
         out = net(*inputs)
         want[name] = [o.asnumpy() for o in (out if isinstance(out, tuple) else [out])]
         names.append(f"{name}.mindir")
