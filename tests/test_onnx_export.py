@@ -417,3 +417,21 @@ def test_random_elementwise_chains(steps, shape, broadcast_y):
     proto = export_onnx_model(graph_for_export(chain, x, y))
     np.testing.assert_allclose(run_ort(proto, [x, y])[0], chain(x, y).asnumpy(), rtol=1e-4,
                                atol=1e-5)
+
+
+@pytest.mark.parametrize("make", [LeNet, Block])
+def test_dynamic_batch_through_shape(make):
+    """A None batch reaches Reshape through Shape -> TupleGetItem -> MakeTuple: exported as
+    ONNX Shape / Gather / Concat, so one file runs every batch size."""
+    net = make()
+    net.set_train(False)
+    if make is LeNet:
+        spec, inputs = ms.Tensor(shape=[None, 1, 32, 32], dtype=ms.float32), \
+            [rand(n, 1, 32, 32) for n in (1, 3)]
+    else:
+        spec = ms.Tensor(shape=[None, 5], dtype=ms.int32)
+        inputs = [ms.Tensor(RNG.integers(0, 20, (n, 5)).astype(np.int32)) for n in (1, 4)]
+    proto = export_onnx_model(graph_for_export(net, spec))
+    for x in inputs:
+        np.testing.assert_allclose(run_ort(proto, [x])[0], net(x).asnumpy(), rtol=1e-4,
+                                   atol=1e-5)

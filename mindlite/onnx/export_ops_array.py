@@ -21,7 +21,32 @@ def _shape_of_out(op):
 
 @converter("Reshape", "Flatten")
 def _reshape(op):
-    return op.node("Reshape", [op.input(0), op.em.ints(_shape_of_out(op))])
+    """The output shape when static; else the target (a constant with -1, or a tuple
+    holding dimensions read at run time through Shape, gathered into one int64 tensor)."""
+    if not any(d < 0 for d in op.out.shape) or op.name == "Flatten":
+        return op.node("Reshape", [op.input(0), op.em.ints(_shape_of_out(op))])
+    if op.is_const(1):
+        target = [int(d) for d in op.const(1)]
+        if target.count(-1) > 1:
+            op.fail(f"the target shape {target} has more than one -1")
+        return op.node("Reshape", [op.input(0), op.em.ints(target)])
+    parts = op.em.value(op.args[1])
+    if not isinstance(parts, tuple):
+        op.fail("the target shape must be a tuple")
+    axes = op.em.ints([0])
+    dims = [op.node("Unsqueeze", [op.node("Cast", [p], to=onnx_dtype(mstype.int64)), axes])
+            for p in parts]
+    return op.node("Reshape", [op.input(0), op.node("Concat", dims, axis=0)])
+
+
+@converter("Shape")
+def _shape(op):
+    """A tuple of one int64 scalar per dimension: constants where the size is static, a
+    Gather of the run-time Shape where it is not (TupleGetItem picks one)."""
+    shape = op.shape(0)
+    whole = op.node("Shape", [op.input(0)]) if any(d < 0 for d in shape) else None
+    return tuple(op.node("Gather", [whole, op.em.const(np.array(i, np.int64))], axis=0)
+                 if d < 0 else op.em.const(np.array(d, np.int64)) for i, d in enumerate(shape))
 
 
 @converter("Transpose")
