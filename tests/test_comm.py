@@ -137,3 +137,12 @@ def test_example_train_digits_dp(tmp_path):
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert "saved by rank 0) reloaded in one process: identical predictions" in proc.stdout
     assert [p.name for p in tmp_path.glob("*.ckpt")] == ["mlp-5_22.ckpt"]
+
+
+def test_mpi_missing_is_a_clear_import_error(monkeypatch):
+    from mindlite.communication import _mpi
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    monkeypatch.setitem(_mpi.STATE, "mpi", None)
+    with pytest.raises(ImportError, match=r"needs mpi4py .*pip install 'mindlite\[dist\]'"):
+        comm.init()
+    assert not comm.GlobalComm.INITED

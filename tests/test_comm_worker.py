@@ -68,6 +68,13 @@ def collectives():
         else:
             _close(ops.Receive(7, 0, (4, 3), ms.float32)().asnumpy(), xs[0], "Receive on 1")
             ops.Send(8, 0)(Tensor(np.array([5, 6], np.int32)))
+    _random_sweep(ops, Tensor, ReduceOp, r, n)
+    if n >= 2 and r in (0, 1):             # a Receive expecting another size names the sender
+        if r == 0:
+            ops.Send(9, 1)(Tensor(np.ones(3, np.float32)))
+        else:
+            _raises(ValueError, ["Receive", "expected 8 bytes", "rank 0 sent 12 bytes"],
+                    lambda: ops.Receive(9, 0, (2,), ms.float32)())
     _gradients(ms, ops, Tensor, ReduceOp, r, n)
     _graph_mode(ms, ops, Tensor, n)
     # errors: mismatched shapes and dtypes are named on every rank; unknown groups
@@ -90,6 +97,31 @@ def collectives():
     destroy_group("pair")
     _raises(ValueError, ["'pair' does not exist"], lambda: get_rank("pair"))
     print(f"OK collectives rank {r}", flush=True)
+
+
+def _random_sweep(ops, Tensor, ReduceOp, r, n, cases=20):
+    """Random shapes and dtypes (one seed on every rank, each rank's data from it) against
+    numpy over all the ranks' inputs."""
+    rng = np.random.RandomState(1234)
+    for _ in range(cases):
+        dtype = rng.choice([np.float32, np.float64, np.int32, np.int64, np.float16])
+        shape = (n * int(rng.randint(1, 4)),) + tuple(int(d) for d in
+                                                     rng.randint(0, 4, rng.randint(0, 3)))
+        xs = [(rng.rand(*shape) * 8 - 4).astype(dtype) for _ in range(n)]
+        x = Tensor(xs[r])
+        op = rng.choice([ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN])
+        ref = {"sum": np.sum, "max": np.max, "min": np.min}[op](np.stack(xs), 0)
+        what = f"{op} {np.dtype(dtype).name}{list(shape)}"
+        tol = 1e-2 if dtype == np.float16 else 1e-5
+        _close(ops.AllReduce(op)(x).asnumpy(), ref.astype(dtype), f"AllReduce {what}", tol)
+        _close(ops.AllGather()(x).asnumpy(), np.concatenate(xs), f"AllGather {what}")
+        k = shape[0] // n
+        _close(ops.ReduceScatter(op)(x).asnumpy(), ref[r * k:(r + 1) * k].astype(dtype),
+               f"ReduceScatter {what}", tol)
+        dim = len(shape) - 1 if len(shape) > 1 else 0
+        got = ops.AlltoAll(n, 0, dim)(x).asnumpy()
+        _close(got, np.concatenate([xs[j][r * k:(r + 1) * k] for j in range(n)], dim),
+               f"AlltoAll {what}")
 
 
 def _gradients(ms, ops, Tensor, ReduceOp, r, n):
