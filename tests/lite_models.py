@@ -83,3 +83,25 @@ def round_trip(net, *arrays, context=None, optimize="general"):
 
 def rand(*shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+class Doubling(nn.Cell):
+    """A while loop on a tensor: the loop graph calls itself (recursive PartialFusion)."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 3)
+
+    def construct(self, x, limit):
+        while x.sum() < limit.sum():
+            x = x * 2 + 0.5
+        return self.dense(x)
+
+
+class Counting(nn.Cell):
+    """A loop that runs many iterations (the runtime continues tail calls in a loop)."""
+
+    def construct(self, x, limit):
+        while x.sum() < limit.sum():
+            x = x + 1
+        return x

@@ -14,7 +14,7 @@ from mindlite.lite.converter import convert_graph
 from mindlite.lite.ms_file import read_ms
 from mindlite.jit.export_graph import graph_for_export
 
-from lite_models import LeNet, MLP, Branchy, rand, round_trip, run
+from lite_models import Branchy, Counting, Doubling, LeNet, MLP, rand, round_trip, run
 
 pytest.importorskip("flatbuffers", reason="the .ms format needs the flatbuffers package")
 
@@ -232,3 +232,22 @@ def test_callbacks_reach_branch_subgraphs_and_threads_share_a_model():
     for k, got in results.items():
         sign = 1.0 if k % 2 else -1.0
         np.testing.assert_array_equal(got, net(ms.Tensor(x * sign), ms.Tensor(y)).asnumpy())
+
+
+@pytest.mark.parametrize("limit", [0.0, 100.0, 1e30])
+def test_while_loop_is_a_recursive_subgraph(limit):
+    net = Doubling()
+    x, lim = rand(2, 3), np.array([limit], np.float32)
+    got, want, model = round_trip(net, x, lim)
+    np.testing.assert_array_equal(got[0], want[0])
+    m = model._session.model
+    partials = [n.attrs["sub_graph_index"] for n in m.nodes if n.op_type == "PartialFusion"]
+    assert len(m.subgraphs) == 4 and partials.count(1) == 2    # main and the body call it
+
+
+def test_long_loop_runs_without_recursion():
+    net = Counting()
+    x, lim = np.zeros((2, 3), np.float32), np.array([12000.0], np.float32)
+    got, want, _ = round_trip(net, x, lim)                  # 2000 iterations
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[0][0, 0] == 2000

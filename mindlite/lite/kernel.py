@@ -152,14 +152,25 @@ class SwitchKernel(ControlKernel):
 
 
 class CallKernel(ControlKernel):
-    def execute(self, env, session=None):
+    def bound(self, env):
         bound = env[self.in_tensors[0]]
         if not isinstance(bound, _Bound):
             raise ValueError(f"Call {self.name!r}: its input is not a PartialFusion's value")
+        return bound
+
+    def check(self, outs):
+        """The called subgraph's outputs against what scheduling assumed."""
+        want = self.out_abstracts
+        got = [(o._abs.dtype, tuple(o._abs.shape)) for o in outs]
+        if len(outs) != len(self.out_tensors) or got != [(a.dtype, tuple(a.shape))
+                                                         for a in want]:
+            raise ValueError(f"Call {self.name!r}: the subgraph gives {got}, but the model "
+                             f"declares {[(a.dtype, tuple(a.shape)) for a in want]}")
+
+    def execute(self, env, session=None):
+        bound = self.bound(env)
         outs = session.run_subgraph(bound.index, bound.args, env[CALLBACKS])
-        if len(outs) != len(self.out_tensors):
-            raise ValueError(f"Call {self.name!r}: subgraph {bound.index} gives {len(outs)} "
-                             f"outputs, the node has {len(self.out_tensors)}")
+        self.check(outs)
         for t, v in zip(self.out_tensors, outs):
             env[t] = v
 

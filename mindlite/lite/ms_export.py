@@ -7,13 +7,16 @@ one node (ops_map.EXPORT). Control flow becomes Lite's: each branch graph is a s
 inputs are the call's arguments followed by the branch's free variables;
 `Switch(cond, g1, g2)(args)` becomes PartialFusion(g1) and PartialFusion(g2) over those
 inputs, Switch(cond, p1, p2) and Call(switch) giving the results; a direct call of a graph
-is PartialFusion + Call. MakeTuple / TupleGetItem only route tensors.
+is PartialFusion + Call. A graph called again (a `while` loop's body calling the loop
+graph) reuses its subgraph, so loops become recursive PartialFusion calls, as in Lite.
+MakeTuple / TupleGetItem only route tensors.
 """
 import numpy as np
 
 from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ParameterNode, ValueNode
+from ..ir.manager import reachable_graphs
 from ..ops.primitive import Primitive
 from . import schema as S
 from .ms_file import MsModel, MsNode, MsSubGraph, MsTensor
@@ -32,6 +35,7 @@ class _Exporter:
         self.m = MsModel(fmk_type=S.FMK.get(fmk, S.FMK["MINDIR"]))
         self.consts = {}                     # id(weight) -> tensor index
         self.count = 0
+        self.subgraph_of = {}                # FuncGraph id -> (subgraph index, free variables)
 
     def tensor(self, name, dtype, dims, node_type=S.NODE_CNODE, data=None):
         self.m.tensors.append(MsTensor(name, dtype, dims, S.FORMAT_NCHW, node_type, data))
@@ -150,26 +154,36 @@ class _Exporter:
         self.node(sub, name, op_type, attrs, ins, list(_flat(outs)))
         return outs
 
+    def branch(self, bg, args, free, outer, env):
+        """Export graph `bg` as a subgraph taking the call's arguments then its free
+        variables. It is registered before its body is exported, so a call of `bg` inside
+        itself (a loop's next iteration) refers to the same subgraph."""
+        benv = dict(env)
+        inputs = []
+        for p, a in zip(bg.parameters, args):
+            t = self.m.tensors[a]
+            benv[p.id] = self.tensor(f"{bg.name}/{p.name}", t.dtype, t.dims, S.NODE_PARAMETER)
+            inputs.append(benv[p.id])
+        for v, a in zip(free, outer):
+            t = self.m.tensors[a]
+            benv[v.id] = self.tensor(f"{bg.name}/fv{v.id}", t.dtype, t.dims, S.NODE_PARAMETER)
+            inputs.append(benv[v.id])
+        self.subgraph_of[bg.id] = (len(self.m.subgraphs), free)
+        return self.graph(bg, inputs, benv)
+
     def call(self, sub, name, target, node, env):
         args = [self.ref(i, env, name) for i in node.inputs[1:]]
         branches = target.branches if isinstance(target, _Switch) else [target]
         partials = []
         for k, bg in enumerate(branches):
-            free = [v for v in bg.free_variables
-                    if not (isinstance(v, ParameterNode) and v.default is not None)]
+            hit = self.subgraph_of.get(bg.id)
+            if hit is None:
+                free = self.needs[bg.id]
+            else:
+                index, free = hit
             outer = [self.ref(v, env, name) for v in free]
-            benv = dict(env)
-            inputs = []
-            for p, a in zip(bg.parameters, args):
-                t = self.m.tensors[a]
-                benv[p.id] = self.tensor(f"{bg.name}/{p.name}", t.dtype, t.dims, S.NODE_PARAMETER)
-                inputs.append(benv[p.id])
-            for v, a in zip(free, outer):
-                t = self.m.tensors[a]
-                benv[v.id] = self.tensor(f"{bg.name}/fv{v.id}", t.dtype, t.dims,
-                                         S.NODE_PARAMETER)
-                inputs.append(benv[v.id])
-            index = self.graph(bg, inputs, benv)
+            if hit is None:
+                index = self.branch(bg, args, free, outer, env)
             handle = self.tensor(f"{name}_partial{k}", np.int32, [])
             self.node(sub, f"{name}_partial{k}", "PartialFusion", {"sub_graph_index": index},
                       args + outer, [handle])
@@ -181,6 +195,35 @@ class _Exporter:
         outs = self.out_tensors(node.abstract, name)
         self.node(sub, f"{name}_call", "Call", {}, [callee], list(_flat(outs)))
         return outs
+
+
+def outer_values(root):
+    """{graph id: the values of other graphs each graph needs}: its own free variables and
+    those of every graph it calls or branches to that it does not define itself (so a
+    branch that calls a loop graph passes the loop's free variables along), weights left
+    out (they are constants). A fixpoint, for recursive graphs; ordered by node id."""
+    graphs = reachable_graphs(root)
+    refs, needs = {}, {}
+    for g in graphs:
+        direct, callees = {}, []
+        for node in g.order + [g.output]:
+            for i in (node.inputs if isinstance(node, CNode) else [node]):
+                if isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
+                    callees.append(i.value)
+                elif i.graph is not None and i.graph is not g and not (
+                        isinstance(i, ParameterNode) and i.default is not None):
+                    direct[i.id] = i
+        refs[g.id], needs[g.id] = callees, direct
+    changed = True
+    while changed:
+        changed = False
+        for g in graphs:
+            for f in refs[g.id]:
+                for v in list(needs.get(f.id, {}).values()):
+                    if v.graph is not g and v.id not in needs[g.id]:
+                        needs[g.id][v.id] = v
+                        changed = True
+    return {k: [v[i] for i in sorted(v)] for k, v in needs.items()}
 
 
 def _scalar_dtype(inputs):
@@ -210,6 +253,7 @@ def _flat(ref):
 def export_graph(graph, fmk="MINDIR"):
     """The MsModel of `graph` (after the converter's passes)."""
     ex = _Exporter(fmk)
+    ex.needs = outer_values(graph)
     ex.m.name = graph.name
     env, inputs = {}, []
     for p in graph.parameters:

@@ -17,7 +17,8 @@ Steps, as Lite's:
 """
 import warnings
 
-from .kernel import CONTROL_KERNELS, CallBackParam, LiteKernel, SubGraphKernel
+from .kernel import (CALLBACKS, CONTROL_KERNELS, CallBackParam, CallKernel, LiteKernel,
+                     SubGraphKernel)
 
 
 class CompiledSubGraph:
@@ -32,18 +33,40 @@ class CompiledSubGraph:
         return [k for u in self.units for k in getattr(u, "kernels", [u])]
 
     def run(self, env, session, before=None, after=None):
-        for u in self.units:
-            if isinstance(u, SubGraphKernel) and u.arch == "CPU":
-                u.execute(env, session, before, after)
-                continue
-            info = CallBackParam(u.name, u.type)
+        """Run the units; a Call in tail position (its outputs are the subgraph's) continues
+        in the called subgraph without recursion, so a loop runs any number of times."""
+        sub = self
+        while True:
+            units = sub.units
+            tail = bool(units) and isinstance(units[-1], CallKernel) and \
+                units[-1].out_tensors == sub.outputs
+            for u in (units[:-1] if tail else units):
+                _step(u, env, session, before, after)
+            if not tail:
+                outs = [env[t] for t in sub.outputs]
+                if sub is not self:        # after tail calls: what self's Call expects
+                    self.units[-1].check(outs)
+                return outs
+            call = units[-1]
             if before is not None:
-                before([env[t] for t in u.runtime_inputs()], [], info)
-            u.execute(env, session)
-            if after is not None:
-                after([env[t] for t in u.runtime_inputs()],
-                      [env[t] for t in u.out_tensors if t in env], info)
-        return [env[t] for t in self.outputs]
+                before([], [], CallBackParam(call.name, call.type))
+            bound = call.bound(env)
+            nxt = session.compiled(bound.index, [a._abs for a in bound.args])
+            env = {CALLBACKS: env[CALLBACKS], **dict(zip(nxt.inputs, bound.args))}
+            sub = nxt
+
+
+def _step(u, env, session, before, after):
+    if isinstance(u, SubGraphKernel) and u.arch == "CPU":
+        u.execute(env, session, before, after)
+        return
+    info = CallBackParam(u.name, u.type)
+    if before is not None:
+        before([env[t] for t in u.runtime_inputs()], [], info)
+    u.execute(env, session)
+    if after is not None:
+        after([env[t] for t in u.runtime_inputs()],
+              [env[t] for t in u.out_tensors if t in env], info)
 
 
 class Scheduler:
@@ -126,10 +149,9 @@ class Scheduler:
         handle = ins[0]
         partials = handle[1:] if handle[0] == "switch" else (handle,)
         compiled = [self.session.compiled(p[1], p[2]) for p in partials]
-        if any(c is None for c in compiled):
-            raise ValueError(f"{self.model.path}: node {node.name!r} (Call) calls a subgraph "
-                             "that is being scheduled: recursive control flow is not supported")
-        results = [c.out_abstracts for c in compiled]
+        results = [c.out_abstracts for c in compiled if c is not None]
+        if not results:               # only a subgraph being scheduled: a loop's recursion
+            results = [self._declared(node)]
         first = results[0]
         for other in results[1:]:
             if [(a.dtype, tuple(a.shape)) for a in other] != \
@@ -139,7 +161,22 @@ class Scheduler:
         if len(first) != len(node.outputs):
             raise ValueError(f"{self.model.path}: node {node.name!r} (Call) has "
                              f"{len(node.outputs)} outputs, its subgraph gives {len(first)}")
+        k.out_abstracts = first
         return first
+
+    def _declared(self, node):
+        """The output abstracts a recursive Call's tensors declare in the file (a loop keeps
+        its shapes; CallKernel checks them at run time)."""
+        from .session import _abstract
+        outs = []
+        for t in node.outputs:
+            lt = self.model.tensors[t]
+            if any(d < 0 for d in lt.dims):
+                raise ValueError(f"{self.model.path}: node {node.name!r} (Call) calls a "
+                                 f"subgraph recursively, and its output {lt.name!r} has no "
+                                 f"static shape ({lt.dims})")
+            outs.append(_abstract(lt.dtype, lt.dims))
+        return outs
 
     def _delegate(self, kernels, abstracts, outputs):
         delegate = self.session.context.delegate

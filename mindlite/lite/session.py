@@ -100,10 +100,11 @@ class LiteSession:
         return self.main
 
     def compiled(self, index, abstracts):
-        """The CompiledSubGraph of subgraph `index` for argument abstracts (cached)."""
+        """The CompiledSubGraph of subgraph `index` for argument abstracts (cached); None
+        while that subgraph is being scheduled (a loop calling itself)."""
         key = (index, _key(abstracts))
-        hit = self._compiled.get(key)
-        if hit is None:
+        hit = self._compiled.get(key, _ABSENT)
+        if hit is _ABSENT:
             sub = self.model.subgraphs[index]
             if len(sub.inputs) != len(abstracts):
                 raise ValueError(f"{self.model.path}: subgraph {sub.name!r} takes "
@@ -124,8 +125,8 @@ class LiteSession:
     def run_subgraph(self, index, args, callbacks=(None, None)):
         compiled = self.compiled(index, [a._abs for a in args])
         if compiled is None:
-            raise ValueError(f"{self.model.path}: subgraph {index} calls itself; recursive "
-                             "control flow is not supported")
+            raise ValueError(f"{self.model.path}: subgraph {index} runs while it is being "
+                             "scheduled")
         env = dict(zip(compiled.inputs, args))
         env[CALLBACKS] = callbacks
         return compiled.run(env, self, *callbacks)
@@ -146,6 +147,7 @@ class LiteSession:
                 _C.blas_threads_local(max(prev_blas, 0))
 
 
+_ABSENT = object()
 MAX_NESTING = 64               # subgraph calls scheduled inside each other
 MAX_ELEMENTS = 1 << 34          # a larger input is a damaged file, not a model to allocate
 
