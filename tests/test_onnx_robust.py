@@ -166,3 +166,13 @@ def test_huge_folded_constant_refused():
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     with pytest.raises(ValueError, match=r"node 'tile' \(op Tile\).*too large"):
         load_onnx(m)
+
+
+def test_missing_onnx_package_message(monkeypatch):
+    """Without the optional package the error says how to install it."""
+    import sys
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    with pytest.raises(ImportError, match=r"mindlite\[onnx\]"):
+        load_onnx(str(__file__))
+    with pytest.raises(ImportError, match=r"mindlite\[onnx\]"):
+        export_onnx_model(graph_for_export(ex.MLP(), X))
