@@ -185,3 +185,18 @@ def test_nhwc_layout_as_lite_converter_writes_it():
     assert sum(n.attrs.get("format") == S.FORMAT_NHWC for n in read_ms(data).nodes) == 4
     got = run(build(data, name="nhwc.ms"), x)[0]
     np.testing.assert_allclose(got, net(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_non_tail_self_call_is_bounded():
+    m = MsModel("selfcall")
+    m.tensors = [MsTensor("x", np.float32, [2], node_type=S.NODE_PARAMETER),
+                 MsTensor("p", np.int32, []), MsTensor("r", np.float32, [2]),
+                 MsTensor("y", np.float32, [2])]
+    m.nodes = [MsNode("again", "PartialFusion", {"sub_graph_index": 0}, [0], [1]),
+               MsNode("call", "Call", {}, [1], [2]),
+               MsNode("add", "AddFusion", {}, [2, 0], [3])]
+    m.subgraphs = [MsSubGraph("main", [0], [3], [0, 1, 2], [0, 1, 2, 3])]
+    m.inputs, m.outputs = [0], [3]
+    model = build(write_ms(m), name="self.ms")
+    with pytest.raises(ValueError, match="self.ms: subgraph calls nest more than 100 deep"):
+        run(model, np.ones(2, np.float32))

@@ -13,12 +13,13 @@
 
 Tensors live in `env`, a dict tensor index -> mindlite Tensor (a partial: a _Bound), one per
 call (so calls in several threads never share one); env[CALLBACKS] holds the call's
-(before, after) KernelCallBacks.
+(before, after) KernelCallBacks, env[DEPTH] how many non-tail Calls it runs inside.
 """
 from .graph_build import GraphBuilder, LiteBuildError
 
 
 CALLBACKS = "callbacks"
+DEPTH = "depth"
 
 
 class CallBackParam:
@@ -169,7 +170,8 @@ class CallKernel(ControlKernel):
 
     def execute(self, env, session=None):
         bound = self.bound(env)
-        outs = session.run_subgraph(bound.index, bound.args, env[CALLBACKS])
+        outs = session.run_subgraph(bound.index, bound.args, env[CALLBACKS],
+                                    env.get(DEPTH, 0) + 1)
         self.check(outs)
         for t, v in zip(self.out_tensors, outs):
             env[t] = v

@@ -17,8 +17,8 @@ Steps, as Lite's:
 """
 import warnings
 
-from .kernel import (CALLBACKS, CONTROL_KERNELS, CallBackParam, CallKernel, LiteKernel,
-                     SubGraphKernel)
+from .kernel import (CALLBACKS, CONTROL_KERNELS, DEPTH, CallBackParam, CallKernel,
+                     LiteKernel, SubGraphKernel)
 
 
 class CompiledSubGraph:
@@ -52,7 +52,8 @@ class CompiledSubGraph:
                 before([], [], CallBackParam(call.name, call.type))
             bound = call.bound(env)
             nxt = session.compiled(bound.index, [a._abs for a in bound.args])
-            env = {CALLBACKS: env[CALLBACKS], **dict(zip(nxt.inputs, bound.args))}
+            env = {CALLBACKS: env[CALLBACKS], DEPTH: env.get(DEPTH, 0),
+                   **dict(zip(nxt.inputs, bound.args))}
             sub = nxt
 
 

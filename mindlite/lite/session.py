@@ -21,7 +21,7 @@ from ..abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
-from .kernel import CALLBACKS, CONTROL_KERNELS
+from .kernel import CALLBACKS, CONTROL_KERNELS, DEPTH
 from .ms_file import MsFileError, read_ms
 from .ops_map import IMPORT
 from .scheduler import Scheduler
@@ -122,13 +122,19 @@ class LiteSession:
             self._compiled[key] = hit
         return hit
 
-    def run_subgraph(self, index, args, callbacks=(None, None)):
+    def run_subgraph(self, index, args, callbacks=(None, None), depth=1):
+        """Run subgraph `index` on `args` for a Call that is not in tail position; `depth`
+        counts such calls inside each other (bounded: MAX_CALL_DEPTH)."""
+        if depth > MAX_CALL_DEPTH:
+            raise ValueError(f"{self.model.path}: subgraph calls nest more than "
+                             f"{MAX_CALL_DEPTH} deep (a recursion that is not a loop's tail "
+                             "call)")
         compiled = self.compiled(index, [a._abs for a in args])
         if compiled is None:
             raise ValueError(f"{self.model.path}: subgraph {index} runs while it is being "
                              "scheduled")
         env = dict(zip(compiled.inputs, args))
-        env[CALLBACKS] = callbacks
+        env[CALLBACKS], env[DEPTH] = callbacks, depth
         return compiled.run(env, self, *callbacks)
 
     def run(self, inputs, before=None, after=None):
@@ -148,6 +154,7 @@ class LiteSession:
 
 
 _ABSENT = object()
+MAX_CALL_DEPTH = 100           # non-tail Calls running inside each other
 MAX_NESTING = 64               # subgraph calls scheduled inside each other
 MAX_ELEMENTS = 1 << 34          # a larger input is a damaged file, not a model to allocate
 
