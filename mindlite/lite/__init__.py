@@ -11,6 +11,7 @@ Pipeline: ms_file (read/write) -> session.LiteModel.construct_model -> LiteSessi
 -> scheduler.Scheduler (kernel.py kernels, delegate.py) -> graph_build (mindlite programs).
 See docs/lite.md.
 """
+from . import converter  # noqa: F401
 from .api import Context, CPUDeviceInfo, DataType, Model, ModelType, Tensor  # noqa: F401
 from .delegate import Delegate, DelegateModel, OnnxRuntimeDelegate  # noqa: F401
 from .kernel import CallBackParam  # noqa: F401
