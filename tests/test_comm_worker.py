@@ -226,7 +226,38 @@ def train():
                 _close(a, b, f"{name} {what} data-parallel parameter {i} vs one process")
     _model_train(r, n)
     _parameter_broadcast(r)
+    _reducer_property(r, n)
     print(f"OK train rank {r}", flush=True)
+
+
+def _reducer_property(r, n):
+    """hypothesis (derandomized: every rank draws the same examples): for any parameter
+    shapes, dtypes, bucket size and mean flag, the reducer's result is each gradient summed
+    over the ranks (divided by n with mean), whatever the buckets."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    import mindlite as ms
+    from mindlite import Parameter, Tensor, nn
+    shapes = st.lists(st.lists(st.integers(0, 5), max_size=3).map(tuple), min_size=1,
+                      max_size=6)
+
+    @settings(max_examples=20, deadline=None, derandomize=True, database=None)
+    @given(shapes, st.lists(st.sampled_from(["float32", "float64"]), min_size=6, max_size=6),
+           st.integers(0, 200), st.booleans())
+    def check(shapes, dtypes, bucket, mean):
+        params = [Parameter(np.zeros(s, d), name=f"p{i}")
+                  for i, (s, d) in enumerate(zip(shapes, dtypes))]
+        grads = [[(np.arange(int(np.prod(s))).reshape(s) * (k + 1) + i).astype(d)
+                  for i, (s, d) in enumerate(zip(shapes, dtypes))] for k in range(n)]
+        reducer = nn.DistributedGradReducer(params, mean=mean, bucket_size=bucket)
+        out = reducer(tuple(Tensor(g) for g in grads[r]))
+        for i, o in enumerate(out):
+            expect = sum(g[i] for g in grads) / (n if mean else 1)
+            assert o.dtype == ms.dtype.to_type(dtypes[i])
+            _close(o.asnumpy(), expect, f"reducer gradient {i} (bucket {bucket} B)", 1e-4)
+
+    check()
 
 
 def _parameter_broadcast(r):
