@@ -134,33 +134,43 @@ def test_conv2d_lenet_layers_match_reference(dtype, order):
                                  order), 9 * o * 4)
 
 
+@pytest.mark.parametrize("attached", [True, False])
 @pytest.mark.parametrize("m, k, n", [(3, 5, 4), (32, 144, 1024), (1024, 144, 32),
                                      (4000, 200, 1), (1, 200, 4000)])
-def test_gemm_pieces_match_one_matmul(m, k, n):
+def test_gemm_pieces_match_one_matmul(m, k, n, attached, monkeypatch):
+    """With numpy's OpenBLAS attached (kernels/cpu/_blas.py) a conv GEMM is one matmul on one
+    BLAS thread; without it, pieces below 2**19 multiply-adds (OpenBLAS's threading bound)."""
+    from mindlite import _C
+    from mindlite.kernels.cpu import _blas
+    attached = attached and _blas.ATTACHED
+    monkeypatch.setattr(_blas, "ATTACHED", attached)
     rng = np.random.default_rng(2)
     a = rng.standard_normal((m, k))
     b = rng.standard_normal((n, k)).T                # a transposed (F-order) operand
     out = np.full((m, n), np.nan)
-    pieces = []
+    pieces, threads = [], []
 
-    class Recorder:                         # conv_cpp's numpy, with matmul recorded
+    class Recorder:                         # numpy, with matmul and its BLAS threads recorded
         def __getattr__(self, name):
             return getattr(np, name)
 
         @staticmethod
         def matmul(x, y, out):
             pieces.append(x.shape[0] * x.shape[1] * y.shape[1])
+            now = _C.blas_threads_local(1)
+            _C.blas_threads_local(max(now, 0))
+            threads.append(now)
             return np.matmul(x, y, out=out)
 
-    real = conv_cpp.np
-    conv_cpp.np = Recorder()
-    try:
-        conv_cpp._gemm(a, b, out)
-    finally:
-        conv_cpp.np = real
+    monkeypatch.setattr(conv_cpp, "np", Recorder())
+    monkeypatch.setattr(_blas, "np", Recorder())
+    conv_cpp._gemm(a, b, out)
     np.testing.assert_allclose(out, a @ b, rtol=1e-12, atol=1e-12)
-    # every piece small enough for OpenBLAS to run it on one thread (M N K < 2**19)
-    assert max(pieces) < conv_cpp._ST_MNK and sum(pieces) == m * n * k
+    if attached:
+        assert pieces == [m * n * k] and threads == [1]
+    else:
+        # every piece small enough for OpenBLAS to run it on one thread (M N K < 2**19)
+        assert max(pieces) < conv_cpp._ST_MNK and sum(pieces) == m * n * k
 
 
 # ---- pooling --------------------------------------------------------------------------------

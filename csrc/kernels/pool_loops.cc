@@ -4,6 +4,7 @@
 #include "kernels/pool_loops.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace mindlite {
@@ -99,18 +100,71 @@ void max_pool_2x2(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w
   }
 }
 
+namespace {
+
+template <typename T> struct BitsOf;
+template <> struct BitsOf<float> { typedef uint32_t U; };
+template <> struct BitsOf<double> { typedef uint64_t U; };
+
+// g where hit, else +0, as a bit mask: exact (never -0 or NaN from a product) and branch-free.
+template <typename T>
+inline T masked(T g, bool hit) {
+  typedef typename BitsOf<T>::U U;
+  U u;
+  std::memcpy(&u, &g, sizeof u);
+  u &= static_cast<U>(0) - static_cast<U>(hit);
+  T r;
+  std::memcpy(&r, &u, sizeof r);
+  return r;
+}
+
+// The windows tile x exactly (stride 2, H = 2 OH, W = 2 OW): the rows of x pair up, row pair
+// r (of N C OH) holding the windows of out row r; every x element is written once.
+// NOTE: a loop of its own, which GCC vectorises; inside the strided loop below it did not
+// (64 x 16 x 8 x 8 float32: 76 -> 34 us; 64 x 16 x 32 x 32: ~1500 -> 280 us).
+template <typename T>
+void max_pool_grad_2x2_tiled(const T* x, const T* out, const T* grad, T* dx, int64_t rows,
+                             int64_t w, int64_t ow) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* t0 = x + r * 2 * w;
+    const T* t1 = t0 + w;
+    T* d0 = dx + r * 2 * w;
+    T* d1 = d0 + w;
+    const T* o_row = out + r * ow;
+    const T* g_row = grad + r * ow;
+    for (int64_t q = 0; q < ow; ++q) {
+      const T o = o_row[q], g = g_row[q];
+      const T a = t0[2 * q], b = t0[2 * q + 1], e = t1[2 * q], f = t1[2 * q + 1];
+      const bool o_nan = o != o;
+      // & and |, never && / ||: those short-circuit into mispredicted branches
+      const bool ha = (a == o) | (o_nan & (a != a));
+      const bool hb = ((b == o) | (o_nan & (b != b))) & !ha;
+      const bool he = ((e == o) | (o_nan & (e != e))) & !(ha | hb);
+      const bool hf = ((f == o) | (o_nan & (f != f))) & !(ha | hb | he);
+      d0[2 * q] = masked(g, ha);
+      d0[2 * q + 1] = masked(g, hb);
+      d1[2 * q] = masked(g, he);
+      d1[2 * q + 1] = masked(g, hf);
+    }
+  }
+}
+
+}  // namespace
+
 template <typename T>
 void max_pool_grad_2x2(const T* x, const T* out, const T* grad, T* dx, int64_t n, int64_t c,
                        int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t sh, int64_t sw) {
-  // windows tiling x exactly: each x element is written once, no zeroing pass
-  const bool tiled = sh == 2 && sw == 2 && h == 2 * oh && w == 2 * ow;
+  if (sh == 2 && sw == 2 && h == 2 * oh && w == 2 * ow) {
+    max_pool_grad_2x2_tiled(x, out, grad, dx, n * c * oh, w, ow);
+    return;
+  }
   const T zero = T(0);
   for (int64_t nc = 0; nc < n * c; ++nc) {
     const T* src = x + nc * h * w;
     const T* o_pl = out + nc * oh * ow;
     const T* g_pl = grad + nc * oh * ow;
     T* d = dx + nc * h * w;
-    if (!tiled) std::fill(d, d + h * w, zero);
+    std::fill(d, d + h * w, zero);
     for (int64_t y = 0; y < oh; ++y) {
       const int64_t r = y * sh * w;
       for (int64_t q = 0; q < ow; ++q) {
@@ -128,17 +182,10 @@ void max_pool_grad_2x2(const T* x, const T* out, const T* grad, T* dx, int64_t n
         he = he & !(ha | hb);
         hf = hf & !(ha | hb | he);
         const T g = g_pl[y * ow + q];
-        if (tiled) {
-          d[i00] = ha ? g : zero;
-          d[i01] = hb ? g : zero;
-          d[i10] = he ? g : zero;
-          d[i11] = hf ? g : zero;
-        } else {
-          d[i00] += ha ? g : zero;
-          d[i01] += hb ? g : zero;
-          d[i10] += he ? g : zero;
-          d[i11] += hf ? g : zero;
-        }
+        d[i00] += masked(g, ha);
+        d[i01] += masked(g, hb);
+        d[i10] += masked(g, he);
+        d[i11] += masked(g, hf);
       }
     }
   }
