@@ -71,3 +71,53 @@ def test_round_trip_more_ops(opset):
                                                      opset)))
     for g, w in zip(cell(*args), ex.more_ops(*args)):
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+class ScaleShift:
+    """A class kernel for the Custom type 'onnx_scale_shift': y = x * scale + shift, its
+    attrs arriving as bytes (MindSpore Lite's Custom attr)."""
+
+    def execute(self, x, out):
+        import json
+        np.multiply(x, json.loads(self.attrs["scale"]), out=out)
+        out += float(self.attrs["shift"].decode())
+
+
+@pytest.fixture
+def scale_shift():
+    from mindlite.kernels import registry
+    ms.register_kernel("onnx_scale_shift", provider="onnx_test", custom=True,
+                       kernel=ScaleShift)
+    yield ms.ops.Custom(None, type="onnx_scale_shift", attrs={"scale": 2.5, "shift": "1.0"})
+    registry.unregister_kernel("onnx_scale_shift", "onnx_test", custom=True)
+
+
+def test_custom_op_round_trip(scale_shift, tmp_path):
+    from mindlite import ops
+
+    def net(x):
+        y = ops.relu(scale_shift(x))
+        if y.sum() > 10:
+            y = scale_shift(y) - 1
+        return y
+    x = ex.rand(2, 3)
+    for value in (x, x * 10):
+        proto = export_onnx_model(graph_for_export(net, value))
+        custom = [n for n in proto.graph.node if n.domain == "ai.mindlite.custom"]
+        assert [n.op_type for n in custom] == ["onnx_scale_shift"]
+        assert {a.name: a.s for a in custom[0].attribute} == {"scale": b"2.5", "shift": b"1.0"}
+        assert "ai.mindlite.custom" in {o.domain for o in proto.opset_import}
+        onnx.save(proto, str(tmp_path / "custom.onnx"))
+        cell = OnnxGraphCell(str(tmp_path / "custom.onnx"))
+        np.testing.assert_allclose(cell(value).asnumpy(), net(value).asnumpy(), rtol=1e-6)
+
+
+def test_custom_op_without_shapes_refused():
+    node = helper.make_node("my_op", ["x"], ["y"], name="c", domain="ai.mindlite.custom")
+    g = helper.make_graph([node, helper.make_node("Relu", ["y"], ["z"])], "g",
+                          [helper.make_tensor_value_info("x", F, [2])],
+                          [helper.make_tensor_value_info("z", F, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                            helper.make_opsetid("ai.mindlite.custom", 1)])
+    with pytest.raises(ValueError, match=r"node 'c' \(op my_op\).*value_info"):
+        load_onnx(m)

@@ -25,6 +25,7 @@ from . import _lib
 from .export_loop import emit_loop, loop_form
 
 DEFAULT_OPSET = 13
+CUSTOM_DOMAIN = "ai.mindlite.custom"      # Custom ops: op_type = the Custom's type
 EXTERNAL_DATA_BYTES = (1 << 31) - (1 << 26)
 MIN_OPSET, MAX_OPSET = 13, 21
 PRODUCER = "mindlite"
@@ -56,6 +57,8 @@ class Model:
         self.counter = 0
         self.uses = _count_uses(graph)      # AnfNode id -> number of uses (fusion checks)
         self.inlining = []                  # graphs being inlined (recursion check)
+        self.value_infos = {}               # id(node list) -> ValueInfos of that graph
+        self.domains = set()                # custom op domains used
 
     def fresh(self, hint):
         self.counter += 1
@@ -97,6 +100,15 @@ class Emitter:
         self.nodes.append(helper.make_node(op_type, list(inputs), outs,
                                            name=self.model.fresh(f"node_{op_type}"), **attrs))
         return outs[0] if n_out == 1 else tuple(outs)
+
+    def declare(self, name, abstract):
+        """Record `name`'s dtype and shape in this graph's value_info (for custom ops, whose
+        outputs no ONNX schema describes)."""
+        helper = _lib.onnx().helper
+        infos = self.model.value_infos.setdefault(id(self.nodes), [])
+        infos.append(helper.make_tensor_value_info(name, onnx_dtype(abstract.dtype),
+                                                   [d if d >= 0 else None
+                                                    for d in abstract.shape]))
 
     def const(self, value, dtype=None, hint="const"):
         """A `Constant` node holding `value` (initializers are for weights only, so an
@@ -220,7 +232,8 @@ class Emitter:
         for i, (name, ab) in enumerate(zip(outs, abstracts)):
             final = sub.node("Identity", [name], hint=f"{tag}_out{i}")
             infos.append(helper.make_tensor_value_info(final, onnx_dtype(ab.dtype), None))
-        return helper.make_graph(sub.nodes, self.model.fresh(f"{tag}_{graph.name}"), [], infos)
+        return helper.make_graph(sub.nodes, self.model.fresh(f"{tag}_{graph.name}"), [], infos,
+                                 value_info=self.model.value_infos.get(id(sub.nodes), []))
 
 
 def _count_uses(root):
@@ -350,9 +363,11 @@ def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
         final = em.node("Identity", [name], hint=f"output_{i}")
         outputs.append(helper.make_tensor_value_info(final, onnx_dtype(ab.dtype), [
             d if d >= 0 else f"output_{i}_dim{j}" for j, d in enumerate(ab.shape)]))
-    g = helper.make_graph(em.nodes, graph.name, inputs, outputs, model.initializers)
-    proto = helper.make_model(g, producer_name=PRODUCER,
-                              opset_imports=[helper.make_opsetid("", opset_version)])
+    g = helper.make_graph(em.nodes, graph.name, inputs, outputs, model.initializers,
+                          value_info=model.value_infos.get(id(em.nodes), []))
+    opsets = [helper.make_opsetid("", opset_version)]
+    opsets += [helper.make_opsetid(d, 1) for d in sorted(model.domains)]
+    proto = helper.make_model(g, producer_name=PRODUCER, opset_imports=opsets)
     proto.ir_version = min(proto.ir_version, _ir_version_for(opset_version))
     if not is_large(proto):       # a > 2 GiB proto can only be checked once saved
         onnx.checker.check_model(proto)

@@ -1,11 +1,15 @@
 """More ONNX converters (registered with export.converter like export_ops*.py): SeLU, CeLU,
 PReLU, ReduceAll/Any, ReduceStd, Einsum, ReverseV2 (flip), Roll, GatherD, OneHot,
-Triu/Tril, IsNan/IsInf, Square.
+Triu/Tril, IsNan/IsInf, Square, and Custom ops: a node of domain "ai.mindlite.custom" whose
+op_type is the Custom's type and whose attributes are its byte-string attrs (MindSpore
+Lite's Custom {type, attr}), output shapes and dtypes in value_info. onnxruntime has no
+kernel for such a node; load_onnx reads it back as a Custom running the kernels registered
+for the type.
 """
 import numpy as np
 
 from ..common import dtype as mstype
-from .export import converter, onnx_dtype
+from .export import CUSTOM_DOMAIN, converter, onnx_dtype
 from .export_ops import _axes
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -160,3 +164,25 @@ def _trilu(op):
         np.tril(np.ones((rows, cols), bool), k)
     zero = op.em.const(np.zeros((), op.out.dtype.np))
     return op.node("Where", [op.em.const(mask), op.input(0), zero])
+
+
+@converter("Custom")
+def _custom(op):
+    prim = op.prim
+    ctype = getattr(prim, "custom_type", None)
+    if not ctype or not ctype.isidentifier():
+        op.fail(f"the Custom type {ctype!r} must be an identifier to name an ONNX op")
+    outs = op.out if isinstance(op.out, tuple) else (op.out,)
+    ins = [op.input(i) for i in range(len(op.args))]
+    attrs = {k: bytes(v) for k, v in getattr(prim, "custom_attrs", {}).items()}
+    clash = sorted(set(attrs) & {"name", "domain", "doc_string", "overload", "inputs",
+                                 "outputs", "op_type"})
+    if clash:
+        op.fail(f"attrs {clash} clash with ONNX node fields")
+    names = op.node(ctype, ins, n_out=len(outs), hint=f"custom_{ctype}", domain=CUSTOM_DOMAIN,
+                    **attrs)
+    names = names if isinstance(names, tuple) else (names,)
+    for name, ab in zip(names, outs):
+        op.em.declare(name, ab)
+    op.em.model.domains.add(CUSTOM_DOMAIN)
+    return names if isinstance(op.out, tuple) else names[0]

@@ -1,12 +1,15 @@
 """More ONNX importers (registered with importer.importer like import_ops*.py): PRelu, Selu,
 Celu, IsNaN, IsInf, Einsum, GatherElements, OneHot, Trilu, ReduceL1 / ReduceL2 /
-ReduceSumSquare / ReduceLogSumExp and InstanceNormalization (decomposed into reductions).
+ReduceSumSquare / ReduceLogSumExp, InstanceNormalization (decomposed into reductions), and
+nodes of the "ai.mindlite.custom" domain: `ops.Custom(None, type=op_type, attrs=...)` with
+the output shapes and dtypes of the file's value_info, running the kernels registered for
+the type (register_kernel(type, custom=True)), as MindSpore Lite runs a Custom node.
 """
 import numpy as np
 
 from ..ops import operations as P
 from .import_ops import reduce_axes, scalar
-from .importer import Const, importer
+from .importer import CUSTOM_DOMAIN, Const, importer, ms_type
 
 SELU_ALPHA, SELU_GAMMA = 1.67326319217681884765625, 1.05070102214813232421875
 
@@ -129,3 +132,29 @@ def _instance_norm(ctx):
     shape = (ctx.shape(scale)[0],) + (1,) * (rank - 2)
     y = ctx.call(P.Mul(), y, ctx.call(P.Reshape(), scale, shape))
     return ctx.call(P.Add(), y, ctx.call(P.Reshape(), bias, shape))
+
+
+@importer(CUSTOM_DOMAIN)
+def _custom(ctx):
+    from ..ops.operations.custom_ops import Custom
+    shapes, dtypes = [], []
+    for name in ctx.node.output:
+        vi = ctx.imp.value_info(name)
+        tt = vi.type.tensor_type if vi is not None else None
+        if tt is None or not tt.HasField("shape"):
+            ctx.fail(f"custom op output '{name}' has no shape and dtype in the file's "
+                     f"value_info")
+        dims = tuple(d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim)
+        if any(d < 0 for d in dims):
+            ctx.fail(f"custom op output '{name}' has a dynamic shape")
+        shapes.append(dims)
+        dtypes.append(ms_type(tt.elem_type))
+    attrs = {a.name: a.s for a in ctx.node.attribute if a.type == a.STRING}
+    if len(attrs) != len(ctx.node.attribute):
+        ctx.fail("custom op attributes must be byte strings")
+    one = len(shapes) == 1
+    prim = Custom(None, out_shape=shapes[0] if one else shapes,
+                  out_dtype=dtypes[0] if one else dtypes, type=ctx.node.op_type,
+                  attrs=attrs or None)
+    out = ctx.call(prim, *(ctx.t(i) for i in range(ctx.n_inputs)))
+    return [out] if one else list(out)

@@ -27,6 +27,8 @@ from ..ir.manager import lint
 from . import _lib
 from .reader import read_model
 
+CUSTOM_DOMAIN = "ai.mindlite.custom"      # export.CUSTOM_DOMAIN: Custom ops by type
+
 MAX_FOLD_ELEMENTS = 1 << 26     # constant folding refuses larger results (damaged files)
 IMPORTERS = {}        # ONNX op type -> fn(ctx) returning the list of output values
 
@@ -120,8 +122,10 @@ class Importer:
         return value.abstract
 
     def call(self, scope, prim, *args):
-        """prim(*args) as a value: folded when every tensor input is a non-weight Const."""
-        if not any(_dynamic(a) for a in args):
+        """prim(*args) as a value: folded when every tensor input is a non-weight Const
+        (never a Custom op: it is a graph node with its own kernel, as graph mode keeps)."""
+        custom = hasattr(prim, "custom_type")
+        if not custom and not any(_dynamic(a) for a in args):
             ab = infer_call(prim, [_fold_abstract(a) for a in args])
             for a in (ab if isinstance(ab, tuple) else (ab,)):
                 size = getattr(a, "size", 0)
@@ -138,7 +142,7 @@ class Importer:
         if isinstance(ab, Folded):
             return Const(np.asarray(ab.value.asnumpy() if isinstance(ab.value, Tensor)
                                     else ab.value))
-        node = scope.graph.new_cnode([ValueNode(prim)] + nodes, ab)
+        node = scope.graph.new_cnode([ValueNode(prim)] + nodes, ab, side_effect=custom)
         if isinstance(ab, tuple):
             return tuple(scope.graph.new_cnode([TUPLE_GETITEM, node, ValueNode(i, i)], a)
                          for i, a in enumerate(ab))
@@ -171,6 +175,19 @@ class Importer:
         lint(self.root)
         return self.root
 
+    def value_info(self, name):
+        """The declared ValueInfo of `name` anywhere in the model (custom op outputs)."""
+        if not hasattr(self, "_infos"):
+            self._infos = {}
+            todo = [self.model.graph]
+            while todo:
+                g = todo.pop()
+                for vi in list(g.value_info) + list(g.output):
+                    self._infos.setdefault(vi.name, vi)
+                for node in g.node:
+                    todo += [a.g for a in node.attribute if a.HasField("g")]
+        return self._infos.get(name)
+
     def outputs(self, g, scope):
         outs = [self.node_of(scope.get(o.name), scope) for o in g.output]
         if len(outs) == 1:
@@ -181,7 +198,9 @@ class Importer:
         for node in g.node:
             fn = IMPORTERS.get(node.op_type)
             where = f"node '{node.name or '?'}' (op {node.op_type})"
-            if node.domain not in ("", "ai.onnx"):
+            if node.domain == CUSTOM_DOMAIN:
+                fn = IMPORTERS[CUSTOM_DOMAIN]
+            elif node.domain not in ("", "ai.onnx"):
                 raise ValueError(f"load_onnx: {self.source}: {where} is in domain "
                                  f"'{node.domain}', which mindlite does not support")
             if fn is None:
