@@ -118,3 +118,34 @@ def test_onnx_gemm_folds_to_matmul_fusion(tmp_path):
                if k.type == "MatMulFusion")
     np.testing.assert_allclose(run(model, x)[0], net(ms.Tensor(x)).asnumpy(), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_dynamic_batch_onnx_model(tmp_path):
+    onnx = pytest.importorskip("onnx", reason="ONNX input needs the onnx package")
+    ort = pytest.importorskip("onnxruntime", reason="the reference runs in onnxruntime")
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal(3).astype(np.float32), "b")
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["a"]),
+         helper.make_node("Relu", ["a"], ["y"])], "dyn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])], [w, b])
+    path = str(tmp_path / "dyn.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    assert converter_main(["--fmk=ONNX", f"--modelFile={path}",
+                           f"--outputFile={tmp_path / 'dyn'}"]) == 0
+    model = _lite(tmp_path / "dyn.ms")
+    ins = model.get_inputs()
+    assert ins[0].shape == [-1, 4] and model.get_outputs()[0].shape == [-1, 3]
+    with pytest.raises(ValueError, match="dynamic dims.*resize"):
+        ins[0].set_data_from_numpy(np.ones((2, 4), np.float32))
+    with pytest.raises(ValueError, match="dynamic dims.*resize"):
+        model._session.run([ms.Tensor(np.ones((2, 4), np.float32))])
+    for batch in (5, 1):
+        model.resize(ins, [[batch, 4]])
+        x = rng.standard_normal((batch, 4)).astype(np.float32)
+        want = ort.InferenceSession(path).run(None, {"x": x})[0]
+        np.testing.assert_allclose(run(model, x)[0], want, rtol=1e-5, atol=1e-6)
+    assert [k.type for k in model._session.main.kernels] == ["MatMulFusion"]

@@ -122,6 +122,9 @@ class Tensor:
         if not isinstance(numpy_obj, np.ndarray):
             raise TypeError(f"For 'Tensor.set_data_from_numpy', 'numpy_obj' must be a numpy "
                             f"ndarray, but got {type(numpy_obj).__name__}")
+        if any(d < 0 for d in self._shape):
+            raise ValueError(f"For 'Tensor.set_data_from_numpy' of {self.name!r}, the tensor has "
+                             f"dynamic dims {self._shape}: call Model.resize first")
         if numpy_obj.dtype != self._dtype:
             raise TypeError(f"For 'Tensor.set_data_from_numpy' of {self.name!r}, the data type "
                             f"{numpy_obj.dtype} is not the tensor's {self._dtype}")
@@ -184,12 +187,16 @@ class Model:
         self._make_io()
 
     def _make_io(self):
+        """Input/output Tensors with the scheduled shapes (before a dynamic model's resize:
+        the file's dims, -1 for the dynamic ones)."""
         s = self._session
         m = s.model
-        self._inputs = [Tensor(name=m.tensors[t].name, shape=list(a.shape), dtype=a.np)
-                        for t, a in zip(m.inputs, s.input_abstracts)]
-        self._outputs = [Tensor(name=m.tensors[t].name, shape=list(a.shape), dtype=a.np)
-                         for t, a in zip(m.outputs, s.main.out_abstracts)]
+        self._inputs = [Tensor(name=m.tensors[t].name, shape=dims, dtype=m.tensors[t].dtype)
+                        for t, dims in zip(m.inputs, s.input_dims)]
+        outs = [(list(a.shape), a.np) for a in s.main.out_abstracts] if s.main is not None \
+            else [(m.tensors[t].dims, m.tensors[t].dtype) for t in m.outputs]
+        self._outputs = [Tensor(name=m.tensors[t].name, shape=shape, dtype=dtype)
+                         for t, (shape, dtype) in zip(m.outputs, outs)]
 
     def _check(self, what):
         if self._session is None:

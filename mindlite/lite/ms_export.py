@@ -66,9 +66,10 @@ class _Exporter:
     def out_tensors(self, abstract, name):
         if isinstance(abstract, tuple):
             return tuple(self.out_tensors(a, f"{name}:{i}") for i, a in enumerate(abstract))
-        if not isinstance(abstract, AbstractTensor) or abstract.is_dynamic:
-            raise TypeError(f"converter: {name} gives {abstract!r}, not a tensor of static shape")
-        return self.tensor(name, abstract.np, abstract.shape)
+        if not isinstance(abstract, AbstractTensor) or abstract.shape is None:
+            raise TypeError(f"converter: {name} gives {abstract!r}, not a tensor of known rank")
+        return self.tensor(name, abstract.np, [-1 if d is None or d < 0 else d
+                                               for d in abstract.shape])
 
     def node(self, sub, name, op_type, attrs, inputs, outputs):
         self.m.nodes.append(MsNode(name, op_type, attrs, inputs, outputs))

@@ -10,7 +10,7 @@ MindSpore Lite's LiteModel::ConstructModel and LiteSession::CompileGraph / RunGr
     session.run(inputs, before, after) -> outputs        env of Tensors through the units, with
                                                          the context's cpu.thread_num forced on
                                                          mindlite's parallel launches and BLAS
-    session.resize(shapes)                               new input shapes: reschedule
+    a model whose inputs have dynamic dims (-1) is scheduled once Model.resize gives shapes
 
 Subgraphs called by PartialFusion/Call are scheduled on first call per argument signature.
 """
@@ -77,12 +77,14 @@ class LiteSession:
         self._compiled = {}
         self.scheduler = Scheduler(self)
         abstracts = {}
+        self.main = None
+        self.input_dims = [list(shapes[i]) if shapes is not None else list(model.tensors[t].dims)
+                           for i, t in enumerate(model.inputs)]
+        if any(d < 0 for dims in self.input_dims for d in dims):
+            return None                  # dynamic dims: scheduled by Model.resize
         for i, t in enumerate(model.inputs):
             lt = model.tensors[t]
-            dims = list(shapes[i]) if shapes is not None else lt.dims
-            if any(d is None or d < 0 for d in dims):
-                raise ValueError(f"{model.path}: input {lt.name!r} has dynamic dims {dims}: "
-                                 "call Model.resize with concrete shapes first")
+            dims = self.input_dims[i]
             try:
                 abstracts[t] = _abstract(lt.dtype, dims)
             except (TypeError, ValueError) as err:
@@ -139,6 +141,9 @@ class LiteSession:
 
     def run(self, inputs, before=None, after=None):
         """Run the main graph on input Tensors; returns the output Tensors."""
+        if self.main is None:
+            raise ValueError(f"{self.model.path}: the model's inputs have dynamic dims "
+                             f"{self.input_dims}: call Model.resize(inputs, shapes) first")
         env = dict(zip(self.model.inputs, inputs))
         env[CALLBACKS] = (before, after)
         threads = self.context.cpu.thread_num
