@@ -12,9 +12,11 @@ CallBackParam(node_name, node_type)). ModelType.MINDIR builds from a .mindir fil
 loaded with mindlite.load and converted in memory (converter.py) first.
 """
 import enum
+import math
 
 import numpy as np
 
+from .. import _C
 from ..common.tensor import Tensor as _MsTensor
 from .session import LiteModel, LiteSession
 
@@ -115,7 +117,7 @@ class Tensor:
 
     shape = property(lambda self: list(self._shape))
     dtype = property(lambda self: DataType(_type_id(self._dtype)))
-    element_num = property(lambda self: int(np.prod(self._shape, dtype=np.int64)))
+    element_num = property(lambda self: math.prod(self._shape))
     data_size = property(lambda self: self.element_num * self._dtype.itemsize)
 
     def set_data_from_numpy(self, numpy_obj):
@@ -132,7 +134,14 @@ class Tensor:
             raise ValueError(f"For 'Tensor.set_data_from_numpy' of {self.name!r}, the data size "
                              f"{numpy_obj.nbytes} bytes (shape {list(numpy_obj.shape)}) is not "
                              f"the tensor's {self.data_size} (shape {self._shape})")
-        self._data = np.ascontiguousarray(numpy_obj).reshape(self._shape)
+        self._data = np.array(numpy_obj, order="C").reshape(self._shape)    # a copy, as Lite
+
+    @classmethod
+    def _of(cls, arr, name):
+        """A result Tensor over `arr` (owned by it: a model output's fresh buffer)."""
+        t = cls.__new__(cls)
+        t.name, t._data, t._shape, t._dtype = name, arr, list(arr.shape), arr.dtype
+        return t
 
     def get_data_to_numpy(self):
         if self._data is None:
@@ -216,21 +225,21 @@ class Model:
             raise TypeError(f"For 'Model.predict', 'inputs' must be a list of "
                             f"{len(self._inputs)} Tensors, but got {inputs!r}")
         args = []
+        abstracts = self._session.input_abstracts if self._session.main is not None else ()
         for i, (x, want) in enumerate(zip(inputs, self._inputs)):
             if not isinstance(x, Tensor):
                 raise TypeError(f"For 'Model.predict', input {i} must be a "
                                 f"mindlite.lite.Tensor, but got {type(x).__name__}")
-            if x.shape != want.shape or x._dtype != want._dtype:
+            if x._shape != want._shape or x._dtype != want._dtype or not abstracts:
                 raise ValueError(f"For 'Model.predict', input {i} ({want.name!r}) must have "
                                  f"shape {want.shape} and dtype {want._dtype}, but got "
                                  f"{x.shape} {x._dtype}: call Model.resize for new shapes")
-            args.append(_MsTensor(x.get_data_to_numpy()))
+            data = x.get_data_to_numpy()
+            args.append(_C.wrap(data, abstracts[i]) if data.flags.c_contiguous
+                        else _MsTensor(data))
         wrap = _wrap_callback
         outs = self._session.run(args, wrap(before_callback), wrap(after_callback))
-        result = []
-        for t, o in zip(self._outputs, outs):
-            r = Tensor(o.asnumpy(), name=t.name)
-            result.append(r)
+        result = [Tensor._of(o.asnumpy(), t.name) for t, o in zip(self._outputs, outs)]
         self._outputs = result
         return list(result)
 
