@@ -19,6 +19,7 @@ from mindlite.jit.export_graph import graph_for_export  # noqa: E402
 from mindlite.onnx import OnnxGraphCell, export_onnx_model, load_onnx  # noqa: E402
 
 import test_onnx_export as ex  # noqa: E402
+import test_onnx_export_more as exm  # noqa: E402
 
 RNG = np.random.default_rng(1)
 F = TensorProto.FLOAT
@@ -305,9 +306,9 @@ def test_conv_transpose(attrs):
     against_ort(m, x_of(1, 4, 5, 5), atol=1e-4)
 
 
-@pytest.mark.parametrize("name", sorted(ex.LAYERS))
+@pytest.mark.parametrize("name", sorted(exm.LAYERS))
 def test_round_trip_layers(name):
-    net, shape = ex.LAYERS[name]()
+    net, shape = exm.LAYERS[name]()
     net.set_train(False)
     x = ms.Tensor(RNG.standard_normal(shape).astype(np.float32))
     cell = OnnxGraphCell(load_onnx(export_onnx_model(graph_for_export(net, x))))
@@ -346,7 +347,7 @@ def test_while_loops_round_trip():
     x = ex.rand(4)
     for n in (0, 3):
         args = (x, ms.Tensor(n, ms.int32))
-        cell = OnnxGraphCell(load_onnx(export_onnx_model(graph_for_export(ex.while_loop,
+        cell = OnnxGraphCell(load_onnx(export_onnx_model(graph_for_export(exm.while_loop,
                                                                           *args))))
-        for g, w in zip(cell(*args), ex.while_loop(*args)):
+        for g, w in zip(cell(*args), exm.while_loop(*args)):
             np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)

@@ -16,6 +16,7 @@ from mindlite.jit.export_graph import graph_for_export  # noqa: E402
 from mindlite.onnx import OnnxGraphCell, export_onnx_model, load_onnx  # noqa: E402
 
 import test_onnx_export as ex  # noqa: E402
+import test_onnx_export_more as exm  # noqa: E402
 from test_onnx_import import F, I64, against_ort, make_model, one, x_of  # noqa: E402
 
 
@@ -67,9 +68,9 @@ def test_instance_norm():
 @pytest.mark.parametrize("opset", [13, 14])
 def test_round_trip_more_ops(opset):
     args = (ex.rand(2, 4), ms.Tensor(np.array([[0, 1], [3, 2]], np.int32)))
-    cell = OnnxGraphCell(load_onnx(export_onnx_model(graph_for_export(ex.more_ops, *args),
+    cell = OnnxGraphCell(load_onnx(export_onnx_model(graph_for_export(exm.more_ops, *args),
                                                      opset)))
-    for g, w in zip(cell(*args), ex.more_ops(*args)):
+    for g, w in zip(cell(*args), exm.more_ops(*args)):
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
 
 

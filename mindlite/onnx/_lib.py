@@ -1,5 +1,6 @@
 """The optional `onnx` / `onnxruntime` packages, imported on first use with a clear error
-(they come with the `onnx` extra: pip install 'mindlite[onnx]')."""
+(they come with the `onnx` extra: pip install 'mindlite[onnx]'), and the dtype mapping."""
+import numpy as np
 
 
 def onnx():
@@ -19,3 +20,8 @@ def onnxruntime():
         raise ImportError("running ONNX models needs the 'onnxruntime' package: "
                           "pip install 'mindlite[onnx]'") from e
     return mod
+
+
+def onnx_dtype(t):
+    """A mindlite Type -> the ONNX TensorProto element type."""
+    return onnx().helper.np_dtype_to_tensor_dtype(np.dtype(t.np))

@@ -22,7 +22,9 @@ import numpy as np
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim, ValueNode
 from . import _lib
+from ._lib import onnx_dtype
 from .export_loop import emit_loop, loop_form
+from .export_op import Op
 
 DEFAULT_OPSET = 13
 CUSTOM_DOMAIN = "ai.mindlite.custom"      # Custom ops: op_type = the Custom's type
@@ -40,11 +42,6 @@ def converter(*names):
             CONVERTERS[n] = fn
         return fn
     return deco
-
-
-def onnx_dtype(t):
-    """A mindlite Type -> the ONNX TensorProto element type."""
-    return _lib.onnx().helper.np_dtype_to_tensor_dtype(np.dtype(t.np))
 
 
 class Model:
@@ -261,63 +258,6 @@ def _describe(node):
     if isinstance(node, CNode) and isinstance(node.inputs[0], ValueNode):
         return f"'{getattr(node.inputs[0].value, 'name', node.inputs[0].value)}'"
     return repr(node)
-
-
-class Op:
-    """One primitive CNode as a converter sees it."""
-
-    def __init__(self, em, cnode, prim):
-        self.em = em
-        self.cnode = cnode
-        self.prim = prim
-        self.attrs = getattr(prim, "attrs", {})
-        self.args = cnode.args
-        self.out = cnode.abstract
-
-    @property
-    def name(self):
-        return self.prim.name
-
-    def node(self, *a, **k):
-        return self.em.node(*a, **k)
-
-    def const(self, i):
-        """The constant value of input i (axis, shape, perm...)."""
-        a = self.args[i]
-        if not isinstance(a, ValueNode):
-            raise ValueError(f"export_onnx: for '{self.name}', input {i} must be a constant "
-                             f"to export, but it is computed in the graph")
-        return a.value
-
-    def is_const(self, i):
-        return isinstance(self.args[i], ValueNode)
-
-    def dtype(self, i):
-        a = self.args[i]
-        if isinstance(a, ValueNode):
-            return a.value.dtype if isinstance(a.value, Tensor) else None
-        return getattr(a.abstract, "dtype", None)
-
-    def rank(self, i):
-        return len(self.args[i].abstract.shape)
-
-    def shape(self, i):
-        return tuple(self.args[i].abstract.shape)
-
-    def input(self, i, dtype=None):
-        """Input i as an ONNX name; a scalar constant becomes a tensor of `dtype`, a tensor
-        of another dtype is cast to `dtype` (the promotion mindlite applied)."""
-        a = self.args[i]
-        if isinstance(a, ValueNode) and not isinstance(a.value, Tensor):
-            return self.em.const(a.value, None if dtype is None else dtype.np)
-        name = self.em.value(a)
-        own = self.dtype(i)
-        if dtype is not None and own is not None and own is not dtype:
-            return self.node("Cast", [name], to=onnx_dtype(dtype))
-        return name
-
-    def fail(self, why):
-        raise ValueError(f"export_onnx: '{self.name}' in @{self.em.graph.name}: {why}")
 
 
 def exportable_primitives():

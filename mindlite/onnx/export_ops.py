@@ -118,38 +118,6 @@ def _silu(op):
     return op.node("Mul", [x, op.node("Sigmoid", [x])])
 
 
-@converter("HSwish")
-def _hswish(op):
-    x = op.input(0)
-    if op.em.opset >= 14:
-        return op.node("HardSwish", [x])
-    return op.node("Mul", [x, op.node("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)])
-
-
-@converter("Mish")
-def _mish(op):
-    x = op.input(0)
-    return op.node("Mul", [x, op.node("Tanh", [op.node("Softplus", [x])])])
-
-
-@converter("Softsign")
-def _softsign(op):
-    return op.node("Softsign", [op.input(0)])
-
-
-@converter("LogSigmoid")
-def _log_sigmoid(op):
-    """-softplus(-x), stable for large |x|."""
-    return op.node("Neg", [op.node("Softplus", [op.node("Neg", [op.input(0)])])])
-
-
-@converter("Hardtanh")
-def _hardtanh(op):
-    t = op.out.dtype.np
-    lo, hi = op.attrs.get("min_val", -1.0), op.attrs.get("max_val", 1.0)
-    return op.node("Clip", [op.input(0), op.em.const(lo, t), op.em.const(hi, t)])
-
-
 @converter("GeLU")
 def _gelu(op):
     """MindSpore's GeLU primitive is the tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715

@@ -1,10 +1,11 @@
-"""More ONNX converters (registered with export.converter like export_ops*.py): SeLU, CeLU,
-PReLU, ReduceAll/Any, ReduceStd, Einsum, ReverseV2 (flip), Roll, GatherD, OneHot,
-Triu/Tril, IsNan/IsInf, Square, and Custom ops: a node of domain "ai.mindlite.custom" whose
-op_type is the Custom's type and whose attributes are its byte-string attrs (MindSpore
-Lite's Custom {type, attr}), output shapes and dtypes in value_info. onnxruntime has no
-kernel for such a node; load_onnx reads it back as a Custom running the kernels registered
-for the type.
+"""More ONNX converters (registered with export.converter like export_ops*.py): HSwish, Mish,
+Softsign, LogSigmoid, Hardtanh, SeLU, CeLU, PReLU, ReduceAll/Any, ReduceStd, Einsum,
+ReverseV2 (flip), Roll, GatherD, OneHot, Triu/Tril, IsNan/IsInf, Square.
+
+Custom ops: a node of domain "ai.mindlite.custom" whose op_type is the Custom's type and
+whose attributes are its byte-string attrs (MindSpore Lite's Custom {type, attr}), the
+output shapes and dtypes in value_info. onnxruntime has no kernel for such a node;
+load_onnx reads it back as a Custom running the kernels registered for the type.
 """
 import numpy as np
 
@@ -13,6 +14,38 @@ from .export import CUSTOM_DOMAIN, converter, onnx_dtype
 from .export_ops import _axes
 
 INT64_MAX = np.iinfo(np.int64).max
+
+
+@converter("HSwish")
+def _hswish(op):
+    x = op.input(0)
+    if op.em.opset >= 14:
+        return op.node("HardSwish", [x])
+    return op.node("Mul", [x, op.node("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)])
+
+
+@converter("Mish")
+def _mish(op):
+    x = op.input(0)
+    return op.node("Mul", [x, op.node("Tanh", [op.node("Softplus", [x])])])
+
+
+@converter("Softsign")
+def _softsign(op):
+    return op.node("Softsign", [op.input(0)])
+
+
+@converter("LogSigmoid")
+def _log_sigmoid(op):
+    """-softplus(-x), stable for large |x|."""
+    return op.node("Neg", [op.node("Softplus", [op.node("Neg", [op.input(0)])])])
+
+
+@converter("Hardtanh")
+def _hardtanh(op):
+    t = op.out.dtype.np
+    lo, hi = op.attrs.get("min_val", -1.0), op.attrs.get("max_val", 1.0)
+    return op.node("Clip", [op.input(0), op.em.const(lo, t), op.em.const(hi, t)])
 
 
 @converter("SeLU")
