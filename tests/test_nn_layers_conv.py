@@ -123,11 +123,12 @@ def test_batch_norm2d_train_eval_and_moving_statistics():
     y = bn(Tensor(x)).asnumpy()
     np.testing.assert_allclose(y.mean(axis=(0, 2, 3)), 0, atol=1e-5)
     np.testing.assert_allclose(y.std(axis=(0, 2, 3)), 1, atol=1e-3)
-    # MindSpore's layer momentum: moving = 0.9 * moving + 0.1 * batch
+    # MindSpore's layer momentum: moving = 0.9 * moving + 0.1 * batch; the moving variance
+    # takes the unbiased batch variance (MindSpore 2.10 and PyTorch), the output the biased one
     np.testing.assert_allclose(bn.moving_mean.asnumpy(), 0.1 * x.mean(axis=(0, 2, 3)),
                                rtol=1e-5)
     np.testing.assert_allclose(bn.moving_variance.asnumpy(),
-                               0.9 + 0.1 * x.var(axis=(0, 2, 3)), rtol=1e-5)
+                               0.9 + 0.1 * x.var(axis=(0, 2, 3), ddof=1), rtol=1e-5)
     fixed = nn.BatchNorm2d(3, use_batch_statistics=False).set_train()
     np.testing.assert_allclose(fixed(Tensor(x)).asnumpy(), y_eval, rtol=1e-6)
     with pytest.raises(ValueError, match="For 'BatchNorm2d', the input must be 4-D"):
@@ -283,3 +284,14 @@ def test_explicit_pool_gradients_and_errors():
         P.MaxPoolWithArgmaxV2(2, argmax_type=ms.float32)
     with pytest.raises(ValueError, match="For 'AvgPool2D', 'divisor_override'"):
         P.AvgPool2D(2, divisor_override=-1)
+
+
+def test_batch_norm_moving_variance_matches_mindspore():
+    """Values printed by MindSpore 2.10 (BatchNorm2d(3, momentum=0.9), one training call)."""
+    x = np.arange(2 * 3 * 2 * 2, dtype=np.float32).reshape(2, 3, 2, 2) ** 1.5
+    bn = nn.BatchNorm2d(3, momentum=0.9).set_train()
+    bn(Tensor(x))
+    np.testing.assert_allclose(bn.moving_variance.asnumpy(), [67.68452, 108.206154, 147.3199],
+                               rtol=1e-5)
+    np.testing.assert_allclose(bn.moving_mean.asnumpy(), [2.5992992, 4.320962, 6.4612894],
+                               rtol=1e-5)

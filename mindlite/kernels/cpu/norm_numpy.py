@@ -30,8 +30,11 @@ def batch_norm_numpy(x, scale, bias, mean, variance, y, batch_mean, batch_var, r
         m = xc.mean(axis=axes)
         dev = xc - m.reshape(shape)
         v = np.mean(np.square(dev, out=dev), axis=axes)
+        n = x.size // max(x.shape[1], 1)
+        # NOTE: the moving variance takes the unbiased batch variance (n / (n - 1)), as
+        # MindSpore and PyTorch; the normalization and the batch_var output use the biased one.
         mean[...] = (1 - momentum) * mean + momentum * m
-        variance[...] = (1 - momentum) * variance + momentum * v
+        variance[...] = (1 - momentum) * variance + momentum * (v * (n / max(n - 1, 1)))
     else:
         m, v = mean.astype(dt), variance.astype(dt)
     a = scale.astype(dt) / np.sqrt(v + epsilon)
