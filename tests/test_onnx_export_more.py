@@ -202,3 +202,9 @@ def test_dynamic_batch_through_shape(make):
     for x in inputs:
         np.testing.assert_allclose(run_ort(proto, [x])[0], net(x).asnumpy(), rtol=1e-4,
                                    atol=1e-5)
+
+
+def test_custom_not_listed_as_onnxruntime_exportable():
+    from mindlite.onnx import exportable_primitives
+    from mindlite.onnx.export import CONVERTERS
+    assert "Custom" not in exportable_primitives() and "Custom" not in CONVERTERS

@@ -180,6 +180,9 @@ class Emitter:
             return self.inline(fn, args)
         name = getattr(fn, "name", None)
         conv = CONVERTERS.get(name)
+        if conv is None and hasattr(fn, "custom_type"):
+            from .export_ops_extra import export_custom
+            conv = export_custom
         if conv is None:
             label = name if isinstance(name, str) else repr(fn)
             raise ValueError(f"export_onnx: primitive '{label}' in @{self.graph.name} "
@@ -261,9 +264,10 @@ def _describe(node):
 
 
 def exportable_primitives():
-    """The names of the primitives the exporter converts (a delegate claims kernels of
-    these; a converter may still refuse an attribute value, e.g. NHWC data, with a
-    ValueError)."""
+    """The names of the primitives the exporter converts to standard ONNX ops, which
+    onnxruntime runs (a delegate claims kernels of these; a converter may still refuse an
+    attribute value, e.g. NHWC data, with a ValueError). Custom ops also export, to the
+    ai.mindlite.custom domain, but are not listed: onnxruntime has no kernel for them."""
     from . import export_ops, export_ops_array, export_ops_extra  # noqa: F401
     return frozenset(CONVERTERS)
 

@@ -199,8 +199,8 @@ def _trilu(op):
     return op.node("Where", [op.em.const(mask), op.input(0), zero])
 
 
-@converter("Custom")
-def _custom(op):
+def export_custom(op):
+    """Custom ops (not in CONVERTERS, the set onnxruntime runs: export.py calls this)."""
     prim = op.prim
     ctype = getattr(prim, "custom_type", None)
     if not ctype or not ctype.isidentifier():
