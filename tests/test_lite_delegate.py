@@ -118,3 +118,32 @@ def test_delegate_sees_kernels_and_primitives():
         build(convert(MLP(), ms.Tensor(rand(2, 8))), _ctx(spy))
     assert [t for t, _ in spy.seen] == ["MatMulFusion", "MatMulFusion"]
     assert spy.seen[0][1]["activation_type"] == 1
+
+
+def test_custom_node_stays_on_mindlite():
+    from mindlite.kernels.registry import register_kernel, unregister_kernel
+    from mindlite.lite.ms_file import MsModel, MsNode, MsSubGraph, MsTensor, write_ms
+    from mindlite.lite import schema as S
+
+    def triple(x, out):
+        np.multiply(x, 3, out=out)
+    m = MsModel("custom")
+    m.tensors = [MsTensor("x", np.float32, [2, 3], node_type=S.NODE_PARAMETER),
+                 MsTensor("r", np.float32, [2, 3]), MsTensor("t", np.float32, [2, 3]),
+                 MsTensor("y", np.float32, [2, 3])]
+    m.nodes = [MsNode("relu", "Activation", {"activation_type": S.ACT["RELU"]}, [0], [1]),
+               MsNode("triple", "Custom", {"type": "Custom_Triple", "attr": []}, [1], [2]),
+               MsNode("neg", "Neg", {}, [2], [3])]
+    m.subgraphs = [MsSubGraph("main", [0], [3], [0, 1, 2], [0, 1, 2, 3])]
+    m.inputs, m.outputs = [0], [3]
+    register_kernel("Custom_Triple", custom=True, provider="Mine", kernel=triple)
+    try:
+        model = build(write_ms(m), _ctx(mslite.OnnxRuntimeDelegate()))
+        kinds = [(type(u).__name__, [k.type for k in getattr(u, "kernels", [u])])
+                 for u in model._session.main.units]
+        assert kinds == [("OnnxRuntimeKernel", ["Activation"]), ("SubGraphKernel", ["Custom"]),
+                         ("OnnxRuntimeKernel", ["Neg"])]
+        x = rand(2, 3)
+        np.testing.assert_allclose(run(model, x)[0], -3 * np.maximum(x, 0), rtol=1e-6)
+    finally:
+        unregister_kernel("Custom_Triple", "Mine", custom=True)

@@ -82,8 +82,8 @@ def _exportable(model, kernel, abstracts):
     """Whether every mindlite primitive a kernel runs has an ONNX converter."""
     from ..onnx import export_ops, export_ops_array  # noqa: F401  (register converters)
     from ..onnx.export import CONVERTERS
-    if not isinstance(kernel, LiteKernel) or kernel.arch != "CPU":
-        return False
+    if not isinstance(kernel, LiteKernel) or kernel.arch != "CPU" or kernel.type == "Custom":
+        return False                     # a Custom op's kernel is mindlite's, not ONNX's
     try:
         fg, _ = _graph(model, [kernel], abstracts, kernel.out_tensors)
     except ValueError:
