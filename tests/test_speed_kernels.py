@@ -168,3 +168,30 @@ def test_bias_kernels_reject_bad_arguments():
         _C.bias_add_grad(x, np.empty(3, np.float32), [0])
     with pytest.raises(TypeError, match="expected 3 arguments|3 arguments"):
         _C.bias_add_grad(x, np.empty(3, np.float32))
+
+
+# ---- MemoryPool hands its buffer itself out (mindlite/runtime/memory.py) ------------------
+def test_pool_hands_out_the_buffer_itself_and_tracks_it():
+    from mindlite.runtime.memory import MemoryPool
+    pool = MemoryPool()
+    f32 = np.dtype(np.float32)
+    a = pool.alloc((256, 256), f32, 256 * 256 * 4)
+    assert a.shape == (256, 256) and a.dtype == f32 and a.flags.c_contiguous
+    b = pool.alloc((256, 256), f32, 256 * 256 * 4)
+    assert b is not a                                  # a is live: a second buffer
+    a_id = id(a)
+    del a
+    c = pool.alloc((256, 256), f32, 256 * 256 * 4)     # a's buffer is free again: reused as is
+    assert id(c) == a_id and pool.hits == 1
+    v = c[::2]                                         # a view keeps the buffer busy
+    del c
+    d = pool.alloc((256, 256), f32, 256 * 256 * 4)
+    assert not np.shares_memory(d, v)
+    del b, d
+    # another shape / dtype of the same byte size: a view of a free buffer
+    e = pool.alloc((128, 256), np.dtype(np.float64), 256 * 256 * 4)
+    assert e.shape == (128, 256) and e.dtype == np.float64 and e.flags.c_contiguous
+    e[...] = 1.5
+    f = pool.alloc((256, 256), f32, 256 * 256 * 4)    # e's buffer stays busy through e
+    assert not np.shares_memory(e, f)
+    np.testing.assert_array_equal(e, 1.5)

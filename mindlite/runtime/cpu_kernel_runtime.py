@@ -15,7 +15,7 @@ class CPUKernelRuntime:
         self.pool = MemoryPool()
 
     def allocator(self, out_abs):
-        shape, np_dtype = out_abs.shape, out_abs.np
+        shape, np_dtype = tuple(out_abs.shape), out_abs.np
         nbytes = out_abs.size * np_dtype.itemsize
         if nbytes < POOL_MIN_BYTES:
             empty = np.empty

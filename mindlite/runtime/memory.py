@@ -1,10 +1,13 @@
 """MemoryPool: reusable output buffers for large tensors, released by reference count.
 
 Small outputs (< POOL_MIN_BYTES) come from numpy's allocator, which is fast and
-caches small blocks itself. Large ones come from size-exact buckets of byte
-buffers: a buffer is free again when the pool holds its only reference (every
-array handed out is a view whose `base` is the buffer, so a live tensor, a view
-of it, or an `asnumpy()` result a user kept all keep it busy). Reusing warm
+caches small blocks itself. Large ones come from size-exact buckets of buffers:
+a buffer is free again when the pool holds its only reference. A request of the
+shape and dtype the buffer was made with gets the buffer itself, another one a
+view of it (whose `base` chain holds the buffer), so a live tensor, a view of
+it, or an `asnumpy()` result a user kept all keep it busy.
+NOTE: handing the buffer itself out saves the view and reshape (~0.4 us of a
+~1 us pooled allocation; a 256 x 256 float32 Add is ~8 us). Reusing warm
 pages avoids the page faults a fresh mmap costs on every large op (numpy
 already asks for transparent huge pages on buffers of 4 MiB and more).
 
@@ -37,7 +40,7 @@ FREE_REFCOUNT = _free_refcount()
 
 class MemoryPool:
     def __init__(self, max_bytes=POOL_MAX_BYTES, max_per_bucket=MAX_PER_BUCKET):
-        self.buckets = {}          # nbytes -> [uint8 buffers]
+        self.buckets = {}          # nbytes -> [buffers (C-contiguous arrays of nbytes)]
         self.last_use = {}         # nbytes -> value of self.clock at its last alloc
         self.clock = 0
         self.max_bytes = max_bytes
@@ -58,16 +61,18 @@ class MemoryPool:
         for buf in bucket:
             if getrefcount(buf) == free:
                 self.hits += 1
-                return buf.view(np_dtype).reshape(shape)
+                if buf.shape == shape and buf.dtype == np_dtype:
+                    return buf
+                return buf.reshape(-1).view(np.uint8).view(np_dtype).reshape(shape)
         self.misses += 1
-        buf = np.empty(nbytes, dtype=np.uint8)
+        buf = np.empty(shape, dtype=np_dtype)
         if len(bucket) < self.max_per_bucket and self._make_room(nbytes):
             bucket.append(buf)
             self.held_bytes += nbytes
         elif not bucket:                 # uncached size: keep no empty bucket for it
             del self.buckets[nbytes]
             del self.last_use[nbytes]
-        return buf.view(np_dtype).reshape(shape)
+        return buf
 
     def _make_room(self, nbytes):
         """Evicts free buffers of other sizes, least recently used first, until nbytes more
