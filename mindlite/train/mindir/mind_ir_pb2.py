@@ -1,9 +1,10 @@
 """Generated from mind_ir.proto (mindlite.train.mindir.regenerate): do not edit.
 
 MindSpore's MindIR protobuf messages (package mind_ir), built at import time from the
-serialized FileDescriptorProto below in a private DescriptorPool.
+serialized FileDescriptorProto below (see regenerate.py for how and why).
 """
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pool, message_factory
+from google.protobuf.internal import builder as _builder
 
 _SERIALIZED = (
     b'\n\rmind_ir.proto\x12\x07min'
@@ -319,26 +320,55 @@ _SERIALIZED = (
     b'APH_HOLDER\x10\x03'
 )
 
-_POOL = descriptor_pool.DescriptorPool()
-_POOL.Add(descriptor_pb2.FileDescriptorProto.FromString(_SERIALIZED))
+
+def _build():
+    """{message name: class}: built as protoc's own gencode does, in the default pool; in a
+    private pool when another "mind_ir.proto" (MindSpore's) is already there."""
+    try:
+        file = descriptor_pool.Default().AddSerializedFile(_SERIALIZED)
+    except (TypeError, ValueError):
+        file = None
+    if file is not None and file.serialized_pb == _SERIALIZED:
+        out = {}
+        _builder.BuildMessageAndEnumDescriptors(file, out)
+        _builder.BuildTopDescriptorsAndMessages(file, __name__, out)
+        return out
+    pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(_SERIALIZED)
+    return {m: message_factory.GetMessageClass(pool.FindMessageTypeByName("mind_ir." + m))
+            for m in _NAMES}
 
 
-def _cls(name):
-    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName("mind_ir." + name))
-
-
-AttributeProto = _cls("AttributeProto")
-FunctorProto = _cls("FunctorProto")
-ValueInfoProto = _cls("ValueInfoProto")
-NodeProto = _cls("NodeProto")
-ModelProto = _cls("ModelProto")
-PreprocessorProto = _cls("PreprocessorProto")
-PreprocessOpProto = _cls("PreprocessOpProto")
-GraphProto = _cls("GraphProto")
-TensorProto = _cls("TensorProto")
-MapTensorProto = _cls("MapTensorProto")
-ParallelProto = _cls("ParallelProto")
-LayoutProto = _cls("LayoutProto")
-PrimitiveProto = _cls("PrimitiveProto")
-ScalarNodeProto = _cls("ScalarNodeProto")
-ScalarGraphHolderProto = _cls("ScalarGraphHolderProto")
+_NAMES = (
+    "AttributeProto",
+    "FunctorProto",
+    "ValueInfoProto",
+    "NodeProto",
+    "ModelProto",
+    "PreprocessorProto",
+    "PreprocessOpProto",
+    "GraphProto",
+    "TensorProto",
+    "MapTensorProto",
+    "ParallelProto",
+    "LayoutProto",
+    "PrimitiveProto",
+    "ScalarNodeProto",
+    "ScalarGraphHolderProto",
+)
+_CLASSES = _build()
+AttributeProto = _CLASSES["AttributeProto"]
+FunctorProto = _CLASSES["FunctorProto"]
+ValueInfoProto = _CLASSES["ValueInfoProto"]
+NodeProto = _CLASSES["NodeProto"]
+ModelProto = _CLASSES["ModelProto"]
+PreprocessorProto = _CLASSES["PreprocessorProto"]
+PreprocessOpProto = _CLASSES["PreprocessOpProto"]
+GraphProto = _CLASSES["GraphProto"]
+TensorProto = _CLASSES["TensorProto"]
+MapTensorProto = _CLASSES["MapTensorProto"]
+ParallelProto = _CLASSES["ParallelProto"]
+LayoutProto = _CLASSES["LayoutProto"]
+PrimitiveProto = _CLASSES["PrimitiveProto"]
+ScalarNodeProto = _CLASSES["ScalarNodeProto"]
+ScalarGraphHolderProto = _CLASSES["ScalarGraphHolderProto"]

@@ -39,6 +39,11 @@ TYPE_IDS = {
 }
 DTYPE_OF_ID = {v: k for k, v in TYPE_IDS.items()}
 
+# NOTE: `seq_info {is_dyn_len: false}` (a fixed-length tuple, as MindSpore marks them), merged
+# from its wire bytes: setting attr.seq_info.is_dyn_len crashes protobuf 4.22's upb runtime
+# on an AttributeProto inside a repeated field.
+_STATIC_SEQ_INFO = b"\x92\x01\x02\x08\x00"
+
 # AttributeProto.AttributeType of a scalar -> (field, Python type)
 _SCALARS = {
     A.BOOL: ("i", bool), A.INT8: ("i", int), A.INT16: ("i", int), A.INT32: ("i", int),
@@ -164,7 +169,7 @@ def value_to_attr(value, attr, name=None, in_seq=False):
         for v in value:
             value_to_attr(v, attr.values.add(), in_seq=True)
         if isinstance(value, tuple):
-            attr.seq_info.is_dyn_len = False
+            attr.MergeFromString(_STATIC_SEQ_INFO)
     elif isinstance(value, (Tensor, np.ndarray)):
         attr.type = A.TENSORS
         tensor_to_proto(value, attr.tensors.add(), name="value0")
@@ -218,7 +223,7 @@ def abstract_to_attr(abstract, attr):
     if isinstance(abstract, tuple):
         attr.type = A.TUPLE
         ok = all(abstract_to_attr(a, attr.values.add()) for a in abstract)
-        attr.seq_info.is_dyn_len = False
+        attr.MergeFromString(_STATIC_SEQ_INFO)
         for v in attr.values:
             v.ClearField("name")
         return ok
