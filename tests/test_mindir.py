@@ -314,3 +314,15 @@ def test_onnx_format_dispatches(tmp_path):
     x = Tensor(np.ones((2, 8), np.float32))
     ms.export(net, x, file_name=str(tmp_path / "o"), file_format="ONNX")
     assert any(f.startswith("o") and f.endswith(".onnx") for f in os.listdir(tmp_path))
+
+
+def test_graph_cell_gradients(tmp_path):
+    net = nn.SequentialCell(nn.Dense(4, 3), nn.ReLU(), nn.Dense(3, 2))
+    x = Tensor(np.random.default_rng(5).standard_normal((2, 4)).astype(np.float32))
+    cell = _roundtrip(net, [x], tmp_path)
+    np.testing.assert_array_equal(ms.grad(lambda a: cell(a).sum())(x).asnumpy(),
+                                  ms.grad(lambda a: net(a).sum())(x).asnumpy())
+    _, grads = ms.grad(lambda a: cell(a).sum(), 0, cell.trainable_params())(x)
+    _, want = ms.grad(lambda a: net(a).sum(), 0, net.trainable_params())(x)
+    for g, w in zip(grads, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)
