@@ -35,7 +35,7 @@ class LiteTensor:
         self.name, self.dtype = ms_tensor.name, ms_tensor.dtype
         self.dims, self.format = list(ms_tensor.dims), ms_tensor.format
         arr = ms_tensor.array()
-        self.const = None if arr is None else Parameter(Tensor(np.array(arr)), name=self.name,
+        self.const = None if arr is None else Parameter(Tensor(arr), name=self.name,
                                                         requires_grad=False)
 
 
