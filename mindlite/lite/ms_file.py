@@ -243,12 +243,14 @@ class _Table:
                 arr = self.array(slot, kind, name)
                 out[name] = None if arr is None else [int(x) if kind != "[f32]" else float(x)
                                                       for x in arr]
-            elif kind == "[Attribute]":
-                out[name] = [(t.string(0, "name") or "", bytes(t.array(1, "[u8]", "data")
-                                                               if t.vector(1, "[u8]", "data")
-                                                               else b""))
+            elif kind == "[Attribute]":          # Custom's attr: (name, data bytes) pairs
+                out[name] = [(t.string(0, "name") or "", _bytes(t.array(1, "[u8]", "data")))
                              for t in self.tables(slot, name)]
         return out
+
+
+def _bytes(arr):
+    return b"" if arr is None else arr.tobytes()
 
 
 def _check_header(data, where):
