@@ -11,8 +11,16 @@ Pipeline: ms_file (read/write) -> session.LiteModel.construct_model -> LiteSessi
 -> scheduler.Scheduler (kernel.py kernels, delegate.py) -> graph_build (mindlite programs).
 See docs/lite.md.
 """
-from . import converter  # noqa: F401
 from .api import Context, CPUDeviceInfo, DataType, Model, ModelType, Tensor  # noqa: F401
 from .delegate import Delegate, DelegateModel, OnnxRuntimeDelegate  # noqa: F401
 from .kernel import CallBackParam  # noqa: F401
 from .ms_file import MsFileError  # noqa: F401
+
+
+def __getattr__(name):
+    """`mindlite.lite.converter` on first use (not at import: `python -m
+    mindlite.lite.converter` must find it unimported)."""
+    if name == "converter":
+        import importlib
+        return importlib.import_module(".converter", __name__)
+    raise AttributeError(f"module 'mindlite.lite' has no attribute {name!r}")
