@@ -1,6 +1,6 @@
 """Single-op latency: mindlite vs numpy vs PyTorch (when installed), measured side by side.
 
-    python benchmarks/op_latency.py [--sizes 4,256,2048] [--quick]
+    python benchmarks/op_latency.py [--sizes 4,256,1024,2048] [--quick]
     python benchmarks/op_latency.py --rss 1000000      # memory over 10**6 cached calls
 
 Prints µs per call (median of batches; mindlite, numpy and torch take turns, one batch each
@@ -296,7 +296,7 @@ def print_table(rows):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sizes", default="4,256,2048")
+    p.add_argument("--sizes", default="4,256,1024,2048")
     p.add_argument("--ops", default=",".join(OPS))
     p.add_argument("--quick", action="store_true", help="shorter measurements")
     p.add_argument("--rss", type=int, default=0, metavar="CALLS",

@@ -131,8 +131,10 @@ class GradExecutor(threading.local):
         return grads
 
     def _backward(self, tape, outputs, sens):
+        from ..ops.function.grad_func import _add as add
         from ..ops.function.grad_func import accumulate, zeros_like_tensor
         grads = {}
+        tracked = tape.tracked
         for out, s in zip(outputs, sens):
             if id(out) in tape.tracked:
                 accumulate(grads, out, s)
@@ -158,11 +160,23 @@ class GradExecutor(threading.local):
                 if dx is None:
                     continue
                 if isinstance(x, Tensor):
-                    if id(x) in tape.tracked:
+                    k = id(x)
+                    if k not in tracked:
+                        continue
+                    # NOTE: the common case inline (dx already of x's float shape and dtype):
+                    # a Python call less per gradient; anything else goes through accumulate
+                    xa = x._abs
+                    da = dx._abs if isinstance(dx, Tensor) else None
+                    if da is not None and (da is xa or (da.dtype is xa.dtype
+                                                        and da.shape == xa.shape)) \
+                            and xa.dtype.kind == "f":
+                        prev = grads.get(k)
+                        grads[k] = dx if prev is None else add(prev, dx)
+                    else:
                         accumulate(grads, x, dx)
                 elif isinstance(x, (tuple, list)):
                     for xi, dxi in zip(x, dx):
-                        if isinstance(xi, Tensor) and dxi is not None and id(xi) in tape.tracked:
+                        if isinstance(xi, Tensor) and dxi is not None and id(xi) in tracked:
                             accumulate(grads, xi, dxi)
         return grads
 
