@@ -197,6 +197,13 @@ def test_mindspore_written_loop_runs():
     np.testing.assert_allclose(cell(x, Tensor(data["input1"])).asnumpy(), data["output"])
     np.testing.assert_allclose(cell(x, Tensor(np.array(0, np.int32))).asnumpy(),
                                data["input0"])
+    from mindlite.train.mindir.values import Monad
+    from mindlite.train.mindir.writer import reachable_graphs
+    graphs = reachable_graphs(cell.graph)
+    assert len(graphs) >= 3                              # the loop's header, body and exit
+    for g in graphs:                                     # MindSpore's monads are dropped
+        for node in g.order:
+            assert not any(isinstance(getattr(i, "value", None), Monad) for i in node.inputs)
 
 
 def test_mindspore_written_ops_run():

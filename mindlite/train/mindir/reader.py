@@ -9,7 +9,8 @@ are rebuilt in file order (files are topologically sorted):
   "REF::<primitive>"         a mindlite Primitive found by op name (op_table.py), MakeTuple,
                              TupleGetItem, Switch; Depend(x, ...) and Load(p, monad) are x and
                              p, UpdateState is the monad (inference graphs need no ordering
-                             tokens; monad inputs of ops are dropped); Partial(g, args...)
+                             tokens: monad inputs of ops, graphs and calls are dropped);
+                             Partial(g, args...)
                              is a graph nested in the node's graph that calls g with args
                              (free variables) and its own parameters (as many as the
                              partial's call site passes)
@@ -31,6 +32,7 @@ from .values import (DATA_TYPES, DTYPE_OF_ID, MindIRFormatError, Monad, U_MONAD,
                      attr_to_value, tensor_from_proto)
 
 _PRIM_FUNCTION = pb.PrimitiveProto.PRIMITIVE_FUNCTION
+_MONADS = (pb.AttributeProto.UMONAD, pb.AttributeProto.IOMONAD)
 
 
 def _what(gp, node):
@@ -70,6 +72,9 @@ class _Reader:
     def add_inputs(self, gp, g):
         g._mindir_names = names = {}
         for vi in gp.input:
+            if vi.HasField("attr_info") and vi.attr_info.type in _MONADS:
+                names[vi.name] = ValueNode(U_MONAD)      # an ordering token: not an input
+                continue
             abstract = None
             if len(vi.tensor) == 1:
                 t = vi.tensor[0]
@@ -146,10 +151,10 @@ class _Reader:
         if target in self.prims:
             return self.prim_node(g, self.prims[target], inputs, abstract, what)
         if target in self.graphs:
-            return g.new_cnode([ValueNode(self.graphs[target])] + inputs, abstract)
+            return g.new_cnode([ValueNode(self.graphs[target])] + _values(inputs), abstract)
         callee = g._mindir_names.get(target)
         if callee is not None:
-            return g.new_cnode([callee] + inputs, abstract)
+            return g.new_cnode([callee] + _values(inputs), abstract)
         raise MindIRFormatError(f"{what}: op_type '{op_type}' names no primitive, graph or "
                                 f"node of the file")
 
@@ -222,8 +227,7 @@ class _Reader:
         return ValueNode(dtype)
 
     def apply(self, g, prim, inputs, abstract):
-        args = [i for i in inputs if not _is_monad(i)]
-        return g.new_cnode([ValueNode(prim)] + args, abstract)
+        return g.new_cnode([ValueNode(prim)] + _values(inputs), abstract)
 
     def ir_node(self, g, op, inputs, abstract, what):
         def need(n):
@@ -251,18 +255,28 @@ class _Reader:
         wrapper = FuncGraph(f"partial_{fn.value.name}", parent=g)
         extra = [wrapper.add_parameter(f"arg{k}", None)
                  for k in range(self.call_arity.get(self.current_out, 0))]
-        wrapper.set_output(wrapper.new_cnode([fn] + inputs[1:] + extra))
+        wrapper.set_output(wrapper.new_cnode([fn] + _values(inputs[1:]) + extra))
         return ValueNode(wrapper)
 
 
+def _monad_names(gp):
+    """Names of the monads of `gp`: monad inputs and constants, nodes whose abstract is one."""
+    out = {vi.name for vi in gp.input
+           if vi.HasField("attr_info") and vi.attr_info.type in _MONADS}
+    for node in gp.node:
+        if any(a.name in ("shape", "value") and a.type in _MONADS for a in node.attribute):
+            out.update(node.output)
+    return out
+
+
 def _call_arity(gp):
-    """{node output name: how many arguments the function it computes is called with}, for
-    the nodes whose value is called (REF::<node>) or picked by a Switch that is called."""
-    arity = {}
+    """{node output name: how many (non-monad) arguments the function it computes is called
+    with}, for the nodes whose value is called (REF::<node>) or picked by a called Switch."""
+    arity, monads = {}, _monad_names(gp)
     for node in reversed(gp.node):
         if node.op_type.startswith("REF::") and len(node.output) == 1:
             target = node.op_type[5:]
-            arity.setdefault(target, len(node.input))
+            arity.setdefault(target, sum(1 for i in node.input if i not in monads))
             k = arity.get(node.output[0])
             if k is not None and len(node.input) == 3:
                 for i in node.input[1:]:
@@ -272,6 +286,11 @@ def _call_arity(gp):
 
 def _is_monad(node):
     return isinstance(node, ValueNode) and isinstance(node.value, Monad)
+
+
+def _values(inputs):
+    """The inputs without monads (ordering tokens no mindlite op or graph takes)."""
+    return [i for i in inputs if not _is_monad(i)]
 
 
 def _keep_reachable(g):
