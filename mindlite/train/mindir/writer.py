@@ -165,8 +165,12 @@ class _Writer:
             pn = f"{gname}:fv{k}_{getattr(v, 'name', None) or v.id}"
             names[v.id] = pn
             _value_info(gp.input.add(name=pn), v.abstract)
+        taken = set(names.values())
         for p in g.parameters:
             pn = f"{gname}:{p.name}"
+            if pn in taken:                   # two parameters of one name: keep both
+                pn = f"{gname}:{p.name}_{p.id}"
+            taken.add(pn)
             names[p.id] = pn
             if p.default is None:
                 _value_info(gp.input.add(name=pn), p.abstract)
