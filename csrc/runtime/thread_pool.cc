@@ -2,6 +2,7 @@
 #include "runtime/thread_pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -213,8 +214,22 @@ void pool_run(int nthreads, int nchunks, PoolTask task, void* ctx) {
   pool()->run(nthreads, nchunks, task, ctx);
 }
 
+// The CPUs this process may run on: its affinity mask (taskset, a container's cpuset), else
+// every hardware thread. NOTE: hardware_concurrency() counts the machine's CPUs whatever the
+// mask, so a process pinned to 2 of 16 CPUs ran launches on 16 threads.
+static unsigned usable_cpus() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<unsigned>(CPU_COUNT(&set));
+  }
+#endif
+  return std::thread::hardware_concurrency();
+}
+
 int max_threads() {
-  static const int n = std::max(1u, std::min(std::thread::hardware_concurrency(), 64u));
+  static const int n = static_cast<int>(std::max(1u, std::min(usable_cpus(), 64u)));
   return n;
 }
 
