@@ -97,6 +97,11 @@ class CallMixin:
         if isinstance(fn, GraphClosure):
             return self.call_closure(fn, args, kwargs)
         if isinstance(fn, Cell):
+            if fn.__dict__.get("_mp_dtype") is not None or "_mp_output" in fn.__dict__:
+                # to_float casts inputs and Parameter reads at run time (nn/cell_mixed.py):
+                # inlined, its construct would silently compute in the weights' dtype
+                raise self.unsupported(f"calling the mixed-precision cell "
+                                       f"{type(fn).__name__} (Cell.to_float)")
             return self.call_function(type(fn).construct, (fn,) + tuple(args), kwargs)
         override = _overrides().get(fn) if _hashable(fn) else None
         if override is not None:
