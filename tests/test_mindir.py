@@ -88,6 +88,14 @@ class Ops(nn.Cell):
                 ops.cast(y, ms.float16))
 
 
+class ArgIndex(nn.Cell):
+    """Argmax/Argmin with an output dtype (a TypeId in the file), Meshgrid's indexing enum."""
+
+    def construct(self, x, y):
+        gx, gy = ops.Meshgrid(indexing="ij")((y, y))
+        return ops.Argmax(axis=1, output_type=ms.int64)(x), gx + gy, ops.Argmin(axis=0)(x)
+
+
 def _roundtrip(net, inputs, tmp_path, name="m"):
     ms.export(net, *inputs, file_name=str(tmp_path / name), file_format="MINDIR")
     path = tmp_path / f"{name}.mindir"
@@ -135,6 +143,16 @@ def test_ops_model_roundtrip(tmp_path):
     got, want = _roundtrip(net, [x], tmp_path)(x), net(x)
     assert got[4].dtype == ms.float16
     for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
+
+
+def test_dtype_and_enum_arguments_roundtrip(tmp_path):
+    x = Tensor(np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32))
+    y = Tensor(np.arange(3, dtype=np.float32))
+    net = ArgIndex()
+    got, want = _roundtrip(net, [x, y], tmp_path)(x, y), net(x, y)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
         np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
 
 

@@ -13,22 +13,28 @@ MindSpore 2.x writes two kinds of primitive (PrimitiveProto.prim_type):
 PRIM_FUNCTIONS was derived from MindSpore 2.10's generated primitive classes (each op's
 `__init__` and `__call__` argument lists and arg handlers; BatchNorm, Shape and Tile from its
 manually defined ones), restricted to the ops whose
-constructor arguments match mindlite's; of the ops with a dtype argument only Cast is listed
-(its dtype input travels as a TypeId integer, DTYPE_INPUTS). reader.py and writer.py use
-`decode_primitive` / `encode_primitive`.
+constructor arguments match mindlite's (MS_DIFFERENT: those that do not); a dtype argument
+travels as MindSpore's TypeId integer (the "dtype" family, DTYPE_INPUTS). reader.py and
+writer.py use `decode_primitive` / `encode_primitive`.
 """
 import inspect
 
 from ...ops import operations as _ops
 from ...ops.primitive import Primitive
-from .values import MindIRFormatError
+from .values import TYPE_IDS, MindIRFormatError
 
 ENUMS = {
     "format": {"NCHW": 0, "NHWC": 1, "NCDHW": 14, "NWC": 15, "NCW": 16, "NDHWC": 17, "ND": 20,
                "NC1HWC0": 21},
     "pad_mode": {"PAD": 0, "SAME": 1, "VALID": 2},
     "reduction": {"sum": 0, "mean": 1, "none": 2},
+    "indexing": {"ij": 0, "xy": 1},
+    "ctm": {"asymmetric": 0, "align_corners": 1, "half_pixel": 2},
+    "dtype": TYPE_IDS,
 }
+# ops whose MindSpore 2.10 definition takes other arguments than mindlite's (not written)
+MS_DIFFERENT = frozenset(("AvgPool2D", "CountNonZero", "GatherDGradV2", "Hardtanh", "Round",
+                          "TensorScatterElements"))
 # MindSpore-only constructor arguments and the value mindlite's behaviour corresponds to
 MS_ONLY_DEFAULTS = {("ReduceSum", "skip_mode"): False}
 # MindSpore inputs that mindlite's primitives may leave out, and MindSpore's default for them
@@ -40,7 +46,7 @@ MS_INPUT_DEFAULTS = {
     ("BCEWithLogitsLoss", "posWeight"): None,
 }
 # inputs that hold a dtype, written as MindSpore's TypeId integer: op -> input position
-DTYPE_INPUTS = {"Cast": 1}
+DTYPE_INPUTS = {"Cast": 1, "Zeros": 1, "Ones": 1, "Eye": 2}
 ATTR_RENAMES = {"format": "data_format"}           # MindSpore attribute -> mindlite argument
 ATTR_RENAMES_OUT = {"data_format": "format"}
 # graph-structure primitives (no mindlite Primitive): handled by reader.py / writer.py
@@ -69,6 +75,8 @@ PRIM_FUNCTIONS = {
     "BinaryCrossEntropy": "input target weight reduction=reduction",
     "BroadcastTo": "input shape=",
     "Cast": "input_x dtype",
+    "Argmax": "input_x axis= output_type=dtype",
+    "Argmin": "x axis= output_type=dtype",
     "Cdist": "x1 x2 p=",
     "CdistGrad": "grad input_x input_y cdist p=",
     "CeLU": "x alpha=",
@@ -88,6 +96,7 @@ PRIM_FUNCTIONS = {
     "Erf": "input",
     "Exp": "input",
     "ExpandDims": "input_x axis",
+    "Eye": "n m dtype",
     "Flatten": "input_x",
     "Floor": "input",
     "FloorDiv": "input other",
@@ -120,6 +129,7 @@ PRIM_FUNCTIONS = {
     "MatMul": "input mat2 transpose_a= transpose_b=",
     "MatrixDeterminant": "input",
     "Maximum": "input other",
+    "Meshgrid": "inputs indexing=indexing",
     "Minimum": "input other",
     "Mul": "input other",
     "NLLLoss": "logits labels weight reduction=reduction ignore_index=",
@@ -127,6 +137,7 @@ PRIM_FUNCTIONS = {
     "NonZero": "input",
     "NotEqual": "input other",
     "OneHot": "indices depth on_value off_value axis=",
+    "Ones": "shape dtype",
     "OnesLike": "x",
     "PReLU": "input weight",
     "Pow": "input exponent",
@@ -147,6 +158,7 @@ PRIM_FUNCTIONS = {
     "ReluGrad": "y_backprop x",
     "Reshape": "input shape",
     "ResizeBilinearV2": "image new_generated_size align_corners= half_pixel_centers=",
+    "ResizeLinear1D": "x new_generated_size coordinate_transformation_mode=ctm",
     "ResizeNearestNeighborV2": "image new_generated_size align_corners= half_pixel_centers=",
     "ReverseV2": "input axis=",
     "Roll": "input shifts= dims=",
@@ -178,6 +190,7 @@ PRIM_FUNCTIONS = {
     "Transpose": "input dims",
     "Triu": "input diagonal=",
     "UnsortedSegmentSum": "input_x segment_ids num_segments",
+    "Zeros": "size dtype",
     "ZerosLike": "x",
 }
 
@@ -329,6 +342,9 @@ def encode_primitive(prim):
     op = type(prim).__name__
     if primitive_class(op) is None:
         raise MindIRFormatError(f"op '{op}' cannot be written to MINDIR (not a MindSpore op)")
+    if op in MS_DIFFERENT:
+        raise MindIRFormatError(f"op '{op}' cannot be written to MINDIR: MindSpore 2.10 "
+                                f"defines it with other arguments than mindlite")
     attrs = dict(getattr(prim, "attrs", {}))
     if op == "Custom":
         from .custom import encode_custom
