@@ -79,6 +79,12 @@ def _find_in_file(fn, file):
     return found[0]
 
 
+def _first_arg(node):
+    """The name of a def's or lambda's first positional parameter, or None."""
+    params = node.args.posonlyargs + node.args.args
+    return params[0].arg if params else None
+
+
 class Frame:
     """One activation of a parsed function: its variables and where names resolve."""
 
@@ -90,11 +96,13 @@ class Frame:
         self.enclosing = enclosing
         self.name = name
         self.in_loop = in_loop
+        self.first_arg = None        # the first parameter's name: zero-argument super()'s object
 
     def fork(self, in_loop=None):
         f = Frame(self.file, self.globals, self.closure, self.enclosing, self.name,
                   self.in_loop if in_loop is None else in_loop)
         f.vars = dict(self.vars)
+        f.first_arg = self.first_arg
         return f
 
 
@@ -228,6 +236,7 @@ class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin, DynamicMixin):
                 except ValueError:
                     pass
         frame = Frame(file, fn.__globals__, closure, name=fn.__qualname__)
+        frame.first_arg = _first_arg(node)
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as e:
@@ -243,6 +252,7 @@ class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin, DynamicMixin):
         names = [p.arg for p in a.posonlyargs + a.args]
         frame = Frame(clo.frame.file, clo.frame.globals, clo.frame.closure,
                       enclosing=clo.frame, name=clo.__name__)
+        frame.first_arg = _first_arg(node)
         if len(args) > len(names) and a.vararg is None:
             raise self.error(TypeError(f"For '{clo.__name__}', expected at most {len(names)} "
                                        f"positional arguments, but got {len(args)}"))
@@ -285,6 +295,7 @@ class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin, DynamicMixin):
         """Parse `fn` called with `args` (graph parameters for tensors, constants otherwise)."""
         node, file = function_ast(fn)
         frame = Frame(file, fn.__globals__, {}, name=fn.__qualname__)
+        frame.first_arg = _first_arg(node)
         if fn.__closure__:
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
                 try:

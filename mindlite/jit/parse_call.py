@@ -76,7 +76,29 @@ class CallMixin:
             else:
                 kwargs[k.arg] = self.expr(k.value, frame)
         self.at(frame, e)
+        if fn is builtins.super and not args and not kwargs:
+            return self.zero_arg_super(frame)
         return self.call_value(fn, tuple(args), kwargs)
+
+    def zero_arg_super(self, frame):
+        """`super()` in a parsed method: as Python does, super(__class__, first argument),
+        with __class__ the defining class (the function's closure cell, which the compiler
+        creates for any method that names `super`) and the frame's first parameter."""
+        cls = frame.closure.get("__class__")
+        f = frame
+        while cls is None and f.enclosing is not None:
+            f = f.enclosing
+            cls = f.closure.get("__class__")
+        if not isinstance(cls, type):
+            raise self.error(RuntimeError(f"super(): __class__ cell not found in "
+                                          f"'{frame.name}' (super() without arguments works "
+                                          f"only in a method defined in a class body)"))
+        if frame.first_arg is None or frame.first_arg not in frame.vars:
+            raise self.error(RuntimeError(f"super(): no arguments in '{frame.name}'"))
+        obj = frame.vars[frame.first_arg]
+        if isinstance(obj, AnfNode):
+            raise self.unsupported("super() on a Tensor computed in the graph")
+        return self.call_value(builtins.super, (cls, obj), {})
 
     def call_value(self, fn, args, kwargs):
         from .parse import GraphClosure, GraphMethod, is_dyn

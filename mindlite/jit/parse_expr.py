@@ -167,7 +167,7 @@ class ExprMixin:
             if default is not _NOT_FOUND:
                 return default
             raise self.error(e) from None
-        if not isinstance(obj, (type, types.ModuleType)):
+        if not isinstance(obj, (type, types.ModuleType, super)):
             self.guards.setdefault((id(obj), name), (obj, name, value))
         return self.lift(value)
 
