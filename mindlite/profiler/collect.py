@@ -8,7 +8,8 @@ start and the ticks at its stage boundaries. Off, the C call path tests one flag
 A first call of a signature goes through Primitive._dispatch and the ForwardExecutor
 (pynative/forward.py) in Python; while the recorder is on, its stages are timed by wrapping
 them where they are looked up (instance attributes of the executor's ForwardExecutor and
-of the CPU session, module attributes of pynative/runner.py), and removed again when it
+of the CPU session, module attributes of pynative/forward.py and pynative/runner.py; the
+stage names are those of mindlite.profiler.breakdown), and removed again when it
 stops, so that path, too, costs nothing when off. Each stage event is attributed later to
 the op event that encloses it on its thread (report.py).
 
@@ -25,8 +26,9 @@ FIRST_STAGES = (
     ("forward", "cast_inputs", "cast inputs"),
     ("forward", "make_input_abstracts", "input abstracts"),
     ("forward", "infer_output_abstract", "inference"),
-    ("session", "compile_op", "kernel selection + bind"),
-    ("session", "run_op", "launch"),
+    ("session", "compile_op", "compile op"),
+    ("forward_module", "_kernel_inputs", "kernel inputs"),
+    ("session", "run_op", "run kernel graph"),
     ("runner", "make_runner", "runner build"),
     ("runner", "wrap_outputs", "Tensor wrap"),
     ("runner", "record", "grad record"),
@@ -41,9 +43,9 @@ _ACTIVE = None            # the Collection recording now
 def _owners():
     from ..context import CONTEXT
     from ..backend.session import session_factory
-    from ..pynative import runner as runner_mod
+    from ..pynative import forward, runner as runner_mod
     from ..pynative.executor import PYNATIVE_EXECUTOR
-    return {"forward": PYNATIVE_EXECUTOR.forward_executor,
+    return {"forward": PYNATIVE_EXECUTOR.forward_executor, "forward_module": forward,
             "session": session_factory(CONTEXT.values["device_target"]),
             "runner": runner_mod}
 
