@@ -5,15 +5,26 @@ mindlite.load returned; its parameters are the model inputs followed by the weig
 with a default Parameter). The weights are the cell's parameters, by their names
 ("fc1.weight"), so `parameters_dict()`, checkpoints and `params_init` (a dict name ->
 Tensor/Parameter whose values replace the loaded ones) work. A call checks the inputs
-(count, Tensor, dtype, static dims) against the graph's and runs it through the graph
-executor (jit/executor.run_graph: every op through Primitive.__call__, so results equal
-eager and gradients are recorded in PyNative) in both PYNATIVE_MODE and GRAPH_MODE: the
-graph is already compiled, so GRAPH_MODE does not parse `construct`.
+(count, Tensor, dtype, static dims) against the graph's and runs it as @jit runs a compiled
+graph: lowered to a kernel program when it can be (jit/kernel_graph.program_for: a graph of
+static shapes without control flow, the grad recorder off), else through the graph executor
+(jit/executor.run_graph: every op through Primitive.__call__, so gradients are recorded in
+PyNative); both give eager's results. Both modes alike: the graph is already compiled, so
+GRAPH_MODE does not parse `construct`.
 """
 from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import FuncGraph
 from .cell import Cell
+
+
+class _Lowered:
+    """What jit/kernel_graph.program_for reads and caches its program on."""
+    __slots__ = ("graph", "_program")
+
+    def __init__(self, graph):
+        self.graph = graph
+        self._program = None
 
 
 class GraphCell(Cell):
@@ -34,6 +45,9 @@ class GraphCell(Cell):
             raise ValueError("For 'GraphCell', the graph's inputs must come before its weights")
         for p in weights:
             self._params[p.default.name] = p.default
+        static = all(isinstance(p.abstract, AbstractTensor) and not p.abstract.is_dynamic
+                     for p in graph.parameters)
+        self._lowered = _Lowered(graph) if static else None
         if params_init is not None:
             self._init_params(params_init)
 
@@ -78,9 +92,27 @@ class GraphCell(Cell):
 
     def construct(self, *inputs):
         from ..jit.executor import run_graph
+        from ..jit.kernel_graph import program_for
         self._check_inputs(inputs)
         weights = [p.default for p in self.graph.parameters[len(self._inputs):]]
-        return run_graph(self.graph, list(inputs) + weights)
+        values = list(inputs) + weights
+        prog = None
+        if self._lowerable():
+            try:
+                prog = program_for(self._lowered)
+            except (TypeError, ValueError, RuntimeError):
+                # NOTE: a graph the kernel runner cannot set up (e.g. a Custom op with attrs)
+                # stays on the interpreter, which runs any graph.
+                self._lowered = None
+        return prog(values) if prog is not None else run_graph(self.graph, values)
+
+    def _lowerable(self):
+        """A graph of static input shapes whose weights still have their loaded abstracts may
+        run as a lowered program (kernel_graph.py; what cannot lower runs interpreted)."""
+        if self._lowered is None:
+            return False
+        return all(p.default._abs is p.abstract for p in self.graph.parameters
+                   if p.default is not None)
 
     def _call(self, args, kwargs, eager=False):
         if kwargs:
