@@ -36,7 +36,7 @@ FIRST_STAGES = (
 PATHS = ("cached (C runner)", "cached (Python runner)", "first call / Python dispatch",
          "graph kernel")
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()     # re-entrant: a Profiler dropped while on stops in __del__
 _ACTIVE = None            # the Collection recording now
 
 

@@ -207,5 +207,5 @@ class Profiler:
 
     def __del__(self):
         c = getattr(self, "_current", None)
-        if c is not None and active() is c:
+        if c is not None and active() is c:       # dropped while on: the recorder stops
             c.stop()
