@@ -171,8 +171,13 @@ def check_signature(op, group, comm, sig):
     """Every rank of `group` calls `op` with the same `sig` (shapes, dtypes): checked at each
     call by one 16-byte allreduce (the max of a hash of sig and of its negation: they agree
     only when every rank has the same hash). A difference raises ValueError on every rank,
-    naming the op and each rank's inputs (gathered then). MINDLITE_COMM_CHECK=0 skips it."""
+    naming the op and each rank's inputs (gathered then). MINDLITE_COMM_CHECK=0 skips it.
+
+    It is also the arrival point of the collective: when it returns, every rank of the group
+    has arrived (waited for politely, see wait), and the data moves by MPI's blocking call
+    with no rank busy-polling for a late peer (without the check, an Ibarrier does this)."""
     if not _CHECK[0]:
+        wait(op, group, comm.Ibarrier())
         return
     h = _HASHES.get(sig)
     if h is None:
