@@ -367,3 +367,17 @@ def test_graph_cell_runs_lowered_program_and_reads_live_weights(tmp_path):
     branch = _roundtrip(Branch(), [x[0, :2], x[0, :2]], tmp_path, "b")
     branch(x[0, :2], x[0, :2])
     assert branch._lowered._program.runner is None          # control flow: interpreted
+
+
+def test_dynamic_batch_dimension(tmp_path):
+    net = MLP((8, 4))
+    spec = Tensor(shape=[None, 8], dtype=ms.float32)
+    ms.export(net, spec, file_name=str(tmp_path / "d"), file_format="MINDIR")
+    model = pb.ModelProto.FromString((tmp_path / "d.mindir").read_bytes())
+    assert list(model.graph.input[0].tensor[0].dims) == [-1, 8]
+    cell = nn.GraphCell(ms.load(str(tmp_path / "d.mindir")))
+    for batch in (1, 5):
+        x = Tensor(np.random.default_rng(batch).standard_normal((batch, 8)).astype(np.float32))
+        np.testing.assert_array_equal(cell(x).asnumpy(), net(x).asnumpy())
+    with pytest.raises(ValueError, match=r"shape \[-1, 8\] \(-1: any\), but got \[3, 7\]"):
+        cell(Tensor(np.ones((3, 7), np.float32)))

@@ -20,7 +20,7 @@ are rebuilt in file order (files are topologically sorted):
 Only the nodes the output depends on are kept. Any problem raises MindIRFormatError naming
 the graph, the node and the op; the caller adds the file name.
 """
-from ...abstract import abstract_tensor
+from ...abstract import AbstractTensor, abstract_tensor
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
@@ -63,8 +63,7 @@ class _Reader:
         self.add_weights(root, self.graphs[root.name])
         for gp in self.protos[1:]:
             self.add_inputs(gp, self.graphs[gp.name])
-            if len(gp.parameter):
-                self.add_weights(gp, self.graphs[gp.name])
+            self.add_weights(gp, None)
         for gp in self.protos:
             self.build(gp, self.graphs[gp.name])
         return self.graphs[root.name]
@@ -80,24 +79,30 @@ class _Reader:
                 t = vi.tensor[0]
                 dtype = DATA_TYPES.get(t.data_type)
                 shape = tuple(int(d) for d in t.dims)
-                if dtype is not None and all(d >= 0 for d in shape):
-                    abstract = abstract_tensor(dtype, shape)
+                if dtype is not None and all(d >= -1 for d in shape):
+                    abstract = abstract_tensor(dtype, shape) if -1 not in shape else \
+                        AbstractTensor(dtype, shape)          # a dynamic dim: not interned
             elif vi.HasField("attr_info"):
                 abstract = abstract_from_attr(vi.attr_info)
             short = vi.name.split(":", 1)[-1]
             names[vi.name] = g.add_parameter(short, abstract)
 
     def add_weights(self, gp, g):
-        names = g._mindir_names
+        """The weights of `gp`: parameters (with a default) of the entry graph `g`; of another
+        graph (g None), constants where they are used."""
+        names = self.graphs[gp.name]._mindir_names
         for t in gp.parameter:
             what = f"graph '{gp.name}', parameter '{t.name}'"
             raw = self.read_external(t, what) if t.HasField("external_data") else None
             arr = tensor_from_proto(t, what, raw)
             pname = t.ref_key or t.name.split(":", 1)[-1]
             param = Parameter(Tensor(arr), name=pname)
-            p = g.add_parameter(pname, abstract_tensor(param.dtype, tuple(arr.shape)), param)
-            names[t.name] = p
             self.weights[t.name] = param
+            if g is None:
+                names[t.name] = ValueNode(param)
+                continue
+            names[t.name] = g.add_parameter(
+                pname, abstract_tensor(param.dtype, tuple(arr.shape)), param)
 
     def lookup(self, gp, g, names, consts, name, node):
         if name in names:
