@@ -232,16 +232,14 @@ def _pad(op):
 def _resize(op):
     a = op.attrs
     nearest = "Nearest" in op.name
-    if nearest and a.get("align_corners"):
-        op.fail("align_corners=True: mindlite rounds ties to even, ONNX has no such mode")
     if a.get("align_corners"):
         ctm = "align_corners"
-    elif nearest:
-        ctm = "tf_half_pixel_for_nn" if a.get("half_pixel_centers") else "asymmetric"
-    else:                      # mindlite's bilinear kernel uses half-pixel centres then
-        ctm = "half_pixel"
+    elif a.get("half_pixel_centers"):
+        ctm = "tf_half_pixel_for_nn" if nearest else "half_pixel"
+    else:
+        ctm = "asymmetric"
     kw = dict(mode="nearest" if nearest else "linear", coordinate_transformation_mode=ctm)
-    if nearest:
-        kw["nearest_mode"] = "floor"
+    if nearest:                # align_corners rounds .5 up, the others floor
+        kw["nearest_mode"] = "round_prefer_ceil" if a.get("align_corners") else "floor"
     sizes = op.em.ints(_shape_of_out(op))
     return op.node("Resize", [op.input(0), "", "", sizes], **kw)

@@ -261,13 +261,14 @@ def _resize(ctx):
     mode = ctx.attr("mode", "nearest")
     ctm = ctx.attr("coordinate_transformation_mode", "half_pixel")
     nearest_mode = ctx.attr("nearest_mode", "round_prefer_floor")
-    if mode == "nearest":        # align_corners: mindlite rounds ties to even, ONNX up
+    if mode == "nearest":        # align_corners rounds .5 up (MindSpore's roundf)
         flags = {("asymmetric", "floor"): (False, False),
-                 ("tf_half_pixel_for_nn", "floor"): (False, True)}.get((ctm, nearest_mode))
+                 ("tf_half_pixel_for_nn", "floor"): (False, True),
+                 ("align_corners", "round_prefer_ceil"): (True, False)}.get((ctm, nearest_mode))
         prim = P.ResizeNearestNeighborV2
-    elif mode == "linear":           # mindlite's bilinear kernel: align_corners or half-pixel
+    elif mode == "linear":           # align_corners, half-pixel or asymmetric coordinates
         flags = {"align_corners": (True, False), "half_pixel": (False, True),
-                 "pytorch_half_pixel": (False, True)}.get(ctm)
+                 "pytorch_half_pixel": (False, True), "asymmetric": (False, False)}.get(ctm)
         if ctm == "pytorch_half_pixel" and min(sizes[2:]) <= 1:
             flags = None
         prim = P.ResizeBilinearV2

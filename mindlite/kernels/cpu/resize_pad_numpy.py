@@ -119,24 +119,24 @@ def pad_v3_grad_numpy(dout, out, pads, mode):
 # ---- resizing -----------------------------------------------------------------------------
 @functools.lru_cache(maxsize=256)
 def _axis_table(n_in, n_out, linear, align_corners, half_pixel):
-    """(i0, i1, w) for one axis: y[j] = (1 - w[j]) x[i0[j]] + w[j] x[i1[j]]."""
-    j = np.arange(n_out, dtype=np.float64)
+    """(i0, i1, w) for one axis: y[j] = (1 - w[j]) x[i0[j]] + w[j] x[i1[j]]. As MindSpore's
+    CPU kernels: the scale is a float32 ((in - 1) / (out - 1) with align_corners, else
+    in / out); the source is j * scale (asymmetric), (j + 0.5) * scale with half-pixel
+    centres (minus 0.5 and clamped at 0 for the linear ones); nearest rounds it half away
+    from zero with align_corners (roundf), else floors it."""
+    j = np.arange(n_out, dtype=np.float32)
+    corners = align_corners and n_out > 1
+    scale = np.float32((n_in - 1) / (n_out - 1) if corners else n_in / n_out)
+    pos = (j + np.float32(0.5)) * scale if half_pixel else j * scale
+    pos = pos.astype(np.float64)
     if not linear:
-        scale = np.float32(n_in / n_out)
-        if align_corners and n_out > 1:
-            src = np.round(j * ((n_in - 1) / (n_out - 1)))
-        elif half_pixel:
-            src = np.floor((j + 0.5) * scale)
-        else:
-            src = np.floor(j.astype(np.float32) * scale)
+        src = np.floor(pos + 0.5) if align_corners else np.floor(pos)
         return _frozen(np.minimum(src.astype(np.int64), n_in - 1)), None, None
-    if align_corners:
-        src = j * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros_like(j)
-    else:
-        src = np.maximum((j + 0.5) * (n_in / n_out) - 0.5, 0.0)
-    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    if half_pixel:
+        pos = np.maximum(pos - 0.5, 0.0)
+    i0 = np.minimum(np.floor(pos).astype(np.int64), n_in - 1)
     i1 = np.minimum(i0 + 1, n_in - 1)
-    return _frozen(i0), _frozen(i1), _frozen(src - i0)
+    return _frozen(i0), _frozen(i1), _frozen(pos - i0)
 
 
 def _bcast(w, axis, ndim, dtype):

@@ -10,9 +10,11 @@ MindSpore's paddings_contiguous=True form (left_last, right_last, left_second_la
 a negative padding crops. Modes: 'constant' (constant_value, cast to x's dtype), 'reflect'
 (padding < the axis size), 'edge' (replicate), 'circular' (padding <= the axis size).
 The resize ops map each output coordinate of a spatial axis (the axes after N, C) to the
-input: nearest floors dst * in / out (align_corners=False, half_pixel_centers=False, as
-MindSpore's ops.interpolate); the linear ones use align_corners (dst * (in - 1) / (out - 1))
-or half-pixel centres ((dst + 0.5) * in / out - 0.5, clamped at 0).
+input as MindSpore's CPU kernels do: asymmetric dst * in / out (both flags False; nearest
+floors it, as MindSpore's ops.interpolate), align_corners dst * (in - 1) / (out - 1) (nearest
+rounds it half up), or half-pixel centres ((dst + 0.5) * in / out, floored by nearest; minus
+0.5 and clamped at 0 for the linear ones). align_corners and half_pixel_centers together
+are an error.
 """
 import numbers
 
@@ -186,6 +188,14 @@ class _ResizeGrad(_Resize):
         return x
 
 
+def _check_flags(prim, align_corners, half_pixel_centers):
+    check_bool(prim, "align_corners", align_corners)
+    check_bool(prim, "half_pixel_centers", half_pixel_centers)
+    if align_corners and half_pixel_centers:
+        raise ValueError(f"For '{prim.name}', 'half_pixel_centers' must be False when "
+                         f"'align_corners' is True, but got True")
+
+
 class ResizeNearestNeighborV2(_Resize):
     """Nearest-neighbour resize of x (N, C, *spatial), 1 to 3 spatial axes."""
     ranks = (3, 4, 5)
@@ -193,8 +203,7 @@ class ResizeNearestNeighborV2(_Resize):
 
     @prim_attr_register
     def __init__(self, align_corners=False, half_pixel_centers=False):
-        check_bool(self, "align_corners", align_corners)
-        check_bool(self, "half_pixel_centers", half_pixel_centers)
+        _check_flags(self, align_corners, half_pixel_centers)
 
 
 class ResizeNearestNeighborV2Grad(ResizeNearestNeighborV2, _ResizeGrad):
@@ -208,11 +217,7 @@ class ResizeBilinearV2(_Resize):
 
     @prim_attr_register
     def __init__(self, align_corners=False, half_pixel_centers=False):
-        check_bool(self, "align_corners", align_corners)
-        check_bool(self, "half_pixel_centers", half_pixel_centers)
-        if align_corners and half_pixel_centers:
-            raise ValueError(f"For '{self.name}', 'half_pixel_centers' must be False when "
-                             f"'align_corners' is True, but got True")
+        _check_flags(self, align_corners, half_pixel_centers)
 
 
 class ResizeBilinearGrad(ResizeBilinearV2, _ResizeGrad):
