@@ -59,6 +59,18 @@ class Branch(nn.Cell):
         return z, x + 1
 
 
+class Capture(nn.Cell):
+    """Branches that capture a value computed before the `if` (a Partial's bound argument)."""
+
+    def construct(self, x, y):
+        t = x * 2 + y
+        if x.sum() > 0:
+            z = t * y
+        else:
+            z = t - 1
+        return z
+
+
 class Loop(nn.Cell):
     def construct(self, x, n):
         i = Tensor(0, ms.int32)
@@ -163,6 +175,15 @@ def test_while_loop_roundtrip(tmp_path):
     for n in (0, 1, 5):
         n = Tensor(n, ms.int32)
         np.testing.assert_array_equal(cell(x, n).asnumpy(), net(x, n).asnumpy())
+
+
+def test_branch_capturing_computed_value(tmp_path):
+    net = Capture()
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    y = Tensor(np.array([3.0, 4.0], np.float32))
+    cell = _roundtrip(net, [x, y], tmp_path)
+    for a in (x, -x):
+        np.testing.assert_array_equal(cell(a, y).asnumpy(), net(a, y).asnumpy())
 
 
 def test_function_export_and_reexport(tmp_path):

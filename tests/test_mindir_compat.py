@@ -15,7 +15,7 @@ from mindlite import Tensor, nn
 
 pytest.importorskip("mindlite.train.mindir.mind_ir_pb2", reason="protobuf is required")
 from mindlite.train.mindir import files  # noqa: E402
-from test_mindir import MLP, ArgIndex, Branch, LeNet, Loop, Ops  # noqa: E402
+from test_mindir import MLP, ArgIndex, Branch, Capture, LeNet, Loop, Ops  # noqa: E402
 
 MS_PYTHON = "/opt/msvenv/bin/python"
 pytestmark = pytest.mark.skipif(not os.path.exists(MS_PYTHON),
@@ -76,6 +76,7 @@ def test_mindlite_files_run_in_mindspore(tmp_path, monkeypatch):
              "loop": (Loop(), [a, Tensor(4, ms.int32)]),
              "ops": (Ops(), [Tensor(rng.standard_normal((2, 3, 8, 8)).astype(np.float32))])}
     cases["ops"][0].set_train(False)
+    cases["capture"] = (Capture(), [-a, b])
     cases["arg_index"] = (ArgIndex(), [x2[:, :4], Tensor(np.arange(3, dtype=np.float32))])
     same = nn.SequentialCell(nn.Conv2d(2, 3, 3, stride=2, pad_mode="same"),
                              nn.MaxPool2d(3, 2, pad_mode="same"), nn.Flatten())

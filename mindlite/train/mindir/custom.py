@@ -54,7 +54,7 @@ def _loaded_function(path, name):
     return None
 
 
-def decode_custom(attrs, abstract, n_inputs):
+def decode_custom(attrs, abstract):
     """ops.Custom from the file's attributes and the node's abstract."""
     func_type = attrs.get("func_type", "pyfunc")
     func_name = attrs.get("func_name", "")

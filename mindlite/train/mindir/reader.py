@@ -211,7 +211,7 @@ class _Reader:
             attrs = {a.name: attr_to_value(a, f"{what}, attribute '{a.name}'")
                      for a in proto.attribute}
             try:
-                prim = decode_custom(attrs, abstract, len(inputs))
+                prim = decode_custom(attrs, abstract)
             except MindIRFormatError as e:
                 raise MindIRFormatError(f"{what}: {e}") from None
             return self.apply(g, prim, inputs, abstract)
@@ -299,13 +299,19 @@ def _values(inputs):
 
 
 def _keep_reachable(g):
-    """Drop the CNodes of `g` the output does not depend on (monad chains, weight tuples)."""
-    live, stack = set(), [g.output]
+    """Drop the CNodes of `g` the output does not depend on (monad chains, weight tuples);
+    what a graph nested in `g` (a Partial's wrapper) uses of `g` is kept."""
+    live, stack, seen = set(), [g.output], set()
     while stack:
         n = stack.pop()
-        if isinstance(n, CNode) and n.graph is g and n.id not in live:
-            live.add(n.id)
+        if isinstance(n, CNode) and n.id not in live:
+            if n.graph is g:
+                live.add(n.id)
             stack.extend(n.inputs)
+        elif isinstance(n, ValueNode) and isinstance(n.value, FuncGraph) \
+                and n.value.parent is g and n.value.id not in seen:
+            seen.add(n.value.id)
+            stack.extend(n.value.order)
     g.order = [n for n in g.order if n.id in live]
 
 
