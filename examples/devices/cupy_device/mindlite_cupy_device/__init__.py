@@ -60,7 +60,11 @@ class CupyBackend:
 
     def d2h(self, array, view):
         with self.device:
-            view.get(stream=self.stream, out=array)
+            if array.dtype == view.dtype and array.flags.c_contiguous:
+                view.get(stream=self.stream, out=array.reshape(view.shape))
+            else:
+                np.copyto(array, view.get(stream=self.stream).reshape(array.shape),
+                          casting="same_kind")
             self.stream.synchronize()
 
     def scope(self):
