@@ -20,8 +20,7 @@ import numpy as np
 
 from ...abstract import AbstractTensor
 from ...common.tensor import Tensor
-from ...ir.anf import (MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim,
-                       ParameterNode, ValueNode)
+from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim, ValueNode
 from . import mind_ir_pb2 as pb
 from .op_table import encode_primitive
 from .values import MindIRFormatError, abstract_to_attr, tensor_to_proto, value_to_attr
@@ -181,9 +180,7 @@ class _Writer:
         for node in g.order:
             self.write_node(g, gp, node, names, ref, gname)
         out = g.output
-        out_name = ref(out) if not isinstance(out, ParameterNode) or out.id in names \
-            else ref(out)
-        _value_info(gp.output.add(name=out_name), out.abstract)
+        _value_info(gp.output.add(name=ref(out)), out.abstract)
 
     def write_node(self, g, gp, node, names, ref, gname):
         callee = node.inputs[0]
