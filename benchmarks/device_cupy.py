@@ -94,8 +94,9 @@ def main():
     from mindlite_cupy_device import make_context
     ms.device.register_device("GPU", make_context, override=True)
     ctx = ms.device.get_device_context("GPU")
-    props = cupy.cuda.runtime.getDeviceProperties(0)
-    print(f"GPU: {props['name'].decode()}, cupy {cupy.__version__}; n={args.n}, "
+    gpu_name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
+    gpu_name = gpu_name.decode() if isinstance(gpu_name, bytes) else gpu_name
+    print(f"GPU: {gpu_name}, cupy {cupy.__version__}; n={args.n}, "
           f"MLP {args.batch}x{args.hidden}, median of {args.repeat}")
 
     rng = np.random.default_rng(0)
