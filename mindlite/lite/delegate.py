@@ -79,16 +79,17 @@ def _graph(model, kernels, abstracts, outs):
 
 
 def _exportable(model, kernel, abstracts):
-    """Whether every mindlite primitive a kernel runs has an ONNX converter."""
-    from ..onnx import export_ops, export_ops_array  # noqa: F401  (register converters)
-    from ..onnx.export import CONVERTERS
+    """Whether every mindlite primitive a kernel runs has an ONNX converter (Custom ops
+    export too, but onnxruntime has no kernel for them: they are not claimed)."""
+    from ..onnx import exportable_primitives
+    names = exportable_primitives()
     if not isinstance(kernel, LiteKernel) or kernel.arch != "CPU" or kernel.type == "Custom":
         return False                     # a Custom op's kernel is mindlite's, not ONNX's
     try:
         fg, _ = _graph(model, [kernel], abstracts, kernel.out_tensors)
     except ValueError:
         return False
-    return all(isinstance(n.inputs[0].value, IRPrim) or n.inputs[0].value.name in CONVERTERS
+    return all(isinstance(n.inputs[0].value, IRPrim) or n.inputs[0].value.name in names
                for n in fg.order)
 
 
