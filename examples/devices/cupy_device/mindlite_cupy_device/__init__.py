@@ -43,7 +43,6 @@ class CupyBackend:
         self.device = cupy.cuda.Device(device_id)
         with self.device:
             self.stream = cupy.cuda.Stream(non_blocking=False)
-        self.pool = cupy.get_default_memory_pool()
 
     def alloc(self, nbytes):
         with self.device, self.stream:
@@ -59,13 +58,13 @@ class CupyBackend:
                      stream=self.stream)
 
     def d2h(self, array, view):
+        direct = array.dtype == view.dtype and array.flags.c_contiguous
         with self.device:
-            if array.dtype == view.dtype and array.flags.c_contiguous:
-                view.get(stream=self.stream, out=array.reshape(view.shape))
-            else:
-                np.copyto(array, view.get(stream=self.stream).reshape(array.shape),
-                          casting="same_kind")
-            self.stream.synchronize()
+            host = view.get(stream=self.stream, out=array.reshape(view.shape) if direct
+                            else None)
+            self.stream.synchronize()       # older CuPy copies asynchronously on a stream
+        if not direct:
+            np.copyto(array, host.reshape(array.shape), casting="same_kind")
 
     def scope(self):
         stack = contextlib.ExitStack()
