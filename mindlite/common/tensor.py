@@ -17,12 +17,14 @@ from .. import _C, abstract
 from . import dtype as mstype
 from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
+from . import tensor_methods_complex
 from . import interop
 
 _PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder (no data)
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
 # (ops.functional) is bound at the end of this file, once functional can import Tensor
-_METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math, interop)
+_METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math, interop,
+                   tensor_methods_complex)
 _METHOD_MIXINS = tuple(m.METHODS for m in _METHOD_MODULES)
 
 
@@ -257,11 +259,14 @@ class Tensor(_C.TensorBase, *_METHOD_MIXINS):
         arr = self._arr
         if arr.ndim == 0:
             v = arr.item()
-            text = f"{v:g}" if isinstance(v, float) else str(v)
+            text = mstype.format_scalar(v) if isinstance(v, (float, complex)) or \
+                self._abs.dtype is mstype.bfloat16 else str(v)
             return f"Tensor(shape=[], dtype={self._abs.dtype}, value= {text})"
         fmt = None
         if arr.dtype.kind == "f":
             fmt = {"float_kind": lambda v: f"{v: .8e}"}
+        elif arr.dtype.kind in "cV":            # complex, bfloat16: %g, as MindSpore prints them
+            fmt = mstype.repr_formatter(arr)
         text = np.array2string(arr, separator=", ", formatter=fmt, threshold=1000)
         sep = "\n" if arr.ndim > 1 else " "
         return f"Tensor(shape={list(arr.shape)}, dtype={self._abs.dtype}, value={sep}{text})"
