@@ -128,7 +128,7 @@ class ForwardExecutor:
             return None
         for py_type in scalar_types:
             target = mstype.promote_scalar(target, py_type)
-        if info.prim.promote_int_to_float and target.kind != "f":
+        if info.prim.promote_int_to_float and target.kind not in "fc":
             target = mstype.float32
         return target
 

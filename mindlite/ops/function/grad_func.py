@@ -35,7 +35,7 @@ def zeros_like_tensor(t):
 def accumulate(grads, x, dx):
     """grads[id(x)] += dx, with dx summed to x's shape and cast to x's dtype.
     Integer and bool inputs get no gradient (as MindSpore)."""
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         return
     if not isinstance(dx, Tensor):
         dx = Tensor.from_numpy(np.full(x.shape, dx, dtype=x.dtype.np))

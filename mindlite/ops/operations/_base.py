@@ -77,7 +77,7 @@ def needs_grad(x):
     to Python scalars, int or bool tensors, nor to tensors its tape does not track (data
     inputs such as a first layer's x), so a bprop skips computing theirs (and never runs a
     float-only op on an int). The backward pass is the calling thread's own."""
-    if not (isinstance(x, Tensor) and x.dtype.kind == "f"):
+    if not (isinstance(x, Tensor) and x.dtype.kind in "fc"):
         return False
     tracked = GRAD_EXECUTOR.backward_tracked
     return not tracked or id(x) in tracked[-1]

@@ -29,6 +29,7 @@ _sqrt_grad = SqrtGrad()
 class Abs(UnaryOp):
     """y = |x|. Gradient sign(x), 0 at x = 0. Ints wrap at their minimum (|-128| = -128 in
     int8), unsigned ints are unchanged."""
+    valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 class Sign(UnaryOp):
@@ -63,6 +64,7 @@ def piecewise_constant_bprop(prim, x, out, dout):
 
 class Exp(FloatUnaryOp):
     """y = e**x. Gradient e**x (= y). Float only."""
+    valid_types = mstype.FLOAT_BF16_COMPLEX_TYPES
 
 
 @bprop_for(Exp)
@@ -72,6 +74,7 @@ def exp_bprop(prim, x, out, dout):
 
 class Log(FloatUnaryOp):
     """y = ln(x); ln(0) = -inf, ln(x < 0) = nan. Gradient 1/x. Float only."""
+    valid_types = mstype.FLOAT_BF16_COMPLEX_TYPES
 
 
 _log = Log()
@@ -84,6 +87,7 @@ def log_bprop(prim, x, out, dout):
 
 class Sqrt(FloatUnaryOp):
     """y = sqrt(x); sqrt(x < 0) = nan. Gradient 1/(2 sqrt(x)) (inf at 0). Float only."""
+    valid_types = mstype.FLOAT_BF16_COMPLEX_TYPES
 
 
 @bprop_for(Sqrt)
@@ -102,6 +106,7 @@ def rsqrt_bprop(prim, x, out, dout):
 
 class Square(UnaryOp):
     """y = x*x (ints wrap on overflow). Gradient 2x."""
+    valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 @bprop_for(Square)
@@ -111,10 +116,12 @@ def square_bprop(prim, x, out, dout):
 
 class Sin(FloatUnaryOp):
     """y = sin(x). Gradient cos(x). Float only."""
+    valid_types = mstype.FLOAT_BF16_COMPLEX_TYPES
 
 
 class Cos(FloatUnaryOp):
     """y = cos(x). Gradient -sin(x). Float only."""
+    valid_types = mstype.FLOAT_BF16_COMPLEX_TYPES
 
 
 _sin, _cos = Sin(), Cos()
@@ -133,6 +140,7 @@ def cos_bprop(prim, x, out, dout):
 class Reciprocal(FloatUnaryOp):
     """y = 1/x; 1/0 = inf. Gradient -1/x**2 = -y**2. Float only: MindSpore's CPU kernel has no
     int version, and numpy's integer reciprocal (truncating, 1/0 undefined) is not offered."""
+    valid_types = mstype.FLOAT_BF16_COMPLEX_TYPES
 
 
 @bprop_for(Reciprocal)

@@ -34,6 +34,7 @@ def zeros_grad(x):
 
 class Neg(UnaryOp):
     """y = -x. Gradient -1. Unsigned ints wrap modulo 2**bits (as numpy and C)."""
+    valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 _neg = Neg()
@@ -57,7 +58,7 @@ def add_bprop(prim, x, y, out, dout):
 
 class Sub(BinaryOp):
     """z = x - y; not defined on bool (TypeError). Gradient (1, -1)."""
-    valid_types = mstype.NUMBER_TYPES
+    valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 @bprop_for(Sub)
@@ -81,7 +82,7 @@ class Div(BinaryOp):
     """z = x / y, true division: int and bool inputs give float32 (int32 / int32 -> float32).
     x/0 = +-inf, 0/0 = nan. Gradient (1/y, -x/y**2) = (1/y, -z/y)."""
     promote_int_to_float = True
-    valid_types = mstype.FLOAT_TYPES
+    valid_types = mstype.FLOAT_BF16_COMPLEX_TYPES
 
 
 class RealDiv(Div):
@@ -204,7 +205,7 @@ class MatMul(Primitive):
         check_tensor(self, "x1", x1)
         check_tensor(self, "x2", x2)
         check_same_dtype(self, [("x1", x1), ("x2", x2)])
-        check_dtype(self, "x1", x1, mstype.NUMBER_TYPES)
+        check_dtype(self, "x1", x1, mstype.NUMBER_BF16_COMPLEX_TYPES)
         if len(x1.shape) != 2 or len(x2.shape) != 2:
             raise ValueError(f"For '{self.name}', the input dimensions must be 2, but got 'x1' "
                              f"shape {list(x1.shape)} and 'x2' shape {list(x2.shape)}")
@@ -254,7 +255,7 @@ class BatchMatMul(Primitive):
         check_tensor(self, "x", x)
         check_tensor(self, "y", y)
         check_same_dtype(self, [("x", x), ("y", y)])
-        check_dtype(self, "x", x, mstype.NUMBER_TYPES)
+        check_dtype(self, "x", x, mstype.NUMBER_BF16_COMPLEX_TYPES)
         if len(x.shape) < 2 or len(y.shape) < 2:
             raise ValueError(f"For '{self.name}', the rank of 'x' and 'y' must be at least 2, "
                              f"but got 'x' shape {list(x.shape)} and 'y' shape {list(y.shape)}")

@@ -28,7 +28,7 @@ def _F():
 
 class _Reduce(Primitive):
     const_inputs = (1,)
-    valid_types = mstype.NUMBER_TYPES
+    valid_types = mstype.NUMBER_BF16_TYPES
     needs_elements = False            # max / min: no identity, so no empty reduced axes
 
     @prim_attr_register
@@ -77,6 +77,7 @@ def _keep(t, kshape):
 
 class ReduceSum(_Reduce):
     """sum over `axis` (all axes for ()); the sum of an empty set is 0."""
+    valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 @bprop_for(ReduceSum)
@@ -93,6 +94,7 @@ class ReduceMean(_Reduce):
     """mean over `axis`; the mean of an empty set is NaN for floats.
     NOTE: integer inputs keep their dtype (as MindSpore): the mean is taken in float64 and
     truncated toward zero; the mean of an empty set is 0 for them."""
+    valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 @bprop_for(ReduceMean)
@@ -139,6 +141,7 @@ bprop_for(ReduceMin)(reduce_extreme_bprop)
 
 class ReduceProd(_Reduce):
     """product over `axis`; the product of an empty set is 1 (integers wrap around)."""
+    valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 @bprop_for(ReduceProd)
