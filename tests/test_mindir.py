@@ -402,3 +402,18 @@ def test_dynamic_batch_dimension(tmp_path):
         np.testing.assert_array_equal(cell(x).asnumpy(), net(x).asnumpy())
     with pytest.raises(ValueError, match=r"shape \[-1, 8\] \(-1: any\), but got \[3, 7\]"):
         cell(Tensor(np.ones((3, 7), np.float32)))
+
+
+def test_bfloat16_roundtrip(tmp_path):
+    pytest.importorskip("ml_dtypes", reason="bfloat16 tensors need ml_dtypes")
+    if not hasattr(ms, "bfloat16"):
+        pytest.skip("this mindlite has no bfloat16")
+
+    def fn(x):
+        return ops.cast(x, ms.bfloat16) * 2
+
+    x = Tensor(np.array([1.5, 2.25, -3.0], np.float32))
+    ms.export(fn, x, file_name=str(tmp_path / "bf"), file_format="MINDIR")
+    out = nn.GraphCell(ms.load(str(tmp_path / "bf.mindir")))(x)
+    assert out.dtype == ms.bfloat16
+    np.testing.assert_array_equal(out.asnumpy().astype(np.float32), [3.0, 4.5, -6.0])

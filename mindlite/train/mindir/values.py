@@ -29,6 +29,11 @@ DATA_TYPES = {
     TP.FLOAT16: mstype.float16, TP.FLOAT: mstype.float32, TP.DOUBLE: mstype.float64,
     TP.FLOAT64: mstype.float64,
 }
+# NOTE: types this mindlite may not have (bfloat16 and complex arrived later)
+_OPTIONAL = ((TP.BFLOAT16, "bfloat16", 45), (TP.COMPLEX64, "complex64", 51),
+             (TP.COMPLEX128, "complex128", 52))
+DATA_TYPES.update({code: getattr(mstype, name) for code, name, _ in _OPTIONAL
+                   if hasattr(mstype, name)})
 DATA_TYPE_OF = {t: code for code, t in DATA_TYPES.items() if code != TP.FLOAT64}
 
 # MindSpore's TypeId numbers: a dtype constant (Cast's dtype input) is written as its TypeId
@@ -37,6 +42,8 @@ TYPE_IDS = {
     mstype.uint8: 37, mstype.uint16: 38, mstype.uint32: 39, mstype.uint64: 40,
     mstype.float16: 42, mstype.float32: 43, mstype.float64: 44,
 }
+TYPE_IDS.update({getattr(mstype, name): tid for _, name, tid in _OPTIONAL
+                 if hasattr(mstype, name)})
 DTYPE_OF_ID = {v: k for k, v in TYPE_IDS.items()}
 
 # NOTE: `seq_info {is_dyn_len: false}` (a fixed-length tuple, as MindSpore marks them), merged
@@ -107,6 +114,8 @@ def tensor_dtype(proto, what):
     dtype = DATA_TYPES.get(proto.data_type)
     if dtype is None:
         raise MindIRFormatError(f"{what}: unsupported tensor data type {proto.data_type}")
+    if dtype.np is None:
+        raise MindIRFormatError(f"{what}: a {dtype} tensor needs the ml_dtypes package")
     return dtype
 
 
