@@ -15,6 +15,10 @@ analyse() writes, under `output_path`, MindSpore's layout on CPU:
         ASCEND_PROFILER_OUTPUT/trace_view.json     Chrome trace (chrome://tracing, Perfetto)
         profiler_metadata.json                     add_metadata / add_metadata_json entries
 
+With `schedule` (schedule.py) collection follows step(): warm-up steps are collected and
+dropped, each cycle of active steps goes to `on_trace_ready` (tensorboard_trace_handler
+writes it as analyse() does, one folder a cycle). `profile` is the same class with
+MindSpore's explicit keyword signature.
 As MindSpore's, the class never raises on misuse: start() while started, stop() while
 stopped, step() without a schedule, analyse() without data warn and return; a parameter of
 the wrong type warns and takes its default. Device-only parameters (Ascend/GPU: levels,
@@ -29,6 +33,7 @@ from enum import Enum
 
 from . import report
 from .collect import Collection, active
+from .schedule import ProfilerAction
 
 
 class ProfilerLevel(Enum):
@@ -112,12 +117,18 @@ class Profiler:
         unknown = sorted(set(kwargs) - set(PARAMS))
         if unknown:
             _warn(f"unknown parameters {unknown} are ignored")
-        if self._params["schedule"] is not None or self._params["on_trace_ready"] is not None:
-            _warn("'schedule' and 'on_trace_ready' are not supported on the CPU: every op run "
-                  "while the profiler is on is collected; call analyse() to write the data")
+        for key in ("schedule", "on_trace_ready"):
+            if self._params[key] is not None and not callable(self._params[key]):
+                _warn(f"'{key}' must be callable, but got {self._params[key]!r}; reset to None")
+                self._params[key] = None
+        self._schedule = self._params["schedule"]
+        self._on_trace_ready = self._params["on_trace_ready"]
+        self.step_num = 0
+        self._action = self._schedule(0) if self._schedule else ProfilerAction.RECORD
         self._output_path = os.path.abspath(self._params["output_path"])
         self._collections = []
-        self._current = None
+        self._current = None            # the Collection recording now
+        self._started = False
         self._metadata = {}
         self.result_dir = None
         if self._params["start_profile"]:
@@ -125,48 +136,108 @@ class Profiler:
 
     @property
     def _has_started(self):
-        return self._current is not None
+        return self._started
 
     def start(self):
-        """Turn collection on (again after stop(): the data of every window is kept)."""
-        if self._current is not None:
+        """Turn collection on (again after stop(): the data of every window is kept). With a
+        schedule, collection follows its actions from the current step."""
+        if self._started:
             _warn("the profiler has already started. Do not turn on again in the open state")
             return
+        if self._schedule is None:
+            self._started = self._begin()
+            return
+        self._started = True
+        self._transit(ProfilerAction.NONE, self._action)
+
+    def stop(self):
+        """Turn collection off (with a schedule, a cycle being recorded is handed to
+        on_trace_ready)."""
+        if not self._started:
+            _warn("the profiler has not started. Do not turn off again in the closed state")
+            return
+        self._started = False
+        if self._schedule is None:
+            self._end(keep=True)
+        else:
+            self._transit(self._action, None)
+
+    def step(self):
+        """Next step of the schedule (schedule.py): collection starts, is discarded (after a
+        warm-up) or is handed to on_trace_ready as its actions say."""
+        if self._schedule is None:
+            _warn("with no schedule in the Profiler, step takes no effect")
+            return
+        if not self._started:
+            _warn("the profiler is stopped, step takes no effect")
+            return
+        prev = self._action
+        self.step_num += 1
+        self._action = self._schedule(self.step_num)
+        self._transit(prev, self._action)
+
+    def _transit(self, prev, cur):
+        on = (ProfilerAction.WARM_UP, ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
+        if prev is ProfilerAction.WARM_UP and cur in on:
+            if cur is not ProfilerAction.WARM_UP:
+                self._end(keep=False)                   # the warm-up's data is dropped
+        elif prev is ProfilerAction.RECORD_AND_SAVE or (prev in on and cur not in on):
+            self._end(keep=prev is not ProfilerAction.WARM_UP)
+            if prev is not ProfilerAction.WARM_UP and self._on_trace_ready is not None:
+                self._on_trace_ready(self)
+        if cur in on and self._current is None:
+            self._begin()
+
+    def _begin(self):
         c = Collection()
         if not c.start():
             _warn("another Profiler is collecting now; stop it first (one collects at a time)")
-            return
+            return False
         self._current = c
         if self.result_dir is None:
-            stamp = datetime.datetime.now().strftime("%Y%m%d%H%M%S%f")[:-3]
-            self.result_dir = os.path.join(
-                self._output_path, f"{socket.gethostname()}_{os.getpid()}_{stamp}_ascend_ms")
+            self._new_result_dir(self._output_path, f"{socket.gethostname()}_{os.getpid()}")
+        return True
 
-    def stop(self):
-        """Turn collection off."""
-        if self._current is None:
-            _warn("the profiler has not started. Do not turn off again in the closed state")
-            return
+    def _end(self, keep):
         c, self._current = self._current, None
-        c.stop()
-        self._collections.append(c)
+        if c is not None:
+            c.stop()
+            if keep:
+                self._collections.append(c)
 
-    def step(self):
-        """MindSpore's step() drives a schedule; mindlite collects without one."""
-        _warn("with no schedule in the Profiler, step takes no effect")
+    def _new_result_dir(self, root, worker):
+        """<root>/<worker>_<YYYYmmddHHMMSSfff>_ascend_ms, not an existing folder (two cycles
+        within a millisecond get the next millisecond's name)."""
+        now = datetime.datetime.now()
+        while True:
+            stamp = now.strftime("%Y%m%d%H%M%S%f")[:-3]
+            path = os.path.join(root, f"{worker}_{stamp}_ascend_ms")
+            if not os.path.exists(path):
+                break
+            now += datetime.timedelta(milliseconds=1)
+        self.result_dir = path
+        return path
 
     def analyse(self, offline_path=None, pretty=False, step_list=None, mode="sync"):
         """Stop if on, then write op_statistic.csv, trace_view.json and the metadata under
-        result_dir; the collected data is then released (a second analyse() has none)."""
-        if self._current is not None:
+        result_dir; the collected data is then released (a second analyse() has none).
+        With a schedule, on_trace_ready writes each cycle instead (as MindSpore's)."""
+        if self._started:
             self.stop()
         if offline_path:
             _warn("the parameter 'offline_path' is deprecated and ignored")
+        if self._schedule is not None:
+            _warn("the profiler has a schedule: its cycles go to 'on_trace_ready' "
+                  "(e.g. tensorboard_trace_handler)")
+            return
         if not self._collections:
             _warn("there is no collected data to analyse (the profiler never ran, or analyse() "
                   "already wrote it)")
             return
-        out = os.path.join(self.result_dir, "ASCEND_PROFILER_OUTPUT")
+        self._write(self.result_dir, pretty)
+
+    def _write(self, result_dir, pretty=False):
+        out = os.path.join(result_dir, "ASCEND_PROFILER_OUTPUT")
         os.makedirs(out, exist_ok=True)
         collections, self._collections = self._collections, []
         dropped = sum(c.dropped for c in collections)
@@ -176,7 +247,7 @@ class Profiler:
         report.write_csv(report.summarize(collections), os.path.join(out, "op_statistic.csv"))
         report.write_trace(collections, os.path.join(out, "trace_view.json"), os.getpid(),
                            indent=4 if pretty else None)
-        with open(os.path.join(self.result_dir, "profiler_metadata.json"), "w") as f:
+        with open(os.path.join(result_dir, "profiler_metadata.json"), "w") as f:
             json.dump(self._metadata, f, indent=4)
 
     def add_metadata(self, key, value):
@@ -197,15 +268,33 @@ class Profiler:
             _warn("the metadata value must be a JSON string; this metadata is skipped")
 
     def __enter__(self):
-        if self._current is None:
+        if not self._started:
             self.start()
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
-        if self._current is not None:
+        if self._started:
             self.stop()
 
     def __del__(self):
         c = getattr(self, "_current", None)
         if c is not None and active() is c:       # dropped while on: the recorder stops
             c.stop()
+
+
+class profile(Profiler):   # noqa: N801  (MindSpore's name)
+    """mindspore.profiler.profile: the Profiler with MindSpore's explicit keywords (no
+    output_path: results go through on_trace_ready, or analyse() to "./data")."""
+
+    def __init__(self, activities=None, with_stack=False, profile_memory=False,
+                 data_process=False, parallel_strategy=False, start_profile=True,
+                 hbm_ddr=False, pcie=False, sync_enable=True, record_shapes=False,
+                 schedule=None, on_trace_ready=None, experimental_config=None):
+        kwargs = dict(with_stack=with_stack, profile_memory=profile_memory,
+                      data_process=data_process, parallel_strategy=parallel_strategy,
+                      start_profile=start_profile, hbm_ddr=hbm_ddr, pcie=pcie,
+                      sync_enable=sync_enable, record_shapes=record_shapes, schedule=schedule,
+                      on_trace_ready=on_trace_ready, experimental_config=experimental_config)
+        if activities is not None:
+            kwargs["activities"] = list(activities)
+        super().__init__(**kwargs)
