@@ -14,5 +14,18 @@ See docs/profiling.md.
 from .profiler import (AicoreMetrics, ExportType, Profiler, ProfilerActivity,  # noqa: F401
                        ProfilerLevel, profile)
 from .schedule import ProfilerAction, Schedule, schedule, tensorboard_trace_handler  # noqa: F401
-from .breakdown import (format_breakdown, median_us, profile_call, stage_sum,  # noqa: F401
-                        time_samples)
+
+# the breakdown (statistics, the pynative internals) loads on first use: importing the
+# Profiler stays light
+_BREAKDOWN = ("format_breakdown", "median_us", "profile_call", "stage_sum", "time_samples")
+
+
+def __getattr__(name):
+    if name in _BREAKDOWN:
+        from . import breakdown
+        return getattr(breakdown, name)
+    raise AttributeError(f"module 'mindlite.profiler' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_BREAKDOWN))
