@@ -118,6 +118,22 @@ class Emitter:
     def ints(self, values, hint="ints"):
         return self.const(np.asarray(values, np.int64).reshape(-1), hint=hint)
 
+    def output_names(self, names, hint):
+        """The names this graph's outputs are written under. A value a node of this graph
+        makes is an output under its own name: an Identity between it and the output would
+        be removed again by onnxruntime's EliminateIdentity, whose rewrite of a value that
+        also feeds later nodes breaks some graphs. An Identity is kept where an output needs
+        a name of its own: a graph input, initializer or outer-scope value, or a value
+        already written as an earlier output."""
+        made = {o for n in self.nodes for o in n.output}
+        finals = []
+        for i, name in enumerate(names):
+            if name in made and name not in finals:
+                finals.append(name)
+            else:
+                finals.append(self.node("Identity", [name], hint=f"{hint}{i}"))
+        return finals
+
     def producer(self, name):
         """The ONNX node of this graph whose only output is `name`, or None."""
         for n in reversed(self.nodes):
@@ -229,8 +245,7 @@ class Emitter:
         outs = out if isinstance(out, tuple) else (out,)
         abstracts = out_abs if isinstance(out_abs, tuple) else (out_abs,)
         infos = []
-        for i, (name, ab) in enumerate(zip(outs, abstracts)):
-            final = sub.node("Identity", [name], hint=f"{tag}_out{i}")
+        for i, (final, ab) in enumerate(zip(sub.output_names(outs, tag + "_out"), abstracts)):
             infos.append(helper.make_tensor_value_info(final, onnx_dtype(ab.dtype), None))
         return helper.make_graph(sub.nodes, self.model.fresh(f"{tag}_{graph.name}"), [], infos,
                                  value_info=self.model.value_infos.get(id(sub.nodes), []))
@@ -303,8 +318,7 @@ def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
     if any(isinstance(o, tuple) for o in outs):
         raise ValueError("export_onnx: nested tuple outputs cannot be exported")
     outputs = []
-    for i, (name, ab) in enumerate(zip(outs, abstracts)):
-        final = em.node("Identity", [name], hint=f"output_{i}")
+    for i, (final, ab) in enumerate(zip(em.output_names(outs, "output_"), abstracts)):
         outputs.append(helper.make_tensor_value_info(final, onnx_dtype(ab.dtype), [
             d if d >= 0 else f"output_{i}_dim{j}" for j, d in enumerate(ab.shape)]))
     g = helper.make_graph(em.nodes, graph.name, inputs, outputs, model.initializers,
