@@ -33,7 +33,7 @@ def _raises(exc, words, fn):
 
 def collectives():
     import mindlite as ms
-    from mindlite import Tensor, ops
+    from mindlite import Tensor, nn, ops
     from mindlite.communication import (create_group, destroy_group, get_group_size,
                                         get_rank, init)
     from mindlite.ops import ReduceOp
@@ -69,6 +69,7 @@ def collectives():
             _close(ops.Receive(7, 0, (4, 3), ms.float32)().asnumpy(), xs[0], "Receive on 1")
             ops.Send(8, 0)(Tensor(np.array([5, 6], np.int32)))
     _random_sweep(ops, Tensor, ReduceOp, r, n)
+    _large(ms, ops, Tensor, nn, r, n)
     if n >= 2 and r in (0, 1):             # a Receive expecting another size names the sender
         if r == 0:
             ops.Send(9, 1)(Tensor(np.ones(3, np.float32)))
@@ -97,6 +98,31 @@ def collectives():
     destroy_group("pair")
     _raises(ValueError, ["'pair' does not exist"], lambda: get_rank("pair"))
     print(f"OK collectives rank {r}", flush=True)
+
+
+def _large(ms, ops, Tensor, nn, r, n):
+    """Buffers from 2 MB move by MPI's blocking calls (after the ranks met), smaller ones
+    by non-blocking ones; both, with the shape check on and off (then a barrier meets)."""
+    from mindlite.communication import _mpi
+    big = np.arange(600_000, dtype=np.float32) % 1000       # 2.4 MB
+    for check in (True, False):
+        _mpi._CHECK[0] = check
+        try:
+            _close(ops.AllReduce()(Tensor(big + r)).asnumpy(), n * big + n * (n - 1) / 2,
+                   f"large AllReduce (check {check})")
+            _close(ops.AllGather()(Tensor(big[:300_000] * (r + 1))).asnumpy(),
+                   np.concatenate([big[:300_000] * (k + 1) for k in range(n)]),
+                   f"large AllGather (check {check})")
+            got = ops.Broadcast(0)((Tensor(big * (r + 1)), Tensor(np.ones(3, np.float16))))
+            _close(got[0].asnumpy(), big, f"large Broadcast (check {check})")
+            params = [ms.Parameter(np.zeros(600_000, np.float32), name="big"),
+                      ms.Parameter(np.zeros(3, np.float16), name="small")]
+            reducer = nn.DistributedGradReducer(params, mean=True, bucket_size=0)
+            out = reducer((Tensor(big * (r + 1)), Tensor(np.full(3, r, np.float16))))
+            _close(out[0].asnumpy(), big * (n + 1) / 2, f"large reducer bucket ({check})", 1e-3)
+            _close(out[1].asnumpy(), np.full(3, (n - 1) / 2), f"small reducer bucket ({check})")
+        finally:
+            _mpi._CHECK[0] = True
 
 
 def _random_sweep(ops, Tensor, ReduceOp, r, n, cases=20):

@@ -4,11 +4,11 @@ AlltoAll, Send, Receive, Barrier.
 Buffers go to MPI as memory (mpi4py's buffer interface on numpy arrays: no pickling), and
 results are written in place into the output buffer the runtime allocated. Each kernel
 first checks that every rank of the group passes the same shapes and dtypes (one 16-byte
-allreduce of a hash: communication/_mpi.check_signature), which is also where the ranks
-wait for each other politely (non-blocking, testing then yielding the CPU); the data then
-moves by MPI's blocking collective, all ranks present (its tuned algorithms; measured
-2-4x faster than the non-blocking ones from 4 MB on an idle machine). Send / Receive /
-Barrier are non-blocking calls waited for the same way.
+allreduce of a hash: communication/_mpi.check_signature), waited for politely (testing,
+then yielding the CPU between tests); the data then moves by communication/_mpi.move:
+MPI's non-blocking collective waited for the same way below 2 MB, its blocking one (tuned
+algorithms, every rank present) from 2 MB. Send / Receive / Barrier are non-blocking calls
+waited for politely.
 Booleans reduce with logical or (SUM, MAX) and logical and (MIN, PROD); float16 reduces in
 float32 and travels as 16-bit patterns otherwise (MPI 3.x has no half type).
 """
@@ -62,8 +62,8 @@ def _size_check(name, comm, rank_size):
 def all_reduce_mpi(x, out, op, group):
     comm = _setup("AllReduce", group, x)
     recv = _reduce_out(out)
-    with _mpi.pending("AllReduce", group):
-        comm.Allreduce(_reduce_in(x), recv, _mpi_op(op, x.dtype))
+    _mpi.move("AllReduce", group, comm, recv.nbytes, "Allreduce", _reduce_in(x), recv,
+              _mpi_op(op, x.dtype))
     if recv is not out:
         np.copyto(out, recv, casting="unsafe")
 
@@ -72,8 +72,7 @@ def all_reduce_mpi(x, out, op, group):
 def all_gather_mpi(x, out, group, rank_size):
     comm = _setup("AllGather", group, x)
     _size_check("AllGather", comm, rank_size)
-    with _mpi.pending("AllGather", group):
-        comm.Allgather(_wire(x), _wire(out))
+    _mpi.move("AllGather", group, comm, out.nbytes, "Allgather", _wire(x), _wire(out))
 
 
 @register_kernel("ReduceScatter", provider="mpi", priority=0)
@@ -81,8 +80,8 @@ def reduce_scatter_mpi(x, out, op, group, rank_size):
     comm = _setup("ReduceScatter", group, x)
     _size_check("ReduceScatter", comm, rank_size)
     recv = _reduce_out(out)
-    with _mpi.pending("ReduceScatter", group):
-        comm.Reduce_scatter_block(_reduce_in(x), recv, _mpi_op(op, x.dtype))
+    _mpi.move("ReduceScatter", group, comm, x.nbytes, "Reduce_scatter_block", _reduce_in(x),
+              recv, _mpi_op(op, x.dtype))
     if recv is not out:
         np.copyto(out, recv, casting="unsafe")
 
@@ -91,11 +90,10 @@ def reduce_scatter_mpi(x, out, op, group, rank_size):
 def broadcast_mpi(xs, *outs, root_rank, group):
     comm = _setup("Broadcast", group, *xs)
     root = comm.Get_rank() == root_rank
-    with _mpi.pending("Broadcast", group):
-        for x, out in zip(xs, outs):
-            if root:
-                np.copyto(out, x)
-            comm.Bcast(_wire(out), root_rank)
+    for x, out in zip(xs, outs):
+        if root:
+            np.copyto(out, x)
+        _mpi.move("Broadcast", group, comm, out.nbytes, "Bcast", _wire(out), root_rank)
 
 
 @register_kernel("AlltoAll", provider="mpi", priority=0)
@@ -104,8 +102,7 @@ def all_to_all_mpi(x, out, split_dim, concat_dim, group):
     n = comm.Get_size()
     send = _wire(np.stack(np.split(x, n, axis=split_dim)))
     recv = np.empty_like(send)
-    with _mpi.pending("AlltoAll", group):
-        comm.Alltoall(send, recv)
+    _mpi.move("AlltoAll", group, comm, send.nbytes, "Alltoall", send, recv)
     np.concatenate(list(recv.view(x.dtype)), axis=concat_dim, out=out)
 
 

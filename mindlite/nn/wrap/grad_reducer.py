@@ -6,12 +6,12 @@ set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL) is on
 Each gradient is summed over the ranks of the group (divided by `degree` when `mean`).
 Gradients are fused into buckets (comm_fusion of the auto-parallel context, or the
 `bucket_size` argument, in bytes; 0 = one reduction per gradient): a bucket's gradients are
-packed into one flat buffer and reduced in place by one MPI_Allreduce. The ranks first meet
-at a non-blocking barrier waited for politely (communication/_mpi.wait), so that no rank
-busy-polls for a late peer; the buckets then move with MPI's blocking allreduce (its tuned
-algorithms: on an idle machine 2-4x faster than MPI_Iallreduce from 4 MB, measured). The
-reduction starts once backward has produced every gradient: it does not overlap backward.
-Buckets hold one dtype each, in parameter order.
+packed into one flat buffer and reduced in place: buckets under 2 MB by MPI_Iallreduce, all
+started at once and waited for politely (communication/_mpi.wait: no busy-polling), larger
+ones by the blocking MPI_Allreduce (tuned algorithms) after the ranks met at a politely
+waited barrier (see communication/_mpi.move). The reduction starts once backward has
+produced every gradient: it does not overlap backward. Buckets hold one dtype each, in
+parameter order.
 """
 import numpy as np
 
@@ -86,28 +86,38 @@ class DistributedGradReducer(Cell):
             _mpi.check_signature("DistributedGradReducer", self.group, self.comm,
                                  tuple((a.shape, a.dtype.str) for a in arrays))
             self.buckets = self._make_buckets(arrays)
-        else:                       # every rank arrives (politely) before the data moves
-            _mpi.wait("DistributedGradReducer", self.group, self.comm.Ibarrier())
         MPI = _mpi.STATE["mpi"]
         out = [None] * len(grads)
-        scale = 1.0 / self.degree if self.mean else None
+        flights, arrived = [], False
         for bucket in self.buckets:
             kind = np.float32 if arrays[bucket[0]].dtype == np.float16 else None
             if len(bucket) == 1:        # float16 reduces in float32 (MPI 3.x has no half)
                 buf = np.array(arrays[bucket[0]], kind, copy=True).reshape(-1)
             else:
                 buf = np.concatenate([arrays[i].reshape(-1) for i in bucket], dtype=kind)
+            if buf.nbytes < _mpi.BLOCKING_MIN:
+                flights.append((bucket, buf, self.comm.Iallreduce(MPI.IN_PLACE, buf, MPI.SUM)))
+                continue
+            if not arrived:             # every rank here (politely) before a blocking call
+                _mpi.wait("DistributedGradReducer", self.group, self.comm.Ibarrier())
+                arrived = True
             with _mpi.pending("DistributedGradReducer", self.group):
                 self.comm.Allreduce(MPI.IN_PLACE, buf, MPI.SUM)
-            if scale is not None:
-                np.multiply(buf, buf.dtype.type(scale), out=buf, casting="unsafe")
-            offset = 0
-            for i in bucket:
-                n = arrays[i].size
-                part = buf[offset:offset + n].reshape(self.shapes[i])
-                out[i] = Tensor.from_numpy(part.astype(arrays[i].dtype, copy=False))
-                offset += n
+            self._unpack(bucket, buf, arrays, out)
+        for bucket, buf, request in flights:
+            _mpi.wait("DistributedGradReducer", self.group, request)
+            self._unpack(bucket, buf, arrays, out)
         return tuple(out)
+
+    def _unpack(self, bucket, buf, arrays, out):
+        if self.mean:
+            np.multiply(buf, buf.dtype.type(1.0 / self.degree), out=buf, casting="unsafe")
+        offset = 0
+        for i in bucket:
+            n = arrays[i].size
+            part = buf[offset:offset + n].reshape(self.shapes[i])
+            out[i] = Tensor.from_numpy(part.astype(arrays[i].dtype, copy=False))
+            offset += n
 
 
 def reducer_for(parameters):
