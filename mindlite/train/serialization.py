@@ -44,8 +44,11 @@ __all__ = ["load_checkpoint", "load_param_into_net", "save_checkpoint"]
 _TYPE_NAMES = {mstype.bool_: "Bool", mstype.int8: "Int8", mstype.int16: "Int16",
                mstype.int32: "Int32", mstype.int64: "Int64", mstype.uint8: "UInt8",
                mstype.uint16: "UInt16", mstype.uint32: "UInt32", mstype.uint64: "UInt64",
-               mstype.float16: "Float16", mstype.float32: "Float32", mstype.float64: "Float64"}
+               mstype.float16: "Float16", mstype.float32: "Float32", mstype.float64: "Float64",
+               mstype.complex64: "Complex64", mstype.complex128: "Complex128"}
 _TYPES_BY_NAME = {name: t for t, name in _TYPE_NAMES.items()}
+if mstype.bfloat16.np is not None:      # ml_dtypes installed: BFloat16 loads as bfloat16
+    _TYPE_NAMES[mstype.bfloat16] = "BFloat16"
 
 
 def _proto():
@@ -249,7 +252,7 @@ def _decode(path, tag, type_name, dims, pieces):
         n = len(content) // 4
         return str(np.frombuffer(content, f"<U{n}")[0]) if n else ""
     if type_name == "BFloat16":
-        # NOTE: mindlite has no bfloat16; its values are exact in float32, so load them so.
+        # NOTE: read as the raw 16 bits; bfloat16 with ml_dtypes, else exact float32 values
         np_dtype, itemsize = np.dtype("<u2"), 2
     elif type_name in _TYPES_BY_NAME:
         np_dtype = _TYPES_BY_NAME[type_name].np.newbyteorder("<")
@@ -272,7 +275,9 @@ def _decode(path, tag, type_name, dims, pieces):
     else:
         arr = np.frombuffer(content, np_dtype)
         if type_name == "BFloat16":
-            arr = (arr.astype(np.uint32) << 16).view(np.float32)
+            arr = arr.astype(np.uint16).view(mstype.bfloat16.np) \
+                if mstype.bfloat16.np is not None else \
+                (arr.astype(np.uint32) << 16).view(np.float32)
         elif sys.byteorder != "little":
             arr = arr.astype(np_dtype.newbyteorder("="))
     return Parameter(arr.reshape(shape), name=tag)
