@@ -263,3 +263,27 @@ def test_errors_name_op_and_dtype():
         ops.Complex()(Tensor(np.ones(2, np.float32)), Tensor(np.ones(2)))
     with pytest.raises(TypeError, match="view_as_real"):
         ops.view_as_real(Tensor(np.ones(2, np.float32)))
+
+
+# ---- checkpoints and the optional ml_dtypes ------------------------------------------------
+def test_checkpoint_roundtrip_with_mindspore_type_names(tmp_path):
+    path = str(tmp_path / "t.ckpt")
+    b = Tensor(np.array([1.5, -2.25, 3e38], np.float32), ms.bfloat16)
+    c = Tensor(np.array([1 + 2j, -0.5j], np.complex128))
+    ms.save_checkpoint([{"name": "b", "data": b}, {"name": "c", "data": c}], path)
+    raw = open(path, "rb").read()
+    assert b"BFloat16" in raw and b"Complex128" in raw
+    out = ms.load_checkpoint(path)
+    assert out["b"].dtype is ms.bfloat16 and out["c"].dtype is ms.complex128
+    np.testing.assert_array_equal(out["b"].asnumpy().view(np.uint16),
+                                  b.asnumpy().view(np.uint16))
+    np.testing.assert_array_equal(out["c"].asnumpy(), c.asnumpy())
+
+
+def test_bfloat16_without_ml_dtypes_is_a_clear_error():
+    missing = ms.dtype.Type("bfloat16", None, "f")          # what bfloat16 is without ml_dtypes
+    assert str(missing) == "BFloat16"
+    with pytest.raises(TypeError, match="ml_dtypes"):
+        ms.dtype.to_type(missing)
+    with pytest.raises(TypeError, match="ml_dtypes"):
+        Tensor(np.ones(2, np.float32), missing)

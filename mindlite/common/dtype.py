@@ -132,11 +132,11 @@ def to_type(obj):
     """Accept a Type, a numpy dtype / scalar type, or a name ('float32') and return the Type.
     None is refused (numpy would read it as float64)."""
     if isinstance(obj, Type):
-        return obj
+        return obj if obj.np is not None else check_available(obj)
     if obj is None:
         raise TypeError("expected a mindlite dtype (e.g. mindlite.float32), but got None")
     if isinstance(obj, str) and obj in _BY_NAME:
-        return _BY_NAME[obj]
+        return to_type(_BY_NAME[obj])
     if obj is bool:
         return bool_
     if obj is int:
