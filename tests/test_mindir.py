@@ -245,13 +245,15 @@ def test_mindspore_written_loop_runs():
             assert not any(isinstance(getattr(i, "value", None), Monad) for i in node.inputs)
 
 
-def test_mindspore_written_ops_run():
-    """BatchNorm, AvgPool, Transpose, LayerNorm, GeLU, Concat, Softmax, ReduceMean and the
-    2.x ops mindlite runs under other names (SumExt -> ReduceSum, Muls -> Mul)."""
-    data = np.load(os.path.join(DATA, "ms_ops.npz"))
-    cell = nn.GraphCell(ms.load(os.path.join(DATA, "ms_ops.mindir")))
+@pytest.mark.parametrize("name,n_out", [("ops", 4), ("attn", 3)])
+def test_mindspore_written_ops_run(name, n_out):
+    """BatchNorm, AvgPool, Transpose, LayerNorm, GeLU, Concat, Softmax, ReduceMean, Gather,
+    BatchMatMul, ReLU6 and the 2.x ops mindlite runs under other names (SumExt -> ReduceSum,
+    Muls -> Mul, Divs -> Div, Max -> ReduceMax)."""
+    data = np.load(os.path.join(DATA, f"ms_{name}.npz"))
+    cell = nn.GraphCell(ms.load(os.path.join(DATA, f"ms_{name}.mindir")))
     outs = cell(Tensor(data["input0"]))
-    assert len(outs) == 4
+    assert len(outs) == n_out
     for i, o in enumerate(outs):
         want = data["output" if i == 0 else f"output{i}"]
         np.testing.assert_allclose(o.asnumpy(), want, rtol=1e-5, atol=1e-5)

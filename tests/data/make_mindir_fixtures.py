@@ -7,9 +7,10 @@ MindSpore 2.10 (CPU, GRAPH_MODE) exports small models with mindspore.export:
 ms_mlp.mindir (Dense-ReLU-Dense), ms_lenet.mindir (a LeNet-5 shaped CNN on 16x16 inputs:
 Conv2D, ReLU, MaxPool, Flatten, MatMul, BiasAdd, so every file stays under 100 KB),
 ms_switch.mindir (an `if` on a tensor: Switch over two Partial branch graphs),
-ms_loop.mindir (a `while` on a tensor using a weight) and ms_ops.mindir (BatchNorm,
+ms_loop.mindir (a `while` on a tensor using a weight), ms_ops.mindir (BatchNorm,
 AvgPool, Transpose, LayerNorm, GeLU, Concat, Softmax, SumExt, ReduceMean, Muls; four
-outputs), and stores
+outputs) and ms_attn.mindir (an attention block on int token ids: Embedding, BatchMatMul,
+Divs, Softmax, LayerNorm, ReLU6, reductions), and stores
 each model's input(s) and MindSpore's output in ms_<name>.npz, so the tests check loading
 and running without MindSpore.
 """
@@ -96,6 +97,29 @@ class Ops(nn.Cell):
         return self.softmax(y), y.sum(), y.mean(axis=1), ops.tanh(y) + ops.sigmoid(y)
 
 
+class Attention(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.q = nn.Dense(8, 8)
+        self.k = nn.Dense(8, 8)
+        self.v = nn.Dense(8, 8)
+        self.ln = nn.LayerNorm((8,))
+        self.act = nn.ReLU6()
+        self.scores = ops.BatchMatMul(transpose_b=True)
+        self.mix = ops.BatchMatMul()
+
+    def construct(self, ids):
+        x = self.emb(ids)
+        b, s, d = x.shape
+        h = x.reshape(b * s, d)
+        q = self.q(h).reshape(b, s, d)
+        k = self.k(h).reshape(b, s, d)
+        v = self.v(h).reshape(b, s, d)
+        out = self.mix(ops.softmax(self.scores(q, k) / 8 ** 0.5, -1), v)
+        return self.act(self.ln(out + x)), ops.sigmoid(out).max(axis=-1), ops.exp(out).min()
+
+
 def main(out_dir):
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.set_seed(1)
@@ -108,8 +132,10 @@ def main(out_dir):
                               rng.standard_normal(3).astype(np.float32)]),
         "loop": (Loop(), [np.array([1.0, 2.0], np.float32), np.array(3, np.int32)]),
         "ops": (Ops(), [rng.standard_normal((2, 3, 8, 8)).astype(np.float32)]),
+        "attn": (Attention(), [np.array([[1, 2, 3, 4], [5, 6, 7, 19]], np.int32)]),
     }
     cases["ops"][0].set_train(False)
+    cases["attn"][0].set_train(False)
     for name, (net, inputs) in cases.items():
         tensors = [Tensor(x) for x in inputs]
         ms.export(net, *tensors, file_name=f"ms_{name}", file_format="MINDIR")

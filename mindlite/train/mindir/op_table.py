@@ -201,10 +201,21 @@ PRIM_FUNCTIONS = {
 #   "name:value"  a constant that must equal value (mindlite has no such argument)
 LOWERINGS = {
     "Muls": ("Mul", "input other"),
-    "SumExt": ("ReduceSum", "input dim>() keepdim=keep_dims dtype:None"),
-    "MeanExt": ("ReduceMean", "input dim>() keepdim=keep_dims dtype:None"),
+    "Divs": ("Div", "input other"),
     "AddExt": ("Add", "input other alpha:1"),
     "SubExt": ("Sub", "input other alpha:1"),
+    "AddScalar": ("Add", "input other alpha:1"),
+    "SubScalar": ("Sub", "input other alpha:1"),
+    "PowTensorScalar": ("Pow", "input exponent"),
+    "SumExt": ("ReduceSum", "input dim>() keepdim=keep_dims dtype:None"),
+    "MeanExt": ("ReduceMean", "input dim>() keepdim=keep_dims dtype:None"),
+    "ProdExt": ("ReduceProd", "input dim>() keepdim=keep_dims dtype:None"),
+    "Max": ("ReduceMax", "input"),
+    "Min": ("ReduceMin", "input"),
+    "BatchMatMulExt": ("BatchMatMul", "input mat2"),
+    "ExpandDimsView": ("ExpandDims", "input dim"),
+    "LeakyReLUExt": ("LeakyReLU", "input negative_slope=alpha"),
+    "LogSoftmaxExt": ("LogSoftmax", "input dim=axis dtype:None"),
 }
 
 
