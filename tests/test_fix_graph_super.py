@@ -111,3 +111,10 @@ def test_super_outside_class_is_an_error():
 
     with pytest.raises(RuntimeError, match="__class__"):
         ms.jit(plain)(_x(2))
+
+
+@pytest.mark.parametrize("cls", [nn.GRUCell, nn.RNNCell])
+def test_rnn_cells_calling_super_construct(cls):
+    cell = cls(4, 5)
+    got, want = _eager_then_graph(cell, _x(3, 4), _x(3, 5, seed=1))
+    np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-6)
