@@ -108,6 +108,28 @@ class ArgIndex(nn.Cell):
         return ops.Argmax(axis=1, output_type=ms.int64)(x), gx + gy, ops.Argmin(axis=0)(x)
 
 
+class Attention(nn.Cell):
+    """Embedding (Gather on int ids), Dense on reshaped tokens, BatchMatMul, Softmax,
+    LayerNorm, ReLU6, reductions."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.q, self.k, self.v = nn.Dense(8, 8), nn.Dense(8, 8), nn.Dense(8, 8)
+        self.ln = nn.LayerNorm((8,))
+        self.act = nn.ReLU6()
+        self.scores = ops.BatchMatMul(transpose_b=True)
+        self.mix = ops.BatchMatMul()
+
+    def construct(self, ids):
+        x = self.emb(ids)
+        b, s, d = x.shape
+        h = x.reshape(b * s, d)
+        q, k, v = (f(h).reshape(b, s, d) for f in (self.q, self.k, self.v))
+        out = self.mix(ops.softmax(self.scores(q, k) / 8 ** 0.5, -1), v)
+        return self.act(self.ln(out + x)), ops.sigmoid(out).max(axis=-1), ops.exp(out).min()
+
+
 def _roundtrip(net, inputs, tmp_path, name="m"):
     ms.export(net, *inputs, file_name=str(tmp_path / name), file_format="MINDIR")
     path = tmp_path / f"{name}.mindir"
@@ -165,6 +187,13 @@ def test_dtype_and_enum_arguments_roundtrip(tmp_path):
     got, want = _roundtrip(net, [x, y], tmp_path)(x, y), net(x, y)
     for g, w in zip(got, want):
         assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
+
+
+def test_attention_roundtrip(tmp_path):
+    net = Attention()
+    ids = Tensor(np.array([[1, 2, 3, 4], [5, 6, 7, 19]], np.int32))
+    for g, w in zip(_roundtrip(net, [ids], tmp_path)(ids), net(ids)):
         np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
 
 

@@ -15,7 +15,8 @@ from mindlite import Tensor, nn
 
 pytest.importorskip("mindlite.train.mindir.mind_ir_pb2", reason="protobuf is required")
 from mindlite.train.mindir import files  # noqa: E402
-from test_mindir import MLP, ArgIndex, Branch, Capture, LeNet, Loop, Ops  # noqa: E402
+from test_mindir import (MLP, ArgIndex, Attention, Branch, Capture, LeNet, Loop,  # noqa: E402
+                         Ops)
 
 MS_PYTHON = "/opt/msvenv/bin/python"
 pytestmark = pytest.mark.skipif(not os.path.exists(MS_PYTHON),
@@ -77,6 +78,8 @@ def test_mindlite_files_run_in_mindspore(tmp_path, monkeypatch):
              "ops": (Ops(), [Tensor(rng.standard_normal((2, 3, 8, 8)).astype(np.float32))])}
     cases["ops"][0].set_train(False)
     cases["capture"] = (Capture(), [-a, b])
+    cases["attention"] = (Attention(), [Tensor(np.array([[1, 2, 3, 4], [5, 6, 7, 19]],
+                                                        np.int32))])
     cases["arg_index"] = (ArgIndex(), [x2[:, :4], Tensor(np.arange(3, dtype=np.float32))])
     same = nn.SequentialCell(nn.Conv2d(2, 3, 3, stride=2, pad_mode="same"),
                              nn.MaxPool2d(3, 2, pad_mode="same"), nn.Flatten())
