@@ -113,12 +113,17 @@ def graph_needs_grad(parser, x):
     """ops.operations._base.needs_grad on graph values: a float tensor the running
     backward follows (any float tensor when no backward runs)."""
     a = parser.abstract_of(x)
-    if not (isinstance(a, AbstractTensor) and a.dtype.kind == "f"):
+    if not (isinstance(a, AbstractTensor) and a.dtype.kind in "fc"):
         return False
     if not isinstance(x, (AnfNode, Tensor)):
         return False
     stack = getattr(parser, "ad_tracked", None)
-    return not stack or x in stack[-1]
+    tracked = not stack or x in stack[-1]
+    if tracked and a.dtype.kind == "c":
+        from .ad.transform import ADUnsupportedError
+        raise ADUnsupportedError(f"Graph autodiff does not support gradients through {a.dtype} "
+                                 "values yet (use PYNATIVE mode for them)")
+    return tracked
 
 
 def _is_tensor(parser, v):

@@ -143,6 +143,9 @@ class _Backprop:
                 if r is not None:
                     out[i] = r
             return out
+        if isinstance(a, AbstractTensor) and a.dtype.kind == "c":
+            raise ADUnsupportedError(f"Graph autodiff does not support gradients through "
+                                     f"{a.dtype} values yet (use PYNATIVE mode for them)")
         if not _float_tensor(a):
             return prev
         d = self.fit(d, a)
