@@ -287,3 +287,32 @@ def test_bfloat16_without_ml_dtypes_is_a_clear_error():
         ms.dtype.to_type(missing)
     with pytest.raises(TypeError, match="ml_dtypes"):
         Tensor(np.ones(2, np.float32), missing)
+
+
+def _complex_loss(x):
+    return ops.real(x * x).sum()
+
+
+def _bf16_loss(x):
+    return (x * x).sum()
+
+
+_grad_complex = ms.grad(_complex_loss)
+_grad_bf16 = ms.grad(_bf16_loss)
+
+
+@ms.jit
+def _jit_grad_complex(x):
+    return _grad_complex(x)
+
+
+@ms.jit
+def _jit_grad_bf16(x):
+    return _grad_bf16(x)
+
+
+def test_graph_mode_grads():
+    b = Tensor(np.array([1.5, -2], np.float32), ms.bfloat16)
+    np.testing.assert_array_equal(_jit_grad_bf16(b).asnumpy().astype(np.float32), [3, -4])
+    with pytest.raises(Exception, match="complex|Complex64"):     # never silent zeros
+        _jit_grad_complex(Tensor(np.array([1 + 2j], np.complex64)))

@@ -25,7 +25,7 @@ from . import array_numpy, math_numpy, reduce_numpy  # noqa: F401  (reference ke
 BF16_VIA_FLOAT32 = {
     "Add": 2, "Sub": 2, "Mul": 2, "Div": 2, "RealDiv": 2, "Maximum": 2, "Minimum": 2,
     "Neg": 1, "Square": 1, "Abs": 1, "Exp": 1, "Log": 1, "Sqrt": 1, "Reciprocal": 1,
-    "Sin": 1, "Cos": 1,
+    "Sin": 1, "Cos": 1, "Pow": 2,
     "MatMul": 2, "BatchMatMul": 2,
     "ReduceSum": 1, "ReduceMean": 1, "ReduceMax": 1, "ReduceMin": 1, "ReduceProd": 1,
 }

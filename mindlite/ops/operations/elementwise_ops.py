@@ -168,7 +168,7 @@ class Pow(BinaryOp):
     (y x**(y-1), x**y ln x). Conventions: d/dx is 0 where y = 0 (also at x = 0, where
     0 * 0**-1 would be nan; as PyTorch); d/dy is 0 where x <= 0 (ln x is taken as 0 there,
     MindSpore's x[x < 0] = 1 extended to x = 0, where x**y ln x -> 0 for y > 0)."""
-    valid_types = mstype.NUMBER_TYPES
+    valid_types = mstype.NUMBER_BF16_TYPES
 
 
 _pow = Pow()
