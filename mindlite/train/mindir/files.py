@@ -146,23 +146,26 @@ def _is_repeated(field):
 
 
 def _check_text(msg, path="model"):
-    """Every string field holds valid UTF-8 (protobuf hands back bytes where it does not)."""
-    for field, value in msg.ListFields():
+    """Every string field holds valid UTF-8 (protobuf hands back bytes where it does not).
+    Only string and message fields are read: weights' bytes are never copied here."""
+    for field in msg.DESCRIPTOR.fields:
+        if field.type not in (field.TYPE_STRING, field.TYPE_MESSAGE):
+            continue
         repeated = _is_repeated(field)
+        if not repeated and not msg.HasField(field.name):
+            continue
+        value = getattr(msg, field.name)
         if field.type == field.TYPE_STRING:
-            values = value if repeated else [value]
-            if any(not isinstance(v, str) for v in values):
+            if any(not isinstance(v, str) for v in (value if repeated else [value])):
                 raise MindIRFormatError(f"{path}.{field.name} is not valid UTF-8 text")
-        elif field.type == field.TYPE_MESSAGE:
-            if not repeated:
-                _check_text(value, f"{path}.{field.name}")
-            elif field.message_type.GetOptions().map_entry:
-                for k, v in value.items():
-                    if not isinstance(k, str) or not isinstance(v, str):
-                        raise MindIRFormatError(f"{path}.{field.name} is not valid UTF-8 text")
-            else:
-                for i, item in enumerate(value):
-                    _check_text(item, f"{path}.{field.name}[{i}]")
+        elif not repeated:
+            _check_text(value, f"{path}.{field.name}")
+        elif field.message_type.GetOptions().map_entry:
+            if any(not isinstance(k, str) or not isinstance(v, str) for k, v in value.items()):
+                raise MindIRFormatError(f"{path}.{field.name} is not valid UTF-8 text")
+        else:
+            for i, item in enumerate(value):
+                _check_text(item, f"{path}.{field.name}[{i}]")
 
 
 def _check_version(model):
