@@ -10,6 +10,10 @@ raise as MindSpore does on CPU. A process started without mpiexec is a world of 
 Groups are MPI sub-communicators: create_group(name, rank_ids) must be called by every rank
 of the world, in the same order (MPI builds the communicator collectively); ranks outside
 rank_ids get a placeholder, and using the group there raises.
+
+Before init, get_rank / get_group_size / get_local_rank / get_local_rank_size of the world
+answer 0 / 1 and release() does nothing, as in MindSpore 2.10; collectives, groups and
+named-group queries raise a RuntimeError naming the function.
 """
 from . import _mpi
 
@@ -54,24 +58,31 @@ def init(backend_name=None):
 
 
 def release():
-    """Free the groups and the world communicator (MPI itself is finalized at exit)."""
-    _mpi.require_init("release")
-    _mpi.stop()
-    GlobalComm.INITED = False
+    """Free the groups and the world communicator (MPI itself is finalized at exit); before
+    init it does nothing (as MindSpore)."""
+    if GlobalComm.INITED:
+        _mpi.stop()
+        GlobalComm.INITED = False
 
 
 def _group(fn, group):
     return _mpi.comm_of(fn, GlobalComm.WORLD_COMM_GROUP if group is None else group)
 
 
+def _standalone(group):
+    """Before init, the rank and size getters of the world answer for a single process
+    (rank 0 of 1), as MindSpore 2.10's do; every other call raises."""
+    return not GlobalComm.INITED and group in (None, GlobalComm.WORLD_COMM_GROUP)
+
+
 def get_rank(group=None):
     """This process's rank in `group` (default: the world)."""
-    return _group("get_rank", group).Get_rank()
+    return 0 if _standalone(group) else _group("get_rank", group).Get_rank()
 
 
 def get_group_size(group=None):
     """The number of ranks of `group` (default: the world)."""
-    return _group("get_group_size", group).Get_size()
+    return 1 if _standalone(group) else _group("get_group_size", group).Get_size()
 
 
 def _local(fn, group):
@@ -86,12 +97,12 @@ def _local(fn, group):
 
 def get_local_rank(group=None):
     """This process's rank among the ranks of `group` on this machine."""
-    return _local("get_local_rank", group).Get_rank()
+    return 0 if _standalone(group) else _local("get_local_rank", group).Get_rank()
 
 
 def get_local_rank_size(group=None):
     """The number of ranks of `group` on this machine."""
-    return _local("get_local_rank_size", group).Get_size()
+    return 1 if _standalone(group) else _local("get_local_rank_size", group).Get_size()
 
 
 def _check_group_name(fn, group):
