@@ -261,6 +261,11 @@ def test_errors_name_op_and_dtype():
         ops.angle(Tensor(np.ones(2, np.float32)))
     with pytest.raises(TypeError, match="Complex"):
         ops.Complex()(Tensor(np.ones(2, np.float32)), Tensor(np.ones(2)))
+    with pytest.raises(TypeError, match="Less.*Complex64"):      # complex is not ordered
+        c < c
+    with pytest.raises(TypeError, match="Maximum.*Complex64"):
+        ops.maximum(c, c)
+    assert (c == c).asnumpy().all() and (b < b + 1).asnumpy().all()
     with pytest.raises(TypeError, match="view_as_real"):
         ops.view_as_real(Tensor(np.ones(2, np.float32)))
 

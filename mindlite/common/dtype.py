@@ -95,6 +95,7 @@ INT_TYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 SIGNED_TYPES = (int8, int16, int32, int64) + FLOAT_TYPES
 NUMBER_TYPES = INT_TYPES + FLOAT_TYPES
 INDEX_TYPES = (int32, int64)
+REAL_TYPES = tuple(t for t in ALL_TYPES if t.kind != "c")    # ordered: no complex
 # the dtype lists of the ops that take them (math, MatMul, reductions: see docs/mindspore_api.md)
 NUMBER_BF16_TYPES = NUMBER_TYPES + BF16_TYPES
 NUMBER_BF16_COMPLEX_TYPES = NUMBER_BF16_TYPES + COMPLEX_TYPES

@@ -26,18 +26,22 @@ class NotEqual(CompareOp):
 
 class Less(CompareOp):
     """z = (x < y) -> bool. Not differentiable."""
+    valid_types = mstype.REAL_TYPES
 
 
 class LessEqual(CompareOp):
     """z = (x <= y) -> bool. Not differentiable."""
+    valid_types = mstype.REAL_TYPES
 
 
 class Greater(CompareOp):
     """z = (x > y) -> bool. Not differentiable."""
+    valid_types = mstype.REAL_TYPES
 
 
 class GreaterEqual(CompareOp):
     """z = (x >= y) -> bool. Not differentiable."""
+    valid_types = mstype.REAL_TYPES
 
 
 class LogicalNot(UnaryOp):

@@ -144,10 +144,12 @@ def floor_mod_bprop(prim, x, y, out, dout):
 class Maximum(BinaryOp):
     """z = max(x, y); nan if either is nan (as MindSpore). Gradient goes to x where x >= y,
     to y elsewhere (ties give the whole gradient to x)."""
+    valid_types = mstype.REAL_TYPES
 
 
 class Minimum(BinaryOp):
     """z = min(x, y); nan if either is nan. Gradient goes to x where x <= y (ties to x)."""
+    valid_types = mstype.REAL_TYPES
 
 
 @bprop_for(Maximum, Minimum)
