@@ -48,12 +48,12 @@ ATTACHED = _attach()
 _threads = _C.blas_threads_local
 
 
-def matmul(a, b, out, st_mnk=ST_MNK):
+def matmul(a, b, out, st_mnk=None):
     """out = a @ b (np.matmul: 2-D or stacks of matrices, any strides BLAS takes without a
     copy, transposed views included), on one BLAS thread when each matrix product has fewer
-    than st_mnk multiply-adds."""
+    than st_mnk (default ST_MNK, read at the call) multiply-adds."""
     if ATTACHED and a.ndim >= 2 and b.ndim >= 2 and a.shape[-2] * a.shape[-1] * b.shape[-1] \
-            < st_mnk:
+            < (ST_MNK if st_mnk is None else st_mnk):
         prev = _threads(1)
         try:
             np.matmul(a, b, out=out)
