@@ -271,7 +271,29 @@ def test_recorder_cap_counts_dropped_calls():
     for _ in range(8):
         relu(x)
     c.stop()
-    assert len(c.events) == 5 and c.dropped == 3
+    assert len(c.records) == 5 and c.dropped == 3
+    assert c.names == ["ReLU"] and set(c.records["path"].tolist()) == {0}
     with pytest.raises(TypeError, match="profiler_enable"):
         _C.profiler_enable(True, 0)
     assert not _C.profiler_on()
+
+
+def test_table_sums_match_the_full_walk(tmp_path, monkeypatch):
+    """summarize adds up the events that hold no other op with numpy: the same rows as
+    walking every event."""
+    from mindlite.profiler import report
+    x, w = _x(4, 4), _x(4, 4, seed=2)
+    prof = Profiler(output_path=str(tmp_path))
+    for _ in range(3):
+        ms.grad(lambda w: ops.sum(ops.tanh(ops.matmul(x, w))))(w)
+        ops.add(x, 1)
+    prof.stop()
+    fast = report.summarize(prof._collections)
+    monkeypatch.setattr(report, "_walk_mask", lambda rec: np.ones(len(rec), bool))
+    full = report.summarize(prof._collections)
+
+    def key(rows):
+        return [(r.name, r.count, r.total, r.self, r.min, r.max, r.paths, r.stages)
+                for r in rows]
+    assert key(fast) == key(full)
+    assert any(r.paths[2] for r in fast) and any(r.paths[0] for r in fast)

@@ -59,7 +59,7 @@ def test_stop_mid_cycle_saves_it(tmp_path):
     seen = []
     with profile(schedule=schedule(wait=0, warmup=0, active=3),
                  on_trace_ready=lambda p: seen.append(
-                     sum(len(c.events) for c in p._collections))) as prof:
+                     sum(len(c.records) for c in p._collections))) as prof:
         ops.exp(x)
         prof.step()
         ops.exp(x)

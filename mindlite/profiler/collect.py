@@ -19,6 +19,8 @@ so ops may run on several threads while it is on.
 import threading
 import time
 
+import numpy as np
+
 from .. import _C
 
 # first-call stages: (owner getter, attribute, stage name)
@@ -50,13 +52,24 @@ def _owners():
             "runner": runner_mod}
 
 
+# one op event as _C.profiler_events packs it (csrc/bind/fast_runner_profile.cc, Packed):
+# start ns, the five stage durations ns (lookup, alloc, launch, wrap, record; a Python runner
+# or a dispatch has its body in the last, a graph kernel step in "launch"), the op (index
+# into `names`), thread id, path (PATHS)
+EVENT_DTYPE = np.dtype({"names": ["t0", "d", "obj", "tid", "path"],
+                        "formats": ["<i8", ("<i8", (5,)), "<u4", "<u4", "u1"],
+                        "offsets": [0, 8, 48, 52, 56], "itemsize": 64})
+
+
 class Collection:
-    """One recording window: start() ... stop(); then `events` (op events from C) and
-    `stages` (first-call stage events: (stage, thread id, start ns, duration ns))."""
+    """One recording window: start() ... stop(); then `records` (the op events from C, an
+    EVENT_DTYPE array), `names` (the op names `records["obj"]` indexes) and `stages` (the
+    first-call stage events: (stage, thread id, start ns, duration ns))."""
 
     def __init__(self, max_events=1_000_000):
         self.max_events = int(max_events)
-        self.events = []
+        self.records = np.zeros(0, EVENT_DTYPE)
+        self.names = []
         self.stages = []
         self.dropped = 0
         self.start_ns = self.stop_ns = None
@@ -82,11 +95,12 @@ class Collection:
                 return
             _C.profiler_enable(False)
             self.stop_ns = time.perf_counter_ns()
-            events, dropped = _C.profiler_events()
+            objs, data, dropped = _C.profiler_events()
             self._unpatch()
             _ACTIVE = None
-        self.events.extend(_op_event(e) for e in events)
-        self.dropped += dropped
+        self.records = np.frombuffer(data, EVENT_DTYPE)
+        self.names = [_op_name(o) for o in objs]
+        self.dropped = dropped
 
     # ---- first-call stage timers -------------------------------------------------------
     def _patch(self):
@@ -131,9 +145,3 @@ def _op_name(obj):
     if isinstance(name, str):
         return name
     return getattr(obj, "__name__", None) or type(obj).__name__
-
-
-def _op_event(e):
-    """A C event -> (op name, path index, thread id, start ns, stage durations ns)."""
-    obj, path, tid, t0, stages = e
-    return (_op_name(obj), path, tid, t0, stages)
