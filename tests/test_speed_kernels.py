@@ -23,6 +23,13 @@ def test_blas_threads_local_restores_and_validates():
             _C.blas_threads_local(bad)
 
 
+def test_attached_library_is_numpys_openblas():
+    path = _blas._loaded_openblas()
+    if not _blas.ATTACHED:
+        pytest.skip("numpy here has no OpenBLAS (MKL / Accelerate): nothing to attach")
+    assert "openblas" in path.lower() and "numpy" in path
+
+
 def test_blas_attach_refuses_unloaded_library_and_non_str():
     assert _C.blas_attach("/nonexistent/libopenblas_missing.so") is False
     with pytest.raises(TypeError, match="blas_attach"):

@@ -26,17 +26,21 @@ ST_MNK = 1 << 23
 
 
 def _loaded_openblas():
-    """Path of the OpenBLAS shared library this process loaded (numpy's), or None."""
+    """Path of numpy's OpenBLAS shared library in this process, or None. Where several
+    OpenBLAS libraries are loaded (scipy ships its own), the one under numpy's install wins."""
+    found = []
     try:
         with open("/proc/self/maps") as f:
             for line in f:
-                path = line.rstrip("\n").partition("/")[2]
+                path = "/" + line.rstrip("\n").partition("/")[2]
                 name = os.path.basename(path)
-                if "openblas" in name.lower() and ".so" in name:
-                    return "/" + path
+                if "openblas" in name.lower() and ".so" in name and path not in found:
+                    found.append(path)
     except OSError:
         return None
-    return None
+    home = os.path.dirname(os.path.dirname(np.__file__))
+    ours = [p for p in found if p.startswith(os.path.join(home, "numpy"))]
+    return (ours or found or [None])[0]
 
 
 def _attach():
