@@ -321,3 +321,30 @@ def test_graph_mode_grads():
     np.testing.assert_array_equal(_jit_grad_bf16(b).asnumpy().astype(np.float32), [3, -4])
     with pytest.raises(Exception, match="complex|Complex64"):     # never silent zeros
         _jit_grad_complex(Tensor(np.array([1 + 2j], np.complex64)))
+
+
+def test_bf16_mlp_to_float_forward_and_backward_track_float32():
+    from mindlite import nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.d1, self.d2, self.act = nn.Dense(4, 8), nn.Dense(8, 3), nn.ReLU()
+
+        def construct(self, x):
+            return ops.softmax(self.d2(ops.tanh(self.act(self.d1(x)))), -1)
+
+    ref = Net()
+    net = Net()
+    ms.load_param_into_net(net, {p.name: p for p in ref.get_parameters()})
+    net.to_float(ms.bfloat16)
+    x = Tensor(np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32))
+    w = Tensor(np.arange(3, dtype=np.float32))
+    out = net(x)
+    assert out.dtype is ms.bfloat16
+    np.testing.assert_allclose(out.asnumpy().astype(np.float32), ref(x).asnumpy(), atol=2e-2)
+    grads = ms.grad(lambda a: (net(a) * w).sum(), None, net.trainable_params())(x)
+    refs = ms.grad(lambda a: (ref(a) * w).sum(), None, ref.trainable_params())(x)
+    for g, r in zip(grads, refs):
+        assert g.dtype is ms.float32                          # parameters stay float32
+        np.testing.assert_allclose(g.asnumpy(), r.asnumpy(), atol=3e-2)

@@ -27,7 +27,7 @@ def mark(cell, dtype, output_dtype=None, recursive=True):
     """Set the compute dtype (None clears it) of `cell` (and its sub-cells)."""
     if dtype is not None:
         dtype = mstype.to_type(dtype)
-        if dtype not in mstype.FLOAT_TYPES:
+        if dtype not in mstype.float_type:          # float16/32/64 and bfloat16
             raise ValueError(f"For 'to_float', 'dst_type' must be a float type, but got {dtype}")
     cells = [c for _, c in cell.cells_and_names()] if recursive else [cell]
     for c in cells:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ..registry import KERNELS, register_kernel
-from . import array_numpy, math_numpy, reduce_numpy  # noqa: F401  (reference kernels first)
+from . import array_numpy, grad_numpy, math_numpy, nn_numpy, reduce_numpy  # noqa: F401
 
 # op -> number of array inputs (the launch gets inputs, then the preallocated outputs)
 BF16_VIA_FLOAT32 = {
@@ -28,6 +28,9 @@ BF16_VIA_FLOAT32 = {
     "Sin": 1, "Cos": 1, "Pow": 2,
     "MatMul": 2, "BatchMatMul": 2,
     "ReduceSum": 1, "ReduceMean": 1, "ReduceMax": 1, "ReduceMin": 1, "ReduceProd": 1,
+    # what a bfloat16 Dense / MLP (Cell.to_float(bfloat16)) runs, forward and backward
+    "BiasAdd": 2, "BiasAddGrad": 1, "ReLU": 1, "ReluGrad": 2, "Sigmoid": 1, "SigmoidGrad": 2,
+    "Tanh": 1, "TanhGrad": 2, "Softmax": 1, "SoftmaxGrad": 2, "SqrtGrad": 2,
 }
 COMPLEX = mstype.COMPLEX_TYPES
 
@@ -36,7 +39,7 @@ def _reference(op):
     """The op's numpy reference kernel that takes float32 (the one bfloat16 reuses)."""
     for k in KERNELS.get(op, ()):
         if k.provider == "numpy" and k.device == "CPU" and k.kind == "function" \
-                and (k.dtypes is None or mstype.float32 in k.dtypes):
+                and k.alloc == "runtime" and (k.dtypes is None or mstype.float32 in k.dtypes):
             return k.fn
     raise LookupError(f"bf16_complex_numpy: no numpy float32 kernel of '{op}' to wrap")
 

@@ -31,7 +31,7 @@ class _ElementwiseGrad(Primitive):
 class ReluGrad(_ElementwiseGrad):
     """dx = dy * (x > 0)  (the subgradient at 0 is 0)."""
     input_names = ("y_backprop", "x")
-    valid_types = mstype.SIGNED_TYPES
+    valid_types = mstype.SIGNED_TYPES + mstype.BF16_TYPES
 
 
 class ReLU6Grad(_ElementwiseGrad):
@@ -41,20 +41,25 @@ class ReLU6Grad(_ElementwiseGrad):
 
 class SigmoidGrad(_ElementwiseGrad):
     """dx = dy * y * (1 - y), y = sigmoid(x)."""
+    valid_types = mstype.FLOAT_TYPES + mstype.BF16_TYPES
     input_names = ("y", "dy")
 
 
 class TanhGrad(_ElementwiseGrad):
     """dx = dy * (1 - y^2), y = tanh(x)."""
+    valid_types = mstype.FLOAT_TYPES + mstype.BF16_TYPES
     input_names = ("y", "dy")
 
 
 class SqrtGrad(_ElementwiseGrad):
     """dx = dy / (2 y), y = sqrt(x)."""
+    valid_types = mstype.FLOAT_TYPES + mstype.BF16_TYPES
     input_names = ("y", "dy")
 
 
 class _SoftmaxGradBase(_ElementwiseGrad):
+    valid_types = mstype.FLOAT_TYPES + mstype.BF16_TYPES
+
     @prim_attr_register
     def __init__(self, axis=-1):
         pass
@@ -91,7 +96,7 @@ class BiasAddGrad(Primitive):
         return len(dout.shape) - 1 if self.attrs["data_format"] == "NHWC" else 1
 
     def infer(self, dout):
-        check_dtype(self, "dout", dout, mstype.NUMBER_TYPES)
+        check_dtype(self, "dout", dout, mstype.NUMBER_BF16_TYPES)
         if len(dout.shape) < 2:
             raise ValueError(f"For 'BiasAddGrad', 'dout' must have rank >= 2, but got shape "
                              f"{list(dout.shape)}")

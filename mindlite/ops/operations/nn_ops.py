@@ -25,7 +25,7 @@ __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "GeLU", "SiLU", "Softplus", "Soft
 class ReLU(UnaryOp):
     """y = max(x, 0); relu(nan) = nan. Gradient 1 for x > 0, 0 for x <= 0: at 0 it is 0 (as
     MindSpore, PyTorch, JAX)."""
-    valid_types = mstype.SIGNED_TYPES
+    valid_types = mstype.SIGNED_TYPES + mstype.BF16_TYPES
 
 
 _mul, _add, _sub = Mul(), Add(), Sub()
@@ -52,6 +52,7 @@ def relu6_bprop(prim, x, out, dout):
 class Sigmoid(FloatUnaryOp):
     """y = 1 / (1 + e**-x), evaluated as e**min(x,0) / (1 + e**-|x|) so that no exponential
     overflows; sigmoid(0) = 0.5. Gradient y (1 - y). Float only."""
+    valid_types = mstype.FLOAT_TYPES + mstype.BF16_TYPES
 
 
 _sigmoid = Sigmoid()
@@ -64,6 +65,7 @@ def sigmoid_bprop(prim, x, out, dout):
 
 class Tanh(FloatUnaryOp):
     """y = tanh(x). Gradient 1 - y**2. Float only."""
+    valid_types = mstype.FLOAT_TYPES + mstype.BF16_TYPES
 
 
 _tanh = Tanh()
@@ -143,7 +145,7 @@ class Softmax(Primitive):
         return check_axis(self, "axis", _check_axis_attr(self, self.attrs["axis"]), len(x.shape))
 
     def infer(self, x):
-        check_dtype(self, "x", x, mstype.FLOAT_TYPES)
+        check_dtype(self, "x", x, mstype.FLOAT_TYPES + mstype.BF16_TYPES)
         self._axis(x)
         return x
 
@@ -188,7 +190,7 @@ class BiasAdd(Primitive):
         check_tensor(self, "input_x", x)
         check_tensor(self, "bias", bias)
         check_same_dtype(self, [("input_x", x), ("bias", bias)])
-        check_dtype(self, "input_x", x, mstype.NUMBER_TYPES)
+        check_dtype(self, "input_x", x, mstype.NUMBER_BF16_TYPES)
         fmt = self.attrs["data_format"]
         rank = len(x.shape)
         if rank < 2 or (fmt == "NCDHW" and rank != 5):
