@@ -348,3 +348,15 @@ def test_bf16_mlp_to_float_forward_and_backward_track_float32():
     for g, r in zip(grads, refs):
         assert g.dtype is ms.float32                          # parameters stay float32
         np.testing.assert_allclose(g.asnumpy(), r.asnumpy(), atol=3e-2)
+
+
+def test_math_kernels_for_these_dtypes_are_numpy_ones():
+    """The C++ / numba kernels list float32/float64 (and ints): never chosen for these."""
+    from mindlite.kernels.cpu.bf16_complex_numpy import BF16_VIA_FLOAT32
+    from mindlite.kernels.registry import select_kernel
+    for op in BF16_VIA_FLOAT32:
+        k = select_kernel(op, "CPU", ms.bfloat16)
+        assert (k.provider, k.name) == ("numpy", f"{op.lower()}_bf16_via_float32"), op
+    for op in ("Add", "Mul", "Div", "MatMul", "BatchMatMul", "ReduceSum", "ReduceMean", "Exp",
+               "Cast"):
+        assert select_kernel(op, "CPU", ms.complex64).provider == "numpy", op
