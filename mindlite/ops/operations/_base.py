@@ -73,7 +73,7 @@ class LogicalBinaryOp(BinaryOp):
 
 
 def needs_grad(x):
-    """True for a float Tensor the running backward pass follows: backward gives no gradient
+    """True for a float or complex Tensor the running backward follows: backward gives no gradient
     to Python scalars, int or bool tensors, nor to tensors its tape does not track (data
     inputs such as a first layer's x), so a bprop skips computing theirs (and never runs a
     float-only op on an int). The backward pass is the calling thread's own."""
