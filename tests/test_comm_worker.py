@@ -70,6 +70,16 @@ def collectives():
             ops.Send(8, 0)(Tensor(np.array([5, 6], np.int32)))
     _random_sweep(ops, Tensor, ReduceOp, r, n)
     _large(ms, ops, Tensor, nn, r, n)
+    half = Tensor(np.array([1.5, -2.0, 3.25], np.float32) * (r + 1)).astype(ms.bfloat16)
+    _close(ops.AllReduce()(half).astype(ms.float32).asnumpy(),
+           np.array([1.5, -2.0, 3.25]) * n * (n + 1) / 2, "bfloat16 AllReduce", 0.1)
+    _close(ops.AllGather()(half).astype(ms.float32).asnumpy(),
+           np.concatenate([np.array([1.5, -2.0, 3.25]) * (k + 1) for k in range(n)]),
+           "bfloat16 AllGather", 0.1)
+    z = Tensor(np.array([1 + 2j, -1j], np.complex64) * (r + 1))
+    _close(ops.AllReduce()(z).asnumpy(), np.array([1 + 2j, -1j]) * n * (n + 1) / 2,
+           "complex64 AllReduce")
+    _raises(TypeError, ["AllReduce", "complex"], lambda: ops.AllReduce(ReduceOp.MAX)(z))
     if n >= 2 and r in (0, 1):             # a Receive expecting another size names the sender
         if r == 0:
             ops.Send(9, 1)(Tensor(np.ones(3, np.float32)))

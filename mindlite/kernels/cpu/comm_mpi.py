@@ -10,7 +10,8 @@ MPI's non-blocking collective waited for the same way below 2 MB, its blocking o
 algorithms, every rank present) from 2 MB. Send / Receive / Barrier are non-blocking calls
 waited for politely.
 Booleans reduce with logical or (SUM, MAX) and logical and (MIN, PROD); float16 reduces in
-float32 and travels as 16-bit patterns otherwise (MPI 3.x has no half type).
+float32 and travels as 16-bit patterns otherwise (MPI 3.x has no half type); so does
+bfloat16; complex sums and products are MPI's.
 """
 import numpy as np
 
@@ -25,21 +26,26 @@ def _mpi_op(op, dtype):
     return getattr(_mpi.STATE["mpi"], (_BOOL_OPS if dtype == np.bool_ else _OPS)[op])
 
 
+def _half(dtype):
+    """float16 and bfloat16 (ml_dtypes, numpy kind 'V'): types MPI 3.x lacks."""
+    return dtype == np.float16 or dtype.kind == "V"
+
+
 def _wire(a):
-    """`a` as MPI moves it: contiguous; float16 as its 16-bit patterns (MPI 3.x has no
-    half type: Open MPI 4 rejects it), for the calls that copy without arithmetic."""
+    """`a` as MPI moves it: contiguous; half types as their 16-bit patterns (Open MPI 4 has
+    no half type), for the calls that copy without arithmetic."""
     a = np.ascontiguousarray(a)
-    return a.view(np.uint16) if a.dtype == np.float16 else a
+    return a.view(f"u{a.dtype.itemsize}") if _half(a.dtype) else a
 
 
 def _reduce_in(x):
-    """The send buffer of a reduction: float16 is reduced in float32 (portably across MPI
-    versions, and rounded once at the end)."""
-    return np.ascontiguousarray(x, np.float32 if x.dtype == np.float16 else None)
+    """The send buffer of a reduction: half types are reduced in float32 (portably across
+    MPI versions, and rounded once at the end)."""
+    return np.ascontiguousarray(x, np.float32 if _half(x.dtype) else None)
 
 
 def _reduce_out(out):
-    return np.empty(out.shape, np.float32) if out.dtype == np.float16 else out
+    return np.empty(out.shape, np.float32) if _half(out.dtype) else out
 
 
 def _sig(*arrays):

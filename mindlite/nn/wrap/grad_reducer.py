@@ -90,8 +90,9 @@ class DistributedGradReducer(Cell):
         out = [None] * len(grads)
         flights, arrived = [], False
         for bucket in self.buckets:
-            kind = np.float32 if arrays[bucket[0]].dtype == np.float16 else None
-            if len(bucket) == 1:        # float16 reduces in float32 (MPI 3.x has no half)
+            first = arrays[bucket[0]].dtype
+            kind = np.float32 if first == np.float16 or first.kind == "V" else None
+            if len(bucket) == 1:        # half types reduce in float32 (MPI 3.x has none)
                 buf = np.array(arrays[bucket[0]], kind, copy=True).reshape(-1)
             else:
                 buf = np.concatenate([arrays[i].reshape(-1) for i in bucket], dtype=kind)

@@ -26,7 +26,7 @@ __all__ = ["ReduceOp", "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "
            "Send", "Receive", "Barrier"]
 
 _WORLD = GlobalComm.WORLD_COMM_GROUP
-_COMM_TYPES = (mstype.bool_,) + mstype.NUMBER_TYPES
+_COMM_TYPES = (mstype.bool_,) + mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 class ReduceOp:
@@ -76,6 +76,10 @@ class _Collective(Primitive):
         if x.dtype not in _COMM_TYPES:
             raise TypeError(f"For '{self.name}', the dtype of 'x' must be bool or a number type, "
                             f"but got {x.dtype}")
+        if x.dtype in mstype.COMPLEX_TYPES and self.attrs.get("op") in (ReduceOp.MAX,
+                                                                          ReduceOp.MIN):
+            raise TypeError(f"For '{self.name}', ReduceOp '{self.attrs['op']}' is not defined "
+                            f"for complex 'x' ({x.dtype}): complex numbers have no order")
         return x
 
 
