@@ -26,20 +26,26 @@ WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_comm_wor
 LIMIT = 150
 
 
-def _launch(n, suite, timeout=LIMIT, **env):
+def _launch(n, suite, timeout=LIMIT, hostfile=None, **env):
+    """mpiexec -n n (on loopback; with a hostfile listing localhost when given)."""
     full = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                 OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONUNBUFFERED="1", **env)
+    hosts = ["--hostfile", str(hostfile)] if hostfile is not None else []
     t0 = time.monotonic()
-    proc = subprocess.run([MPIEXEC, "-n", str(n), "--oversubscribe", sys.executable, WORKER,
-                           suite], env=full, capture_output=True, text=True, timeout=timeout,
-                          errors="replace")
+    proc = subprocess.run([MPIEXEC, *hosts, "-n", str(n), "--oversubscribe", sys.executable,
+                           WORKER, suite], env=full, capture_output=True, text=True,
+                          timeout=timeout, errors="replace")
     return proc, time.monotonic() - t0
 
 
 @pytest.mark.parametrize("n", [2, 4])
 @pytest.mark.parametrize("suite", ["collectives", "train"])
-def test_suite_on_every_rank(suite, n):
-    proc, _ = _launch(n, suite)
+def test_suite_on_every_rank(suite, n, tmp_path):
+    hostfile = None
+    if suite == "collectives":          # the several-machines launch, on loopback
+        hostfile = tmp_path / "hosts"
+        hostfile.write_text(f"localhost slots={n}\n")
+    proc, _ = _launch(n, suite, hostfile=hostfile)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-4000:]
     for r in range(n):
