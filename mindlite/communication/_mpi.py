@@ -18,12 +18,10 @@ aborts the whole MPI job (MPI_Abort makes `mpiexec` kill every rank), so no rank
 forever when another died, hung or called a different collective. A rank killed outright
 is seen by `mpiexec` itself, which terminates the others at once.
 """
-import hashlib
 import os
 import sys
 import threading
 import time
-import traceback
 
 import numpy as np
 
@@ -121,6 +119,7 @@ def _watch():
                          f"not complete within {limit:g} s (MINDLITE_COMM_TIMEOUT): another "
                          "rank died, hung or called a different collective; aborting the "
                          "job; the stack of the waiting call:\n")
+        import traceback
         main = threading.main_thread()
         frame = sys._current_frames().get(main.ident)
         sys.stderr.write("".join(traceback.format_stack(frame)) if frame is not None else "")
@@ -201,6 +200,7 @@ def check_signature(op, group, comm, sig):
     if h is None:
         if len(_HASHES) >= 4096:
             _HASHES.clear()
+        import hashlib              # here: `import mindlite` stays light
         digest = hashlib.blake2b(repr(sig).encode(), digest_size=7).digest()
         h = _HASHES[sig] = int.from_bytes(digest, "little")
     buf = np.array((h, -h), np.int64)
