@@ -43,6 +43,7 @@ from .kernels.registry import (register_kernel, register_kernel_interface,  # no
 from .ops.operations.custom_ops import selected_kernel  # noqa: F401
 from .backend.session import register_session  # noqa: F401
 from . import device  # noqa: F401  (pluggable devices: list_devices, register_device)
+from .profiler import Profiler  # noqa: F401  (as `from mindspore import Profiler`)
 
 mstype = dtype
 __version__ = "0.1.0"

@@ -22,7 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEAVY = ["numba", "llvmlite", "scipy", "torch", "sklearn", "matplotlib", "tqdm",
          "google.protobuf", "pandas"]
 DEFERRED = ["mindlite.ops.operations.nn_ops", "mindlite.ops.function.math_func",
-            "mindlite.nn.layer.basic", "mindlite.nn.optim.adam", "mindlite.profiler",
+            "mindlite.nn.layer.basic", "mindlite.nn.optim.adam", "mindlite.profiler.breakdown",
+            "mindlite.profiler.report",
             "mindlite.benchmark", "mindlite.pynative.forward", "numpy.random"]
 
 

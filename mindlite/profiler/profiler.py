@@ -24,14 +24,11 @@ stopped, step() without a schedule, analyse() without data warn and return; a pa
 the wrong type warns and takes its default. Device-only parameters (Ascend/GPU: levels,
 AICORE metrics, memory, L2 cache, ...) are accepted and have no effect on the CPU.
 """
-import datetime
 import json
 import os
-import socket
 import warnings
 from enum import Enum
 
-from . import report
 from .collect import Collection, active
 from .schedule import ProfilerAction
 
@@ -195,6 +192,7 @@ class Profiler:
             return False
         self._current = c
         if self.result_dir is None:
+            import socket               # here, not at module import: `import mindlite` stays light
             self._new_result_dir(self._output_path, f"{socket.gethostname()}_{os.getpid()}")
         return True
 
@@ -208,6 +206,7 @@ class Profiler:
     def _new_result_dir(self, root, worker):
         """<root>/<worker>_<YYYYmmddHHMMSSfff>_ascend_ms, not an existing folder (two cycles
         within a millisecond get the next millisecond's name)."""
+        import datetime
         now = datetime.datetime.now()
         while True:
             stamp = now.strftime("%Y%m%d%H%M%S%f")[:-3]
@@ -244,6 +243,7 @@ class Profiler:
         if dropped:
             _warn(f"{dropped} op calls past the first {collections[0].max_events} of a "
                   f"recording window were counted out of the tables")
+        from . import report        # csv and the trace writer: loaded when analysing
         report.write_csv(report.summarize(collections), os.path.join(out, "op_statistic.csv"))
         report.write_trace(collections, os.path.join(out, "trace_view.json"), os.getpid(),
                            indent=4 if pretty else None)
