@@ -42,6 +42,7 @@ from ..backend.session import session_factory
 from ..context import CONTEXT
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from ..kernels import registry
+from ..kernels.kernel_def import KernelDef
 from ..ops.primitive import Primitive
 from ..pynative.forward import K, L, T, CNode as _OpNode, OpRunInfo
 from .parse_call import has_side_effect
@@ -268,11 +269,14 @@ def _lower_prim(kg, node, prim, refs, dummies):
 def _callable(kernel, launch, prim, info):
     """(fn, params, kwnames) calling what `launch` calls without its Python frame: a C
     kernel with its positional params, a built-in Python kernel with its params by keyword
-    (KernelDef.bind: fn(*arrays, **params)), else the launch itself."""
+    (KernelDef.bind: fn(*arrays, **params)), else the launch itself. A KernelDef subclass
+    with its own bind (the generic Custom kernels: kernels/custom.py) builds its launch from
+    the primitive, not from `fn` (None there): its launch is called."""
     c_kernel = getattr(launch, "c_kernel", None)
     if c_kernel is not None:
         return c_kernel, tuple(getattr(launch, "c_params", ())), None
-    if kernel.builtin and kernel.kind == "function" and launch is not kernel.fn:
+    if (kernel.builtin and kernel.kind == "function" and launch is not kernel.fn
+            and callable(kernel.fn) and type(kernel).bind is KernelDef.bind):
         params = prim.kernel_params(*info.input_abstracts)
         if params:
             return kernel.fn, tuple(params.values()), tuple(params)

@@ -202,8 +202,13 @@ class GraphProgram:
         steps = tuple((s.kind, s.fn, s.ins, s.outs, tuple(s.params), s.on_error, s.kwnames,
                        getattr(s.prim, "name", None))          # the name the profiler shows
                       for s in kg.steps)
-        self.runner = _C.GraphRunner(steps, len(kg.values), tuple(kg.args), tuple(outputs),
-                                     tuple(v.abstract for v in kg.values), tuple(transient))
+        try:
+            self.runner = _C.GraphRunner(steps, len(kg.values), tuple(kg.args),
+                                         tuple(outputs), tuple(v.abstract for v in kg.values),
+                                         tuple(transient))
+        except (TypeError, ValueError) as err:    # a step the C runner refuses: interpreted
+            self.reason = f"the C runner refused @{kg.name}: {err}"
+            return
         self.template = _template(kg.output, iter(range(len(outputs))))
 
     def held_bytes(self):
