@@ -66,6 +66,16 @@ def _tensors(args):
             yield from (x for x in a if isinstance(x, Tensor))
 
 
+_GRAD_FUNCS = []     # (Add primitive, accumulate, zeros_like_tensor), imported at first use
+
+
+def _grad_funcs():
+    """ops.function.grad_func's helpers (ops imports this module: imported late, once)."""
+    from ..ops.function.grad_func import _add, accumulate, zeros_like_tensor
+    _GRAD_FUNCS[:] = [_add, accumulate, zeros_like_tensor]
+    return _GRAD_FUNCS
+
+
 class GradExecutor(threading.local):
     """The grad recorder of the calling thread (a threading.local: __init__ runs once in each
     thread that touches it, and every attribute below is that thread's own).
@@ -131,8 +141,7 @@ class GradExecutor(threading.local):
         return grads
 
     def _backward(self, tape, outputs, sens):
-        from ..ops.function.grad_func import _add as add
-        from ..ops.function.grad_func import accumulate, zeros_like_tensor
+        add, accumulate, zeros_like_tensor = _GRAD_FUNCS or _grad_funcs()
         grads = {}
         tracked = tape.tracked
         for out, s in zip(outputs, sens):
