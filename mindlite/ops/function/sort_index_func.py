@@ -32,6 +32,7 @@ __all__ = ["sort", "argsort", "topk", "cummax", "cummin", "gather_elements", "ga
 _cast, _reshape, _transpose, _slice = Cast(), Reshape(), Transpose(), Slice()
 _gather, _gather_d, _assign = Gather(), SO.GatherD(), Assign()
 _masked_fill, _nonzero = E.MaskedFill(), E.NonZero()
+_topk_sorted, _sort_asc = SO.TopK(True), SO.Sort(-1, False)     # the defaults, no table lookup
 
 
 def _tensor(op, arg, x):
@@ -60,6 +61,8 @@ def _axis(op, arg, axis, ndim):
 # ---- sorting and searching -----------------------------------------------------------------
 def sort(input_x, axis=-1, descending=False):
     """(values, indices int32) sorted along `axis`; stable, NaN largest."""
+    if type(axis) is int and axis == -1 and descending is False:
+        return _sort_asc(input_x)
     return _prim(SO.Sort, axis, descending)(input_x)
 
 
@@ -77,6 +80,8 @@ def _swap_last(x, dim):
 def topk(input, k, dim=None, largest=True, sorted=True):
     """(values, indices int32): the k largest (smallest when not `largest`) entries along
     `dim` (default the last), in order (largest first, or smallest first)."""
+    if largest is True and dim is None and sorted is True and not isinstance(k, Tensor):
+        return _topk_sorted(input, k)                     # TopK's inference checks the rest
     if largest and (dim is None or dim == -1) and not isinstance(k, Tensor):
         return _prim(SO.TopK, sorted)(input, k)         # TopK's inference checks the rest
     _tensor("topk", "input", input)

@@ -1,0 +1,60 @@
+"""The latency kernels and fast wrappers of issue 13's ops (kernels/cpu/*_issue13*.py): each
+gives the numpy reference kernel's results bitwise, NaN, ties and signed zeros included."""
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from mindlite import Tensor, ops
+from mindlite.kernels.cpu.sort_issue13_cpp import topk_cpp
+from mindlite.kernels.cpu.sort_numpy import topk_numpy
+
+_DTYPES = st.sampled_from([np.float32, np.float64, np.int32, np.int64])
+
+
+@st.composite
+def _arrays(draw, min_last=1):
+    dtype = draw(_DTYPES)
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=6))
+    shape = shape[:-1] + (max(shape[-1], min_last),)
+    # few distinct values: ties are common; floats may hold NaN and -0.0
+    pool = [0, 1, -2, 3] if np.dtype(dtype).kind == "i" else [0.0, -0.0, 1.5, -2.0, np.nan,
+                                                                np.inf, -np.inf]
+    return draw(hnp.arrays(dtype, shape, elements=st.sampled_from(pool)))
+
+
+def _run(kernel, x, k):
+    shape = x.shape[:-1] + (k,)
+    values, indices = np.empty(shape, x.dtype), np.empty(shape, np.int32)
+    kernel(x, values, indices, k)
+    return values, indices
+
+
+@settings(max_examples=40, deadline=None)
+@given(_arrays(), st.integers(1, 3), st.booleans())
+def test_topk_cpp_matches_numpy_kernel(x, k, transposed):
+    if transposed and x.ndim > 1:
+        x = np.swapaxes(x, 0, -1)           # a non-contiguous input
+    k = min(k, x.shape[-1])
+    got, want = _run(topk_cpp, x, k), _run(topk_numpy, x, k)
+    assert got[0].tobytes() == want[0].tobytes()
+    assert np.array_equal(got[1], want[1])
+
+
+def test_topk_k1_picks_first_nan_and_lowest_tied_index():
+    x = Tensor(np.array([[1.0, 3.0, 3.0, 2.0], [np.nan, 5.0, np.nan, 1.0]], np.float32))
+    values, indices = ops.topk(x, 1)
+    assert indices.asnumpy().tolist() == [[1], [0]]
+    assert values.asnumpy()[0, 0] == 3.0 and np.isnan(values.asnumpy()[1, 0])
+    assert indices.dtype == ops.topk(x, 2)[1].dtype
+
+
+def test_topk_fast_wrapper_keeps_checks():
+    x = Tensor(np.ones((2, 3), np.float32))
+    for bad, exc in ((0, ValueError), (4, ValueError), (1.0, TypeError), (True, TypeError)):
+        try:
+            ops.topk(x, bad)
+        except exc as e:
+            assert "k" in str(e)
+        else:
+            raise AssertionError(f"ops.topk(x, {bad!r}) did not raise {exc.__name__}")
