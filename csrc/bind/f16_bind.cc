@@ -1,0 +1,186 @@
+// Fast-call (METH_FASTCALL) entry points of the float16 kernels (kernels/f16_kernels.h), what
+// kernels/cpu/f16_cpp.py registers as the C++ provider for float16:
+//   _C.f16_to_f32(x, out)            float16 -> float32, both C-contiguous, same size
+//   _C.f32_to_f16(x, out)            float32 -> float16 (round to nearest even)
+//   _C.f16_unary(op, x, out)         op: a code of _C.UNARY_OPS with a float32 loop
+//   _C.f16_binary(op, x, y, out)     op: a code of _C.BINARY_OPS (arithmetic, not compares);
+//       x and y C-contiguous, each of out's size or a single element (broadcast)
+// Arrays: ndarrays of the named dtype in native byte order, C-contiguous and aligned; out
+// writeable. An input that partly overlaps out is copied first (out may be x itself).
+// Every check runs before memory is touched; the GIL is released for launches on the pool.
+#include "bind/array_args.h"
+#include "kernels/f16_kernels.h"
+#include "runtime/thread_pool.h"
+
+namespace mindlite {
+namespace {
+
+const char* const kToF32 = "mindlite._C.f16_to_f32";
+const char* const kToF16 = "mindlite._C.f32_to_f16";
+const char* const kUnaryFn = "mindlite._C.f16_unary";
+const char* const kBinaryFn = "mindlite._C.f16_binary";
+
+// `o` as an aligned, C-contiguous ndarray of `type_num` (native order); writeable if `write`.
+PyArrayObject* typed(const char* fn, const char* arg, PyObject* o, int type_num, bool write) {
+  if (!PyArray_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "For '%s', '%s' must be a numpy.ndarray, but got %s", fn, arg,
+                 Py_TYPE(o)->tp_name);
+    return nullptr;
+  }
+  PyArrayObject* a = reinterpret_cast<PyArrayObject*>(o);
+  PyArray_Descr* d = PyArray_DESCR(a);
+  if (d->type_num != type_num || !PyArray_ISNBO(d->byteorder)) {
+    PyErr_Format(PyExc_TypeError, "For '%s', '%s' dtype must be %s (native byte order), but got "
+                 "%R", fn, arg, type_num == NPY_HALF ? "float16" : "float32",
+                 reinterpret_cast<PyObject*>(d));
+    return nullptr;
+  }
+  if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a)) {
+    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be C-contiguous and aligned", fn, arg);
+    return nullptr;
+  }
+  if (write && !PyArray_ISWRITEABLE(a)) {
+    PyErr_Format(PyExc_ValueError, "For '%s', '%s' must be writeable", fn, arg);
+    return nullptr;
+  }
+  return a;
+}
+
+bool nargs(const char* fn, Py_ssize_t n, Py_ssize_t want, const char* sig) {
+  if (n == want) return true;
+  PyErr_Format(PyExc_TypeError, "For '%s', expected %zd arguments %s, but got %zd", fn, want,
+               sig, n);
+  return false;
+}
+
+bool size_is(const char* fn, const char* arg, PyArrayObject* a, int64_t n, bool one_ok) {
+  const int64_t s = PyArray_SIZE(a);
+  if (s == n || (one_ok && s == 1)) return true;
+  PyErr_Format(PyExc_ValueError, "For '%s', '%s' must have %lld elements%s, but got %lld", fn,
+               arg, static_cast<long long>(n), one_ok ? " (or 1)" : "",
+               static_cast<long long>(s));
+  return false;
+}
+
+// A new reference to `a`, or to a copy of it when it partly overlaps `out`.
+PyArrayObject* apart(PyArrayObject* a, PyArrayObject* out) {
+  const char* ab = PyArray_BYTES(a);
+  const char* ob = PyArray_BYTES(out);
+  const bool overlap = ab < ob + PyArray_NBYTES(out) && ob < ab + PyArray_NBYTES(a);
+  if (overlap && !(ab == ob && PyArray_NBYTES(a) == PyArray_NBYTES(out))) {
+    return reinterpret_cast<PyArrayObject*>(PyArray_NewCopy(a, NPY_CORDER));
+  }
+  Py_INCREF(a);
+  return a;
+}
+
+template <class F>
+void launch(bool parallel, F&& f) {
+  if (!parallel) {
+    f();
+    return;
+  }
+  Py_BEGIN_ALLOW_THREADS
+  f();
+  Py_END_ALLOW_THREADS
+}
+
+PyObject* to_f32(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (!nargs(kToF32, n, 2, "(x, out)")) return nullptr;
+  PyArrayObject* x = typed(kToF32, "x", args[0], NPY_HALF, false);
+  PyArrayObject* out = x ? typed(kToF32, "out", args[1], NPY_FLOAT32, true) : nullptr;
+  if (!out || !size_is(kToF32, "x", x, PyArray_SIZE(out), false)) return nullptr;
+  const int64_t k = PyArray_SIZE(out);
+  const auto* px = reinterpret_cast<const uint16_t*>(PyArray_DATA(x));
+  auto* po = reinterpret_cast<float*>(PyArray_DATA(out));
+  launch(will_parallelize(k, 1), [&] { run_f16_to_f32(px, po, k); });
+  Py_RETURN_NONE;
+}
+
+PyObject* to_f16(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (!nargs(kToF16, n, 2, "(x, out)")) return nullptr;
+  PyArrayObject* x = typed(kToF16, "x", args[0], NPY_FLOAT32, false);
+  PyArrayObject* out = x ? typed(kToF16, "out", args[1], NPY_HALF, true) : nullptr;
+  if (!out || !size_is(kToF16, "x", x, PyArray_SIZE(out), false)) return nullptr;
+  const int64_t k = PyArray_SIZE(out);
+  const auto* px = reinterpret_cast<const float*>(PyArray_DATA(x));
+  auto* po = reinterpret_cast<uint16_t*>(PyArray_DATA(out));
+  launch(will_parallelize(k, 1), [&] { run_f32_to_f16(px, po, k); });
+  Py_RETURN_NONE;
+}
+
+PyObject* unary(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (!nargs(kUnaryFn, n, 3, "(op, x, out)")) return nullptr;
+  const int op = op_code(CallSite{kUnaryFn, ""}, args[0], kNumUnary);
+  if (op < 0) return nullptr;
+  if (!unary_supported(op, kF32)) {
+    PyErr_Format(PyExc_ValueError, "For '%s', op '%s' has no float32 loop", kUnaryFn,
+                 kUnaryNames[op]);
+    return nullptr;
+  }
+  PyArrayObject* x = typed(kUnaryFn, "x", args[1], NPY_HALF, false);
+  PyArrayObject* out = x ? typed(kUnaryFn, "out", args[2], NPY_HALF, true) : nullptr;
+  if (!out || !size_is(kUnaryFn, "x", x, PyArray_SIZE(out), false)) return nullptr;
+  PyArrayObject* xs = apart(x, out);
+  if (!xs) return nullptr;
+  const int64_t k = PyArray_SIZE(out);
+  const auto* px = reinterpret_cast<const uint16_t*>(PyArray_DATA(xs));
+  auto* po = reinterpret_cast<uint16_t*>(PyArray_DATA(out));
+  launch(will_parallelize(k, unary_cost(op) + 1), [&] { run_f16_unary(op, px, po, k); });
+  Py_DECREF(xs);
+  Py_RETURN_NONE;
+}
+
+PyObject* binary(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (!nargs(kBinaryFn, n, 4, "(op, x, y, out)")) return nullptr;
+  const int op = op_code(CallSite{kBinaryFn, ""}, args[0], kNumBinary);
+  if (op < 0) return nullptr;
+  if (is_bool_result(op) || !binary_supported(op, kF32)) {
+    PyErr_Format(PyExc_ValueError, "For '%s', op '%s' has no float16 form (arithmetic ops "
+                 "only)", kBinaryFn, kBinaryNames[op]);
+    return nullptr;
+  }
+  PyArrayObject* x = typed(kBinaryFn, "x", args[1], NPY_HALF, false);
+  PyArrayObject* y = x ? typed(kBinaryFn, "y", args[2], NPY_HALF, false) : nullptr;
+  PyArrayObject* out = y ? typed(kBinaryFn, "out", args[3], NPY_HALF, true) : nullptr;
+  if (!out) return nullptr;
+  const int64_t k = PyArray_SIZE(out);
+  if (!size_is(kBinaryFn, "x", x, k, true) || !size_is(kBinaryFn, "y", y, k, true)) {
+    return nullptr;
+  }
+  if (k == 0) Py_RETURN_NONE;
+  const int mode = PyArray_SIZE(x) == k ? (PyArray_SIZE(y) == k ? kVV : kVS) : kSV;
+  PyArrayObject* xs = apart(x, out);
+  PyArrayObject* ys = xs ? apart(y, out) : nullptr;
+  if (!ys) {
+    Py_XDECREF(xs);
+    return nullptr;
+  }
+  const auto* px = reinterpret_cast<const uint16_t*>(PyArray_DATA(xs));
+  const auto* py = reinterpret_cast<const uint16_t*>(PyArray_DATA(ys));
+  auto* po = reinterpret_cast<uint16_t*>(PyArray_DATA(out));
+  launch(will_parallelize(k, binary_cost(op) + 1),
+         [&] { run_f16_binary(op, mode, px, py, po, k); });
+  Py_DECREF(xs);
+  Py_DECREF(ys);
+  Py_RETURN_NONE;
+}
+
+PyMethodDef kF16Methods[] = {
+    {"f16_to_f32", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&to_f32)),
+     METH_FASTCALL, "(x, out): float16 -> float32 (F16C), both C-contiguous"},
+    {"f32_to_f16", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&to_f16)),
+     METH_FASTCALL, "(x, out): float32 -> float16, round to nearest even (F16C)"},
+    {"f16_unary", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&unary)),
+     METH_FASTCALL, "(op, x, out): a unary op on float16 through float32 lanes"},
+    {"f16_binary", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&binary)),
+     METH_FASTCALL, "(op, x, y, out): a binary op on float16 through float32 lanes"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+bool add_f16_functions(PyObject* module) {
+  return PyModule_AddFunctions(module, kF16Methods) == 0;
+}
+
+}  // namespace mindlite

@@ -1,0 +1,28 @@
+// float16 kernels that compute through float32 lanes (f16_kernels.cc): F16C conversion
+// (vcvtph2ps / vcvtps2ph, AVX-512 or AVX2 as kernel_isa() says, exact scalar code on "base")
+// and the elementwise families run blockwise: a block of float16 elements is widened to
+// float32, the float32 loop of kernel_tables() runs on it, and each result is rounded once to
+// float16 (nearest, ties to even). Every element goes through the same code whatever its
+// position (tails are padded to a whole vector), so results never depend on the thread split.
+#pragma once
+
+#include <cstdint>
+
+namespace mindlite {
+
+constexpr uint32_t kFamilyF16 = 12;     // split-search family (runtime/thread_pool.h)
+constexpr int kF16Convert = 64;         // op codes of the conversions in that family
+constexpr int kF16Narrow = 65;
+
+// n float16 bit patterns -> float32, and float32 -> float16 (round to nearest even); both
+// split across the thread pool when large.
+void run_f16_to_f32(const uint16_t* x, float* out, int64_t n);
+void run_f32_to_f16(const float* x, uint16_t* out, int64_t n);
+
+// out[i] = op(x[i]) (UnaryOp of elementwise.h), x and out contiguous (out may be x).
+void run_f16_unary(int op, const uint16_t* x, uint16_t* out, int64_t n);
+// out[i] = op(x[i], y[i]) (BinaryOp); mode kVV / kSV (x one element) / kVS (y one element).
+void run_f16_binary(int op, int mode, const uint16_t* x, const uint16_t* y, uint16_t* out,
+                    int64_t n);
+
+}  // namespace mindlite
