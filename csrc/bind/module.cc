@@ -19,6 +19,7 @@
 #include "bind/index_bind.h"
 #include "bind/pool_bind.h"
 #include "bind/reduce_bind.h"
+#include "bind/rnn_bind.h"
 #include "bind/train_bind.h"
 #include "kernels/elementwise.h"
 #include "kernels/reduce.h"
@@ -26,6 +27,10 @@
 
 namespace py = pybind11;
 namespace ml = mindlite;
+
+namespace mindlite {
+bool add_f16_functions(PyObject* module);  // bind/f16_bind.cc
+}  // namespace mindlite
 
 namespace {
 
@@ -81,7 +86,8 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
       !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr()) ||
       !ml::add_graph_runner(m.ptr()) || !ml::add_fused_functions(m.ptr()) ||
-      !ml::add_blas_functions(m.ptr()) || !ml::add_bias_functions(m.ptr())) {
+      !ml::add_blas_functions(m.ptr()) || !ml::add_bias_functions(m.ptr()) ||
+      !ml::add_f16_functions(m.ptr()) || !ml::add_rnn_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);
