@@ -1,0 +1,200 @@
+// Time loops of the fused recurrent layers (see rnn.h). Forward: proj = x W_ih^T + biases for
+// all T N rows in one GEMM; per step t one GEMM adds h W_hh^T into proj[t] (LSTM, RNN; GRU
+// writes it to its own buffer, its n gate needs r (h W_hn^T + b_hn)), then the gate loop of
+// every sample. Backward walks the steps in reverse: the gate loop writes d_in[t] (and GRU's
+// d_rec[t]) and leaves in dh what reaches the previous state directly, then one GEMM adds
+// d_rec[t] W_hh; after the loop one GEMM each gives dx, dW_ih and dW_hh (h_prev is read in
+// place from the reserve), and column sums the bias gradients.
+#include "kernels/rnn.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
+
+namespace mindlite {
+namespace {
+
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;  // CBLAS enum values
+
+template <class I, class T>
+using CblasGemm = void (*)(int, int, int, I, I, I, T, const T*, I, const T*, I, T, T*, I);
+
+void* g_gemm[2] = {nullptr, nullptr};  // [float, double]
+bool g_ilp64 = false;
+
+template <class T>
+constexpr int dt_index() {
+  return sizeof(T) == 4 ? 0 : 1;
+}
+
+// C (m x n, row stride ldc) = op(A) op(B) + beta C, row-major; A is (m x k) with row stride
+// lda, or (k x m) when ta; B (k x n) / (n x k) when tb.
+template <class T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? T(0) : beta * c[i * ldc + j];
+    }
+    return;
+  }
+  void* fn = g_gemm[dt_index<T>()];
+  const int opa = ta ? kTrans : kNoTrans, opb = tb ? kTrans : kNoTrans;
+  if (fn && g_ilp64) {
+    reinterpret_cast<CblasGemm<int64_t, T>>(fn)(kRowMajor, opa, opb, m, n, k, T(1), a, lda, b,
+                                                ldb, beta, c, ldc);
+    return;
+  }
+  if (fn) {
+    reinterpret_cast<CblasGemm<int, T>>(fn)(kRowMajor, opa, opb, static_cast<int>(m),
+                                            static_cast<int>(n), static_cast<int>(k), T(1), a,
+                                            static_cast<int>(lda), b, static_cast<int>(ldb),
+                                            beta, c, static_cast<int>(ldc));
+    return;
+  }
+  // no BLAS attached: the packed MatMul loop into a buffer, then C = buffer + beta C
+  const int64_t isz = sizeof(T);
+  const int64_t ashape[2] = {ta ? k : m, ta ? m : k}, astr[2] = {lda * isz, isz};
+  const int64_t bshape[2] = {tb ? n : k, tb ? k : n}, bstr[2] = {ldb * isz, isz};
+  const Operand oa{reinterpret_cast<const char*>(a), 2, ashape, astr, false};
+  const Operand ob{reinterpret_cast<const char*>(b), 2, bshape, bstr, false};
+  thread_local std::vector<T> buf;
+  buf.resize(static_cast<size_t>(m * n));
+  run_matmul(sizeof(T) == 4 ? kF32 : kF64, oa, ob, ta, tb, reinterpret_cast<char*>(buf.data()),
+             m, n, k);
+  for (int64_t i = 0; i < m; ++i) {
+    T* ci = c + i * ldc;
+    const T* bi = buf.data() + i * n;
+    if (beta == 0) {
+      std::memcpy(ci, bi, n * isz);
+    } else {
+      for (int64_t j = 0; j < n; ++j) ci[j] = bi[j] + beta * ci[j];
+    }
+  }
+}
+
+// out[j] = sum over rows of a (rows x cols, contiguous), accumulated in double.
+template <class T>
+void column_sums(const T* a, int64_t rows, int64_t cols, T* out) {
+  std::vector<double> acc(static_cast<size_t>(cols), 0.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* ar = a + r * cols;
+    for (int64_t j = 0; j < cols; ++j) acc[j] += ar[j];
+  }
+  for (int64_t j = 0; j < cols; ++j) out[j] = static_cast<T>(acc[j]);
+}
+
+}  // namespace
+
+int rnn_gates_per_mode(int mode) { return mode == kRnnLstm ? 4 : mode == kRnnGru ? 3 : 1; }
+
+int rnn_reserve_width(int mode) { return mode == kRnnLstm ? 7 : mode == kRnnGru ? 5 : 2; }
+
+void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64) {
+  g_gemm[0] = sgemm;
+  g_gemm[1] = dgemm;
+  g_ilp64 = ilp64;
+}
+
+bool rnn_blas_attached() { return g_gemm[0] != nullptr && g_gemm[1] != nullptr; }
+
+template <class T>
+void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c0,
+                 const T* w_ih, const T* w_hh, const T* b_ih, const T* b_hh, const T* mask,
+                 T* y, T* hn, T* cn, T* reserve) {
+  const int64_t H = d.h, N = d.n, gh = rnn_gates_per_mode(mode) * H;
+  const int64_t wid = rnn_reserve_width(mode) * H, rows = d.t * N;
+  const RnnGateFns<T>& fns = rnn_gate_fns<T>();
+  std::copy(h0, h0 + N * H, hn);
+  std::copy(c0, c0 + N * H, cn);
+  std::vector<T> proj(static_cast<size_t>(rows * gh));
+  gemm<T>(false, true, rows, gh, d.i, x, d.i, w_ih, d.i, T(0), proj.data(), gh);
+  // b_hh joins b_ih, except GRU's n part (inside r * (h W_hn^T + b_hn))
+  std::vector<T> bias(b_ih, b_ih + gh);
+  const int64_t fold = mode == kRnnGru ? 2 * H : gh;
+  for (int64_t j = 0; j < fold; ++j) bias[j] += b_hh[j];
+  for (int64_t r = 0; r < rows; ++r) {
+    T* p = proj.data() + r * gh;
+    for (int64_t j = 0; j < gh; ++j) p[j] += bias[j];
+  }
+  std::vector<T> rec(mode == kRnnGru ? static_cast<size_t>(N * gh) : 0);
+  const bool relu = mode == kRnnRelu;
+  for (int64_t t = 0; t < d.t; ++t) {
+    T* pre = proj.data() + t * N * gh;
+    const T* m = mask + t * N;
+    T* res = reserve + t * N * wid;
+    T* yt = y + t * N * H;
+    if (mode == kRnnGru) {
+      gemm<T>(false, true, N, gh, H, hn, H, w_hh, H, T(0), rec.data(), gh);
+      for (int64_t s = 0; s < N; ++s) {
+        fns.gru_fwd(pre + s * gh, rec.data() + s * gh, b_hh + 2 * H, hn + s * H,
+                    res + s * wid, yt + s * H, m[s], H);
+      }
+      continue;
+    }
+    gemm<T>(false, true, N, gh, H, hn, H, w_hh, H, T(1), pre, gh);
+    for (int64_t s = 0; s < N; ++s) {
+      if (mode == kRnnLstm) {
+        fns.lstm_fwd(pre + s * gh, hn + s * H, cn + s * H, res + s * wid, yt + s * H, m[s], H);
+      } else {
+        fns.rnn_fwd(pre + s * gh, hn + s * H, res + s * wid, yt + s * H, m[s], relu, H);
+      }
+    }
+  }
+}
+
+template <class T>
+void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T* w_hh,
+                  const T* mask, const T* reserve, const T* dy, const T* dh_n, const T* dc_n,
+                  T* dx, T* dh0, T* dc0, T* dw_ih, T* dw_hh, T* db_ih, T* db_hh) {
+  const int64_t H = d.h, N = d.n, gh = rnn_gates_per_mode(mode) * H;
+  const int64_t wid = rnn_reserve_width(mode) * H, rows = d.t * N;
+  const RnnGateFns<T>& fns = rnn_gate_fns<T>();
+  T* dh = dh0;  // the running gradients of the state, left as dh0 / dc0 at the end
+  T* dc = dc0;
+  std::copy(dh_n, dh_n + N * H, dh);
+  std::copy(dc_n, dc_n + N * H, dc);
+  std::vector<T> d_in(static_cast<size_t>(rows * gh));
+  std::vector<T> d_rec_buf(mode == kRnnGru ? static_cast<size_t>(rows * gh) : 0);
+  T* d_rec = mode == kRnnGru ? d_rec_buf.data() : d_in.data();
+  const bool relu = mode == kRnnRelu;
+  for (int64_t t = d.t - 1; t >= 0; --t) {
+    const T* m = mask + t * N;
+    const T* res = reserve + t * N * wid;
+    const T* dyt = dy + t * N * H;
+    T* din = d_in.data() + t * N * gh;
+    T* drec = d_rec + t * N * gh;
+    for (int64_t s = 0; s < N; ++s) {
+      if (mode == kRnnLstm) {
+        fns.lstm_bwd(res + s * wid, dyt + s * H, dh + s * H, dc + s * H, din + s * gh, m[s], H);
+      } else if (mode == kRnnGru) {
+        fns.gru_bwd(res + s * wid, dyt + s * H, dh + s * H, din + s * gh, drec + s * gh, m[s],
+                    H);
+      } else {
+        fns.rnn_bwd(res + s * wid, dyt + s * H, dh + s * H, din + s * gh, m[s], relu, H);
+      }
+    }
+    gemm<T>(false, false, N, H, gh, drec, gh, w_hh, H, T(1), dh, H);
+  }
+  gemm<T>(false, false, rows, d.i, gh, d_in.data(), gh, w_ih, d.i, T(0), dx, d.i);
+  gemm<T>(true, false, gh, d.i, rows, d_in.data(), gh, x, d.i, T(0), dw_ih, d.i);
+  gemm<T>(true, false, gh, H, rows, d_rec, gh, reserve, wid, T(0), dw_hh, H);  // h_prev
+  column_sums(d_in.data(), rows, gh, db_ih);
+  column_sums(d_rec, rows, gh, db_hh);
+}
+
+#define ML_RNN_INSTANTIATE(T)                                                                 \
+  template void rnn_forward<T>(int, const RnnDims&, const T*, const T*, const T*, const T*,  \
+                               const T*, const T*, const T*, const T*, T*, T*, T*, T*);      \
+  template void rnn_backward<T>(int, const RnnDims&, const T*, const T*, const T*, const T*, \
+                                const T*, const T*, const T*, const T*, T*, T*, T*, T*, T*,  \
+                                T*, T*);
+ML_RNN_INSTANTIATE(float)
+ML_RNN_INSTANTIATE(double)
+#undef ML_RNN_INSTANTIATE
+
+}  // namespace mindlite

@@ -1,0 +1,46 @@
+"""C++ kernels of RNNLayer / RNNLayerGrad (ops/operations/rnn_ops.py), float32 and float64:
+a whole single-direction LSTM / GRU / RNN layer, and its back-propagation through time, in one
+call of mindlite._C (csrc/kernels/rnn.cc, row gate loops per ISA in rnn_gates.inc, entry
+points in csrc/bind/rnn_bind.cc). Same results as the numpy reference (rnn_numpy.py) to
+rounding: the input projection of all steps is one GEMM, each step one GEMM for the recurrence
+and one vectorised pass of the gate arithmetic, with no Python between the steps.
+
+The GEMMs call the cblas_?gemm of the OpenBLAS numpy loaded (attached here at import through
+_blas's lookup; without one the C++ packed MatMul loop runs them) on ONE BLAS thread (as
+_blas.matmul does for small GEMMs: the per-step GEMMs are small and a second thread's spin
+costs more than it saves on the shared cores).
+"""
+from ...common import dtype as mstype
+from ..registry import register_kernel
+from . import _blas
+from ._cext import _C
+
+FLOATS = (mstype.float32, mstype.float64)
+MODES = {"LSTM": 0, "GRU": 1, "RNN_TANH": 2, "RNN_RELU": 3}
+
+_path = _blas._loaded_openblas()
+BLAS = bool(_path) and _C.rnn_attach_blas(_path)
+
+
+def _one_blas_thread(fn, *args):
+    """fn(*args) with the calling thread's OpenBLAS on one thread (restored after)."""
+    if not _blas.ATTACHED:
+        return fn(*args)
+    prev = _blas._threads(1)
+    try:
+        return fn(*args)
+    finally:
+        _blas._threads(prev)
+
+
+@register_kernel("RNNLayer", provider="cpp", dtypes=FLOATS, alloc="kernel")
+def rnn_layer_cpp(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, mode):
+    return _one_blas_thread(_C.rnn_forward, MODES[mode], x, h0, c0, w_ih, w_hh, b_ih, b_hh,
+                            mask)
+
+
+@register_kernel("RNNLayerGrad", provider="cpp", dtypes=FLOATS, alloc="kernel")
+def rnn_layer_grad_cpp(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, dh_n, dc_n,
+                       mode):
+    return _one_blas_thread(_C.rnn_backward, MODES[mode], x, w_ih, w_hh, mask, reserve, dy,
+                            dh_n, dc_n)
