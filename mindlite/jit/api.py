@@ -23,7 +23,7 @@ from collections import OrderedDict
 from ..common.tensor import Tensor
 from ..context import CONTEXT
 from ..device.passes import device_passes
-from ..ir.anf import Location
+from ..ir.anf import MAKE_TUPLE, Location
 from ..ir.manager import lint
 from ..ops.primitive import _hashable
 from .dynamic import apply_signature, is_placeholder
@@ -78,15 +78,19 @@ class Compiled:
         return _unpack(self.template, out)
 
 
-def _pack(value, leaves):
-    """The structure of a graph's result; values computed in the graph become leaves."""
+def _pack(value, leaves, consts=False):
+    """The structure of a graph's result; values computed in the graph become leaves (with
+    `consts`, constants too: a model file's outputs are all graph outputs)."""
     if isinstance(value, AnfNode):
         leaves.append(value)
         return ("leaf", len(leaves) - 1)
-    if isinstance(value, (tuple, list)) and is_dyn(value):
-        return (type(value), [_pack(v, leaves) for v in value])
-    if isinstance(value, dict) and is_dyn(value):
-        return ("dict", [(k, _pack(v, leaves)) for k, v in value.items()])
+    if isinstance(value, (tuple, list)) and (consts or is_dyn(value)):
+        return (type(value), [_pack(v, leaves, consts) for v in value])
+    if isinstance(value, dict) and (consts or is_dyn(value)):
+        return ("dict", [(k, _pack(v, leaves, consts)) for k, v in value.items()])
+    if consts:
+        leaves.append(value)
+        return ("leaf", len(leaves) - 1)
     return ("const", value)
 
 
@@ -160,9 +164,10 @@ def _flatten(value, out):
 class JitFunction:
     """A function compiled to graphs, one per input signature (see the module docstring)."""
 
-    def __init__(self, fn, input_signature=None):
+    def __init__(self, fn, input_signature=None, const_outputs=False):
         self.fn = fn
         self.input_signature = input_signature
+        self.const_outputs = const_outputs   # export: constant results are graph outputs too
         self.cache = OrderedDict()
         functools.update_wrapper(self, fn)
 
@@ -211,11 +216,16 @@ class JitFunction:
         result = parser.parse_entry(fn, pargs, pkw, names)
         parser.fg = parser.root
         leaves = []
-        template = _pack(result, leaves)
+        template = _pack(result, leaves, self.const_outputs)
         if template == ("leaf", 0):
-            parser.root.set_output(leaves[0])
-        else:
+            parser.root.set_output(parser.as_input(leaves[0]))
+        elif not self.const_outputs:
             parser.root.set_output(parser.as_input(tuple(leaves)))
+        else:                                 # a MakeTuple even when every item is constant
+            items = [parser.as_input(v) for v in leaves]
+            parser.root.set_output(parser.fg.new_cnode(
+                [MAKE_TUPLE] + items, tuple(parser.abstract_of(v) for v in items),
+                parser.debug()))
         with device_passes():                          # the target device's pass set
             pass_guard = compile_passes(parser.root)  # jit/passes: pipeline, save_graphs
         lint(parser.root)

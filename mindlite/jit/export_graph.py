@@ -8,8 +8,10 @@ without the registered user passes (those belong to the converter, lite/converte
 
 The result: `graph.parameters` are the inputs (default None, in the order given) followed by
 the weights (default = the live Parameter; its `.name` is the checkpoint name);
-`graph.output` is one node or a MakeTuple of them; control flow the pipeline could not fold
-stays as Switch + nested FuncGraphs (ValueNodes).
+`graph.output` is one node or a MakeTuple of them, constant results included (a function
+returning `(x, 5)` has the output MakeTuple(x * .., ValueNode(5)): a model file's outputs are
+all graph outputs, while @jit keeps constants outside its graphs); control flow the pipeline
+could not fold stays as Switch + nested FuncGraphs (ValueNodes).
 """
 from ..common.tensor import Tensor
 from .api import JitFunction
@@ -27,9 +29,9 @@ def graph_for_export(net_or_fn, *inputs):
     construct = getattr(type(net_or_fn), "construct", None)
     with skipping(*FUSIONS, user_passes=True):
         if construct is not None:              # a Cell: its construct with the cell as self
-            return JitFunction(construct).graph(net_or_fn, *inputs)
+            return JitFunction(construct, const_outputs=True).graph(net_or_fn, *inputs)
         fn = getattr(net_or_fn, "fn", net_or_fn)   # a @jit function: the Python function
         if not callable(fn):
             raise TypeError(f"export: net must be a Cell or a function, got "
                             f"{type(net_or_fn).__name__}")
-        return JitFunction(fn).graph(*inputs)
+        return JitFunction(fn, const_outputs=True).graph(*inputs)

@@ -24,8 +24,9 @@ from .kernel import (CALLBACKS, CONTROL_KERNELS, DEPTH, CallBackParam, CallKerne
 class CompiledSubGraph:
     """Units to run in order, the subgraph's input/output tensor indices and output shapes."""
 
-    def __init__(self, index, units, inputs, outputs, out_abstracts):
+    def __init__(self, index, units, inputs, outputs, out_abstracts, consts=None):
         self.index, self.units = index, units
+        self.consts = consts or {}          # outputs that are constant tensors
         self.inputs, self.outputs, self.out_abstracts = inputs, outputs, out_abstracts
 
     @property
@@ -43,7 +44,7 @@ class CompiledSubGraph:
             for u in (units[:-1] if tail else units):
                 _step(u, env, session, before, after)
             if not tail:
-                outs = [env[t] for t in sub.outputs]
+                outs = [sub.consts[t] if t in sub.consts else env[t] for t in sub.outputs]
                 if sub is not self:        # after tail calls: what self's Call expects
                     self.units[-1].check(outs)
                 return outs
@@ -120,12 +121,15 @@ class Scheduler:
             if isinstance(u, SubGraphKernel):
                 u.prepare(abstracts, needed)
             needed.update(u.in_tensors if isinstance(u, SubGraphKernel) else u.runtime_inputs())
+        consts = {t: self.model.tensors[t].const for t in sub.outputs if t not in abstracts
+                  and self.model.tensors[t].const is not None}   # a constant output (x, 5)
+        abstracts.update((t, c._abs) for t, c in consts.items())
         missing = [t for t in sub.outputs if t not in abstracts]
         if missing:
             raise ValueError(f"{self.model.path}: subgraph {sub.name!r} outputs tensors {missing} "
                              "that no node computes")
         return CompiledSubGraph(index, units, list(sub.inputs), list(sub.outputs),
-                                [abstracts[t] for t in sub.outputs])
+                                [abstracts[t] for t in sub.outputs], consts)
 
     def _control_abstracts(self, k, abstracts):
         node = k.node

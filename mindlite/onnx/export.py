@@ -19,6 +19,8 @@ import os
 
 import numpy as np
 
+from ..abstract import AbstractTensor, abstract_tensor
+from ..common.dtype import from_numpy_dtype
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim, ValueNode
 from . import _lib
@@ -319,6 +321,9 @@ def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
         raise ValueError("export_onnx: nested tuple outputs cannot be exported")
     outputs = []
     for i, (final, ab) in enumerate(zip(em.output_names(outs, "output_"), abstracts)):
+        if not isinstance(ab, AbstractTensor):     # a constant output (5): its Constant's
+            arr = np.asarray(ab)                   # tensor (MindSpore refuses these)
+            ab = abstract_tensor(from_numpy_dtype(arr.dtype), arr.shape)
         outputs.append(helper.make_tensor_value_info(final, onnx_dtype(ab.dtype), [
             d if d >= 0 else f"output_{i}_dim{j}" for j, d in enumerate(ab.shape)]))
     g = helper.make_graph(em.nodes, graph.name, inputs, outputs, model.initializers,
