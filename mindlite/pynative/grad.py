@@ -19,8 +19,16 @@ thread has its own open tapes, recording flag and backward tracked-id stack, and
 C fast runners read the calling thread's tapes (a C thread_local set through
 _C.set_grad_tapes). An op recorded in one thread never reaches another thread's tape,
 and one thread's backward pass never decides which gradients another computes.
+
+Final-gradient hooks (FINAL_HOOKS, used by nn.DistributedGradReducer to overlap the
+gradient reduction with backward): an object in FINAL_HOOKS is asked by each outermost
+backward pass `hook.start(tape)` -> None, or `(ids, on_final)`: then on_final(leaf_ids,
+grads) is called during the walk as soon as the tracked leaves in `ids` are final (the
+earliest node that uses them has been walked; grads[id] is then their full gradient). A
+leaf no node uses is never reported. With no hook registered backward does nothing more.
 """
 import threading
+import weakref
 
 from .. import _C
 from ..common.tensor import Tensor
@@ -66,6 +74,7 @@ def _tensors(args):
             yield from (x for x in a if isinstance(x, Tensor))
 
 
+FINAL_HOOKS = weakref.WeakSet()     # final-gradient hooks (see the module docstring)
 _GRAD_FUNCS = []     # (Add primitive, accumulate, zeros_like_tensor), imported at first use
 
 
@@ -147,7 +156,10 @@ class GradExecutor(threading.local):
         for out, s in zip(outputs, sens):
             if id(out) in tape.tracked:
                 accumulate(grads, out, s)
-        for prim, inputs, out in reversed(tape.nodes):
+        nodes = reversed(tape.nodes)
+        if FINAL_HOOKS and not self.tapes and not tape.renamed:
+            nodes = _final_walk(tape, grads, nodes)
+        for prim, inputs, out in nodes:
             if type(out) is tuple:
                 douts = [grads.get(id(o)) for o in out]
                 if all(d is None for d in douts):
@@ -188,6 +200,33 @@ class GradExecutor(threading.local):
                         if isinstance(xi, Tensor) and dxi is not None and id(xi) in tracked:
                             accumulate(grads, xi, dxi)
         return grads
+
+
+def _final_walk(tape, grads, nodes):
+    """The tape's nodes in reverse, calling each started hook's on_final once the walk is
+    past the earliest node using some of its leaves (the generator resumes after each node's
+    backward step)."""
+    started = [h.start(tape) for h in list(FINAL_HOOKS)]
+    started = [s for s in started if s is not None]
+    if not started:
+        yield from nodes
+        return
+    firsts = {}                     # node index -> [(on_final, [leaf ids first used there])]
+    for ids, on_final in started:
+        seen = set()
+        for i, (_, inputs, _) in enumerate(tape.nodes):
+            for x in _tensors(inputs):
+                k = id(x)
+                if k in ids and k not in seen:
+                    seen.add(k)
+                    firsts.setdefault(i, {}).setdefault(on_final, []).append(k)
+    all_nodes = tape.nodes
+    for i in range(len(all_nodes) - 1, -1, -1):
+        yield all_nodes[i]
+        done = firsts.get(i)
+        if done:
+            for on_final, leaf_ids in done.items():
+                on_final(leaf_ids, grads)
 
 
 GRAD_EXECUTOR = GradExecutor()
