@@ -1,11 +1,14 @@
 """The latency kernels and fast wrappers of issue 13's ops (kernels/cpu/*_issue13*.py): each
 gives the numpy reference kernel's results bitwise, NaN, ties and signed zeros included."""
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from mindlite import Tensor, ops
+from mindlite.kernels.cpu.clip_cum_numpy import cumprod_numpy, cumsum_numpy
+from mindlite.kernels.cpu.cum_issue13_numba import cumprod_small_numba, cumsum_small_numba
 from mindlite.kernels.cpu.sort_issue13_cpp import topk_cpp
 from mindlite.kernels.cpu.sort_numpy import topk_numpy
 
@@ -58,3 +61,29 @@ def test_topk_fast_wrapper_keeps_checks():
             assert "k" in str(e)
         else:
             raise AssertionError(f"ops.topk(x, {bad!r}) did not raise {exc.__name__}")
+
+
+@settings(max_examples=30, deadline=None)
+@given(_arrays(), st.integers(0, 2), st.booleans(), st.booleans(), st.booleans(),
+       st.booleans())
+def test_small_cumulative_numba_matches_numpy_kernel(x, axis, exclusive, reverse, prod,
+                                                     transposed):
+    pytest.importorskip("numba", reason="the numba provider needs numba")
+    if transposed and x.ndim > 1:
+        x = np.swapaxes(x, 0, -1)
+    axis %= x.ndim
+    got, want = np.empty_like(x), np.empty_like(x)
+    fast, ref = (cumprod_small_numba, cumprod_numpy) if prod else (cumsum_small_numba,
+                                                                   cumsum_numpy)
+    with np.errstate(all="ignore"):
+        fast(x, got, axis, exclusive, reverse)
+    ref(x, want, axis, exclusive, reverse)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_cumsum_small_runs_numba_kernel_and_keeps_dtype():
+    pytest.importorskip("numba", reason="the numba provider needs numba")
+    x = Tensor(np.array([[1, 2, 3], [4, 5, 2**31 - 1]], np.int32))
+    y = ops.cumsum(x, 1)
+    assert y.dtype == x.dtype
+    assert y.asnumpy().tolist() == np.cumsum(x.asnumpy(), 1, dtype=np.int32).tolist()
