@@ -1,0 +1,87 @@
+"""Small-convolution C++ kernels (float32, float64): Conv2D, Conv2DBackpropInput /
+Conv2DTranspose and Conv2DBackpropFilter for LeNet-size shapes, any stride, dilation,
+padding and group.
+
+The kernels are mindlite._C builtins (csrc/kernels/conv_small.cc, entry points in
+csrc/bind/conv_small_bind.cc) registered directly, so the eager fast path, the @jit graph
+runner and the Lite runtime launch them without a Python frame: per sample and group, an
+im2col of that sample (bounds-checked, no padded copy of the input) into a per-thread buffer
+and the packed ISA matrix loop small MatMuls run, writing straight into the output. One
+thread, so results do not depend on any thread split. They sit one priority above the
+im2col + BLAS kernels of conv_cpp.py and are chosen only where measured faster (the `when`
+predicates below); everything else keeps conv_cpp.py's kernels.
+
+Measured on the loaded 2-core machine (float32, fastest of 5 batches of 300 calls, us per
+launch, conv_cpp -> these):
+  LeNet 1 -> 6 channels, 5 x 5 on 32 x 32 (batch 1): forward 58 -> 8, input gradient
+  30 -> 9, filter gradient 33 -> 34;
+  LeNet 6 -> 16 channels, 5 x 5 on 14 x 14 (batch 1): forward 20 -> 15, input gradient
+  34 -> 14, filter gradient 57 -> 19;
+  digits CNN layer 1 (batch 64, 1 -> 16, 3 x 3 'same' on 8 x 8): forward 76 -> 51, input
+  gradient 75 -> 73, filter gradient 101 -> 156 (not chosen);
+  digits CNN layer 2 (batch 64, 16 -> 32 on 4 x 4): forward 262 -> 404 (not chosen: planes
+  of 16 positions per sample lose to conv_cpp.py's one GEMM over the batch).
+"""
+from ...common import dtype as mstype
+from ..registry import register_kernel
+from ._cext import _C
+
+FLOATS = (mstype.float32, mstype.float64)
+PRIORITY = 21            # above conv_cpp.py's kernels (the cpp provider's 20)
+MAX_MACS = 1 << 22       # multiply-adds per launch up to which the per-sample loop wins
+MIN_PLANE = 64           # output positions per sample from which a batch > SMALL_BATCH wins
+SMALL_BATCH = 4
+MAX_FILTER_COLS = 1024   # N * OH * OW up to which the filter gradient wins
+
+
+def _shape(a):
+    """`a`'s static shape as a tuple of 4 ints, or None (unknown / dynamic / not 4-D)."""
+    s = getattr(a, "shape", None)
+    if s is None or len(s) != 4 or any(not isinstance(d, int) or d < 0 for d in s):
+        return None
+    return tuple(s)
+
+
+def _fits(n, o, p, kg, cols_limit=None):
+    macs = n * o * p * kg
+    if n * o * p * kg == 0 or macs > MAX_MACS:
+        return False
+    if cols_limit is not None:
+        return n * p <= cols_limit
+    return n <= SMALL_BATCH or p >= MIN_PLANE
+
+
+def _forward_small(x, w, *_):
+    """Conv2D: x (N, C, H, W), w (O, C / group, kh, kw); the plane is bounded by H W."""
+    xs, ws = _shape(x), _shape(w)
+    if xs is None or ws is None:
+        return False
+    p = max(xs[2] - ws[2] + 1, 1) * max(xs[3] - ws[3] + 1, 1)   # 'valid' size, a lower bound
+    return _fits(xs[0], ws[0], p, ws[1] * ws[2] * ws[3])
+
+
+def _input_small(dout, w, *_):
+    """Conv2DBackpropInput: dout (N, O, OH, OW), w (O, C / group, kh, kw)."""
+    ds, ws = _shape(dout), _shape(w)
+    if ds is None or ws is None:
+        return False
+    return _fits(ds[0], ds[1], ds[2] * ds[3], ws[1] * ws[2] * ws[3])
+
+
+def _filter_small(dout, x, filter_size=None, *_):
+    """Conv2DBackpropFilter: dout (N, O, OH, OW), x (N, C, H, W), filter_size the weight's."""
+    ds, xs = _shape(dout), _shape(x)
+    fs = tuple(filter_size) if isinstance(filter_size, (tuple, list)) else _shape(filter_size)
+    if ds is None or xs is None or fs is None or len(fs) != 4:
+        return False
+    return _fits(ds[0], ds[1], ds[2] * ds[3], fs[1] * fs[2] * fs[3], MAX_FILTER_COLS)
+
+
+register_kernel("Conv2D", provider="cpp", dtypes=FLOATS, priority=PRIORITY,
+                when=_forward_small)(_C.conv_small_forward)
+register_kernel("Conv2DBackpropInput", provider="cpp", dtypes=FLOATS, priority=PRIORITY,
+                when=_input_small)(_C.conv_small_backprop_input)
+register_kernel("Conv2DTranspose", provider="cpp", dtypes=FLOATS, priority=PRIORITY,
+                when=_input_small)(_C.conv_small_backprop_input)
+register_kernel("Conv2DBackpropFilter", provider="cpp", dtypes=FLOATS, priority=PRIORITY,
+                when=_filter_small)(_C.conv_small_backprop_filter)
