@@ -4,7 +4,7 @@
 //                                      integer builds' suffixed names first) in the already
 //                                      loaded library at path; False: the time loops use the
 //                                      packed MatMul loop instead
-//   _C.rnn_blas_attached() -> bool
+//   _C.rnn_blas_attached() -> bool      _C.rnn_detach_blas(): back to the packed loop
 //   _C.rnn_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask) -> (y, h_n, c_n, reserve)
 //   _C.rnn_backward(mode, x, w_ih, w_hh, mask, reserve, dy, dh_n, dc_n)
 //       -> (dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh)
@@ -167,6 +167,8 @@ bool add_rnn_functions(PyObject* module) {
     m.def("rnn_attach_blas", &attach_blas, py::arg("path"),
           "Use the cblas GEMMs of the loaded (Open)BLAS at path in the recurrent loops.");
     m.def("rnn_blas_attached", &rnn_blas_attached);
+    m.def("rnn_detach_blas", [] { rnn_set_blas(nullptr, nullptr, false); },
+          "Run the recurrent loops' GEMMs on the packed MatMul loop (no BLAS).");
     m.def("rnn_forward", [](int mode, py::array x, py::array h0, py::array c0, py::array w_ih,
                             py::array w_hh, py::array b_ih, py::array b_hh, py::array mask) {
       return dispatch("mindlite._C.rnn_forward", mode, x,

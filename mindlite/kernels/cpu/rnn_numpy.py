@@ -14,8 +14,11 @@ from ..registry import register_kernel
 
 def _sigmoid(a, out=None):
     """1 / (1 + e^-a) in place of `out` (a new array if None): e^-a overflowing to inf gives
-    the right 0, and nothing gives nan, so no branches (the caller silences the overflow)."""
-    out = np.negative(a, out=out)
+    the right 0, and nothing gives nan, so no branches (the caller silences the overflow).
+    NOTE: not np.negative: numpy 2.4.6's float32 negative misreads a strided (N, 1) input
+    written to a strided output (rec[:, 3H:] into the reserve for H = 1: it stepped by the
+    inner stride), so the LSTM's o gate came out wrong; multiplying by -1 is exact."""
+    out = np.multiply(a, -1, out=out)
     np.exp(out, out=out)
     out += 1
     return np.reciprocal(out, out=out)
