@@ -4,6 +4,7 @@
                                 constant inputs it runs now (constant folding), as eager's
                                 const prims do
     Cell                        its construct, parsed and inlined
+    nn.GraphCell                its loaded FuncGraph, copied in (parse_graph_cell.py)
     Python function / method    parsed and inlined (constant parts computed as they are
                                 reached); one that cannot be parsed is an error
     constexpr helpers           primitive factories and memo caches (standard_method.py)
@@ -118,6 +119,9 @@ class CallMixin:
             return self.call_value(fn.func, (fn.obj,) + tuple(args), kwargs)
         if isinstance(fn, GraphClosure):
             return self.call_closure(fn, args, kwargs)
+        if isinstance(fn, Cell) and getattr(type(fn), "_graph_cell", False):
+            from .parse_graph_cell import inline_graph_cell      # a loaded model: inlined
+            return inline_graph_cell(self, fn, args, kwargs)
         if isinstance(fn, Cell):
             if fn.__dict__.get("_mp_dtype") is not None or "_mp_output" in fn.__dict__:
                 # to_float casts inputs and Parameter reads at run time (nn/cell_mixed.py):

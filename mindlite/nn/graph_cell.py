@@ -10,7 +10,9 @@ graph: lowered to a kernel program when it can be (jit/kernel_graph.program_for:
 static shapes without control flow, the grad recorder off), else through the graph executor
 (jit/executor.run_graph: every op through Primitive.__call__, so gradients are recorded in
 PyNative); both give eager's results. Both modes alike: the graph is already compiled, so
-GRAPH_MODE does not parse `construct`.
+GRAPH_MODE does not parse `construct`. A GraphCell called from graph code (a GRAPH_MODE
+Cell's construct, a @jit function) has its graph inlined into the caller's graph
+(jit/parse_graph_cell.py), so the holder compiles as one graph.
 """
 from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
@@ -29,6 +31,7 @@ class _Lowered:
 
 class GraphCell(Cell):
     """A Cell whose construct runs a loaded FuncGraph."""
+    _graph_cell = True          # the graph-mode parser inlines the graph (jit/parse_graph_cell)
 
     def __init__(self, graph, params_init=None, obf_random_seed=None):
         super().__init__()
