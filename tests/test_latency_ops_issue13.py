@@ -6,9 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import mindlite as ms
 from mindlite import Tensor, ops
 from mindlite.kernels.cpu.clip_cum_numpy import cumprod_numpy, cumsum_numpy
 from mindlite.kernels.cpu.cum_issue13_numba import cumprod_small_numba, cumsum_small_numba
+from mindlite.kernels.cpu.resize_pad_issue13_numpy import pad_v3_small_numpy
+from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
 from mindlite.kernels.cpu.sort_issue13_cpp import topk_cpp
 from mindlite.kernels.cpu.sort_numpy import topk_numpy
 
@@ -87,3 +90,30 @@ def test_cumsum_small_runs_numba_kernel_and_keeps_dtype():
     y = ops.cumsum(x, 1)
     assert y.dtype == x.dtype
     assert y.asnumpy().tolist() == np.cumsum(x.asnumpy(), 1, dtype=np.int32).tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.sampled_from(["constant", "reflect", "edge", "circular"]))
+def test_small_pad_kernel_matches_reference(data, mode):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=2, max_side=5))
+    x = data.draw(hnp.arrays(np.float32, shape, elements=st.sampled_from(
+        [0.0, -0.0, 1.5, np.nan, -np.inf])))
+    pads = tuple((0, 0) if axis < len(shape) - 2 else
+                 (data.draw(st.integers(-1, n - 1)), data.draw(st.integers(-1, n - 1)))
+                 for axis, n in enumerate(shape))
+    out_shape = tuple(n + lo + hi for n, (lo, hi) in zip(shape, pads))
+    got, want = np.empty(out_shape, x.dtype), np.empty(out_shape, x.dtype)
+    pad_v3_small_numpy(x, got, pads, mode, 2.5)
+    pad_v3_numpy(x, want, pads, mode, 2.5)
+    assert got.tobytes() == want.tobytes()
+
+
+def test_pad_fast_wrapper_modes_and_values():
+    x = Tensor(np.arange(12, dtype=np.float32).reshape(1, 3, 4))
+    want = np.pad(x.asnumpy(), ((0, 0), (1, 1), (2, 1)), mode="reflect")
+    assert np.array_equal(ops.pad(x, (2, 1, 1, 1), mode="reflect").asnumpy(), want)
+    y = ops.pad(Tensor(np.ones((2, 2), np.int32)), (1, 1), value=7)
+    assert y.dtype == ms.int32 and y.asnumpy().tolist() == [[7, 1, 1, 7], [7, 1, 1, 7]]
+    for bad in ("wrap", "REFLECT"):
+        with pytest.raises(ValueError, match="mode"):
+            ops.pad(x, (1, 1), mode=bad)

@@ -54,9 +54,11 @@ def pad(input_x, padding, mode="constant", value=None):
     _tensor("pad", "input_x", input_x)
     if isinstance(padding, Tensor):
         padding = tuple(int(v) for v in padding.asnumpy().reshape(-1))
-    if type(padding) is tuple and not len(padding) % 2 and mode == "constant" and \
-            value is None and all(type(v) is int for v in padding):   # the common call
-        return _prim(R.PadV3, "constant", True)(input_x, padding, None)
+    if type(padding) is tuple and not len(padding) % 2 and all(type(v) is int for v in padding):
+        if mode == "constant" and (value is None or type(value) in (float, int)):
+            return _pad_constant(input_x, padding, value)        # the common calls
+        if value is None and type(mode) is str and mode in _PAD_MODES:
+            return _prim(R.PadV3, _PAD_MODES[mode], True)(input_x, padding, None)
     if not isinstance(padding, (tuple, list)) or not all(_is_int(v) for v in padding):
         raise TypeError(f"For 'pad', the paddings value must be tuple of int or list of int, but "
                         f"got {padding!r}")
@@ -73,6 +75,9 @@ def pad(input_x, padding, mode="constant", value=None):
         value = value.asnumpy().item()
     return _prim(R.PadV3, _PAD_MODES[mode], True)(input_x, tuple(int(v) for v in padding),
                                                   value)
+
+
+_pad_constant = R.PadV3("constant", True)
 
 
 # ---- interpolate ---------------------------------------------------------------------------
