@@ -1,0 +1,145 @@
+"""C++ kernels for float16 (mindlite._C, csrc/kernels/f16_kernels.cc): float16 computed through
+float32 lanes with F16C (AVX-512 / AVX2 conversions, scalar on MINDLITE_ISA=base).
+
+Elementwise (unary and binary arithmetic): contiguous inputs of out's size (or one element)
+run `_C.f16_unary` / `_C.f16_binary`, which widen blocks of 512 elements to float32, run the
+float32 loop of the elementwise tables on them and round each result once to float16; other
+layouts and broadcasts widen each input to float32 first and run the float32 C++ kernel (which
+handles any layout), then round. Either way every result is the float32 result rounded once,
+as numpy's float16 ufuncs compute: exact ops (Add, Sub, Mul, Div, Maximum, Minimum, Neg,
+ReLU, ...) give numpy's bits; transcendental ones are within an ulp of numpy's float16 result.
+
+Reductions (ReduceSum / Mean / Max / Min) and the softmax family widen to float32, run the
+float32 C++ kernel (sums accumulate in float64) and round once. MindSpore accumulates
+float16 sums in float32 along every axis (checked against MindSpore 2.10); numpy's float16
+sum does so only along a contiguous axis and rounds to float16 at every step along the others,
+so these sums are at least as accurate as the numpy reference and agree with MindSpore's.
+Softmax is computed in float32 and rounded once (MindSpore's float16 CPU softmax differs from
+that by up to an ulp). Max / Min give numpy's bits.
+
+Registered under the provider "cpp_f16" at the C++ provider's priority: the float32 / float64
+C++ kernels keep the provider "cpp" (one C++ KernelDef per op and dtype family); a context
+preference kernel_provider="cpp" falls through to these for float16 by priority.
+"""
+import numpy as np
+
+from ...common import dtype as mstype
+from ..registry import PROVIDER_PRIORITY, register_kernel
+from ._cext import _C
+
+F16 = (mstype.float16,)
+PROVIDER = "cpp_f16"
+PRIORITY = PROVIDER_PRIORITY["cpp"]
+
+UNARY = ("Abs", "Neg", "Square", "Sign", "Exp", "Log", "Sqrt", "Rsqrt", "Sin", "Cos", "Floor",
+         "Ceil", "Round", "Reciprocal", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "Softplus",
+         "HSwish", "HSigmoid", "Softsign", "Elu", "SeLU", "Mish", "LogSigmoid", "Erf")
+BINARY = ("Add", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum")
+REDUCE = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin")
+SOFTMAX = ("Softmax", "LogSoftmax")
+SOFTMAX_GRAD = ("SoftmaxGrad", "LogSoftmaxGrad")
+
+_to_f32 = _C.f16_to_f32
+_to_f16 = _C.f32_to_f16
+_unary = _C.f16_unary
+_binary = _C.f16_binary
+
+
+def _direct(a):
+    """Whether the C++ float16 entry points take `a` as it is (a numpy scalar is copied)."""
+    if not isinstance(a, np.ndarray):
+        return False
+    f = a.flags
+    return f.c_contiguous and f.aligned and a.dtype.isnative
+
+
+def _c16(a):
+    """`a` as an aligned, C-contiguous, native float16 array (a copy only when needed)."""
+    return a if _direct(a) else np.array(a, dtype=np.float16, order="C")
+
+
+def widen(a):
+    """A new C-contiguous float32 array holding float16 `a` (any layout), exactly."""
+    out = np.empty(a.shape, np.float32)
+    _to_f32(_c16(a), out)
+    return out
+
+
+def narrow_into(a32, out):
+    """Rounds float32 `a32` (C-contiguous) into float16 `out` (C-contiguous, same size)."""
+    _to_f16(a32, out)
+
+
+def _unary_kernel(name):
+    code = _C.UNARY_OPS[name]
+
+    def kernel(x, out):
+        _unary(code, _c16(x), out)
+
+    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
+    kernel.__doc__ = f"{name} on float16 through float32 lanes (mindlite._C.f16_unary)."
+    return kernel
+
+
+def _binary_kernel(name):
+    code = _C.BINARY_OPS[name]
+    f32 = _C.BINARY_KERNELS[name]
+
+    def kernel(x, y, out):
+        n = out.size
+        if (x.size == n or x.size == 1) and (y.size == n or y.size == 1) and n:
+            _binary(code, _c16(x), _c16(y), out)
+            return
+        o32 = np.empty(out.shape, np.float32)
+        f32(widen(x), widen(y), o32)
+        narrow_into(o32, out)
+
+    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
+    kernel.__doc__ = f"{name} on float16 through float32 lanes (mindlite._C.f16_binary)."
+    return kernel
+
+
+def _reduce_kernel(name):
+    f32 = _C.REDUCE_KERNELS[name]
+
+    def kernel(x, out, axis, keep_dims):
+        o32 = np.empty(out.shape, np.float32)
+        f32(widen(x), o32, axis, keep_dims)
+        narrow_into(o32, out)
+
+    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
+    kernel.__doc__ = f"{name} of float16 computed in float32 (sums in float64), rounded once."
+    return kernel
+
+
+def _softmax_kernel(name):
+    f32 = _C.SOFTMAX_KERNELS[name]
+
+    def kernel(x, out, axis):
+        o32 = np.empty(out.shape, np.float32)
+        f32(widen(x), o32, axis)
+        narrow_into(o32, out)
+
+    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
+    kernel.__doc__ = f"{name} of float16 computed in float32, rounded once."
+    return kernel
+
+
+def _softmax_grad_kernel(name):
+    f32 = _C.SOFTMAX_KERNELS[name]
+
+    def kernel(y, dy, out, axis):
+        o32 = np.empty(out.shape, np.float32)
+        f32(widen(y), widen(dy), o32, axis)
+        narrow_into(o32, out)
+
+    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
+    kernel.__doc__ = f"{name} of float16 computed in float32, rounded once."
+    return kernel
+
+
+for _families, _make in ((UNARY, _unary_kernel), (BINARY, _binary_kernel),
+                         (REDUCE, _reduce_kernel), (SOFTMAX, _softmax_kernel),
+                         (SOFTMAX_GRAD, _softmax_grad_kernel)):
+    for _op in _families:
+        register_kernel(_op, provider=PROVIDER, dtypes=F16, priority=PRIORITY)(_make(_op))
