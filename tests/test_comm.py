@@ -23,17 +23,18 @@ from mindlite import Tensor, nn, ops  # noqa: E402
 from mindlite import communication as comm  # noqa: E402
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_comm_worker.py")
+OVERLAP_WORKER = os.path.join(os.path.dirname(WORKER), "test_comm_overlap_worker.py")
 LIMIT = 150
 
 
-def _launch(n, suite, timeout=LIMIT, hostfile=None, **env):
+def _launch(n, suite, timeout=LIMIT, hostfile=None, worker=WORKER, **env):
     """mpiexec -n n (on loopback; with a hostfile listing localhost when given)."""
     full = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                 OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONUNBUFFERED="1", **env)
     hosts = ["--hostfile", str(hostfile)] if hostfile is not None else []
     t0 = time.monotonic()
     proc = subprocess.run([MPIEXEC, *hosts, "-n", str(n), "--oversubscribe", sys.executable,
-                           WORKER, suite], env=full, capture_output=True, text=True,
+                           worker, suite], env=full, capture_output=True, text=True,
                           timeout=timeout, errors="replace")
     return proc, time.monotonic() - t0
 
@@ -50,6 +51,42 @@ def test_suite_on_every_rank(suite, n, tmp_path):
     assert proc.returncode == 0, out[-4000:]
     for r in range(n):
         assert f"OK {suite} rank {r}" in out, out[-4000:]
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_overlapped_reduction_equals_the_reduction_after_backward(n):
+    """Gradient buckets reduced during backward (overlap) vs after it: bitwise equal
+    parameters and gradients (bucket sizes, TrainOneStepCell, Model, a custom loop, an unused
+    parameter, two backward passes per step); see tests/test_comm_overlap_worker.py."""
+    proc, _ = _launch(n, "overlap", worker=OVERLAP_WORKER)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    for r in range(n):
+        assert f"OK overlap rank {r}" in out, out[-4000:]
+
+
+def test_overlap_argument_is_checked():
+    from mindlite.communication import _mpi
+    from mindlite.pynative.grad import FINAL_HOOKS
+
+    class World:                    # a one-rank world: the reducer's arguments are checked
+        def Get_size(self):         # before any communication
+            return 1
+    params = nn.Dense(2, 2).trainable_params()
+    saved = _mpi.STATE["world"], _mpi.STATE["world_name"]
+    _mpi.STATE["world"], _mpi.STATE["world_name"] = World(), "w"
+    try:
+        with pytest.raises(TypeError, match="For 'DistributedGradReducer', 'overlap' must be "
+                                            "a bool"):
+            nn.DistributedGradReducer(params, group="w", overlap=1)
+        red = nn.DistributedGradReducer(params, group="w")
+        assert red.overlap and red._hook in FINAL_HOOKS
+        newer = nn.DistributedGradReducer(params[:1], group="w")   # the newest one overlaps
+        assert newer.overlap and not red.overlap
+        newer.overlap = False
+        assert newer._hook not in FINAL_HOOKS
+    finally:
+        _mpi.STATE["world"], _mpi.STATE["world_name"] = saved
 
 
 def test_killed_rank_fails_the_others_within_the_timeout():
