@@ -269,6 +269,17 @@ def test_softmax_family(op, shape, kind, data):
     assert_ulp(got, rounded(softmax64(x.astype(np.float64), axis, op == "LogSoftmax")), 1)
 
 
+@pytest.mark.parametrize("shape", [(1000, 7), (3, 9000), (1, 20000), (513, 16)])
+@pytest.mark.parametrize("op", f16_cpp.SOFTMAX)
+def test_softmax_row_blocks(op, shape):
+    """The blocked last-axis path: rows longer than a block, blocks ending mid-array."""
+    x = (np.random.default_rng(5).standard_normal(shape) * 6).astype(np.float16)
+    x[0, 0] = np.nan
+    got = np.empty(shape, np.float16)
+    kernel(op)(x, got, 1)
+    assert_ulp(got, rounded(softmax64(x.astype(np.float64), 1, op == "LogSoftmax")), 1)
+
+
 @pytest.mark.parametrize("op", f16_cpp.SOFTMAX_GRAD)
 def test_softmax_grads(op):
     rng = np.random.default_rng(3)
@@ -304,6 +315,7 @@ def _split_cases():
         ("ReduceMean", lambda o: kernel("ReduceMean")(y.T, o, (1,), False), (211,)),
         ("Softmax", lambda o: kernel("Softmax")(y, o, 1), x.shape),
         ("LogSoftmax", lambda o: kernel("LogSoftmax")(y, o, 0), x.shape),
+        ("LogSoftmax rows", lambda o: kernel("LogSoftmax")(y, o, 1), x.shape),
     ]
 
 
@@ -357,3 +369,7 @@ def test_argument_errors():
         _C.f16_binary(0, h, h)
     with pytest.raises(TypeError, match="must be a numpy.ndarray"):
         _C.f16_unary(0, [1.0], h)
+    with pytest.raises(ValueError, match="'cols' must be an int >= 1 dividing"):
+        _C.f16_softmax(0, h, h, 3)
+    with pytest.raises(ValueError, match="op code in"):
+        _C.f16_softmax(2, h, h, 2)

@@ -5,11 +5,14 @@
 //   _C.f16_unary(op, x, out)         op: a code of _C.UNARY_OPS with a float32 loop
 //   _C.f16_binary(op, x, y, out)     op: a code of _C.BINARY_OPS (arithmetic, not compares);
 //       x and y C-contiguous, each of out's size or a single element (broadcast)
+//   _C.f16_softmax(op, x, out, cols) op: 0 Softmax, 1 LogSoftmax, over rows of `cols`
+//       contiguous elements (x's size a multiple of cols, out of x's size)
 // Arrays: ndarrays of the named dtype in native byte order, C-contiguous and aligned; out
 // writeable. An input that partly overlaps out is copied first (out may be x itself).
 // Every check runs before memory is touched; the GIL is released for launches on the pool.
 #include "bind/array_args.h"
 #include "kernels/f16_kernels.h"
+#include "kernels/reduce.h"
 #include "runtime/thread_pool.h"
 
 namespace mindlite {
@@ -19,6 +22,7 @@ const char* const kToF32 = "mindlite._C.f16_to_f32";
 const char* const kToF16 = "mindlite._C.f32_to_f16";
 const char* const kUnaryFn = "mindlite._C.f16_unary";
 const char* const kBinaryFn = "mindlite._C.f16_binary";
+const char* const kSoftmaxFn = "mindlite._C.f16_softmax";
 
 // `o` as an aligned, C-contiguous ndarray of `type_num` (native order); writeable if `write`.
 PyArrayObject* typed(const char* fn, const char* arg, PyObject* o, int type_num, bool write) {
@@ -166,6 +170,30 @@ PyObject* binary(PyObject*, PyObject* const* args, Py_ssize_t n) {
   Py_RETURN_NONE;
 }
 
+PyObject* softmax(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (!nargs(kSoftmaxFn, n, 4, "(op, x, out, cols)")) return nullptr;
+  const int op = op_code(CallSite{kSoftmaxFn, ""}, args[0], kSoftmaxGrad);
+  if (op < 0) return nullptr;
+  PyArrayObject* x = typed(kSoftmaxFn, "x", args[1], NPY_HALF, false);
+  PyArrayObject* out = x ? typed(kSoftmaxFn, "out", args[2], NPY_HALF, true) : nullptr;
+  if (!out || !size_is(kSoftmaxFn, "x", x, PyArray_SIZE(out), false)) return nullptr;
+  const int64_t k = PyArray_SIZE(out);
+  const long long cols = PyLong_Check(args[3]) ? PyLong_AsLongLong(args[3]) : -1;
+  if (PyErr_Occurred()) return nullptr;
+  if (cols < 1 || k % cols != 0) {
+    PyErr_Format(PyExc_ValueError, "For '%s', 'cols' must be an int >= 1 dividing x's size "
+                 "%lld, but got %R", kSoftmaxFn, static_cast<long long>(k), args[3]);
+    return nullptr;
+  }
+  PyArrayObject* xs = apart(x, out);
+  if (!xs) return nullptr;
+  const auto* px = reinterpret_cast<const uint16_t*>(PyArray_DATA(xs));
+  auto* po = reinterpret_cast<uint16_t*>(PyArray_DATA(out));
+  launch(softmax_parallel(k), [&] { run_f16_softmax(op, px, po, k / cols, cols); });
+  Py_DECREF(xs);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef kF16Methods[] = {
     {"f16_to_f32", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&to_f32)),
      METH_FASTCALL, "(x, out): float16 -> float32 (F16C), both C-contiguous"},
@@ -175,6 +203,8 @@ PyMethodDef kF16Methods[] = {
      METH_FASTCALL, "(op, x, out): a unary op on float16 through float32 lanes"},
     {"f16_binary", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&binary)),
      METH_FASTCALL, "(op, x, y, out): a binary op on float16 through float32 lanes"},
+    {"f16_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&softmax)),
+     METH_FASTCALL, "(op, x, out, cols): Softmax (0) / LogSoftmax (1) over rows of cols"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

@@ -10,8 +10,10 @@
 #include "kernels/f16_kernels.h"
 
 #include <cstring>
+#include <vector>
 
 #include "kernels/isa_common.h"
+#include "kernels/reduce.h"
 #include "runtime/thread_pool.h"
 
 // GCC 12's _mm512_cvtph_ps seeds its pass-through operand with `__Y = __Y`: a false positive.
@@ -25,6 +27,8 @@ using NarrowFn = void (*)(const float* x, uint16_t* out, int64_t n);
 
 // Elements per block of the elementwise launches: three 2 KiB float32 buffers stay in L1.
 constexpr int64_t kF16Block = 512;
+// Elements per block of whole softmax rows (at least one row): two 32 KiB float32 buffers.
+constexpr int64_t kF16SoftmaxBlock = 8192;
 
 float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -226,6 +230,34 @@ void run_f16_binary(int op, int mode, const uint16_t* x, const uint16_t* y, uint
   };
   parallel_launch(split_key(kFamilyF16, 32 + op, static_cast<uint32_t>(mode)), n,
                   binary_cost(op) + 1, body);
+}
+
+void run_f16_softmax(int op, const uint16_t* x, uint16_t* out, int64_t rows, int64_t cols) {
+  if (rows == 0 || cols == 0) return;
+  const Converters& c = converters();
+  const int64_t per = cols >= kF16SoftmaxBlock ? 1 : kF16SoftmaxBlock / cols;
+  auto body = [&](int64_t b, int64_t e) {
+    std::vector<float> buf(2 * static_cast<size_t>(per * cols));
+    float* in = buf.data();
+    float* res = in + per * cols;
+    for (int64_t r = b; r < e; r += per) {
+      const int64_t k = (e - r < per ? e - r : per) * cols;
+      c.widen(x + r * cols, in, k);
+      run_softmax(op, kF32, reinterpret_cast<const char*>(in), nullptr,
+                  reinterpret_cast<char*>(res), k / cols, cols, 1);
+      c.narrow(res, out + r * cols, k);
+    }
+  };
+  // rows split across threads (each row whole on one thread); cost as the float32 softmax
+  const int64_t n = rows * cols;
+  if (!softmax_parallel(n) || rows == 1) {
+    body(0, rows);
+    return;
+  }
+  auto rows_body = [&](int64_t b, int64_t e) { body(b, e); };
+  const uint32_t key = split_key(kFamilyF16, 48 + op, 0);
+  const SplitDecision d = decide_split(key, n, 4);
+  run_timed(key, n, d, [&] { parallel_for(rows, d.threads, rows_body); });
 }
 
 }  // namespace mindlite

@@ -25,4 +25,10 @@ void run_f16_unary(int op, const uint16_t* x, uint16_t* out, int64_t n);
 void run_f16_binary(int op, int mode, const uint16_t* x, const uint16_t* y, uint16_t* out,
                     int64_t n);
 
+// Softmax / LogSoftmax (SoftmaxOp of reduce.h) of each of `rows` contiguous rows of `cols`
+// float16 elements: blocks of whole rows are widened, run through the float32 softmax loop
+// (run_softmax, one row at a time as always) and rounded once, so the float32 temporaries
+// stay in cache and a row's result never depends on the thread split.
+void run_f16_softmax(int op, const uint16_t* x, uint16_t* out, int64_t rows, int64_t cols);
+
 }  // namespace mindlite

@@ -9,11 +9,14 @@ handles any layout), then round. Either way every result is the float32 result r
 as numpy's float16 ufuncs compute: exact ops (Add, Sub, Mul, Div, Maximum, Minimum, Neg,
 ReLU, ...) give numpy's bits; transcendental ones are within an ulp of numpy's float16 result.
 
-Reductions (ReduceSum / Mean / Max / Min) and the softmax family widen to float32, run the
-float32 C++ kernel (sums accumulate in float64) and round once. MindSpore accumulates
-float16 sums in float32 along every axis (checked against MindSpore 2.10); numpy's float16
-sum does so only along a contiguous axis and rounds to float16 at every step along the others,
-so these sums are at least as accurate as the numpy reference and agree with MindSpore's.
+Softmax / LogSoftmax along the last axis of a contiguous input run `_C.f16_softmax`: blocks
+of whole rows are widened, run through the float32 softmax loop and rounded, in cache.
+Reductions (ReduceSum / Mean / Max / Min), the softmax grads and softmax along another axis
+widen to float32, run the float32 C++ kernel (sums accumulate in float64) and round once.
+MindSpore accumulates float16 sums in float32 along every axis (checked against MindSpore
+2.10); numpy's float16 sum does so only along a contiguous axis and rounds to float16 at every
+step along the others, so these sums are at least as accurate as the numpy reference and agree
+with MindSpore's.
 Softmax is computed in float32 and rounded once (MindSpore's float16 CPU softmax differs from
 that by up to an ulp). Max / Min give numpy's bits.
 
@@ -43,6 +46,7 @@ _to_f32 = _C.f16_to_f32
 _to_f16 = _C.f32_to_f16
 _unary = _C.f16_unary
 _binary = _C.f16_binary
+_f16_softmax = _C.f16_softmax
 
 
 def _direct(a):
@@ -114,8 +118,12 @@ def _reduce_kernel(name):
 
 def _softmax_kernel(name):
     f32 = _C.SOFTMAX_KERNELS[name]
+    code = SOFTMAX.index(name)
 
     def kernel(x, out, axis):
+        if x.ndim and axis == x.ndim - 1 and x.shape[-1] and _direct(x):
+            _f16_softmax(code, x, out, x.shape[-1])
+            return
         o32 = np.empty(out.shape, np.float32)
         f32(widen(x), o32, axis)
         narrow_into(o32, out)
