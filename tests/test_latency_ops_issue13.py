@@ -11,6 +11,8 @@ from mindlite import Tensor, ops
 from mindlite.kernels.cpu.clip_cum_numpy import cumprod_numpy, cumsum_numpy
 from mindlite.kernels.cpu.cum_issue13_numba import cumprod_small_numba, cumsum_small_numba
 from mindlite.kernels.cpu.resize_pad_issue13_numpy import pad_v3_small_numpy
+from mindlite.kernels.cpu.resize_issue13_numba import _kernel as resize_small_numba
+from mindlite.kernels.cpu.resize_pad_numpy import _forward_kernel as resize_numpy
 from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
 from mindlite.kernels.cpu.sort_issue13_cpp import topk_cpp
 from mindlite.kernels.cpu.sort_numpy import topk_numpy
@@ -117,3 +119,43 @@ def test_pad_fast_wrapper_modes_and_values():
     for bad in ("wrap", "REFLECT"):
         with pytest.raises(ValueError, match="mode"):
             ops.pad(x, (1, 1), mode=bad)
+
+
+_RESIZE_FLAGS = st.sampled_from([(True, False, True), (True, True, False), (True, False, False),
+                                 (False, False, False), (False, True, False),
+                                 (False, False, True)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.array_shapes(min_dims=3, max_dims=4, min_side=1, max_side=6),
+       st.lists(st.integers(1, 9), min_size=2, max_size=2), _RESIZE_FLAGS,
+       st.sampled_from([np.float32, np.float64]), st.booleans())
+def test_small_resize_numba_matches_gather_form(shape, sizes, flags, dtype, finite):
+    pytest.importorskip("numba", reason="the numba provider needs numba")
+    x = np.random.default_rng(len(shape)).standard_normal(shape).astype(dtype)
+    if not finite:
+        x.flat[0] = np.inf                 # the numpy kernel then takes its gather form
+    out_shape = shape[:2] + tuple(sizes[:len(shape) - 2])
+    got, want = np.empty(out_shape, dtype), np.empty(out_shape, dtype)
+    resize_small_numba(x, got, *flags)
+    with np.errstate(all="ignore"):
+        resize_numpy(x, want, *flags)
+    if finite:                             # the numpy kernel's matmul form: equal to rounding
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    else:
+        assert got.tobytes() == want.tobytes()
+
+
+def test_interpolate_plan_cache_keeps_checks():
+    x = Tensor(np.ones((1, 1, 4, 4), np.float32))
+    assert ops.interpolate(x, size=(8, 8), mode="bilinear").shape == (1, 1, 8, 8)
+    with pytest.raises(TypeError, match="size"):
+        ops.interpolate(x, size=(8.0, 8), mode="bilinear")
+    with pytest.raises(TypeError, match="size"):
+        ops.interpolate(x, size=(True, 8), mode="bilinear")
+    y = ops.interpolate(x, scale_factor=2.0, mode="bilinear", recompute_scale_factor=True)
+    assert y.shape == (1, 1, 8, 8)
+    with pytest.raises(ValueError, match="recompute_scale_factor|scale_factor"):
+        ops.interpolate(x, scale_factor=2.0, mode="bilinear")
+    z = ops.interpolate(Tensor(np.ones((1, 1, 4, 5), np.float32)), size=(8, 8), mode="bilinear")
+    assert z.shape == (1, 1, 8, 8)

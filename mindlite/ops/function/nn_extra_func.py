@@ -12,6 +12,7 @@ in / out) except for 5-D 'nearest' and 'area'.
 import math
 import numbers
 
+from ...cache_limits import remember
 from ...common.tensor import Tensor
 from ..operations import pool_nd_ops as PN
 from ..operations import pool_ops as P
@@ -138,6 +139,45 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     centres onto each other; default False (half-pixel centres)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"For 'interpolate', 'input' must be a tensor, but got {type(input)}")
+    key = _interp_key(input.shape, size, scale_factor, mode, align_corners,
+                      recompute_scale_factor)
+    plan = _INTERP_PLANS.get(key) if key is not None else None
+    if plan is None:
+        plan = _interp_plan(input, size, scale_factor, mode, align_corners,
+                            recompute_scale_factor)
+        if key is not None:
+            remember(_INTERP_PLANS, key, plan)
+    fn, args = plan
+    return fn(input, *args)
+
+
+_INTERP_PLANS = {}      # the validated call of each argument combination (the checks run once)
+_NUMBER_TYPES = (int, float)
+
+
+def _interp_key(shape, size, scale_factor, mode, align_corners, recompute):
+    """The plan cache key, or None where equal keys could behave differently (True == 1 and
+    8 == 8.0, but a bool or float size is an error) or a value cannot be hashed."""
+    for v, types in ((size, (int,)), (scale_factor, _NUMBER_TYPES)):   # 8 == 8.0: an int size
+        t = type(v)
+        if t is tuple:
+            for e in v:
+                if type(e) not in types:
+                    return None
+        elif v is not None and t not in types:
+            return None
+    if type(mode) is not str:
+        return None
+    try:
+        return (shape, size, type(scale_factor), scale_factor, mode, type(align_corners),
+                align_corners, type(recompute), recompute, hash(align_corners),
+                hash(recompute))
+    except TypeError:
+        return None
+
+
+def _interp_plan(input, size, scale_factor, mode, align_corners, recompute_scale_factor):
+    """(fn, args): interpolate's call as fn(input, *args), after every check of the call."""
     if mode not in _MODES:
         raise ValueError(f"For 'interpolate', 'mode' must be in '{list(_MODES)}', but got "
                          f"{mode}")
@@ -153,15 +193,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     size = _interp_size(input, size, scale_factor, mode, recompute_scale_factor)
     corners = bool(align_corners)
     if mode == "nearest":
-        return _NEAREST(input, size)
+        return _NEAREST, (size,)
     if mode == "bilinear":
-        return _BILINEAR[corners](input, size)
+        return _BILINEAR[corners], (size,)
     if mode == "linear":
-        return _prim(R.ResizeLinear1D, "align_corners" if corners else "half_pixel")(input,
-                                                                                     size)
+        return _prim(R.ResizeLinear1D, "align_corners" if corners else "half_pixel"), (size,)
     if input.ndim == 3:
-        return _adaptive_avg_1d(input, size[0])
-    return _prim(PN.AdaptiveAvgPool2D, size)(input)
+        return _adaptive_avg_1d, (size[0],)
+    return _prim(PN.AdaptiveAvgPool2D, size), ()
 
 
 # ---- adaptive pooling ----------------------------------------------------------------------

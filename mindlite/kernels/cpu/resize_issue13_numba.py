@@ -1,0 +1,73 @@
+"""numba kernels for small resizes (provider "numba"): ResizeNearestNeighborV2,
+ResizeBilinearV2 and ResizeLinear1D of float32 / float64 inputs of at most SMALL elements
+(input and output), issue 13's interpolate rows.
+
+The numpy kernel (resize_pad_numpy.py) runs small finite inputs as two matmuls with cached
+interpolation matrices behind an isfinite scan and cache lookups (~9 µs at 4x4 -> 8x8
+bilinear); here one jitted call (_resize_issue13_jit.py) resamples both spatial axes from a
+plan cached per geometry: the per-axis tables of resize_pad_numpy._axis_table (MindSpore's
+coordinate rules), each axis skipped where the numpy kernel skips it (same size, all weights
+0). The values are the numpy kernel's gather form bitwise (its matmul form agrees to
+rounding); NaN and inf stay where the gather form puts them.
+"""
+import functools
+import math
+
+import numpy as np
+
+from ...common import dtype as mstype
+from ..registry import register_kernel
+from .resize_pad_numpy import _axis_table, _forward_kernel
+
+SMALL = 1 << 14
+
+_J = None
+_IDLE = (np.zeros(1, np.int64), np.zeros(1, np.int64))    # index tables of a skipped axis
+
+
+def _load():
+    global _J
+    from . import _resize_issue13_jit
+    _J = _resize_issue13_jit
+    return _J
+
+
+def _axis_plan(n_in, n_out, linear, align_corners, half_pixel, dtype):
+    """(i0, i1, w in dtype, mode) of one axis: mode 0 identity, 1 nearest, 2 linear."""
+    i0, i1, w = _axis_table(n_in, n_out, linear, align_corners, half_pixel)
+    if n_in == n_out and (i1 is None or not w.any()):
+        return (*_IDLE, np.zeros(1, dtype), 0)
+    if i1 is None:
+        return i0, _IDLE[1], np.zeros(1, dtype), 1
+    return i0, i1, w.astype(dtype), 2
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(in_shape, out_shape, linear, align_corners, half_pixel, dtype):
+    """(x's 3-D shape, out's 3-D shape, the H axis' plan + the W axis' plan)."""
+    spatial = len(in_shape) - 2
+    b = in_shape[0] * in_shape[1]
+    h, ho = (in_shape[2], out_shape[2]) if spatial == 2 else (1, 1)
+    w, wo = in_shape[-1], out_shape[-1]
+    key = (linear, align_corners, half_pixel, dtype)
+    rows = _axis_plan(h, ho, *key) if spatial == 2 else (*_IDLE, np.zeros(1, dtype), 0)
+    return (b, h, w), (b, ho, wo), rows + _axis_plan(w, wo, *key)
+
+
+def _small(x, *rest):
+    return len(x.shape) in (3, 4) and math.prod(x.shape) <= SMALL
+
+
+def _kernel(x, out, linear, align_corners, half_pixel):
+    if out.size > SMALL or x.ndim not in (3, 4) or not out.flags.c_contiguous:
+        _forward_kernel(x, out, linear, align_corners, half_pixel)
+        return
+    if out.size == 0:
+        return
+    x3, o3, tables = _plan(x.shape, out.shape, linear, align_corners, half_pixel, x.dtype)
+    (_J or _load()).resize(np.ascontiguousarray(x).reshape(x3), out.reshape(o3), *tables)
+
+
+for _name in ("ResizeNearestNeighborV2", "ResizeBilinearV2", "ResizeLinear1D"):
+    register_kernel(_name, provider="numba", dtypes=(mstype.float32, mstype.float64),
+                    when=_small, kernel=_kernel)
