@@ -5,6 +5,8 @@
 //                                      loaded library at path; False: the time loops use the
 //                                      packed MatMul loop instead
 //   _C.rnn_blas_attached() -> bool      _C.rnn_detach_blas(): back to the packed loop
+//   _C.rnn_single_thread_below(mnk)     GEMMs below mnk multiply-adds on one BLAS thread, the
+//                                       larger on OpenBLAS's count (default 2**23)
 //   _C.rnn_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask) -> (y, h_n, c_n, reserve)
 //   _C.rnn_backward(mode, x, w_ih, w_hh, mask, reserve, dy, dh_n, dc_n)
 //       -> (dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh)
@@ -49,7 +51,7 @@ bool attach_blas(const std::string& path) {
       const char* text = cfg();
       ilp64 = text && std::string(text).find("USE64BITINT") != std::string::npos;
     }
-    rnn_set_blas(s, d, ilp64);
+    rnn_set_blas(s, d, ilp64, dlsym(h, "openblas_set_num_threads_local"));
     return true;  // the handle stays open, as the library stays loaded
   }
   dlclose(h);
@@ -167,7 +169,11 @@ bool add_rnn_functions(PyObject* module) {
     m.def("rnn_attach_blas", &attach_blas, py::arg("path"),
           "Use the cblas GEMMs of the loaded (Open)BLAS at path in the recurrent loops.");
     m.def("rnn_blas_attached", &rnn_blas_attached);
-    m.def("rnn_detach_blas", [] { rnn_set_blas(nullptr, nullptr, false); },
+    m.def("rnn_single_thread_below", [](int64_t mnk) {
+      if (mnk < 0) throw py::value_error("For 'rnn_single_thread_below', 'mnk' must be >= 0");
+      rnn_set_single_thread_below(mnk);
+    }, py::arg("mnk"), "GEMMs below mnk multiply-adds run on one BLAS thread (default 2**23).");
+    m.def("rnn_detach_blas", [] { rnn_set_blas(nullptr, nullptr, false, nullptr); },
           "Run the recurrent loops' GEMMs on the packed MatMul loop (no BLAS).");
     m.def("rnn_forward", [](int mode, py::array x, py::array h0, py::array c0, py::array w_ih,
                             py::array w_hh, py::array b_ih, py::array b_hh, py::array mask) {

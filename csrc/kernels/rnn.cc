@@ -24,6 +24,18 @@ using CblasGemm = void (*)(int, int, int, I, I, I, T, const T*, I, const T*, I, 
 
 void* g_gemm[2] = {nullptr, nullptr};  // [float, double]
 bool g_ilp64 = false;
+int (*g_threads_local)(int) = nullptr;  // openblas_set_num_threads_local, or null
+int64_t g_st_mnk = int64_t{1} << 23;    // GEMMs below this many multiply-adds: one thread
+
+// Runs a BLAS call on one thread when it is small (see rnn_set_blas_threads), restoring the
+// calling thread's setting after it.
+template <class F>
+void with_threads(int64_t mnk, F call) {
+  if (!g_threads_local) return call();
+  const int prev = g_threads_local(mnk < g_st_mnk ? 1 : 0);
+  call();
+  g_threads_local(prev);
+}
 
 template <class T>
 constexpr int dt_index() {
@@ -45,16 +57,18 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
   void* fn = g_gemm[dt_index<T>()];
   const int opa = ta ? kTrans : kNoTrans, opb = tb ? kTrans : kNoTrans;
   if (fn && g_ilp64) {
-    reinterpret_cast<CblasGemm<int64_t, T>>(fn)(kRowMajor, opa, opb, m, n, k, T(1), a, lda, b,
-                                                ldb, beta, c, ldc);
-    return;
+    return with_threads(m * n * k, [&] {
+      reinterpret_cast<CblasGemm<int64_t, T>>(fn)(kRowMajor, opa, opb, m, n, k, T(1), a, lda, b,
+                                                  ldb, beta, c, ldc);
+    });
   }
   if (fn) {
-    reinterpret_cast<CblasGemm<int, T>>(fn)(kRowMajor, opa, opb, static_cast<int>(m),
-                                            static_cast<int>(n), static_cast<int>(k), T(1), a,
-                                            static_cast<int>(lda), b, static_cast<int>(ldb),
-                                            beta, c, static_cast<int>(ldc));
-    return;
+    return with_threads(m * n * k, [&] {
+      reinterpret_cast<CblasGemm<int, T>>(fn)(kRowMajor, opa, opb, static_cast<int>(m),
+                                              static_cast<int>(n), static_cast<int>(k), T(1), a,
+                                              static_cast<int>(lda), b, static_cast<int>(ldb),
+                                              beta, c, static_cast<int>(ldc));
+    });
   }
   // no BLAS attached: the packed MatMul loop into a buffer, then C = buffer + beta C
   const int64_t isz = sizeof(T);
@@ -94,11 +108,14 @@ int rnn_gates_per_mode(int mode) { return mode == kRnnLstm ? 4 : mode == kRnnGru
 
 int rnn_reserve_width(int mode) { return mode == kRnnLstm ? 7 : mode == kRnnGru ? 5 : 2; }
 
-void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64) {
+void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64, void* threads_local) {
   g_gemm[0] = sgemm;
   g_gemm[1] = dgemm;
   g_ilp64 = ilp64;
+  g_threads_local = reinterpret_cast<int (*)(int)>(threads_local);
 }
+
+void rnn_set_single_thread_below(int64_t mnk) { g_st_mnk = mnk; }
 
 bool rnn_blas_attached() { return g_gemm[0] != nullptr && g_gemm[1] != nullptr; }
 

@@ -41,8 +41,12 @@ template <class T>
 const RnnGateFns<T>& rnn_gate_fns();
 
 // cblas_sgemm / cblas_dgemm of an OpenBLAS already loaded (null: use run_matmul); ilp64 when
-// their integer arguments are 64-bit. Set once at import, before any layer runs.
-void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64);
+// their integer arguments are 64-bit; threads_local: its openblas_set_num_threads_local (or
+// null), with which a GEMM of fewer than rnn_set_single_thread_below's multiply-adds (default
+// 2**23, as kernels/cpu/_blas.py) runs on one thread and a larger one on the library's count.
+// Set once at import, before any layer runs.
+void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64, void* threads_local);
+void rnn_set_single_thread_below(int64_t mnk);
 bool rnn_blas_attached();
 
 // y (T, N, H), hn / cn (N, H), reserve (T, N, W H): all written. c0 is read for LSTM only

@@ -6,9 +6,9 @@ rounding: the input projection of all steps is one GEMM, each step one GEMM for 
 and one vectorised pass of the gate arithmetic, with no Python between the steps.
 
 The GEMMs call the cblas_?gemm of the OpenBLAS numpy loaded (attached here at import through
-_blas's lookup; without one the C++ packed MatMul loop runs them) on ONE BLAS thread (as
-_blas.matmul does for small GEMMs: the per-step GEMMs are small and a second thread's spin
-costs more than it saves on the shared cores).
+_blas's lookup; without one the C++ packed MatMul loop runs them). As _blas.matmul does, a
+GEMM below _blas.ST_MNK multiply-adds (each step's recurrence at the usual sizes) runs on ONE
+BLAS thread, a larger one (the input projection, dx, dW) on OpenBLAS's thread count.
 """
 from ...common import dtype as mstype
 from ..registry import register_kernel
@@ -20,27 +20,15 @@ MODES = {"LSTM": 0, "GRU": 1, "RNN_TANH": 2, "RNN_RELU": 3}
 
 _path = _blas._loaded_openblas()
 BLAS = bool(_path) and _C.rnn_attach_blas(_path)
-
-
-def _one_blas_thread(fn, *args):
-    """fn(*args) with the calling thread's OpenBLAS on one thread (restored after)."""
-    if not _blas.ATTACHED:
-        return fn(*args)
-    prev = _blas._threads(1)
-    try:
-        return fn(*args)
-    finally:
-        _blas._threads(prev)
+_C.rnn_single_thread_below(_blas.ST_MNK)
 
 
 @register_kernel("RNNLayer", provider="cpp", dtypes=FLOATS, alloc="kernel")
 def rnn_layer_cpp(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, mode):
-    return _one_blas_thread(_C.rnn_forward, MODES[mode], x, h0, c0, w_ih, w_hh, b_ih, b_hh,
-                            mask)
+    return _C.rnn_forward(MODES[mode], x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask)
 
 
 @register_kernel("RNNLayerGrad", provider="cpp", dtypes=FLOATS, alloc="kernel")
 def rnn_layer_grad_cpp(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, dh_n, dc_n,
                        mode):
-    return _one_blas_thread(_C.rnn_backward, MODES[mode], x, w_ih, w_hh, mask, reserve, dy,
-                            dh_n, dc_n)
+    return _C.rnn_backward(MODES[mode], x, w_ih, w_hh, mask, reserve, dy, dh_n, dc_n)
