@@ -75,13 +75,15 @@ def _tensors(args):
 
 
 FINAL_HOOKS = weakref.WeakSet()     # final-gradient hooks (see the module docstring)
-_GRAD_FUNCS = []     # (Add primitive, accumulate, zeros_like_tensor), imported at first use
+# (Add, accumulate, zeros_like_tensor, ReduceSum(keep_dims=False)), imported at first use
+_GRAD_FUNCS = []
+_LEAD_AXES = [tuple(range(n)) for n in range(9)]     # the axes a leading-axes sum reduces
 
 
 def _grad_funcs():
     """ops.function.grad_func's helpers (ops imports this module: imported late, once)."""
-    from ..ops.function.grad_func import _add, accumulate, zeros_like_tensor
-    _GRAD_FUNCS[:] = [_add, accumulate, zeros_like_tensor]
+    from ..ops.function.grad_func import _add, _reduce_sum_flat, accumulate, zeros_like_tensor
+    _GRAD_FUNCS[:] = [_add, accumulate, zeros_like_tensor, _reduce_sum_flat]
     return _GRAD_FUNCS
 
 
@@ -150,7 +152,7 @@ class GradExecutor(threading.local):
         return grads
 
     def _backward(self, tape, outputs, sens):
-        add, accumulate, zeros_like_tensor = _GRAD_FUNCS or _grad_funcs()
+        add, accumulate, zeros_like_tensor, reduce_sum = _GRAD_FUNCS or _grad_funcs()
         grads = {}
         tracked = tape.tracked
         for out, s in zip(outputs, sens):
@@ -184,17 +186,22 @@ class GradExecutor(threading.local):
                     k = id(x)
                     if k not in tracked:
                         continue
-                    # NOTE: the common case inline (dx already of x's float shape and dtype):
-                    # a Python call less per gradient; anything else goes through accumulate
+                    # NOTE: the common cases inline (dx of x's float dtype, of x's shape or
+                    # broadcast over leading axes only: a bias) save accumulate's and sum_to's
+                    # Python calls, and sum exactly as sum_to does; the rest goes to accumulate
                     xa = x._abs
                     da = dx._abs if isinstance(dx, Tensor) else None
-                    if da is not None and (da is xa or (da.dtype is xa.dtype
-                                                        and da.shape == xa.shape)) \
-                            and xa.dtype.kind == "f":
-                        prev = grads.get(k)
-                        grads[k] = dx if prev is None else add(prev, dx)
-                    else:
+                    if da is None or da.dtype is not xa.dtype or xa.dtype.kind != "f":
                         accumulate(grads, x, dx)
+                        continue
+                    if da is not xa and da.shape != xa.shape:
+                        lead = len(da.shape) - len(xa.shape)
+                        if lead <= 0 or lead > 8 or da.shape[lead:] != xa.shape:
+                            accumulate(grads, x, dx)
+                            continue
+                        dx = reduce_sum(dx, _LEAD_AXES[lead])
+                    prev = grads.get(k)
+                    grads[k] = dx if prev is None else add(prev, dx)
                 elif isinstance(x, (tuple, list)):
                     for xi, dxi in zip(x, dx):
                         if isinstance(xi, Tensor) and dxi is not None and id(xi) in tracked:

@@ -21,9 +21,15 @@ __all__ = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "R
            "ReduceAny", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue"]
 
 
+_FUNCTIONAL = []
+
+
 def _F():
-    from .. import functional as F  # bprops only: functional imports this module
-    return F
+    """ops.functional (bprops only: functional imports this module), imported at first use."""
+    if not _FUNCTIONAL:
+        from .. import functional
+        _FUNCTIONAL.append(functional)
+    return _FUNCTIONAL[0]
 
 
 class _Reduce(Primitive):
@@ -75,6 +81,14 @@ def _keep(t, kshape):
     return t if t.shape == kshape else _F().reshape(t, kshape)
 
 
+def _spread(dx, kshape, shape):
+    """dx (the reduction's output gradient) back at x's shape: reshaped to the keep-dims
+    shape, then broadcast. A 0-d dx (every axis reduced) broadcasts as it is."""
+    if kshape == shape:
+        return _keep(dx, kshape)
+    return _F().broadcast_to(dx if dx.shape == () else _keep(dx, kshape), shape)
+
+
 class ReduceSum(_Reduce):
     """sum over `axis` (all axes for ()); the sum of an empty set is 0."""
     valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
@@ -86,8 +100,7 @@ def reduce_sum_bprop(prim, x, *rest):
     if not needs_grad(x):
         return _grads(rest, None)
     axes, kshape, out, dout = _reduce_args(prim, x, rest)
-    dx = _keep(dout, kshape)
-    return _grads(rest, dx if kshape == x.shape else _F().broadcast_to(dx, x.shape))
+    return _grads(rest, _spread(dout, kshape, x.shape))
 
 
 class ReduceMean(_Reduce):
@@ -103,11 +116,10 @@ def reduce_mean_bprop(prim, x, *rest):
     if not needs_grad(x):
         return _grads(rest, None)
     axes, kshape, out, dout = _reduce_args(prim, x, rest)
-    F, count = _F(), 1
+    count = 1
     for a in axes:
         count *= x.shape[a]
-    dx = _keep(F.div(dout, count) if count > 1 else dout, kshape)
-    return _grads(rest, dx if kshape == x.shape else F.broadcast_to(dx, x.shape))
+    return _grads(rest, _spread(_F().div(dout, count) if count > 1 else dout, kshape, x.shape))
 
 
 class ReduceMax(_Reduce):
