@@ -15,6 +15,11 @@ Launches itself under `mpiexec` on this machine (loopback, shared memory):
    ranks (each rank single-threaded: BLAS and mindlite's pool at one thread): samples/s over
    all ranks. Target: 2 ranks >= 1.5x one rank (on 2 cores; other load on the machine makes
    the numbers noisy).
+3. The same 2-rank step with the gradient reduction overlapped with backward
+   (nn.DistributedGradReducer overlap=True, the default) and after it (overlap=False), with
+   the default bucket size (32 MB: the CNN's 55 KB of gradients make one bucket, final only
+   when backward ends) and 16 KB buckets (several buckets, the first ones reduced while
+   backward computes the rest).
 """
 import argparse
 import os
@@ -83,7 +88,7 @@ def _bandwidth_worker(quick):
             print("ROW", *row)
 
 
-def _dp_step_worker(quick):
+def _dp_step_worker(quick, overlap, bucket):
     import numpy as np
 
     import mindlite as ms
@@ -96,13 +101,17 @@ def _dp_step_worker(quick):
     init()
     n = get_group_size()
     if n > 1:
+        fusion = {} if bucket is None else {
+            "comm_fusion": {"allreduce": {"mode": "size", "config": bucket}}}
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
-                                     gradients_mean=True)
+                                     gradients_mean=True, **fusion)
     ms.set_seed(0)
     net = CNN()
     step = nn.TrainOneStepCell(nn.WithLossCell(
         net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
         nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    if step.grad_reducer is not None:
+        step.grad_reducer.overlap = overlap
     rng = np.random.RandomState(get_rank())
     x = Tensor(rng.randn(64, 1, 8, 8).astype(np.float32))
     y = Tensor(rng.randint(0, 10, 64).astype(np.int32))
@@ -123,12 +132,21 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--worker", choices=["bandwidth", "dp"])
+    parser.add_argument("--overlap", type=int, default=1)
+    parser.add_argument("--bucket", type=float, default=None, help="MB (default: auto)")
+    parser.add_argument("--dp-only", action="store_true", help="parts 2 and 3 only")
     args = parser.parse_args()
     quick = ["--quick"] if args.quick else []
     if args.worker == "bandwidth":
         return _bandwidth_worker(args.quick)
     if args.worker == "dp":
-        return _dp_step_worker(args.quick)
+        return _dp_step_worker(args.quick, bool(args.overlap), args.bucket)
+    if not args.dp_only:
+        _bandwidth(quick)
+    _dp(quick)
+
+
+def _bandwidth(quick):
     print("AllReduce of float32 buffers (algorithm bandwidth, GB/s; median time, slowest rank)")
     print("raw: comm.Allreduce (blocking); raw Iallreduce: comm.Iallreduce waited as mindlite "
           "waits (test, then yield the CPU); ratio = mindlite / raw bandwidth")
@@ -142,14 +160,29 @@ def main():
                 print(f"{n:>5} {_human(int(size)):>6} {gb[0]:>8.3f} {gb[1]:>14.3f} "
                       f"{gb[2]:>9.3f} {raw / ml:>6.2f} {nb / ml:>9.2f} {gb[3]:>9.3f} "
                       f"{raw / nc:>6.2f}")
-    rates = {}
-    for n in (1, 2):
-        for line in _launch(n, "dp", *quick).splitlines():
-            if line.startswith("DP "):
-                rates[n] = float(line.split()[2])
+
+
+def _dp_rate(n, quick, *args):
+    for line in _launch(n, "dp", *quick, *args).splitlines():
+        if line.startswith("DP "):
+            return float(line.split()[2])
+    raise SystemExit("the dp worker printed no rate")
+
+
+def _dp(quick):
+    one, two = _dp_rate(1, quick), _dp_rate(2, quick)
     print(f"\nCNN training step, batch 64 per rank, one thread per rank: 1 rank "
-          f"{rates[1]:.0f} samples/s, 2 ranks {rates[2]:.0f} samples/s -> "
-          f"{rates[2] / rates[1]:.2f}x (target 1.5x)")
+          f"{one:.0f} samples/s, 2 ranks {two:.0f} samples/s -> "
+          f"{two / one:.2f}x (target 1.5x)")
+    print("\n2 ranks, gradient reduction after backward vs overlapped with it (samples/s):")
+    print(f"{'buckets':>12} {'after':>8} {'overlapped':>11} {'ratio':>6}")
+    for label, bucket in (("32 MB (auto)", []), ("16 KB", ["--bucket", "0.015625"])):
+        rates = {}
+        for _ in range(2):                  # alternate the two, best of two each (noise)
+            for overlap in (0, 1):
+                rate = _dp_rate(2, quick, "--overlap", str(overlap), *bucket)
+                rates[overlap] = max(rates.get(overlap, 0.0), rate)
+        print(f"{label:>12} {rates[0]:>8.0f} {rates[1]:>11.0f} {rates[1] / rates[0]:>6.2f}")
 
 
 def _human(size):

@@ -186,7 +186,9 @@ class _OverlapHook:
         self.reducer = weakref.ref(reducer)
         self.index = {id(p): i for i, p in enumerate(parameters)}
         self.params = parameters            # keeps the ids valid
-        self.flight = None                  # [seen {index: Tensor}, launched, next bucket]
+        # [seen {index: Tensor}, launched [(bucket, buf, request)], next bucket to launch,
+        #  first launched request not known complete]
+        self.flight = None
 
     def start(self, tape):
         """A backward pass begins: follow it if it differentiates some of the parameters."""
@@ -197,11 +199,11 @@ class _OverlapHook:
         if not ids:
             return None
         self.drop()                         # a previous pass's reductions nobody took
-        self.flight = [{}, [], 0]
+        self.flight = [{}, [], 0, 0]
         return ids, self._on_final
 
     def _on_final(self, leaf_ids, grads):
-        seen, launched, pos = self.flight
+        seen, launched, pos, done = self.flight
         red = self.reducer()
         shapes = red.shapes
         for k in leaf_ids:
@@ -217,7 +219,11 @@ class _OverlapHook:
                 break                       # blocking size: reduced at the call, in order
             launched.append((buckets[pos], buf, _iallreduce(red.comm, buf)))
             pos += 1
-        self.flight[2] = pos
+        # MPI progresses non-blocking collectives inside MPI calls only: test the oldest
+        # open request at each step of backward so the reductions advance meanwhile
+        while done < len(launched) and launched[done][2].Test():
+            done += 1
+        self.flight[2:] = pos, done
 
     def take(self, grads):
         """At the reducer call: (the in-flight reductions of `grads`, the first bucket still
@@ -226,7 +232,7 @@ class _OverlapHook:
         flight, self.flight = self.flight, None
         if flight is None:
             return [], 0
-        seen, launched, pos = flight
+        seen, launched, pos, _ = flight
         if all(grads[i] is seen[i] for bucket, _, _ in launched for i in bucket):
             return launched, pos
         self.flight = flight
@@ -236,12 +242,16 @@ class _OverlapHook:
     def drop(self):
         """Wait for (and forget) the reductions started by a backward pass."""
         flight, self.flight = self.flight, None
-        if flight is None:
+        if flight is None or _mpi.STATE["mpi"].Is_finalized():
             return
         red = self.reducer()
         group = red.group if red is not None else "?"
         for _, _, request in flight[1]:
             _mpi.wait("DistributedGradReducer", group, request)
+
+    def __del__(self):
+        # the buffers of reductions still in flight must outlive them
+        self.drop()
 
 
 def reducer_for(parameters):
