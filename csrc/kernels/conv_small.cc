@@ -9,12 +9,15 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/elementwise.h"
 
 namespace mindlite {
 namespace {
 
-int64_t round_up(int64_t v) { return (v + kMatmulPad - 1) / kMatmulPad * kMatmulPad; }
+template <typename T>
+int64_t round_up(int64_t v) {
+  constexpr int64_t pad = kConvSmallPadBytes / sizeof(T);
+  return (v + pad - 1) / pad * pad;
+}
 
 template <typename T>
 constexpr int dtype_of() {
@@ -94,25 +97,92 @@ void col2im(const T* cols, T* dx, int64_t cg, const ConvGeom& g, int64_t ldp) {
   }
 }
 
+// Row offsets p * ld, p in [0, k), in a per-thread buffer.
+const int64_t* strided(int64_t k, int64_t ld) {
+  thread_local std::vector<int64_t> off;
+  if (static_cast<int64_t>(off.size()) < k) off.resize(k);
+  for (int64_t p = 0; p < k; ++p) off[p] = p * ld;
+  return off.data();
+}
+
+// Stride-1 convolution as an implicit GEMM: out (m, oh, ow) = a (m, cin kh kw) times the
+// taps of `in` (cin, hin, win) read at (y + i dh - top, x + j dw - left), zero outside. The
+// input is copied once into a zero-bordered plane (cin, hp, wp), hp = oh + dh (kh - 1),
+// wp = ow + dw (kw - 1); then the column matrix's row (c, i, j) is the plane's flat slice from
+// (c hp + i dh) wp + j dw over positions y wp + x, so the GEMM reads it in place (row
+// offsets) and computes (oh - 1) wp + ow positions, of which the ow per row are kept.
+template <typename T>
+void implicit_conv(const T* in, int64_t cin, int64_t hin, int64_t win, const T* a, int64_t m,
+                   T* out, int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t dh,
+                   int64_t dw, int64_t top, int64_t left) {
+  const int64_t hp = oh + dh * (kh - 1), wp = ow + dw * (kw - 1), k = cin * kh * kw;
+  const int64_t n = (oh - 1) * wp + ow;
+  const int64_t slack = 2 * kConvSmallPadBytes / static_cast<int64_t>(sizeof(T));
+  thread_local std::vector<char> pbuf, obuf;
+  thread_local std::vector<int64_t> offs;
+  T* plane = scratch<T>(&pbuf, cin * hp * wp + slack);
+  std::fill(plane, plane + cin * hp * wp + slack, T(0));
+  // rows r of `in` land at plane row r + top, columns s at s + left (clipped to the plane)
+  const int64_t r0 = std::max<int64_t>(0, -top), r1 = std::min(hin, hp - top);
+  const int64_t s0 = std::max<int64_t>(0, -left), s1 = std::min(win, wp - left);
+  for (int64_t c = 0; c < cin; ++c) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* src = in + (c * hin + r) * win;
+      T* dst = plane + (c * hp + r + top) * wp + left;
+      for (int64_t s = s0; s < s1; ++s) dst[s] = src[s];
+    }
+  }
+  if (static_cast<int64_t>(offs.size()) < k) offs.resize(k);
+  for (int64_t c = 0; c < cin; ++c) {
+    for (int64_t i = 0; i < kh; ++i) {
+      for (int64_t j = 0; j < kw; ++j) offs[(c * kh + i) * kw + j] = (c * hp + i * dh) * wp + j * dw;
+    }
+  }
+  const ConvSmallGemm mm = conv_small_gemm_table()[dtype_of<T>()];
+  if (wp == ow) {  // the positions are out's own layout
+    mm(a, plane, offs.data(), out, m, n, k);
+    return;
+  }
+  T* tmp = scratch<T>(&obuf, m * n);
+  mm(a, plane, offs.data(), tmp, m, n, k);
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t y = 0; y < oh; ++y) {
+      const T* src = tmp + r * n + y * wp;
+      T* dst = out + (r * oh + y) * ow;
+      for (int64_t x = 0; x < ow; ++x) dst[x] = src[x];
+    }
+  }
+}
+
 }  // namespace
 
 template <typename T>
 void conv_small_forward(const T* x, const T* w, T* out, const ConvGeom& g) {
   const int64_t cg = g.c / g.group, og = g.o / g.group, kg = cg * g.kh * g.kw;
-  const int64_t p = g.oh * g.ow, ldp = round_up(p);
+  const int64_t p = g.oh * g.ow, ldp = round_up<T>(p);
   if (g.n * g.o * p == 0) return;
   if (kg == 0) {
     std::fill(out, out + g.n * g.o * p, T(0));
     return;
   }
+  if (g.sh == 1 && g.sw == 1) {
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t gi = 0; gi < g.group; ++gi) {
+        implicit_conv(x + (n * g.c + gi * cg) * g.h * g.w, cg, g.h, g.w, w + gi * og * kg, og,
+                      out + (n * g.o + gi * og) * p, g.oh, g.ow, g.kh, g.kw, g.dh, g.dw, g.pt,
+                      g.pl);
+      }
+    }
+    return;
+  }
   thread_local std::vector<char> buf;
   T* cols = scratch<T>(&buf, kg * ldp);
-  const MatmulFn mm = kernel_tables().matmul[dtype_of<T>()];
+  const int64_t* off = strided(kg, ldp);
+  const ConvSmallGemm mm = conv_small_gemm_table()[dtype_of<T>()];
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t gi = 0; gi < g.group; ++gi) {
       im2col(x + (n * g.c + gi * cg) * g.h * g.w, cols, cg, g, ldp);
-      mm(reinterpret_cast<const char*>(w + gi * og * kg), reinterpret_cast<const char*>(cols),
-         reinterpret_cast<char*>(out + (n * g.o + gi * og) * p), og, p, kg, ldp);
+      mm(w + gi * og * kg, cols, off, out + (n * g.o + gi * og) * p, og, p, kg);
     }
   }
 }
@@ -120,13 +190,37 @@ void conv_small_forward(const T* x, const T* w, T* out, const ConvGeom& g) {
 template <typename T>
 void conv_small_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom& g) {
   const int64_t cg = g.c / g.group, og = g.o / g.group, kg = cg * g.kh * g.kw;
-  const int64_t p = g.oh * g.ow, ldp = round_up(p);
-  if (g.n * g.c * g.h * g.w == 0) return;
+  const int64_t p = g.oh * g.ow, ldp = round_up<T>(p), hw = g.h * g.w;
+  if (g.n * g.c * hw == 0) return;
   if (og == 0 || p == 0) {
-    std::fill(dx, dx + g.n * g.c * g.h * g.w, T(0));
+    std::fill(dx, dx + g.n * g.c * hw, T(0));
     return;
   }
+  const int64_t ext_h = g.dh * (g.kh - 1), ext_w = g.dw * (g.kw - 1);
   thread_local std::vector<char> wbuf, dbuf, cbuf;
+  if (g.sh == 1 && g.sw == 1 && g.pt <= ext_h && g.pl <= ext_w) {
+    // a stride-1 convolution of dout with the flipped, transposed weights:
+    // wf[g][c, (o kh + i) kw + j] = w[g o', c, kh - 1 - i, kw - 1 - j]
+    const int64_t kf = og * g.kh * g.kw;
+    T* wf = scratch<T>(&wbuf, g.group * cg * kf);
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      for (int64_t o = 0; o < og; ++o) {
+        for (int64_t c = 0; c < cg; ++c) {
+          const T* src = w + ((gi * og + o) * cg + c) * g.kh * g.kw;
+          T* dst = wf + (gi * cg + c) * kf + o * g.kh * g.kw;
+          for (int64_t t = 0; t < g.kh * g.kw; ++t) dst[t] = src[g.kh * g.kw - 1 - t];
+        }
+      }
+    }
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t gi = 0; gi < g.group; ++gi) {
+        implicit_conv(dout + (n * g.o + gi * og) * p, og, g.oh, g.ow, wf + gi * cg * kf, cg,
+                      dx + (n * g.c + gi * cg) * hw, g.h, g.w, g.kh, g.kw, g.dh, g.dw,
+                      ext_h - g.pt, ext_w - g.pl);
+      }
+    }
+    return;
+  }
   T* wt = scratch<T>(&wbuf, g.group * kg * og);  // per group W[g].T (Kg, Og)
   for (int64_t gi = 0; gi < g.group; ++gi) {
     const T* src = w + gi * og * kg;
@@ -138,14 +232,14 @@ void conv_small_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom&
   T* d = scratch<T>(&dbuf, og * ldp);   // dout[n, g] (Og, P) in rows of ldp
   T* dcols = scratch<T>(&cbuf, kg * p);
   for (int64_t r = 0; r < og; ++r) std::fill(d + r * ldp + p, d + (r + 1) * ldp, T(0));
-  const MatmulFn mm = kernel_tables().matmul[dtype_of<T>()];
+  const int64_t* off = strided(og, ldp);
+  const ConvSmallGemm mm = conv_small_gemm_table()[dtype_of<T>()];
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t gi = 0; gi < g.group; ++gi) {
       const T* src = dout + (n * g.o + gi * og) * p;
       for (int64_t r = 0; r < og; ++r) std::memcpy(d + r * ldp, src + r * p, p * sizeof(T));
-      mm(reinterpret_cast<const char*>(wt + gi * kg * og), reinterpret_cast<const char*>(d),
-         reinterpret_cast<char*>(dcols), kg, p, og, ldp);
-      col2im(dcols, dx + (n * g.c + gi * cg) * g.h * g.w, cg, g, p);
+      mm(wt + gi * kg * og, d, off, dcols, kg, p, og);
+      col2im(dcols, dx + (n * g.c + gi * cg) * hw, cg, g, p);
     }
   }
 }
@@ -153,7 +247,7 @@ void conv_small_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom&
 template <typename T>
 void conv_small_backprop_filter(const T* dout, const T* x, T* dw, const ConvGeom& g) {
   const int64_t cg = g.c / g.group, og = g.o / g.group, kg = cg * g.kh * g.kw;
-  const int64_t p = g.oh * g.ow, np = g.n * p, ldk = round_up(kg);
+  const int64_t p = g.oh * g.ow, np = g.n * p, ldk = round_up<T>(kg);
   if (og * kg == 0) return;
   if (np == 0) {
     std::fill(dw, dw + g.o * kg, T(0));
@@ -163,7 +257,8 @@ void conv_small_backprop_filter(const T* dout, const T* x, T* dw, const ConvGeom
   T* a = scratch<T>(&abuf, og * np);     // dout[:, g] as (Og, N P), sample-major columns
   T* b = scratch<T>(&bbuf, np * ldk);    // the column matrix transposed: (N P, Kg) rows of ldk
   T* cols = scratch<T>(&cbuf, kg * p);   // one sample's columns (Kg, P)
-  const MatmulFn mm = kernel_tables().matmul[dtype_of<T>()];
+  const int64_t* off = strided(np, ldk);
+  const ConvSmallGemm mm = conv_small_gemm_table()[dtype_of<T>()];
   for (int64_t gi = 0; gi < g.group; ++gi) {
     for (int64_t n = 0; n < g.n; ++n) {
       const T* src = dout + (n * g.o + gi * og) * p;
@@ -176,8 +271,7 @@ void conv_small_backprop_filter(const T* dout, const T* x, T* dw, const ConvGeom
         std::fill(dst + kg, dst + ldk, T(0));
       }
     }
-    mm(reinterpret_cast<const char*>(a), reinterpret_cast<const char*>(b),
-       reinterpret_cast<char*>(dw + gi * og * kg), og, kg, np, ldk);
+    mm(a, b, off, dw + gi * og * kg, og, kg, np);
   }
 }
 

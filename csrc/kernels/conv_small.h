@@ -11,7 +11,21 @@
 
 #include <cstdint>
 
+#include "kernels/elementwise.h"
+
 namespace mindlite {
+
+// The row padding, in bytes, that conv_small_gemm_table()'s loops read B's rows up to.
+constexpr int64_t kConvSmallPadBytes = 64;
+
+// C (m x n, row-major) = A (m x k, row-major) @ B (k x n), B's row p starting at b + off[p]
+// (elements) and readable up to a multiple of kConvSmallPadBytes past column n.
+using ConvSmallGemm = void (*)(const void* a, const void* b, const int64_t* off, void* c,
+                               int64_t m, int64_t n, int64_t k);
+
+// The matrix loop of these kernels by dtype (kF32, kF64), for the instruction set
+// kernel_isa() names (conv_small_isa.cc).
+const ConvSmallGemm* conv_small_gemm_table();
 
 struct ConvGeom {
   int64_t n, c, h, w;       // input (or dx) shape
