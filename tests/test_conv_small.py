@@ -27,7 +27,7 @@ def geometries(draw):
     group = draw(st.sampled_from([1, 1, 2, 3]))
     cg, og = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     k = (draw(st.integers(1, 5)), draw(st.integers(1, 5)))
-    stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    stride = (draw(st.sampled_from([1, 1, 1, 2, 3])), draw(st.sampled_from([1, 1, 1, 2, 3])))
     dil = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
     pads = tuple(draw(st.integers(0, 3)) for _ in range(4))
     h = draw(st.integers(max(1, dil[0] * (k[0] - 1) + 1 - pads[0] - pads[1]), 12))
@@ -69,6 +69,27 @@ def test_matches_numpy_reference(g, seed):
     got, want = _all_three(x, w, d, g)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, **TOL[g["dtype"]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", [
+    # (n, c, o, h, w, k, stride, dilation, pads, group): the stride-1 implicit-GEMM paths
+    (1, 1, 6, 32, 32, (5, 5), (1, 1), (1, 1), (0, 0, 0, 0), 1),
+    (2, 6, 16, 14, 14, (5, 5), (1, 1), (1, 1), (2, 2, 2, 2), 1),
+    (3, 4, 6, 9, 7, (3, 2), (1, 1), (2, 3), (1, 0, 3, 1), 2),
+    (1, 3, 3, 5, 6, (3, 3), (1, 1), (1, 1), (4, 3, 5, 2), 3),      # pads past the kernel
+    (2, 2, 4, 1, 9, (1, 3), (1, 1), (1, 2), (0, 0, 0, 0), 1),
+    (1, 2, 2, 4, 4, (1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
+    (2, 3, 5, 8, 8, (3, 3), (2, 1), (1, 1), (1, 1, 1, 1), 1),      # stride: im2col paths
+])
+def test_fixed_geometries(case, dtype):
+    n, c, o, h, w, k, stride, dil, pads, group = case
+    g = dict(n=n, c=c, o=o, h=h, w=w, k=k, stride=stride, dil=dil, pads=pads, group=group,
+             dtype=dtype)
+    x, wt, d = _arrays(g, 7)
+    got, want = _all_three(x, wt, d, g)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, **TOL[dtype])
 
 
 LENET = dict(n=1, c=6, o=16, h=14, w=14, k=(5, 5), stride=(1, 1), dil=(1, 1),
@@ -156,7 +177,7 @@ def test_lenet_through_api_uses_small_kernels():
     np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-4, atol=1e-3)
 
 
-def test_large_batch_planes_keep_the_blas_kernel():
+def test_selection_predicates():
     conv = registry.registered_kernels("Conv2D")[0]
     assert conv.name == "conv_small_forward"
 
@@ -164,6 +185,11 @@ def test_large_batch_planes_keep_the_blas_kernel():
         def __init__(self, shape):
             self.shape = shape
     assert conv.supports(ms.float32, [A((1, 1, 32, 32)), A((6, 1, 5, 5))])
-    assert not conv.supports(ms.float32, [A((64, 16, 4, 4)), A((32, 16, 3, 3))])
+    assert conv.supports(ms.float32, [A((64, 16, 4, 4)), A((32, 16, 3, 3))])
     assert not conv.supports(ms.float32, [A((8, 64, 64, 64)), A((64, 64, 3, 3))])
     assert not conv.supports(ms.float16, [A((1, 1, 32, 32)), A((6, 1, 5, 5))])
+    filt = registry.registered_kernels("Conv2DBackpropFilter")[0]
+    assert filt.name == "conv_small_backprop_filter"
+    assert filt.supports(ms.float32, [A((1, 6, 28, 28)), A((1, 1, 32, 32)), (6, 1, 5, 5)])
+    # the digits CNN's planes of 16 positions: one BLAS GEMM over the batch wins there
+    assert not filt.supports(ms.float32, [A((64, 32, 4, 4)), A((64, 16, 4, 4)), (32, 16, 3, 3)])

@@ -28,10 +28,9 @@ from ._cext import _C
 
 FLOATS = (mstype.float32, mstype.float64)
 PRIORITY = 21            # above conv_cpp.py's kernels (the cpp provider's 20)
-MAX_MACS = 1 << 22       # multiply-adds per launch up to which the per-sample loop wins
-MIN_PLANE = 64           # output positions per sample from which a batch > SMALL_BATCH wins
-SMALL_BATCH = 4
-MAX_FILTER_COLS = 1024   # N * OH * OW up to which the filter gradient wins
+MAX_MACS = 1 << 24       # multiply-adds per launch up to which the per-sample loops are used
+MIN_FILTER_PLANE = 64    # the filter gradient: output positions per sample from which it wins,
+MIN_FILTER_TAPS = 16     # and weights per output channel (Cg kh kw)
 
 
 def _shape(a):
@@ -42,22 +41,17 @@ def _shape(a):
     return tuple(s)
 
 
-def _fits(n, o, p, kg, cols_limit=None):
+def _fits(n, o, p, kg):
     macs = n * o * p * kg
-    if n * o * p * kg == 0 or macs > MAX_MACS:
-        return False
-    if cols_limit is not None:
-        return n * p <= cols_limit
-    return n <= SMALL_BATCH or p >= MIN_PLANE
+    return 0 < macs <= MAX_MACS
 
 
 def _forward_small(x, w, *_):
-    """Conv2D: x (N, C, H, W), w (O, C / group, kh, kw); the plane is bounded by H W."""
+    """Conv2D: x (N, C, H, W), w (O, C / group, kh, kw); the plane is at most about H W."""
     xs, ws = _shape(x), _shape(w)
     if xs is None or ws is None:
         return False
-    p = max(xs[2] - ws[2] + 1, 1) * max(xs[3] - ws[3] + 1, 1)   # 'valid' size, a lower bound
-    return _fits(xs[0], ws[0], p, ws[1] * ws[2] * ws[3])
+    return _fits(xs[0], ws[0], xs[2] * xs[3], ws[1] * ws[2] * ws[3])
 
 
 def _input_small(dout, w, *_):
@@ -74,7 +68,8 @@ def _filter_small(dout, x, filter_size=None, *_):
     fs = tuple(filter_size) if isinstance(filter_size, (tuple, list)) else _shape(filter_size)
     if ds is None or xs is None or fs is None or len(fs) != 4:
         return False
-    return _fits(ds[0], ds[1], ds[2] * ds[3], fs[1] * fs[2] * fs[3], MAX_FILTER_COLS)
+    kg, p = fs[1] * fs[2] * fs[3], ds[2] * ds[3]
+    return _fits(ds[0], ds[1], p, kg) and p >= MIN_FILTER_PLANE and kg >= MIN_FILTER_TAPS
 
 
 register_kernel("Conv2D", provider="cpp", dtypes=FLOATS, priority=PRIORITY,
