@@ -1,5 +1,5 @@
-// Time loops of the fused recurrent layers (see rnn.h). Forward: proj = x W_ih^T + biases for
-// all T N rows in one GEMM; per step t one GEMM adds h W_hh^T into proj[t] (LSTM, RNN; GRU
+// Time loops of the fused recurrent layers (see rnn.h). Forward: proj = x W_ih^T for all T N
+// rows in one GEMM (the gate loops add the biases); per step t one GEMM adds h W_hh^T into proj[t] (LSTM, RNN; GRU
 // writes it to its own buffer, its n gate needs r (h W_hn^T + b_hn)), then the gate loop of
 // every sample. Backward walks the steps in reverse: the gate loop writes d_in[t] (and GRU's
 // d_rec[t]) and leaves in dh what reaches the previous state directly, then one GEMM adds
@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "kernels/elementwise.h"
@@ -91,6 +92,12 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
   }
 }
 
+// A work buffer of n elements, left uninitialised (every element is written before read).
+template <class T>
+std::unique_ptr<T[]> buffer(int64_t n) {
+  return std::unique_ptr<T[]>(new T[static_cast<size_t>(n > 0 ? n : 1)]);
+}
+
 // out[j] = sum over rows of a (rows x cols, contiguous), accumulated in double.
 template <class T>
 void column_sums(const T* a, int64_t rows, int64_t cols, T* out) {
@@ -128,27 +135,24 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
   const RnnGateFns<T>& fns = rnn_gate_fns<T>();
   std::copy(h0, h0 + N * H, hn);
   std::copy(c0, c0 + N * H, cn);
-  std::vector<T> proj(static_cast<size_t>(rows * gh));
-  gemm<T>(false, true, rows, gh, d.i, x, d.i, w_ih, d.i, T(0), proj.data(), gh);
-  // b_hh joins b_ih, except GRU's n part (inside r * (h W_hn^T + b_hn))
+  auto proj = buffer<T>(rows * gh);
+  gemm<T>(false, true, rows, gh, d.i, x, d.i, w_ih, d.i, T(0), proj.get(), gh);
+  // the gate loops add the biases: b_ih + b_hh, except GRU's n part, b_ih only there (b_hn
+  // goes inside r * (h W_hn^T + b_hn))
   std::vector<T> bias(b_ih, b_ih + gh);
   const int64_t fold = mode == kRnnGru ? 2 * H : gh;
   for (int64_t j = 0; j < fold; ++j) bias[j] += b_hh[j];
-  for (int64_t r = 0; r < rows; ++r) {
-    T* p = proj.data() + r * gh;
-    for (int64_t j = 0; j < gh; ++j) p[j] += bias[j];
-  }
-  std::vector<T> rec(mode == kRnnGru ? static_cast<size_t>(N * gh) : 0);
+  auto rec = buffer<T>(mode == kRnnGru ? N * gh : 0);
   const bool relu = mode == kRnnRelu;
   for (int64_t t = 0; t < d.t; ++t) {
-    T* pre = proj.data() + t * N * gh;
+    T* pre = proj.get() + t * N * gh;
     const T* m = mask + t * N;
     T* res = reserve + t * N * wid;
     T* yt = y + t * N * H;
     if (mode == kRnnGru) {
-      gemm<T>(false, true, N, gh, H, hn, H, w_hh, H, T(0), rec.data(), gh);
+      gemm<T>(false, true, N, gh, H, hn, H, w_hh, H, T(0), rec.get(), gh);
       for (int64_t s = 0; s < N; ++s) {
-        fns.gru_fwd(pre + s * gh, rec.data() + s * gh, b_hh + 2 * H, hn + s * H,
+        fns.gru_fwd(pre + s * gh, bias.data(), rec.get() + s * gh, b_hh + 2 * H, hn + s * H,
                     res + s * wid, yt + s * H, m[s], H);
       }
       continue;
@@ -156,9 +160,11 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
     gemm<T>(false, true, N, gh, H, hn, H, w_hh, H, T(1), pre, gh);
     for (int64_t s = 0; s < N; ++s) {
       if (mode == kRnnLstm) {
-        fns.lstm_fwd(pre + s * gh, hn + s * H, cn + s * H, res + s * wid, yt + s * H, m[s], H);
+        fns.lstm_fwd(pre + s * gh, bias.data(), hn + s * H, cn + s * H, res + s * wid,
+                     yt + s * H, m[s], H);
       } else {
-        fns.rnn_fwd(pre + s * gh, hn + s * H, res + s * wid, yt + s * H, m[s], relu, H);
+        fns.rnn_fwd(pre + s * gh, bias.data(), hn + s * H, res + s * wid, yt + s * H, m[s],
+                    relu, H);
       }
     }
   }
@@ -175,15 +181,16 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
   T* dc = dc0;
   std::copy(dh_n, dh_n + N * H, dh);
   std::copy(dc_n, dc_n + N * H, dc);
-  std::vector<T> d_in(static_cast<size_t>(rows * gh));
-  std::vector<T> d_rec_buf(mode == kRnnGru ? static_cast<size_t>(rows * gh) : 0);
-  T* d_rec = mode == kRnnGru ? d_rec_buf.data() : d_in.data();
+  auto d_in_buf = buffer<T>(rows * gh);
+  auto d_rec_buf = buffer<T>(mode == kRnnGru ? rows * gh : 0);
+  T* d_in = d_in_buf.get();
+  T* d_rec = mode == kRnnGru ? d_rec_buf.get() : d_in;
   const bool relu = mode == kRnnRelu;
   for (int64_t t = d.t - 1; t >= 0; --t) {
     const T* m = mask + t * N;
     const T* res = reserve + t * N * wid;
     const T* dyt = dy + t * N * H;
-    T* din = d_in.data() + t * N * gh;
+    T* din = d_in + t * N * gh;
     T* drec = d_rec + t * N * gh;
     for (int64_t s = 0; s < N; ++s) {
       if (mode == kRnnLstm) {
@@ -197,10 +204,10 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
     }
     gemm<T>(false, false, N, H, gh, drec, gh, w_hh, H, T(1), dh, H);
   }
-  gemm<T>(false, false, rows, d.i, gh, d_in.data(), gh, w_ih, d.i, T(0), dx, d.i);
-  gemm<T>(true, false, gh, d.i, rows, d_in.data(), gh, x, d.i, T(0), dw_ih, d.i);
+  gemm<T>(false, false, rows, d.i, gh, d_in, gh, w_ih, d.i, T(0), dx, d.i);
+  gemm<T>(true, false, gh, d.i, rows, d_in, gh, x, d.i, T(0), dw_ih, d.i);
   gemm<T>(true, false, gh, H, rows, d_rec, gh, reserve, wid, T(0), dw_hh, H);  // h_prev
-  column_sums(d_in.data(), rows, gh, db_ih);
+  column_sums(d_in, rows, gh, db_ih);
   column_sums(d_rec, rows, gh, db_hh);
 }
 

@@ -27,10 +27,11 @@ int rnn_reserve_width(int mode);
 // each reads and writes). `m` is the sample's mask at the step: m > 0 is inside its sequence.
 template <class T>
 struct RnnGateFns {
-  void (*lstm_fwd)(const T* pre, T* h, T* c, T* res, T* y, T m, int64_t hid);
-  void (*gru_fwd)(const T* pre, const T* rec, const T* b_hn, T* h, T* res, T* y, T m,
+  void (*lstm_fwd)(const T* pre, const T* bias, T* h, T* c, T* res, T* y, T m, int64_t hid);
+  void (*gru_fwd)(const T* pre, const T* bias, const T* rec, const T* b_hn, T* h, T* res, T* y,
+                  T m, int64_t hid);
+  void (*rnn_fwd)(const T* pre, const T* bias, T* h, T* res, T* y, T m, bool relu,
                   int64_t hid);
-  void (*rnn_fwd)(const T* pre, T* h, T* res, T* y, T m, bool relu, int64_t hid);
   void (*lstm_bwd)(const T* res, const T* dy, T* dh, T* dc, T* d_in, T m, int64_t hid);
   void (*gru_bwd)(const T* res, const T* dy, T* dh, T* d_in, T* d_rec, T m, int64_t hid);
   void (*rnn_bwd)(const T* res, const T* dy, T* dh, T* d_in, T m, bool relu, int64_t hid);
