@@ -9,12 +9,15 @@ from hypothesis.extra import numpy as hnp
 import mindlite as ms
 from mindlite import Tensor, ops
 from mindlite.kernels.cpu.clip_cum_numpy import cumprod_numpy, cumsum_numpy
+from mindlite.kernels.cpu.linalg_numpy import cross_numpy
+from mindlite.kernels.cpu.linalg_stat_numpy import reduce_std_numpy
 from mindlite.kernels.cpu.cum_issue13_numba import cumprod_small_numba, cumsum_small_numba
 from mindlite.kernels.cpu.resize_pad_issue13_numpy import pad_v3_small_numpy
 from mindlite.kernels.cpu.resize_issue13_numba import _kernel as resize_small_numba
 from mindlite.kernels.cpu.resize_pad_numpy import _forward_kernel as resize_numpy
 from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
 from mindlite.kernels.cpu.sort_issue13_cpp import topk_cpp
+from mindlite.kernels.cpu.stat_issue13_numba import cross_small_numba, reduce_std_small_numba
 from mindlite.kernels.cpu.sort_numpy import topk_numpy
 
 _DTYPES = st.sampled_from([np.float32, np.float64, np.int32, np.int64])
@@ -159,3 +162,51 @@ def test_interpolate_plan_cache_keeps_checks():
         ops.interpolate(x, scale_factor=2.0, mode="bilinear")
     z = ops.interpolate(Tensor(np.ones((1, 1, 4, 5), np.float32)), size=(8, 8), mode="bilinear")
     assert z.shape == (1, 1, 8, 8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.sampled_from([np.float32, np.float64, np.int32, np.int64]))
+def test_small_cross_numba_matches_numpy_kernel(data, dtype):
+    pytest.importorskip("numba", reason="the numba provider needs numba")
+    shape = list(data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4)))
+    dim = data.draw(st.integers(0, len(shape) - 1))
+    shape[dim] = 3
+    other = [1 if data.draw(st.booleans()) and i != dim else n for i, n in enumerate(shape)]
+    elements = st.sampled_from([0, -3, 7, 2**20] if np.dtype(dtype).kind == "i" else
+                               [0.0, -0.0, 1.5, -2.25, 1e30, np.nan, np.inf])
+    x = data.draw(hnp.arrays(dtype, tuple(shape), elements=elements))
+    y = data.draw(hnp.arrays(dtype, tuple(other), elements=elements))
+    got, want = np.empty(x.shape, dtype), np.empty(x.shape, dtype)
+    with np.errstate(all="ignore"):
+        cross_small_numba(x, y, got, dim)
+    cross_numpy(x, y, want, dim)
+    assert got.tobytes() == want.tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=9), st.data(),
+       st.sampled_from([np.float32, np.float64]), st.booleans(), st.booleans())
+def test_small_reduce_std_numba_matches_numpy_kernel(shape, data, dtype, unbiased, keep):
+    pytest.importorskip("numba", reason="the numba provider needs numba")
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    rng = np.random.default_rng(sum(shape))
+    x = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 3, shape)).astype(dtype)
+    if data.draw(st.booleans()):
+        x.flat[0] = data.draw(st.sampled_from([np.nan, np.inf, -0.0]))
+    out_shape = tuple(1 if i == axis else n for i, n in enumerate(shape)) if keep else \
+        tuple(n for i, n in enumerate(shape) if i != axis)
+    got = [np.empty(out_shape, dtype) for _ in range(2)]
+    want = [np.empty(out_shape, dtype) for _ in range(2)]
+    with np.errstate(all="ignore"):
+        reduce_std_small_numba(x, *got, (axis,), int(unbiased), keep)
+    reduce_std_numpy(x, *want, (axis,), int(unbiased), keep)
+    assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+
+
+def test_std_and_cross_through_ops():
+    x = Tensor(np.array([[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]], np.float32))
+    np.testing.assert_array_equal(ops.std(x, -1).asnumpy(), np.std(x.asnumpy(), -1))
+    np.testing.assert_array_equal(ops.std(x, 0, ddof=1).asnumpy(),
+                                  np.std(x.asnumpy(), 0, ddof=1))
+    np.testing.assert_array_equal(ops.cross(x, x[::-1], dim=1).asnumpy(),
+                                  np.cross(x.asnumpy(), x.asnumpy()[::-1]))

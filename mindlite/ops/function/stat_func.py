@@ -7,6 +7,7 @@ Primitives: ops/operations/stat_ops.py.
 import math
 import numbers
 
+from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import stat_ops as S
@@ -52,8 +53,15 @@ def _check_var_std(input, ddof, keepdims, axis, name):
     return tuple(a % lim for a in axis) if input.ndim else ()
 
 
+_STD_PRIMS = {}      # (axis, unbiased, keep_dims) -> ReduceStd: axis a tuple of ints here
+
+
 def _reduce_std(input, axis, ddof, keepdims):
-    return _prim(S.ReduceStd, axis, bool(ddof), keepdims)(input)
+    key = (axis, ddof == 1, keepdims)
+    prim = _STD_PRIMS.get(key)
+    if prim is None:
+        prim = remember(_STD_PRIMS, key, S.ReduceStd(axis, ddof == 1, keepdims))
+    return prim(input)
 
 
 def _composite(input, axis, ddof, keepdims, root):
