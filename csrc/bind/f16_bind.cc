@@ -7,9 +7,14 @@
 //       x and y C-contiguous, each of out's size or a single element (broadcast)
 //   _C.f16_softmax(op, x, out, cols) op: 0 Softmax, 1 LogSoftmax, over rows of `cols`
 //       contiguous elements (x's size a multiple of cols, out of x's size)
+//   _C.f16_builtin(kind, op, inputs, f32_kernel, fallback)  the kernels f16_cpp.py registers:
+//       a builtin running the common layouts in C (the entry points above, or the float32
+//       kernel on widened copies) and calling `fallback` (Python) for the rest
 // Arrays: ndarrays of the named dtype in native byte order, C-contiguous and aligned; out
 // writeable. An input that partly overlaps out is copied first (out may be x itself).
 // Every check runs before memory is touched; the GIL is released for launches on the pool.
+#include <array>
+
 #include "bind/array_args.h"
 #include "kernels/f16_kernels.h"
 #include "kernels/reduce.h"
@@ -194,6 +199,134 @@ PyObject* softmax(PyObject*, PyObject* const* args, Py_ssize_t n) {
   Py_RETURN_NONE;
 }
 
+// ---- the registered kernels: builtins whose common case runs without a Python frame ------
+enum F16Kind : int { kKUnary = 0, kKBinary, kKSoftmax, kKThrough, kNumKinds };
+
+// An aligned, C-contiguous, native float16 ndarray (writeable when `write`)? No error set.
+bool is_direct(PyObject* o, bool write) {
+  if (!PyArray_Check(o)) return false;
+  PyArrayObject* a = reinterpret_cast<PyArrayObject*>(o);
+  PyArray_Descr* d = PyArray_DESCR(a);
+  return d->type_num == NPY_HALF && PyArray_ISNBO(d->byteorder) && PyArray_IS_C_CONTIGUOUS(a) &&
+         PyArray_ISALIGNED(a) && (!write || PyArray_ISWRITEABLE(a));
+}
+
+PyArrayObject* arr(PyObject* o) { return reinterpret_cast<PyArrayObject*>(o); }
+
+// inputs args[0, n_in) and out args[n_in] (all direct) through the float32 kernel f32k: each
+// input widened into a new float32 array of its shape, f32k(in32..., out32, params...), out32
+// rounded into out. NULL with the float32 kernel's error when it fails.
+PyObject* through_f32(PyObject* f32k, int n_in, PyObject* const* args, Py_ssize_t n) {
+  PyObject* call[8] = {nullptr};  // n <= 8 (f16_kernel checks)
+  PyObject* result = nullptr;
+  bool ok = true;
+  for (int i = 0; ok && i <= n_in; ++i) {
+    PyArrayObject* a = arr(args[i]);
+    call[i] = PyArray_SimpleNew(PyArray_NDIM(a), PyArray_DIMS(a), NPY_FLOAT32);
+    ok = call[i] != nullptr;
+    if (ok && i < n_in) {
+      const int64_t k = PyArray_SIZE(a);
+      const auto* px = reinterpret_cast<const uint16_t*>(PyArray_DATA(a));
+      auto* po = reinterpret_cast<float*>(PyArray_DATA(arr(call[i])));
+      launch(will_parallelize(k, 1), [&] { run_f16_to_f32(px, po, k); });
+    }
+  }
+  if (ok) {
+    for (Py_ssize_t i = n_in + 1; i < n; ++i) call[i] = args[i];
+    result = PyObject_Vectorcall(f32k, call, n, nullptr);
+  }
+  if (result) {
+    PyArrayObject* o32 = arr(call[n_in]);
+    const int64_t k = PyArray_SIZE(o32);
+    const auto* px = reinterpret_cast<const float*>(PyArray_DATA(o32));
+    auto* po = reinterpret_cast<uint16_t*>(PyArray_DATA(arr(args[n_in])));
+    launch(will_parallelize(k, 1), [&] { run_f32_to_f16(px, po, k); });
+  }
+  for (int i = 0; i <= n_in && i < 8; ++i) Py_XDECREF(call[i]);
+  return result;
+}
+
+// self: (kind, op code, inputs, float32 kernel, fallback). The cases below run in C; any
+// other call (another layout, a numpy scalar, a wrong argument) goes to the fallback, the
+// Python kernel of f16_cpp.py, which handles every layout and raises the errors.
+PyObject* f16_kernel(PyObject* self, PyObject* const* args, Py_ssize_t n) {
+  const int kind = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(self, 0)));
+  const int op = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(self, 1)));
+  const int n_in = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(self, 2)));
+  PyObject* f32k = PyTuple_GET_ITEM(self, 3);
+  bool direct = n > n_in && n <= 8 && is_direct(args[n_in], true);
+  for (int i = 0; direct && i < n_in; ++i) direct = is_direct(args[i], false);
+  if (direct) {
+    PyArrayObject* out = arr(args[n_in]);
+    const int64_t k = PyArray_SIZE(out);
+    if (kind == kKUnary && n == 2 && PyArray_SIZE(arr(args[0])) == k) {
+      PyObject* r = unary(nullptr, std::array<PyObject*, 3>{PyTuple_GET_ITEM(self, 1), args[0],
+                                                            args[1]}.data(), 3);
+      return r;
+    }
+    if (kind == kKBinary && n == 3 && k > 0) {
+      const int64_t kx = PyArray_SIZE(arr(args[0])), ky = PyArray_SIZE(arr(args[1]));
+      if ((kx == k || kx == 1) && (ky == k || ky == 1)) {
+        return binary(nullptr, std::array<PyObject*, 4>{PyTuple_GET_ITEM(self, 1), args[0],
+                                                        args[1], args[2]}.data(), 4);
+      }
+      return through_f32(f32k, 2, args, n);
+    }
+    if (kind == kKSoftmax && n == 3 && PyLong_Check(args[2])) {
+      PyArrayObject* x = arr(args[0]);
+      const int nd = PyArray_NDIM(x);
+      const long axis = PyLong_AsLong(args[2]);
+      if (nd > 0 && axis == nd - 1 && PyArray_DIMS(x)[nd - 1] > 0 && PyArray_SIZE(x) == k) {
+        PyObject* cols = PyLong_FromLongLong(PyArray_DIMS(x)[nd - 1]);
+        if (!cols) return nullptr;
+        PyObject* r = softmax(nullptr, std::array<PyObject*, 4>{PyTuple_GET_ITEM(self, 1),
+                                                                args[0], args[1], cols}.data(), 4);
+        Py_DECREF(cols);
+        return r;
+      }
+      PyErr_Clear();
+      return through_f32(f32k, 1, args, n);
+    }
+    if (kind == kKThrough) return through_f32(f32k, n_in, args, n);
+  }
+  (void)op;
+  return PyObject_Vectorcall(PyTuple_GET_ITEM(self, 4), args, n, nullptr);
+}
+
+PyMethodDef g_kernel_def = {
+    "f16_kernel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&f16_kernel)),
+    METH_FASTCALL, "a float16 kernel through float32 lanes (mindlite._C.f16_builtin)"};
+
+const char* const kBuiltinFn = "mindlite._C.f16_builtin";
+
+// _C.f16_builtin(kind, op, inputs, f32_kernel, fallback) -> the builtin kernel.
+PyObject* make_builtin(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (!nargs(kBuiltinFn, n, 5, "(kind, op, inputs, f32_kernel, fallback)")) return nullptr;
+  for (int i = 0; i < 3; ++i) {
+    if (!PyLong_Check(args[i])) {
+      PyErr_Format(PyExc_TypeError, "For '%s', argument %d must be an int, but got %s",
+                   kBuiltinFn, i, Py_TYPE(args[i])->tp_name);
+      return nullptr;
+    }
+  }
+  const long kind = PyLong_AsLong(args[0]), inputs = PyLong_AsLong(args[2]);
+  if (kind < 0 || kind >= kNumKinds || inputs < 1 || inputs > 2) {
+    PyErr_Format(PyExc_ValueError, "For '%s', 'kind' must be in [0, %d) and 'inputs' 1 or 2, "
+                 "but got %ld and %ld", kBuiltinFn, static_cast<int>(kNumKinds), kind, inputs);
+    return nullptr;
+  }
+  if (!PyCallable_Check(args[3]) || !PyCallable_Check(args[4])) {
+    PyErr_Format(PyExc_TypeError, "For '%s', 'f32_kernel' and 'fallback' must be callable",
+                 kBuiltinFn);
+    return nullptr;
+  }
+  PyObject* self = PyTuple_Pack(5, args[0], args[1], args[2], args[3], args[4]);
+  if (!self) return nullptr;
+  PyObject* fn = PyCFunction_NewEx(&g_kernel_def, self, nullptr);
+  Py_DECREF(self);
+  return fn;
+}
+
 PyMethodDef kF16Methods[] = {
     {"f16_to_f32", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&to_f32)),
      METH_FASTCALL, "(x, out): float16 -> float32 (F16C), both C-contiguous"},
@@ -205,6 +338,9 @@ PyMethodDef kF16Methods[] = {
      METH_FASTCALL, "(op, x, y, out): a binary op on float16 through float32 lanes"},
     {"f16_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&softmax)),
      METH_FASTCALL, "(op, x, out, cols): Softmax (0) / LogSoftmax (1) over rows of cols"},
+    {"f16_builtin",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&make_builtin)),
+     METH_FASTCALL, "(kind, op, inputs, f32_kernel, fallback): a float16 kernel builtin"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

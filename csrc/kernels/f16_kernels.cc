@@ -10,7 +10,7 @@
 #include "kernels/f16_kernels.h"
 
 #include <cstring>
-#include <vector>
+#include <memory>
 
 #include "kernels/isa_common.h"
 #include "kernels/reduce.h"
@@ -237,9 +237,10 @@ void run_f16_softmax(int op, const uint16_t* x, uint16_t* out, int64_t rows, int
   const Converters& c = converters();
   const int64_t per = cols >= kF16SoftmaxBlock ? 1 : kF16SoftmaxBlock / cols;
   auto body = [&](int64_t b, int64_t e) {
-    std::vector<float> buf(2 * static_cast<size_t>(per * cols));
-    float* in = buf.data();
-    float* res = in + per * cols;
+    const int64_t cap = (e - b < per ? e - b : per) * cols;  // elements of one block
+    std::unique_ptr<float[]> buf(new float[2 * cap]);      // uninitialised
+    float* in = buf.get();
+    float* res = in + cap;
     for (int64_t r = b; r < e; r += per) {
       const int64_t k = (e - r < per ? e - r : per) * cols;
       c.widen(x + r * cols, in, k);

@@ -20,6 +20,10 @@ with MindSpore's.
 Softmax is computed in float32 and rounded once (MindSpore's float16 CPU softmax differs from
 that by up to an ulp). Max / Min give numpy's bits.
 
+The registered kernels are builtins (`_C.f16_builtin`): contiguous arrays run in C without a
+Python frame (a FastRunner calls them directly, as the float32 builtins); other layouts and
+numpy scalars go to the Python kernels below, which give the same bits.
+
 Registered under the provider "cpp_f16" at the C++ provider's priority: the float32 / float64
 C++ kernels keep the provider "cpp" (one C++ KernelDef per op and dtype family); a context
 preference kernel_provider="cpp" falls through to these for float16 by priority.
@@ -146,8 +150,28 @@ def _softmax_grad_kernel(name):
     return kernel
 
 
-for _families, _make in ((UNARY, _unary_kernel), (BINARY, _binary_kernel),
-                         (REDUCE, _reduce_kernel), (SOFTMAX, _softmax_kernel),
-                         (SOFTMAX_GRAD, _softmax_grad_kernel)):
-    for _op in _families:
-        register_kernel(_op, provider=PROVIDER, dtypes=F16, priority=PRIORITY)(_make(_op))
+# _C.f16_builtin kinds (csrc/bind/f16_bind.cc)
+K_UNARY, K_BINARY, K_SOFTMAX, K_THROUGH = range(4)
+FAMILIES = (  # ops, Python kernel (every layout), builtin kind, inputs, op code, float32 kernel
+    (UNARY, _unary_kernel, K_UNARY, 1, _C.UNARY_OPS.get, _C.UNARY_KERNELS),
+    (BINARY, _binary_kernel, K_BINARY, 2, _C.BINARY_OPS.get, _C.BINARY_KERNELS),
+    (REDUCE, _reduce_kernel, K_THROUGH, 1, lambda op: 0, _C.REDUCE_KERNELS),
+    (SOFTMAX, _softmax_kernel, K_SOFTMAX, 1, SOFTMAX.index, _C.SOFTMAX_KERNELS),
+    (SOFTMAX_GRAD, _softmax_grad_kernel, K_THROUGH, 2, lambda op: 0, _C.SOFTMAX_KERNELS),
+)
+
+
+def builtin_kernel(op):
+    """The registered kernel of `op`: a builtin (no Python frame when a FastRunner calls it)
+    that runs contiguous float16 arrays in C and hands other calls to the Python kernel."""
+    for ops_, make, kind, n_in, code, f32 in FAMILIES:
+        if op in ops_:
+            return _C.f16_builtin(kind, code(op), n_in, f32[op], make(op))
+    raise ValueError(f"For 'f16_cpp.builtin_kernel', 'op' must be one of the float16 C++ ops, "
+                     f"but got {op!r}")
+
+
+for _families in FAMILIES:
+    for _op in _families[0]:
+        register_kernel(_op, provider=PROVIDER, dtypes=F16, priority=PRIORITY)(
+            builtin_kernel(_op))
