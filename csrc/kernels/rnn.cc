@@ -8,6 +8,7 @@
 #include "kernels/rnn.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -63,7 +64,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
                                                   ldb, beta, c, ldc);
     });
   }
-  if (fn) {
+  const int64_t big = std::max({m, n, k, lda, ldb, ldc});
+  if (fn && big <= INT32_MAX) {  // a 32-bit-integer BLAS takes it
     return with_threads(m * n * k, [&] {
       reinterpret_cast<CblasGemm<int, T>>(fn)(kRowMajor, opa, opb, static_cast<int>(m),
                                               static_cast<int>(n), static_cast<int>(k), T(1), a,
