@@ -31,6 +31,15 @@ def _layer_args(r, mode, dt, t, n, i, h, masked):
     return [a(t, n, i), a(n, h), a(n, h), a(g * h, i), a(g * h, h), a(g * h), a(g * h), mask]
 
 
+def _close(got, want, tol, what):
+    """rtol tol, atol tol times the array's scale (at least 1): a weight gradient sums T N
+    products, and the numpy kernel adds them step by step where the C++ one runs one GEMM, so
+    an entry that cancels to near 0 keeps the rounding of the large terms it summed."""
+    assert got.dtype == want.dtype and got.shape == want.shape, what
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale, err_msg=what)
+
+
 def _check_layer(mode, dt, t, n, i, h, masked, seed):
     r = np.random.default_rng(seed)
     args = _layer_args(r, mode, dt, t, n, i, h, masked)
@@ -38,14 +47,12 @@ def _check_layer(mode, dt, t, n, i, h, masked, seed):
     want = rnn_numpy.rnn_layer_numpy(*args, mode=mode)
     got = rnn_cpp.rnn_layer_cpp(*args, mode=mode)
     for name, p, q in zip(("y", "h_n", "c_n", "reserve"), want, got):
-        assert q.dtype == dt and q.shape == p.shape, name
-        np.testing.assert_allclose(q, p, rtol=tol, atol=tol, err_msg=f"{mode} {name}")
+        _close(q, p, tol, f"{mode} {name}")
     dy, dh, dc = (r.standard_normal(s).astype(dt) for s in ((t, n, h), (n, h), (n, h)))
     want = rnn_numpy.rnn_layer_grad_numpy(*args, want[3], dy, dh, dc, mode=mode)
     got = rnn_cpp.rnn_layer_grad_cpp(*args, got[3], dy, dh, dc, mode=mode)
     for name, p, q in zip(("dx", "dh0", "dc0", "dw_ih", "dw_hh", "db_ih", "db_hh"), want, got):
-        assert q.dtype == dt and q.shape == p.shape, name
-        np.testing.assert_allclose(q, p, rtol=tol, atol=tol, err_msg=f"{mode} {name}")
+        _close(q, p, tol, f"{mode} {name}")
 
 
 @settings(max_examples=20, deadline=None)
@@ -53,6 +60,7 @@ def _check_layer(mode, dt, t, n, i, h, masked, seed):
        st.integers(1, 6), st.integers(1, 5), st.integers(1, 6), st.integers(1, 21),
        st.booleans(), st.integers(0, 2**31 - 1))
 @example("LSTM", np.float32, 1, 2, 1, 1, False, 0)   # H = 1: numpy's strided negative bug
+@example("RNN_RELU", np.float32, 6, 1, 3, 14, False, 2)   # a dW_hh entry cancelling to -0.19
 def test_kernels_equal_numpy(mode, dt, t, n, i, h, masked, seed):
     _check_layer(mode, dt, t, n, i, h, masked, seed)
 
@@ -120,9 +128,8 @@ def test_layers_cpp_equal_numpy(mode, dtype, layers, bi, batch_first, t, n, pack
         return net
     want = _run(make, "numpy", x, hx, lens)
     got = _run(make, "cpp", x, hx, lens)
-    tol = TOL[dt]
     for k, (p, q) in enumerate(zip(want, got)):
-        np.testing.assert_allclose(q, p, rtol=tol * 10, atol=tol * 10, err_msg=str(k))
+        _close(q, p, TOL[dt] * 10, str(k))
 
 
 @pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
