@@ -2,11 +2,14 @@
 std / cross) against PyTorch at 4x4, 256x256 and 2048x2048, measured side by side.
 
     python benchmarks/op_latency_issue13.py [--sizes 4,256,2048] [--ops topk,sort] [--quick]
+                                            [--torch-threads 2]
 
 Each row times mindlite and torch in one process: they take turns, one batch each per round,
 and the row reports the fastest batch of each (µs per call), so load from other processes on
 the machine inflates both alike rather than one. Targets (issue 13): mindlite/torch <= 1.5 at
 4x4 and <= 1.2 at 2048x2048; float16 softmax 256x256 <= 2x float32's.
+On a machine shared with other work, torch's intra-op threads can stall in every batch (its
+256x256 rows then read tens of ms); --torch-threads 1 measures it on one thread.
 """
 import argparse
 import time
@@ -103,13 +106,17 @@ def main():
     p.add_argument("--sizes", default="4,256,2048")
     p.add_argument("--ops", default=",".join(OPS))
     p.add_argument("--quick", action="store_true", help="shorter measurements")
+    p.add_argument("--torch-threads", type=int, default=2, help="torch.set_num_threads")
     args = p.parse_args()
+    if torch:
+        torch.set_num_threads(args.torch_threads)
     names = args.ops.split(",")
     for name in names:
         if name not in OPS:
             p.error(f"--ops: unknown op {name!r}; expected some of {', '.join(OPS)}")
     print(f"mindlite {ms.__version__}, numpy {np.__version__}, "
-          f"torch {torch.__version__ if torch else 'not installed'}; fastest batch, µs per call")
+          f"torch {torch.__version__ if torch else 'not installed'} "
+          f"({args.torch_threads} threads); fastest batch, µs per call")
     print_table(run([int(s) for s in args.sizes.split(",")], 0.1 if args.quick else 0.4, names))
 
 
