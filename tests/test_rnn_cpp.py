@@ -185,3 +185,10 @@ def test_entry_point_errors():
     # a non-contiguous argument is copied, not misread
     xt = np.asfortranarray(args[0])
     np.testing.assert_array_equal(_C.rnn_forward(0, xt, *args[1:])[0], y)
+
+
+@pytest.mark.parametrize("mode", sorted(GATES))
+@pytest.mark.parametrize("dims", [(0, 2, 3, 4), (3, 0, 3, 4), (3, 2, 0, 4), (3, 2, 3, 0)])
+def test_empty_dimensions(mode, dims):
+    """No step, no sample, no input feature or no hidden unit: the numpy kernel's results."""
+    _check_layer(mode, np.float64, *dims, False, 1)

@@ -33,7 +33,7 @@ def rnn_layer_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, mode):
     t_len, n, _ = x.shape
     hid = h0.shape[1]
     dt = x.dtype
-    proj = (x.reshape(t_len * n, -1) @ w_ih.T).reshape(t_len, n, -1) + b_ih
+    proj = (x.reshape(t_len * n, x.shape[2]) @ w_ih.T).reshape(t_len, n, w_ih.shape[0]) + b_ih
     y = np.empty((t_len, n, hid), dt)                   # every entry is written below
     width = {"LSTM": 7, "GRU": 5}.get(mode, 2)
     reserve = np.empty((t_len, n, width * hid), dt)
@@ -129,6 +129,6 @@ def rnn_layer_grad_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, d
         dw_hh = (flat.T @ reserve[:, :, :hid].reshape(t_len * n, hid)).astype(dt)
         db_hh = flat.sum(0).astype(dt)
     dx = (flat @ w_ih).reshape(x.shape)
-    dw_ih = flat.T @ x.reshape(t_len * n, -1)
+    dw_ih = flat.T @ x.reshape(t_len * n, x.shape[2])
     db_ih = flat.sum(0)
     return dx, dh, dc, dw_ih.astype(dt), dw_hh, db_ih.astype(dt), db_hh
