@@ -3,6 +3,18 @@ lint (manager.py), primitive inference over abstracts (infer.py) and the `.ir` t
 (dump.py) and `.dot` (dot.py). The parser that builds these graphs is mindlite/jit/."""
 from .anf import (AnfNode, CNode, FuncGraph, IRPrim, Location, ParameterNode,  # noqa: F401
                   ValueNode, MAKE_TUPLE, PRINT, SWITCH, TUPLE_GETITEM)
-from .dump import dump_ir  # noqa: F401
-from .dot import render_svg, to_dot  # noqa: F401
 from .manager import FuncGraphManager, LintError, lint, reachable_graphs, toposort  # noqa: F401
+
+_LAZY = {"dump_ir": "dump", "render_svg": "dot", "to_dot": "dot"}
+
+
+def __getattr__(name):
+    """dump_ir, to_dot, render_svg: imported on first use (only dumps need them, so the
+    first graph compile does not pay for importing them)."""
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+    globals()[name] = value
+    return value

@@ -31,7 +31,7 @@ from .executor import run_graph
 from .kernel_graph import program_for
 from .passes.pipeline import compile_passes
 from .errors import UnsupportedSyntaxError
-from .parse import Parser, function_ast, is_dyn
+from .parse import Parser, function_ast, is_dyn, signature
 from ..ir.anf import AnfNode
 
 CACHE_SIZE = 64
@@ -208,8 +208,7 @@ class JitFunction:
         _, file = function_ast(fn)
         name = re.sub(r"\W", "_", f"{next(_COUNTER)}_{fn.__module__}_{fn.__qualname__}")
         parser = Parser(name, Location(file, fn.__code__.co_firstlineno))
-        import inspect
-        names = list(inspect.signature(fn).parameters)
+        names = list(signature(fn).parameters)
         pargs = [_as_params(parser, a, names[i] if i < len(names) else f"arg{i}")
                  for i, a in enumerate(args)]
         pkw = {k: _as_params(parser, kwargs[k], k) for k in sorted(kwargs)}

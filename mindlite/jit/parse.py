@@ -17,6 +17,8 @@ import ast
 import inspect
 import linecache
 import textwrap
+import types
+import weakref
 
 from ..abstract import AbstractTensor
 from ..common.parameter import Parameter
@@ -38,6 +40,10 @@ def function_ast(fn):
     code = fn.__code__
     hit = _SOURCES.get(code)
     if hit is None:
+        hit = _from_code_lines(fn, code)
+        if hit is not None:
+            _SOURCES[code] = hit
+            return hit
         try:
             lines, first = inspect.getsourcelines(fn)
             file = inspect.getsourcefile(fn) or code.co_filename
@@ -58,14 +64,73 @@ def function_ast(fn):
     return hit
 
 
+_SIGNATURES = weakref.WeakKeyDictionary()
+
+
+def signature(fn):
+    """inspect.signature(fn), kept per function while its defaults are the same objects."""
+    try:
+        hit = _SIGNATURES.get(fn)
+    except TypeError:                          # not weakly referenceable
+        return inspect.signature(fn)
+    defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
+    if hit is None or hit[0] is not defaults[0] or hit[1] is not defaults[1]:
+        hit = _SIGNATURES[fn] = defaults + (inspect.signature(fn),)
+    return hit[2]
+
+
+def _last_line(code):
+    """The last source line any instruction of `code` (nested code included) comes from."""
+    last = code.co_firstlineno
+    for _, end, _, _ in code.co_positions():
+        if end is not None and end > last:
+            last = end
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            last = max(last, _last_line(c))
+    return last
+
+
+def _from_code_lines(fn, code):
+    """The fast path of function_ast: a def's lines are known from its code object (first
+    line, the last line its instructions cover), so only they are parsed: no tokenizing
+    (inspect.getsourcelines), no line renumbering. None when that does not give the def
+    (a lambda, a wrapper, source not found, lines that do not parse alone): the general path
+    runs."""
+    file = code.co_filename
+    if code.co_name == "<lambda>" or not file.endswith(".py") or hasattr(fn, "__wrapped__"):
+        return None                       # (a functools.wraps wrapper: inspect unwraps it)
+    lines = linecache.getlines(file, fn.__globals__ if hasattr(fn, "__globals__") else None)
+    first, last = code.co_firstlineno, _last_line(code)
+    if not lines or last > len(lines):
+        return None
+    try:
+        tree = ast.parse("\n" * (first - 1) + textwrap.dedent("".join(lines[first - 1:last])))
+    except (SyntaxError, ValueError):
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:
+        return None
+    return node, file
+
+
+_FILE_TREES = {}
+
+
 def _find_in_file(fn, file):
     """The def or lambda starting on the code's first line, from the whole file's ast (a
-    lambda's own source lines need not parse on their own)."""
+    lambda's own source lines need not parse on their own; each file is parsed once while
+    its lines are unchanged)."""
     code = fn.__code__
-    try:
-        tree = ast.parse("".join(linecache.getlines(file)))
-    except SyntaxError:
-        tree = None
+    lines = linecache.getlines(file)
+    hit = _FILE_TREES.get(file)
+    if hit is None or hit[0] is not lines:
+        try:
+            tree = ast.parse("".join(lines))
+        except SyntaxError:
+            tree = None
+        hit = _FILE_TREES[file] = (lines, tree)
+    tree = hit[1]
     kind = ast.Lambda if code.co_name == "<lambda>" else ast.FunctionDef
     found = [] if tree is None else [
         n for n in ast.walk(tree) if isinstance(n, kind) and code.co_firstlineno in (
@@ -238,7 +303,7 @@ class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin, DynamicMixin):
         frame = Frame(file, fn.__globals__, closure, name=fn.__qualname__)
         frame.first_arg = _first_arg(node)
         try:
-            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound = signature(fn).bind(*args, **kwargs)
         except TypeError as e:
             raise self.error(TypeError(f"For '{fn.__qualname__}', {e}")) from None
         bound.apply_defaults()
@@ -302,7 +367,7 @@ class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin, DynamicMixin):
                     frame.closure[name] = cell.cell_contents
                 except ValueError:
                     pass
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound = signature(fn).bind(*args, **kwargs)
         bound.apply_defaults()
         frame.vars.update(bound.arguments)
         self.loc = Location.of(file, node)

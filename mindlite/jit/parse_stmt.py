@@ -38,7 +38,21 @@ def _assigned_names(stmts):
 
 
 def _contains(stmts, kinds):
-    stack = list(stmts)
+    """Whether a statement holds a node of `kinds` (not looking into nested defs, and for
+    break/continue not into nested loops); kept on each statement node (the asts are cached
+    per function, so a graph compiled again asks again)."""
+    for s in stmts:
+        memo = s.__dict__.setdefault("_ml_contains", {})
+        hit = memo.get(kinds)
+        if hit is None:
+            hit = memo[kinds] = _walk_contains(s, kinds)
+        if hit:
+            return True
+    return False
+
+
+def _walk_contains(stmt, kinds):
+    stack = [stmt]
     while stack:
         n = stack.pop()
         if isinstance(n, kinds):
