@@ -131,13 +131,23 @@ class _GradSpec:
 
 def _graph_result(grad_fn, fn, args):
     """The compiled joint graph's result, or _NO_GRAPH (eager tape)."""
-    from ..jit.ad.entry import NOT_COMPILED, graph_grad_call, wants_graph
-    if not wants_graph(fn):
+    entry = _ENTRY or _load_entry()
+    if not entry.wants_graph(fn):
         return _NO_GRAPH
-    out = graph_grad_call(grad_fn, args)
-    return _NO_GRAPH if out is NOT_COMPILED else out
+    out = entry.graph_grad_call(grad_fn, args)
+    return _NO_GRAPH if out is entry.NOT_COMPILED else out
 
 
+def _load_entry():
+    # NOTE: jit.ad.entry imported at the first grad call, then kept: an import statement
+    # here costs ~1 µs on every call of a grad function.
+    global _ENTRY
+    from ..jit.ad import entry
+    _ENTRY = entry
+    return entry
+
+
+_ENTRY = None
 _NO_GRAPH = object()
 
 
