@@ -147,17 +147,20 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                             recompute_scale_factor)
         if key is not None:
             remember(_INTERP_PLANS, key, plan)
-    fn, args = plan
-    return fn(input, *args)
+    fn, arg = plan
+    if arg is None:
+        return fn(input)
+    return fn(input, arg)
 
 
 _INTERP_PLANS = {}      # the validated call of each argument combination (the checks run once)
 _NUMBER_TYPES = (int, float)
+_FLAG_TYPES = (bool, int, float, str, type(None))
 
 
 def _interp_key(shape, size, scale_factor, mode, align_corners, recompute):
     """The plan cache key, or None where equal keys could behave differently (True == 1 and
-    8 == 8.0, but a bool or float size is an error) or a value cannot be hashed."""
+    8 == 8.0, but a bool or float size is an error) or a flag of another type."""
     for v, types in ((size, (int,)), (scale_factor, _NUMBER_TYPES)):   # 8 == 8.0: an int size
         t = type(v)
         if t is tuple:
@@ -166,18 +169,16 @@ def _interp_key(shape, size, scale_factor, mode, align_corners, recompute):
                     return None
         elif v is not None and t not in types:
             return None
-    if type(mode) is not str:
+    if type(mode) is not str or type(align_corners) not in _FLAG_TYPES or \
+            type(recompute) not in _FLAG_TYPES:
         return None
-    try:
-        return (shape, size, type(scale_factor), scale_factor, mode, type(align_corners),
-                align_corners, type(recompute), recompute, hash(align_corners),
-                hash(recompute))
-    except TypeError:
-        return None
+    return (shape, size, type(scale_factor), scale_factor, mode, type(align_corners),
+            align_corners, type(recompute), recompute)
 
 
 def _interp_plan(input, size, scale_factor, mode, align_corners, recompute_scale_factor):
-    """(fn, args): interpolate's call as fn(input, *args), after every check of the call."""
+    """(fn, arg): interpolate's call as fn(input, arg) (fn(input) when arg is None), after
+    every check of the call."""
     if mode not in _MODES:
         raise ValueError(f"For 'interpolate', 'mode' must be in '{list(_MODES)}', but got "
                          f"{mode}")
@@ -193,14 +194,14 @@ def _interp_plan(input, size, scale_factor, mode, align_corners, recompute_scale
     size = _interp_size(input, size, scale_factor, mode, recompute_scale_factor)
     corners = bool(align_corners)
     if mode == "nearest":
-        return _NEAREST, (size,)
+        return _NEAREST, size
     if mode == "bilinear":
-        return _BILINEAR[corners], (size,)
+        return _BILINEAR[corners], size
     if mode == "linear":
-        return _prim(R.ResizeLinear1D, "align_corners" if corners else "half_pixel"), (size,)
+        return _prim(R.ResizeLinear1D, "align_corners" if corners else "half_pixel"), size
     if input.ndim == 3:
-        return _adaptive_avg_1d, (size[0],)
-    return _prim(PN.AdaptiveAvgPool2D, size), ()
+        return _adaptive_avg_1d, size[0]
+    return _prim(PN.AdaptiveAvgPool2D, size), None
 
 
 # ---- adaptive pooling ----------------------------------------------------------------------
