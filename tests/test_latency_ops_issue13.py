@@ -210,3 +210,36 @@ def test_std_and_cross_through_ops():
                                   np.std(x.asnumpy(), 0, ddof=1))
     np.testing.assert_array_equal(ops.cross(x, x[::-1], dim=1).asnumpy(),
                                   np.cross(x.asnumpy(), x.asnumpy()[::-1]))
+
+
+def _g_std(a):
+    return ops.std(a, -1)
+
+
+def _g_pad(a):
+    return ops.pad(a, (1, 1, 2, 2), value=1.5), ops.pad(a.reshape(1, 4, 4), (1, 1, 2, 2),
+                                                        mode="reflect")
+
+
+def _g_sort_topk(a):
+    return ops.topk(a, 1), ops.sort(a)
+
+
+def _g_interp(a):
+    return ops.interpolate(a.reshape(1, 1, 4, 4), scale_factor=2.0, mode="bilinear",
+                           recompute_scale_factor=True)
+
+
+def _flat(v):
+    if isinstance(v, tuple):
+        return [t for e in v for t in _flat(e)]
+    return [v]
+
+
+@pytest.mark.parametrize("fn", [_g_std, _g_pad, _g_sort_topk, _g_interp])
+def test_fast_wrappers_parse_in_graph_mode(fn):
+    x = Tensor(np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32))
+    eager, graph = _flat(fn(x)), _flat(ms.jit(fn)(x))
+    assert len(eager) == len(graph)
+    for e, g in zip(eager, graph):
+        assert e.asnumpy().tobytes() == g.asnumpy().tobytes()
