@@ -1,10 +1,16 @@
 """The C++ recurrent-layer kernels (kernels/cpu/rnn_cpp.py over csrc/kernels/rnn.cc): RNNLayer
-and RNNLayerGrad equal the numpy reference kernels (float32 rtol/atol 1e-5, float64 1e-12) for
-LSTM, GRU and RNN tanh/relu, any mask (samples ending early, a whole step masked), hidden sizes
-off the vector width, one step; with the BLAS GEMMs and with the packed-loop fallback. Through
+and RNNLayerGrad equal the numpy reference kernels (float32 1e-5, float64 1e-12, atol scaled
+by the array's magnitude) for LSTM, GRU and RNN tanh/relu, any mask (samples ending early, a
+whole step masked), hidden sizes off the vector width, one step, empty dimensions; with the
+BLAS GEMMs and with the packed-loop fallback, and with the gate loops compiled for lower
+instruction sets (MINDLITE_ISA). Through
 nn.LSTM / GRU / RNN: the cpp provider (the default selection) gives the numpy provider's
 outputs and gradients over layers, directions, batch_first and seq_length, and float64
 finite-difference gradients. Bad arguments to the entry points raise naming the argument."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -192,3 +198,21 @@ def test_entry_point_errors():
 def test_empty_dimensions(mode, dims):
     """No step, no sample, no input feature or no hidden unit: the numpy kernel's results."""
     _check_layer(mode, np.float64, *dims, False, 1)
+
+
+@pytest.mark.parametrize("isa", ["base", "avx2"])
+def test_lower_isa_gate_loops(isa):
+    """The gate loops compiled for SSE2 / AVX2 give the numpy kernel's results too."""
+    code = (f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+            "import numpy as np; import test_rnn_cpp as t; from mindlite import _C\n"
+            "for mode in sorted(t.GATES):\n"
+            "    for dt in (np.float32, np.float64):\n"
+            "        t._check_layer(mode, dt, 3, 2, 3, 21, True, 5)\n"
+            "print(_C.kernel_isa())")
+    env = dict(os.environ, MINDLITE_ISA=isa)
+    res = subprocess.run([sys.executable, "-c", code], check=False, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-3000:]
+    from mindlite import _C
+    if _C.kernel_isa() in ("avx512", "avx2") or isa == "base":
+        assert res.stdout.split()[-1] == isa
