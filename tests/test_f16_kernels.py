@@ -314,6 +314,8 @@ def _split_cases():
          x.shape),
         ("ReduceSum", lambda o: kernel("ReduceSum")(y, o, (0,), False), (211,)),
         ("ReduceMean", lambda o: kernel("ReduceMean")(y.T, o, (1,), False), (211,)),
+        ("ReduceMax rows", lambda o: kernel("ReduceMax")(x, o, (1,), False), (97,)),
+        ("ReduceSum rows", lambda o: kernel("ReduceSum")(y, o, (1,), False), (97,)),
         ("Softmax", lambda o: kernel("Softmax")(y, o, 1), x.shape),
         ("LogSoftmax", lambda o: kernel("LogSoftmax")(y, o, 0), x.shape),
         ("LogSoftmax rows", lambda o: kernel("LogSoftmax")(y, o, 1), x.shape),
@@ -342,8 +344,15 @@ def _family_calls(rng):
     for op in f16_cpp.BINARY:
         yield op, (x, y), x.shape, ()
         yield op, (x, col), x.shape, ()               # broadcast: the float32 kernel in C
+    x3 = (rng.standard_normal((5, 7, 300)) * 3).astype(np.float16)
+    wide = (rng.standard_normal((3, 20000)) * 3).astype(np.float16)
     for op in f16_cpp.REDUCE:
-        yield op, (x,), (40,), ((0,), False)
+        yield op, (x,), (40,), ((0,), False)          # first dim reduced: the float32 kernel
+        yield op, (x,), (6,), ((1,), False)           # blocks of first-dim slices
+        yield op, (x3,), (5, 1, 1), ((1, 2), True)
+        yield op, (x3,), (5, 7), ((2,), False)
+        yield op, (x3,), (5, 300), ((1,), False)
+        yield op, (wide,), (3,), ((1,), False)        # slices longer than a block
     for op in f16_cpp.SOFTMAX:
         yield op, (x,), x.shape, (1,)
         yield op, (x,), x.shape, (0,)

@@ -200,7 +200,8 @@ PyObject* softmax(PyObject*, PyObject* const* args, Py_ssize_t n) {
 }
 
 // ---- the registered kernels: builtins whose common case runs without a Python frame ------
-enum F16Kind : int { kKUnary = 0, kKBinary, kKSoftmax, kKThrough, kNumKinds };
+enum F16Kind : int { kKUnary = 0, kKBinary, kKSoftmax, kKThrough, kKReduce, kNumKinds };
+
 
 // An aligned, C-contiguous, native float16 ndarray (writeable when `write`)? No error set.
 bool is_direct(PyObject* o, bool write) {
@@ -212,6 +213,40 @@ bool is_direct(PyObject* o, bool write) {
 }
 
 PyArrayObject* arr(PyObject* o) { return reinterpret_cast<PyArrayObject*>(o); }
+
+// (x, out, axis, keep_dims) of a reduction that run_f16_reduce_slices takes: x non-empty
+// with >= 2 dims, axis a sorted tuple of distinct dims >= 1, keep_dims a bool, out the size
+// of the kept dims. Anything else (errors included) goes through the float32 kernel.
+bool reduce_slices(int op, PyObject* const* args) {
+  PyArrayObject* x = arr(args[0]);
+  const int nd = PyArray_NDIM(x);
+  if (nd < 2 || nd > kMaxDims || PyArray_SIZE(x) == 0 || !PyTuple_Check(args[2]) ||
+      !PyBool_Check(args[3])) {
+    return false;
+  }
+  bool reduced[kMaxDims] = {false};
+  const Py_ssize_t na = PyTuple_GET_SIZE(args[2]);
+  long last = 0;
+  for (Py_ssize_t i = 0; i < na; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args[2], i);
+    const long v = PyLong_Check(a) ? PyLong_AsLong(a) : -1;
+    if (v <= last || v >= nd) {
+      PyErr_Clear();
+      return false;
+    }
+    reduced[v] = true;
+    last = v;
+  }
+  int64_t kept = 1;
+  for (int d = 0; d < nd; ++d) kept *= reduced[d] ? 1 : PyArray_DIMS(x)[d];
+  if (na == 0 || PyArray_SIZE(arr(args[1])) != kept) return false;
+  const auto* px = reinterpret_cast<const uint16_t*>(PyArray_DATA(x));
+  auto* po = reinterpret_cast<uint16_t*>(PyArray_DATA(arr(args[1])));
+  const int64_t* shape = PyArray_DIMS(x);
+  const int64_t n = PyArray_SIZE(x);
+  launch(will_parallelize(n, 1), [&] { run_f16_reduce_slices(op, px, nd, shape, reduced, po); });
+  return true;
+}
 
 // inputs args[0, n_in) and out args[n_in] (all direct) through the float32 kernel f32k: each
 // input widened into a new float32 array of its shape, f32k(in32..., out32, params...), out32
@@ -287,9 +322,9 @@ PyObject* f16_kernel(PyObject* self, PyObject* const* args, Py_ssize_t n) {
       PyErr_Clear();
       return through_f32(f32k, 1, args, n);
     }
-    if (kind == kKThrough) return through_f32(f32k, n_in, args, n);
+    if (kind == kKReduce && n == 4 && reduce_slices(op, args)) Py_RETURN_NONE;
+    if (kind == kKThrough || kind == kKReduce) return through_f32(f32k, n_in, args, n);
   }
-  (void)op;
   return PyObject_Vectorcall(PyTuple_GET_ITEM(self, 4), args, n, nullptr);
 }
 

@@ -261,4 +261,50 @@ void run_f16_softmax(int op, const uint16_t* x, uint16_t* out, int64_t rows, int
   run_timed(key, n, d, [&] { parallel_for(rows, d.threads, rows_body); });
 }
 
+void run_f16_reduce_slices(int op, const uint16_t* x, int nd, const int64_t* shape,
+                           const bool* reduced, uint16_t* out) {
+  int64_t slice = 1, out_slice = 1;
+  for (int d = 1; d < nd; ++d) {
+    slice *= shape[d];
+    if (!reduced[d]) out_slice *= shape[d];
+  }
+  const int64_t n0 = shape[0];
+  if (n0 == 0 || slice == 0) return;
+  const Converters& c = converters();
+  const int64_t per = slice >= kF16SoftmaxBlock ? 1 : kF16SoftmaxBlock / slice;
+  auto body = [&](int64_t b, int64_t e) {
+    const int64_t cap = e - b < per ? e - b : per;  // slices in one block
+    std::unique_ptr<float[]> buf(new float[cap * (slice + out_slice)]);
+    float* in = buf.get();
+    float* res = in + cap * slice;
+    int64_t bshape[kMaxDims], bstrides[kMaxDims];
+    int64_t stride = sizeof(float);
+    for (int d = nd - 1; d >= 0; --d) {
+      bshape[d] = shape[d];
+      bstrides[d] = stride;
+      stride *= shape[d];
+    }
+    for (int64_t r = b; r < e; r += per) {
+      const int64_t k = e - r < per ? e - r : per;
+      bshape[0] = k;
+      c.widen(x + r * slice, in, k * slice);
+      ReducePlan p;
+      reduce_plan(&p, op, kF32, reinterpret_cast<const char*>(in), nd, bshape, bstrides,
+                  reduced, reinterpret_cast<char*>(res));
+      run_reduce(p);
+      c.narrow(res, out + r * out_slice, k * out_slice);
+    }
+  };
+  // as the float32 reduce (reduce_plan.cc): a second thread from 8x the threshold
+  const int64_t n = n0 * slice;
+  if (!will_parallelize(n, 1) || n < 8 * parallel_threshold() || n0 == 1) {
+    body(0, n0);
+    return;
+  }
+  auto slices_body = [&](int64_t b, int64_t e) { body(b, e); };
+  const uint32_t key = split_key(kFamilyF16, 56 + op, 0);
+  const SplitDecision d = decide_split(key, n, 1);
+  run_timed(key, n, d, [&] { parallel_for(n0, d.threads, slices_body); });
+}
+
 }  // namespace mindlite

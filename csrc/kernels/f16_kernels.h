@@ -31,4 +31,11 @@ void run_f16_binary(int op, int mode, const uint16_t* x, const uint16_t* y, uint
 // stay in cache and a row's result never depends on the thread split.
 void run_f16_softmax(int op, const uint16_t* x, uint16_t* out, int64_t rows, int64_t cols);
 
+// ReduceOp `op` (reduce.h) of C-contiguous x (nd dims, no dim of size 0) over `reduced`
+// dims, the first dim kept: blocks of whole first-dim slices are widened, reduced by the
+// float32 reduce loops (reduce_plan / run_reduce, the same per-output computation as one
+// launch over all of x) and rounded into C-contiguous out (the kept dims).
+void run_f16_reduce_slices(int op, const uint16_t* x, int nd, const int64_t* shape,
+                           const bool* reduced, uint16_t* out);
+
 }  // namespace mindlite

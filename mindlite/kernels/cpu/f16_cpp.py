@@ -11,7 +11,9 @@ ReLU, ...) give numpy's bits; transcendental ones are within an ulp of numpy's f
 
 Softmax / LogSoftmax along the last axis of a contiguous input run `_C.f16_softmax`: blocks
 of whole rows are widened, run through the float32 softmax loop and rounded, in cache.
-Reductions (ReduceSum / Mean / Max / Min), the softmax grads and softmax along another axis
+Reductions of a contiguous input that keep its first dim run in blocks of whole first-dim
+slices the same way (`_C.f16_builtin`, the float32 reduce loops on each block). Other
+reductions (ReduceSum / Mean / Max / Min), the softmax grads and softmax along another axis
 widen to float32, run the float32 C++ kernel (sums accumulate in float64) and round once.
 MindSpore accumulates float16 sums in float32 along every axis (checked against MindSpore
 2.10); numpy's float16 sum does so only along a contiguous axis and rounds to float16 at every
@@ -151,11 +153,11 @@ def _softmax_grad_kernel(name):
 
 
 # _C.f16_builtin kinds (csrc/bind/f16_bind.cc)
-K_UNARY, K_BINARY, K_SOFTMAX, K_THROUGH = range(4)
+K_UNARY, K_BINARY, K_SOFTMAX, K_THROUGH, K_REDUCE = range(5)
 FAMILIES = (  # ops, Python kernel (every layout), builtin kind, inputs, op code, float32 kernel
     (UNARY, _unary_kernel, K_UNARY, 1, _C.UNARY_OPS.get, _C.UNARY_KERNELS),
     (BINARY, _binary_kernel, K_BINARY, 2, _C.BINARY_OPS.get, _C.BINARY_KERNELS),
-    (REDUCE, _reduce_kernel, K_THROUGH, 1, lambda op: 0, _C.REDUCE_KERNELS),
+    (REDUCE, _reduce_kernel, K_REDUCE, 1, REDUCE.index, _C.REDUCE_KERNELS),
     (SOFTMAX, _softmax_kernel, K_SOFTMAX, 1, SOFTMAX.index, _C.SOFTMAX_KERNELS),
     (SOFTMAX_GRAD, _softmax_grad_kernel, K_THROUGH, 2, lambda op: 0, _C.SOFTMAX_KERNELS),
 )
