@@ -11,16 +11,22 @@ thread, so results do not depend on any thread split. They sit one priority abov
 im2col + BLAS kernels of conv_cpp.py and are chosen only where measured faster (the `when`
 predicates below); everything else keeps conv_cpp.py's kernels.
 
-Measured on the loaded 2-core machine (float32, fastest of 5 batches of 300 calls, us per
-launch, conv_cpp -> these):
-  LeNet 1 -> 6 channels, 5 x 5 on 32 x 32 (batch 1): forward 58 -> 8, input gradient
-  30 -> 9, filter gradient 33 -> 34;
-  LeNet 6 -> 16 channels, 5 x 5 on 14 x 14 (batch 1): forward 20 -> 15, input gradient
-  34 -> 14, filter gradient 57 -> 19;
-  digits CNN layer 1 (batch 64, 1 -> 16, 3 x 3 'same' on 8 x 8): forward 76 -> 51, input
-  gradient 75 -> 73, filter gradient 101 -> 156 (not chosen);
-  digits CNN layer 2 (batch 64, 16 -> 32 on 4 x 4): forward 262 -> 404 (not chosen: planes
-  of 16 positions per sample lose to conv_cpp.py's one GEMM over the batch).
+Stride-1 convolutions skip the im2col: the input is copied once into a zero-bordered plane
+and the GEMM reads each tap's row of the column matrix straight from it (an implicit GEMM);
+the input gradient of a stride-1 convolution whose pads do not exceed the dilated kernel is
+the same loop run on dout with the flipped, transposed weights.
+
+Measured on the loaded 2-core machine (float32, the fastest of 5 batches of 300 calls, us
+per launch, conv_cpp -> these; the machine's load swings timings by 2x between runs):
+  LeNet 1 -> 6 channels, 5 x 5 on 32 x 32 (batch 1): forward 49 -> 3.7, input gradient
+  47 -> 7.3, filter gradient 62 -> 17;
+  LeNet 6 -> 16 channels, 5 x 5 on 14 x 14 (batch 1): forward 34 -> 6.9, input gradient
+  34 -> 17, filter gradient 56 -> 24;
+  digits CNN layer 1 (batch 64, 1 -> 16, 3 x 3 'same' on 8 x 8): forward 85 -> 72, input
+  gradient 82 -> 120 and filter gradient 100 -> 145 (neither chosen);
+  digits CNN layer 2 (batch 64, 16 -> 32 on 4 x 4): forward 442 -> 393, input gradient
+  453 -> 481 and filter gradient 616 -> 916 (neither chosen: planes of 16 positions per
+  sample lose to conv_cpp.py's one GEMM over the batch).
 """
 from ...common import dtype as mstype
 from ..registry import register_kernel
@@ -29,6 +35,8 @@ from ._cext import _C
 FLOATS = (mstype.float32, mstype.float64)
 PRIORITY = 21            # above conv_cpp.py's kernels (the cpp provider's 20)
 MAX_MACS = 1 << 24       # multiply-adds per launch up to which the per-sample loops are used
+INPUT_BATCH = 8          # the input gradient: batches up to this, or
+MIN_INPUT_PLANE = 100    # planes of at least this many output positions
 MIN_FILTER_PLANE = 64    # the filter gradient: output positions per sample from which it wins,
 MIN_FILTER_TAPS = 16     # and weights per output channel (Cg kh kw)
 
@@ -59,7 +67,9 @@ def _input_small(dout, w, *_):
     ds, ws = _shape(dout), _shape(w)
     if ds is None or ws is None:
         return False
-    return _fits(ds[0], ds[1], ds[2] * ds[3], ws[1] * ws[2] * ws[3])
+    p = ds[2] * ds[3]
+    return (_fits(ds[0], ds[1], p, ws[1] * ws[2] * ws[3])
+            and (ds[0] <= INPUT_BATCH or p >= MIN_INPUT_PLANE))
 
 
 def _filter_small(dout, x, filter_size=None, *_):
