@@ -29,6 +29,9 @@ using NarrowFn = void (*)(const float* x, uint16_t* out, int64_t n);
 constexpr int64_t kF16Block = 512;
 // Elements per block of whole softmax rows (at least one row): two 32 KiB float32 buffers.
 constexpr int64_t kF16SoftmaxBlock = 8192;
+// Elements per block of whole first-dim slices of a reduction: 128 KiB of float32, in L2 (fewer
+// plans per element; the float32 max / min loops run at the same speed from L2 as from memory).
+constexpr int64_t kF16ReduceBlock = 32768;
 
 float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -271,7 +274,7 @@ void run_f16_reduce_slices(int op, const uint16_t* x, int nd, const int64_t* sha
   const int64_t n0 = shape[0];
   if (n0 == 0 || slice == 0) return;
   const Converters& c = converters();
-  const int64_t per = slice >= kF16SoftmaxBlock ? 1 : kF16SoftmaxBlock / slice;
+  const int64_t per = slice >= kF16ReduceBlock ? 1 : kF16ReduceBlock / slice;
   auto body = [&](int64_t b, int64_t e) {
     const int64_t cap = e - b < per ? e - b : per;  // slices in one block
     std::unique_ptr<float[]> buf(new float[cap * (slice + out_slice)]);
