@@ -2,9 +2,10 @@
 and RNNLayerGrad equal the numpy reference kernels (float32 1e-5, float64 1e-12, atol scaled
 by the array's magnitude) for LSTM, GRU and RNN tanh/relu, any mask (samples ending early, a
 whole step masked), hidden sizes off the vector width, one step, empty dimensions; with the
-BLAS GEMMs and with the packed-loop fallback, and with the gate loops compiled for lower
-instruction sets (MINDLITE_ISA). Through
-nn.LSTM / GRU / RNN: the cpp provider (the default selection) gives the numpy provider's
+BLAS GEMMs and with the packed-loop fallback, with the GEMMs off the recurrence overlapped on a
+second thread, and with the gate loops compiled for lower instruction sets (MINDLITE_ISA).
+Through nn.LSTM
+/ GRU / RNN: the cpp provider (the default selection) gives the numpy provider's
 outputs and gradients over layers, directions, batch_first and seq_length, and float64
 finite-difference gradients. Bad arguments to the entry points raise naming the argument."""
 import os
@@ -84,6 +85,20 @@ def test_packed_loop_fallback_equals_numpy(mode):
     finally:
         if rnn_cpp.BLAS:
             assert rnn_attach_blas(path)
+
+
+@pytest.mark.parametrize("mode", sorted(GATES))
+def test_overlapped_chunks_equal_numpy(mode):
+    """A large layer runs its projection / weight-gradient GEMMs in chunks of steps on a second
+    thread; forced on for small layers (7 steps: chunks of 2, 2, 2, 1), same results."""
+    from mindlite._C import rnn_overlap_above
+    rnn_overlap_above(0)
+    try:
+        for dt in (np.float32, np.float64):
+            _check_layer(mode, dt, 7, 3, 5, 19, True, 11)
+            _check_layer(mode, dt, 2, 1, 2, 3, False, 12)
+    finally:
+        rnn_overlap_above(1 << 22)
 
 
 def test_cpp_is_the_default_kernel():

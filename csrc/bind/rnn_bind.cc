@@ -7,6 +7,8 @@
 //   _C.rnn_blas_attached() -> bool      _C.rnn_detach_blas(): back to the packed loop
 //   _C.rnn_single_thread_below(mnk)     GEMMs below mnk multiply-adds on one BLAS thread, the
 //                                       larger on OpenBLAS's count (default 2**23)
+//   _C.rnn_overlap_above(mnk)           layers of >= mnk GEMM multiply-adds run their
+//                                       projection / dW GEMMs on a second thread (2**22)
 //   _C.rnn_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask) -> (y, h_n, c_n, reserve)
 //   _C.rnn_backward(mode, x, w_ih, w_hh, mask, reserve, dy, dh_n, dc_n)
 //       -> (dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh)
@@ -173,6 +175,10 @@ bool add_rnn_functions(PyObject* module) {
       if (mnk < 0) throw py::value_error("For 'rnn_single_thread_below', 'mnk' must be >= 0");
       rnn_set_single_thread_below(mnk);
     }, py::arg("mnk"), "GEMMs below mnk multiply-adds run on one BLAS thread (default 2**23).");
+    m.def("rnn_overlap_above", [](int64_t mnk) {
+      if (mnk < 0) throw py::value_error("For 'rnn_overlap_above', 'mnk' must be >= 0");
+      rnn_set_overlap_above(mnk);
+    }, py::arg("mnk"), "Layers of at least mnk GEMM multiply-adds overlap on two threads.");
     m.def("rnn_detach_blas", [] { rnn_set_blas(nullptr, nullptr, false, nullptr); },
           "Run the recurrent loops' GEMMs on the packed MatMul loop (no BLAS).");
     m.def("rnn_forward", [](int mode, py::array x, py::array h0, py::array c0, py::array w_ih,

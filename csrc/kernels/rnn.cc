@@ -3,13 +3,17 @@
 // writes it to its own buffer, its n gate needs r (h W_hn^T + b_hn)), then the gate loop of
 // every sample. Backward walks the steps in reverse: the gate loop writes d_in[t] (and GRU's
 // d_rec[t]) and leaves in dh what reaches the previous state directly, then one GEMM adds
-// d_rec[t] W_hh; after the loop one GEMM each gives dx, dW_ih and dW_hh (h_prev is read in
-// place from the reserve), and column sums the bias gradients.
+// d_rec[t] W_hh; one GEMM each gives dx, dW_ih and dW_hh (h_prev is read in place from the
+// reserve), and column sums the bias gradients. On a large layer the work off the recurrence
+// (the input projection, dx and dW) runs in about four chunks of steps on a second thread,
+// overlapping the sequential steps (Pipeline); results do not depend on it beyond the order
+// of dW's sum, which is fixed.
 #include "kernels/rnn.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -29,12 +33,15 @@ bool g_ilp64 = false;
 int (*g_threads_local)(int) = nullptr;  // openblas_set_num_threads_local, or null
 int64_t g_st_mnk = int64_t{1} << 23;    // GEMMs below this many multiply-adds: one thread
 
-// Runs a BLAS call on one thread when it is small (see rnn_set_blas_threads), restoring the
-// calling thread's setting after it.
+int64_t g_overlap_mnk = int64_t{1} << 22;  // layers of at least this much GEMM work overlap
+thread_local bool t_single = false;        // this thread's GEMMs on one thread (overlapping)
+
+// Runs a BLAS call on one thread when it is small (see rnn_set_blas) or while the layer's two
+// threads overlap, restoring the calling thread's setting after it.
 template <class F>
 void with_threads(int64_t mnk, F call) {
   if (!g_threads_local) return call();
-  const int prev = g_threads_local(mnk < g_st_mnk ? 1 : 0);
+  const int prev = g_threads_local(mnk < g_st_mnk || t_single ? 1 : 0);
   call();
   g_threads_local(prev);
 }
@@ -100,6 +107,42 @@ std::unique_ptr<T[]> buffer(int64_t n) {
   return std::unique_ptr<T[]>(new T[static_cast<size_t>(n > 0 ? n : 1)]);
 }
 
+// Runs the tasks it is given one after another on a second thread while the caller goes on
+// (submit first waits for the previous task), or each at once on the caller when off. Both
+// threads run their GEMMs on one BLAS thread meanwhile. The order of the tasks, and so every
+// sum, is the same either way.
+class Pipeline {
+ public:
+  explicit Pipeline(bool on) : on_(on), caller_was_single_(t_single) {
+    if (on_) t_single = true;
+  }
+  ~Pipeline() {
+    if (fut_.valid()) fut_.wait();
+    t_single = caller_was_single_;
+  }
+  template <class F>
+  void submit(F task) {
+    if (!on_) return task();
+    wait();
+    fut_ = std::async(std::launch::async, [task] {
+      t_single = true;
+      task();
+    });
+  }
+  void wait() {
+    if (fut_.valid()) fut_.get();  // a task's exception (bad_alloc) goes on in the caller
+  }
+
+ private:
+  bool on_, caller_was_single_;
+  std::future<void> fut_;
+};
+
+// Steps per task when a layer of `work` GEMM multiply-adds overlaps (about 4 tasks), else all.
+int64_t chunk_steps(int64_t steps, int64_t work) {
+  return steps >= 2 && work >= g_overlap_mnk ? (steps + 3) / 4 : (steps > 0 ? steps : 1);
+}
+
 // out[j] = sum over rows of a (rows x cols, contiguous), accumulated in double.
 template <class T>
 void column_sums(const T* a, int64_t rows, int64_t cols, T* out) {
@@ -126,6 +169,8 @@ void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64, void* threads_local) {
 
 void rnn_set_single_thread_below(int64_t mnk) { g_st_mnk = mnk; }
 
+void rnn_set_overlap_above(int64_t mnk) { g_overlap_mnk = mnk; }
+
 bool rnn_blas_attached() { return g_gemm[0] != nullptr && g_gemm[1] != nullptr; }
 
 template <class T>
@@ -138,7 +183,15 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
   std::copy(h0, h0 + N * H, hn);
   std::copy(c0, c0 + N * H, cn);
   auto proj = buffer<T>(rows * gh);
-  gemm<T>(false, true, rows, gh, d.i, x, d.i, w_ih, d.i, T(0), proj.get(), gh);
+  // the projection of steps [c chunk, (c + 1) chunk): the next chunk's on the second thread
+  // while this one's steps run (one call up front when the layer is small)
+  const int64_t chunk = chunk_steps(d.t, rows * gh * (d.i + H));
+  auto project = [=, p = proj.get()](int64_t c) {
+    const int64_t r0 = c * chunk * N, nr = (std::min(d.t, (c + 1) * chunk) - c * chunk) * N;
+    gemm<T>(false, true, nr, gh, d.i, x + r0 * d.i, d.i, w_ih, d.i, T(0), p + r0 * gh, gh);
+  };
+  Pipeline pipe(chunk < d.t);
+  project(0);
   // the gate loops add the biases: b_ih + b_hh, except GRU's n part, b_ih only there (b_hn
   // goes inside r * (h W_hn^T + b_hn))
   std::vector<T> bias(b_ih, b_ih + gh);
@@ -147,6 +200,10 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
   auto rec = buffer<T>(mode == kRnnGru ? N * gh : 0);
   const bool relu = mode == kRnnRelu;
   for (int64_t t = 0; t < d.t; ++t) {
+    if (t % chunk == 0) {
+      pipe.wait();
+      if (t + chunk < d.t) pipe.submit([=] { project(t / chunk + 1); });
+    }
     T* pre = proj.get() + t * N * gh;
     const T* m = mask + t * N;
     T* res = reserve + t * N * wid;
@@ -188,6 +245,18 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
   T* d_in = d_in_buf.get();
   T* d_rec = mode == kRnnGru ? d_rec_buf.get() : d_in;
   const bool relu = mode == kRnnRelu;
+  // dx and the weight gradients of steps [a, b), added to those of the later steps: on the
+  // second thread while the earlier steps run (one call at the end when the layer is small)
+  const int64_t chunk = chunk_steps(d.t, rows * gh * (d.i + H));
+  auto weights = [=](int64_t a, int64_t b, T beta) {
+    const int64_t r0 = a * N, nr = (b - a) * N;
+    gemm<T>(false, false, nr, d.i, gh, d_in + r0 * gh, gh, w_ih, d.i, T(0), dx + r0 * d.i, d.i);
+    gemm<T>(true, false, gh, d.i, nr, d_in + r0 * gh, gh, x + r0 * d.i, d.i, beta, dw_ih, d.i);
+    gemm<T>(true, false, gh, H, nr, d_rec + r0 * gh, gh, reserve + r0 * wid, wid, beta, dw_hh,
+            H);  // h_prev, read in place from the reserve
+  };
+  if (d.t == 0) weights(0, 0, T(0));  // zero weight gradients
+  Pipeline pipe(chunk < d.t);
   for (int64_t t = d.t - 1; t >= 0; --t) {
     const T* m = mask + t * N;
     const T* res = reserve + t * N * wid;
@@ -205,10 +274,13 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
       }
     }
     gemm<T>(false, false, N, H, gh, drec, gh, w_hh, H, T(1), dh, H);
+    if (t % chunk == 0) {
+      const int64_t b = std::min(d.t, t + chunk);
+      const T beta = b == d.t ? T(0) : T(1);  // the first task (the last steps) writes
+      pipe.submit([=] { weights(t, b, beta); });
+    }
   }
-  gemm<T>(false, false, rows, d.i, gh, d_in, gh, w_ih, d.i, T(0), dx, d.i);
-  gemm<T>(true, false, gh, d.i, rows, d_in, gh, x, d.i, T(0), dw_ih, d.i);
-  gemm<T>(true, false, gh, H, rows, d_rec, gh, reserve, wid, T(0), dw_hh, H);  // h_prev
+  pipe.wait();
   column_sums(d_in, rows, gh, db_ih);
   column_sums(d_rec, rows, gh, db_hh);
 }

@@ -48,6 +48,9 @@ const RnnGateFns<T>& rnn_gate_fns();
 // Set once at import, before any layer runs.
 void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64, void* threads_local);
 void rnn_set_single_thread_below(int64_t mnk);
+// A layer of at least mnk GEMM multiply-adds overlaps its projection / weight-gradient GEMMs
+// with its time loop on a second thread (default 2**22).
+void rnn_set_overlap_above(int64_t mnk);
 bool rnn_blas_attached();
 
 // y (T, N, H), hn / cn (N, H), reserve (T, N, W H): all written. c0 is read for LSTM only
