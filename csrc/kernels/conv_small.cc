@@ -105,16 +105,24 @@ const int64_t* strided(int64_t k, int64_t ld) {
   return off.data();
 }
 
-// Stride-1 convolution as an implicit GEMM: out (m, oh, ow) = a (m, cin kh kw) times the
-// taps of `in` (cin, hin, win) read at (y + i dh - top, x + j dw - left), zero outside. The
-// input is copied once into a zero-bordered plane (cin, hp, wp), hp = oh + dh (kh - 1),
-// wp = ow + dw (kw - 1); then the column matrix's row (c, i, j) is the plane's flat slice from
-// (c hp + i dh) wp + j dw over positions y wp + x, so the GEMM reads it in place (row
-// offsets) and computes (oh - 1) wp + ow positions, of which the ow per row are kept.
+// Where implicit_conv finds its operands: `batch` samples of `groups` groups; sample n's
+// group gi reads in + n in_n + gi in_g and a + gi a_g, and writes out + n out_n + gi out_g.
+struct Steps {
+  int64_t batch, groups, in_n, in_g, a_g, out_n, out_g;
+};
+
+// Stride-1 convolutions as implicit GEMMs: out (m, oh, ow) = a (m, cin kh kw) times the
+// taps of `in` (cin, hin, win) read at (y + i dh - top, x + j dw - left), zero outside, for
+// every sample and group of `st`. Each input is copied into a zero-bordered plane (cin, hp,
+// wp), hp = oh + dh (kh - 1), wp = ow + dw (kw - 1) (the borders are zeroed once per call:
+// every sample overwrites the same interior); the column matrix's row (c, i, j) is then the
+// plane's flat slice from (c hp + i dh) wp + j dw over positions y wp + x, so the GEMM reads
+// it in place (row offsets) and computes (oh - 1) wp + ow positions, of which the ow per
+// row are kept.
 template <typename T>
 void implicit_conv(const T* in, int64_t cin, int64_t hin, int64_t win, const T* a, int64_t m,
                    T* out, int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t dh,
-                   int64_t dw, int64_t top, int64_t left) {
+                   int64_t dw, int64_t top, int64_t left, const Steps& st) {
   const int64_t hp = oh + dh * (kh - 1), wp = ow + dw * (kw - 1), k = cin * kh * kw;
   const int64_t n = (oh - 1) * wp + ow;
   const int64_t slack = 2 * kConvSmallPadBytes / static_cast<int64_t>(sizeof(T));
@@ -122,34 +130,40 @@ void implicit_conv(const T* in, int64_t cin, int64_t hin, int64_t win, const T* 
   thread_local std::vector<int64_t> offs;
   T* plane = scratch<T>(&pbuf, cin * hp * wp + slack);
   std::fill(plane, plane + cin * hp * wp + slack, T(0));
-  // rows r of `in` land at plane row r + top, columns s at s + left (clipped to the plane)
-  const int64_t r0 = std::max<int64_t>(0, -top), r1 = std::min(hin, hp - top);
-  const int64_t s0 = std::max<int64_t>(0, -left), s1 = std::min(win, wp - left);
-  for (int64_t c = 0; c < cin; ++c) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const T* src = in + (c * hin + r) * win;
-      T* dst = plane + (c * hp + r + top) * wp + left;
-      for (int64_t s = s0; s < s1; ++s) dst[s] = src[s];
-    }
-  }
   if (static_cast<int64_t>(offs.size()) < k) offs.resize(k);
   for (int64_t c = 0; c < cin; ++c) {
     for (int64_t i = 0; i < kh; ++i) {
       for (int64_t j = 0; j < kw; ++j) offs[(c * kh + i) * kw + j] = (c * hp + i * dh) * wp + j * dw;
     }
   }
+  T* tmp = wp == ow ? nullptr : scratch<T>(&obuf, m * n);
   const ConvSmallGemm mm = conv_small_gemm_table()[dtype_of<T>()];
-  if (wp == ow) {  // the positions are out's own layout
-    mm(a, plane, offs.data(), out, m, n, k);
-    return;
-  }
-  T* tmp = scratch<T>(&obuf, m * n);
-  mm(a, plane, offs.data(), tmp, m, n, k);
-  for (int64_t r = 0; r < m; ++r) {
-    for (int64_t y = 0; y < oh; ++y) {
-      const T* src = tmp + r * n + y * wp;
-      T* dst = out + (r * oh + y) * ow;
-      for (int64_t x = 0; x < ow; ++x) dst[x] = src[x];
+  // rows r of `in` land at plane row r + top, columns s at s + left (clipped to the plane)
+  const int64_t r0 = std::max<int64_t>(0, -top), r1 = std::min(hin, hp - top);
+  const int64_t s0 = std::max<int64_t>(0, -left), s1 = std::min(win, wp - left);
+  for (int64_t b = 0; b < st.batch; ++b) {
+    for (int64_t gi = 0; gi < st.groups; ++gi) {
+      const T* src_n = in + b * st.in_n + gi * st.in_g;
+      T* dst_n = out + b * st.out_n + gi * st.out_g;
+      for (int64_t c = 0; c < cin; ++c) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const T* src = src_n + (c * hin + r) * win;
+          T* dst = plane + (c * hp + r + top) * wp + left;
+          for (int64_t s = s0; s < s1; ++s) dst[s] = src[s];
+        }
+      }
+      if (!tmp) {  // the positions are out's own layout
+        mm(a + gi * st.a_g, plane, offs.data(), dst_n, m, n, k);
+        continue;
+      }
+      mm(a + gi * st.a_g, plane, offs.data(), tmp, m, n, k);
+      for (int64_t r = 0; r < m; ++r) {
+        for (int64_t y = 0; y < oh; ++y) {
+          const T* src = tmp + r * n + y * wp;
+          T* dst = dst_n + (r * oh + y) * ow;
+          for (int64_t x = 0; x < ow; ++x) dst[x] = src[x];
+        }
+      }
     }
   }
 }
@@ -166,13 +180,9 @@ void conv_small_forward(const T* x, const T* w, T* out, const ConvGeom& g) {
     return;
   }
   if (g.sh == 1 && g.sw == 1) {
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t gi = 0; gi < g.group; ++gi) {
-        implicit_conv(x + (n * g.c + gi * cg) * g.h * g.w, cg, g.h, g.w, w + gi * og * kg, og,
-                      out + (n * g.o + gi * og) * p, g.oh, g.ow, g.kh, g.kw, g.dh, g.dw, g.pt,
-                      g.pl);
-      }
-    }
+    const Steps st{g.n, g.group, g.c * g.h * g.w, cg * g.h * g.w, og * kg, g.o * p, og * p};
+    implicit_conv(x, cg, g.h, g.w, w, og, out, g.oh, g.ow, g.kh, g.kw, g.dh, g.dw, g.pt, g.pl,
+                  st);
     return;
   }
   thread_local std::vector<char> buf;
@@ -212,13 +222,9 @@ void conv_small_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom&
         }
       }
     }
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t gi = 0; gi < g.group; ++gi) {
-        implicit_conv(dout + (n * g.o + gi * og) * p, og, g.oh, g.ow, wf + gi * cg * kf, cg,
-                      dx + (n * g.c + gi * cg) * hw, g.h, g.w, g.kh, g.kw, g.dh, g.dw,
-                      ext_h - g.pt, ext_w - g.pl);
-      }
-    }
+    const Steps st{g.n, g.group, g.o * p, og * p, cg * kf, g.c * hw, cg * hw};
+    implicit_conv(dout, og, g.oh, g.ow, wf, cg, dx, g.h, g.w, g.kh, g.kw, g.dh, g.dw,
+                  ext_h - g.pt, ext_w - g.pl, st);
     return;
   }
   T* wt = scratch<T>(&wbuf, g.group * kg * og);  // per group W[g].T (Kg, Og)
