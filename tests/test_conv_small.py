@@ -192,6 +192,7 @@ def test_selection_predicates():
     assert grad_in.supports(ms.float32, [A((1, 16, 10, 10)), A((16, 6, 5, 5)), (1, 6, 14, 14)])
     assert not grad_in.supports(ms.float32, [A((64, 16, 8, 8)), A((16, 1, 3, 3)),
                                              (64, 1, 8, 8)])
+    assert grad_in.supports(ms.float32, [A((64, 32, 4, 4)), A((32, 16, 3, 3)), (64, 16, 4, 4)])
     filt = registry.registered_kernels("Conv2DBackpropFilter")[0]
     assert filt.name == "conv_small_backprop_filter"
     assert filt.supports(ms.float32, [A((1, 6, 28, 28)), A((1, 1, 32, 32)), (6, 1, 5, 5)])

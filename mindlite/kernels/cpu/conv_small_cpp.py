@@ -25,8 +25,9 @@ per launch, conv_cpp -> these; the machine's load swings timings by 2x between r
   digits CNN layer 1 (batch 64, 1 -> 16, 3 x 3 'same' on 8 x 8): forward 85 -> 72, input
   gradient 82 -> 120 and filter gradient 100 -> 145 (neither chosen);
   digits CNN layer 2 (batch 64, 16 -> 32 on 4 x 4): forward 442 -> 393, input gradient
-  453 -> 481 and filter gradient 616 -> 916 (neither chosen: planes of 16 positions per
-  sample lose to conv_cpp.py's one GEMM over the batch).
+  453 -> 481 in one run, 357 -> 337 (medians 450 -> 376) over 15 alternating rounds after
+  the per-call plane set-up (chosen: 16 input channels), filter gradient 616 -> 916 (not
+  chosen: planes of 16 positions per sample lose to conv_cpp.py's one GEMM over the batch).
 """
 from ...common import dtype as mstype
 from ..registry import register_kernel
@@ -35,8 +36,9 @@ from ._cext import _C
 FLOATS = (mstype.float32, mstype.float64)
 PRIORITY = 21            # above conv_cpp.py's kernels (the cpp provider's 20)
 MAX_MACS = 1 << 24       # multiply-adds per launch up to which the per-sample loops are used
-INPUT_BATCH = 8          # the input gradient: batches up to this, or
-MIN_INPUT_PLANE = 100    # planes of at least this many output positions
+INPUT_BATCH = 8          # the input gradient: batches up to this, planes of at least
+MIN_INPUT_PLANE = 100    # this many output positions, or at least MIN_INPUT_CHANNELS input
+MIN_INPUT_CHANNELS = 4   # channels per group (the rows of its GEMMs)
 MIN_FILTER_PLANE = 64    # the filter gradient: output positions per sample from which it wins,
 MIN_FILTER_TAPS = 16     # and weights per output channel (Cg kh kw)
 
@@ -69,7 +71,7 @@ def _input_small(dout, w, *_):
         return False
     p = ds[2] * ds[3]
     return (_fits(ds[0], ds[1], p, ws[1] * ws[2] * ws[3])
-            and (ds[0] <= INPUT_BATCH or p >= MIN_INPUT_PLANE))
+            and (ds[0] <= INPUT_BATCH or p >= MIN_INPUT_PLANE or ws[1] >= MIN_INPUT_CHANNELS))
 
 
 def _filter_small(dout, x, filter_size=None, *_):
