@@ -104,8 +104,9 @@ class GraphCell(Cell):
             try:
                 prog = program_for(self._lowered)
             except (TypeError, ValueError, RuntimeError):
-                # NOTE: a graph the kernel runner cannot set up (e.g. a Custom op with attrs)
-                # stays on the interpreter, which runs any graph.
+                # NOTE: a graph the kernel runner cannot set up stays on the interpreter,
+                # which runs any graph (GraphProgram itself records a step the C runner
+                # refuses as its `reason`; this guards the lowering around it).
                 self._lowered = None
         return prog(values) if prog is not None else run_graph(self.graph, values)
 
