@@ -32,7 +32,7 @@ def geometries(draw):
     pads = tuple(draw(st.integers(0, 3)) for _ in range(4))
     h = draw(st.integers(max(1, dil[0] * (k[0] - 1) + 1 - pads[0] - pads[1]), 12))
     w = draw(st.integers(max(1, dil[1] * (k[1] - 1) + 1 - pads[2] - pads[3]), 12))
-    n = draw(st.integers(1, 3))
+    n = draw(st.integers(1, 10))
     dtype = draw(st.sampled_from([np.float32, np.float64]))
     return dict(n=n, c=cg * group, o=og * group, h=h, w=w, k=k, stride=stride, dil=dil,
                 pads=pads, group=group, dtype=dtype)
@@ -81,6 +81,9 @@ def test_matches_numpy_reference(g, seed):
     (2, 2, 4, 1, 9, (1, 3), (1, 1), (1, 2), (0, 0, 0, 0), 1),
     (1, 2, 2, 4, 4, (1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),
     (2, 3, 5, 8, 8, (3, 3), (2, 1), (1, 1), (1, 1, 1, 1), 1),      # stride: im2col paths
+    # more samples than output positions: the batch-innermost filter gradient
+    (12, 4, 6, 3, 3, (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 2),
+    (10, 3, 4, 5, 6, (2, 3), (2, 3), (2, 1), (0, 2, 1, 0), 1),
 ])
 def test_fixed_geometries(case, dtype):
     n, c, o, h, w, k, stride, dil, pads, group = case
@@ -196,5 +199,6 @@ def test_selection_predicates():
     filt = registry.registered_kernels("Conv2DBackpropFilter")[0]
     assert filt.name == "conv_small_backprop_filter"
     assert filt.supports(ms.float32, [A((1, 6, 28, 28)), A((1, 1, 32, 32)), (6, 1, 5, 5)])
-    # the digits CNN's planes of 16 positions: one BLAS GEMM over the batch wins there
-    assert not filt.supports(ms.float32, [A((64, 32, 4, 4)), A((64, 16, 4, 4)), (32, 16, 3, 3)])
+    assert filt.supports(ms.float32, [A((64, 32, 4, 4)), A((64, 16, 4, 4)), (32, 16, 3, 3)])
+    # 9 weights per output channel (digits CNN layer 1): the BLAS kernel wins there
+    assert not filt.supports(ms.float32, [A((64, 16, 8, 8)), A((64, 1, 8, 8)), (16, 1, 3, 3)])

@@ -250,6 +250,71 @@ void conv_small_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom&
   }
 }
 
+namespace {
+
+// The filter gradient for batches of small planes (P < N), columns batch innermost:
+// dw[g].T (Kg, Og) = cols (Kg, P N) @ dt (P N, Og), cols[(c, i, j), q N + n] = the tap of
+// sample n at output position q, dt[q N + n, o] = dout[n, g Og + o, q]; each element sums
+// its terms in (position, sample) order. The input goes first into xt (Cg, hp wp, N): the
+// plane every tap reaches (zero outside the image), sample innermost, so each column run is
+// one contiguous copy of N values.
+template <typename T>
+void filter_batch_inner(const T* dout, const T* x, T* dw, const ConvGeom& g) {
+  const int64_t cg = g.c / g.group, og = g.o / g.group, kg = cg * g.kh * g.kw;
+  const int64_t p = g.oh * g.ow, np = g.n * p, ldo = round_up<T>(og), nb = g.n;
+  const int64_t hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  const int64_t wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  thread_local std::vector<char> xbuf, cbuf, dbuf, obuf;
+  T* xt = scratch<T>(&xbuf, cg * hp * wp * nb);
+  T* cols = scratch<T>(&cbuf, kg * np);
+  T* dt = scratch<T>(&dbuf, np * ldo);
+  T* res = scratch<T>(&obuf, kg * og);
+  const int64_t* off = strided(np, ldo);
+  const ConvSmallGemm mm = conv_small_gemm_table()[dtype_of<T>()];
+  const int64_t r0 = std::max<int64_t>(0, -g.pt), r1 = std::min(g.h, hp - g.pt);
+  const int64_t s0 = std::max<int64_t>(0, -g.pl), s1 = std::min(g.w, wp - g.pl);
+  for (int64_t gi = 0; gi < g.group; ++gi) {
+    std::fill(xt, xt + cg * hp * wp * nb, T(0));
+    for (int64_t n = 0; n < nb; ++n) {
+      for (int64_t c = 0; c < cg; ++c) {
+        const T* src = x + (n * g.c + gi * cg + c) * g.h * g.w;
+        T* plane = xt + c * hp * wp * nb + n;
+        for (int64_t r = r0; r < r1; ++r) {
+          for (int64_t q = s0; q < s1; ++q) {
+            plane[((r + g.pt) * wp + q + g.pl) * nb] = src[r * g.w + q];
+          }
+        }
+      }
+    }
+    for (int64_t c = 0; c < cg; ++c) {
+      for (int64_t i = 0; i < g.kh; ++i) {
+        for (int64_t j = 0; j < g.kw; ++j) {
+          T* row = cols + ((c * g.kh + i) * g.kw + j) * np;
+          for (int64_t y = 0; y < g.oh; ++y) {
+            for (int64_t q = 0; q < g.ow; ++q) {
+              const T* src = xt + ((c * hp + y * g.sh + i * g.dh) * wp + q * g.sw + j * g.dw) * nb;
+              std::memcpy(row + (y * g.ow + q) * nb, src, nb * sizeof(T));
+            }
+          }
+        }
+      }
+    }
+    for (int64_t n = 0; n < nb; ++n) {
+      for (int64_t o = 0; o < og; ++o) {
+        const T* src = dout + (n * g.o + gi * og + o) * p;
+        for (int64_t q = 0; q < p; ++q) dt[(q * nb + n) * ldo + o] = src[q];
+      }
+    }
+    for (int64_t r = 0; r < np; ++r) std::fill(dt + r * ldo + og, dt + (r + 1) * ldo, T(0));
+    mm(cols, dt, off, res, kg, og, np);
+    for (int64_t o = 0; o < og; ++o) {
+      for (int64_t k = 0; k < kg; ++k) dw[(gi * og + o) * kg + k] = res[k * og + o];
+    }
+  }
+}
+
+}  // namespace
+
 template <typename T>
 void conv_small_backprop_filter(const T* dout, const T* x, T* dw, const ConvGeom& g) {
   const int64_t cg = g.c / g.group, og = g.o / g.group, kg = cg * g.kh * g.kw;
@@ -257,6 +322,10 @@ void conv_small_backprop_filter(const T* dout, const T* x, T* dw, const ConvGeom
   if (og * kg == 0) return;
   if (np == 0) {
     std::fill(dw, dw + g.o * kg, T(0));
+    return;
+  }
+  if (p < g.n) {
+    filter_batch_inner(dout, x, dw, g);
     return;
   }
   thread_local std::vector<char> abuf, bbuf, cbuf;

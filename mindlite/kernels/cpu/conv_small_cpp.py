@@ -26,8 +26,9 @@ per launch, conv_cpp -> these; the machine's load swings timings by 2x between r
   gradient 82 -> 120 and filter gradient 100 -> 145 (neither chosen);
   digits CNN layer 2 (batch 64, 16 -> 32 on 4 x 4): forward 442 -> 393, input gradient
   453 -> 481 in one run, 357 -> 337 (medians 450 -> 376) over 15 alternating rounds after
-  the per-call plane set-up (chosen: 16 input channels), filter gradient 616 -> 916 (not
-  chosen: planes of 16 positions per sample lose to conv_cpp.py's one GEMM over the batch).
+  the per-call plane set-up (chosen: 16 input channels); filter gradient 616 -> 916 with
+  sample-major columns, 235 -> 208 (min of 15 alternating rounds) with the batch-innermost
+  columns it now uses when a plane has fewer positions than the batch (chosen).
 """
 from ...common import dtype as mstype
 from ..registry import register_kernel
@@ -39,8 +40,8 @@ MAX_MACS = 1 << 24       # multiply-adds per launch up to which the per-sample l
 INPUT_BATCH = 8          # the input gradient: batches up to this, planes of at least
 MIN_INPUT_PLANE = 100    # this many output positions, or at least MIN_INPUT_CHANNELS input
 MIN_INPUT_CHANNELS = 4   # channels per group (the rows of its GEMMs)
-MIN_FILTER_PLANE = 64    # the filter gradient: output positions per sample from which it wins,
-MIN_FILTER_TAPS = 16     # and weights per output channel (Cg kh kw)
+MIN_FILTER_PLANE = 64    # the filter gradient: planes of at least this many output positions
+MIN_FILTER_TAPS = 16     # (or fewer positions than samples), and weights per output channel
 
 
 def _shape(a):
@@ -81,7 +82,8 @@ def _filter_small(dout, x, filter_size=None, *_):
     if ds is None or xs is None or fs is None or len(fs) != 4:
         return False
     kg, p = fs[1] * fs[2] * fs[3], ds[2] * ds[3]
-    return _fits(ds[0], ds[1], p, kg) and p >= MIN_FILTER_PLANE and kg >= MIN_FILTER_TAPS
+    return (_fits(ds[0], ds[1], p, kg) and kg >= MIN_FILTER_TAPS
+            and (p >= MIN_FILTER_PLANE or p < ds[0]))
 
 
 register_kernel("Conv2D", provider="cpp", dtypes=FLOATS, priority=PRIORITY,
