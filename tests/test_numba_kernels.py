@@ -366,7 +366,9 @@ def test_numba_kernels_rank_above_numpy():
         ranked = [k.provider for k in kernels_for(op) if k.supports(mstype.int32)]
         assert ranked.index("numpy") < ranked.index("numba"), (op, ranked)
         assert select_kernel(op, "CPU", mstype.float32, provider="numba").provider == "numba"
-    assert select_kernel("ReduceSum", "CPU", mstype.float16, provider="numba").provider == "numpy"
+    # numba has no float16 loop: the request falls back to the best kernel that has one
+    assert select_kernel("ReduceSum", "CPU", mstype.float16,
+                         provider="numba").provider in ("numpy", "cpp_f16")
 
 
 def test_importing_mindlite_and_the_kernel_modules_does_not_import_numba():
