@@ -311,12 +311,14 @@ _ALIASING = []
 
 def _aliasing_ok(kernel):
     """Kernels whose output may be one of their same-shape inputs, element for element: the
-    C elementwise builtins (they check overlap: csrc/bind/array_args.cc readable(same_ok)) and
-    numpy's BiasAdd (np.add with out= handles overlap). Anything else: no."""
+    C elementwise builtins and the C BiasAdd (they check overlap: csrc/bind/array_args.cc
+    readable(same_ok)) and numpy's BiasAdd (np.add with out= handles overlap). Anything else:
+    no."""
     if not _ALIASING:
         from ..kernels.cpu.nn_numpy import bias_add_numpy
         _ALIASING.append(frozenset(map(id, list(_C.UNARY_KERNELS.values())
-                                       + list(_C.BINARY_KERNELS.values()) + [bias_add_numpy])))
+                                       + list(_C.BINARY_KERNELS.values())
+                                       + [bias_add_numpy, _C.bias_add])))
     return kernel.builtin and id(kernel.fn) in _ALIASING[0]
 
 
