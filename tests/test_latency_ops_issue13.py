@@ -243,3 +243,15 @@ def test_fast_wrappers_parse_in_graph_mode(fn):
     assert len(eager) == len(graph)
     for e, g in zip(eager, graph):
         assert e.asnumpy().tobytes() == g.asnumpy().tobytes()
+
+
+def test_large_resize_numba_matches_gather_form():
+    pytest.importorskip("numba", reason="the numba provider needs numba")
+    x = np.random.default_rng(3).standard_normal((2, 3, 130, 150)).astype(np.float32)
+    x[0, 0, 5, 7] = np.nan                 # the numpy kernel's gather form
+    for flags in ((True, False, True), (False, True, False), (True, True, False)):
+        got, want = np.empty((2, 3, 257, 99), np.float32), np.empty((2, 3, 257, 99), np.float32)
+        resize_small_numba(x, got, *flags)
+        with np.errstate(all="ignore"):
+            resize_numpy(x, want, *flags)
+        assert got.tobytes() == want.tobytes()

@@ -1,25 +1,23 @@
-"""numba kernels for small resizes (provider "numba"): ResizeNearestNeighborV2,
-ResizeBilinearV2 and ResizeLinear1D of float32 / float64 inputs of at most SMALL elements
-(input and output), issue 13's interpolate rows.
+"""numba kernels for the resizes (provider "numba"): ResizeNearestNeighborV2, ResizeBilinearV2
+and ResizeLinear1D of 3-D / 4-D float32 / float64 inputs, issue 13's interpolate rows.
 
 The numpy kernel (resize_pad_numpy.py) runs small finite inputs as two matmuls with cached
 interpolation matrices behind an isfinite scan and cache lookups (~9 µs at 4x4 -> 8x8
-bilinear); here one jitted call (_resize_issue13_jit.py) resamples both spatial axes from a
+bilinear), larger ones as a take, a subtraction, a product and a sum per axis over whole
+arrays; here one jitted call (_resize_issue13_jit.py) resamples both spatial axes from a
 plan cached per geometry: the per-axis tables of resize_pad_numpy._axis_table (MindSpore's
 coordinate rules), each axis skipped where the numpy kernel skips it (same size, all weights
 0). The values are the numpy kernel's gather form bitwise (its matmul form agrees to
-rounding); NaN and inf stay where the gather form puts them.
+rounding); NaN and inf stay where the gather form puts them. Measured 2x bilinear float32,
+kernel alone, under load: 256x256 numpy ~1.85 ms, this ~0.2 ms; 2048x2048 ~136 ms / ~64 ms.
 """
 import functools
-import math
 
 import numpy as np
 
 from ...common import dtype as mstype
 from ..registry import register_kernel
 from .resize_pad_numpy import _axis_table, _forward_kernel
-
-SMALL = 1 << 14
 
 _J = None
 _IDLE = (np.zeros(1, np.int64), np.zeros(1, np.int64))    # index tables of a skipped axis
@@ -54,12 +52,12 @@ def _plan(in_shape, out_shape, linear, align_corners, half_pixel, dtype):
     return (b, h, w), (b, ho, wo), rows + _axis_plan(w, wo, *key)
 
 
-def _small(x, *rest):
-    return len(x.shape) in (3, 4) and math.prod(x.shape) <= SMALL
+def _rank_3_4(x, *rest):
+    return len(x.shape) in (3, 4)
 
 
 def _kernel(x, out, linear, align_corners, half_pixel):
-    if out.size > SMALL or x.ndim not in (3, 4) or not out.flags.c_contiguous:
+    if x.ndim not in (3, 4) or not out.flags.c_contiguous:
         _forward_kernel(x, out, linear, align_corners, half_pixel)
         return
     if out.size == 0:
@@ -70,4 +68,4 @@ def _kernel(x, out, linear, align_corners, half_pixel):
 
 for _name in ("ResizeNearestNeighborV2", "ResizeBilinearV2", "ResizeLinear1D"):
     register_kernel(_name, provider="numba", dtypes=(mstype.float32, mstype.float64),
-                    when=_small, kernel=_kernel)
+                    when=_rank_3_4, kernel=_kernel)
