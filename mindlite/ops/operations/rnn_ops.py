@@ -8,8 +8,9 @@ Inputs: x (T, N, I), h0 (N, H), c0 (N, H) (LSTM's cell state; ignored otherwise)
 sample n's sequence (a state is carried unchanged past the end and the output there is 0).
 G = 4 (LSTM gates i, f, g, o), 3 (GRU r, z, n), 1 (RNN), PyTorch's and MindSpore's layouts.
 Outputs: y (T, N, H), h_n, c_n (N, H), and `reserve` (T, N, K): what the backward needs.
-Kernels: kernels/cpu/rnn_numpy.py (one BLAS GEMM per step for the recurrence, the input
-projection of all steps as one GEMM).
+Kernels: kernels/cpu/rnn_cpp.py (C++ time loops, csrc/kernels/rnn.cc: the input projection
+of all steps as one GEMM, one GEMM and one SIMD gate pass per step) and the numpy reference
+kernels/cpu/rnn_numpy.py.
 """
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for, non_differentiable
