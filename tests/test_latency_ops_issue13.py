@@ -1,5 +1,7 @@
 """The latency kernels and fast wrappers of issue 13's ops (kernels/cpu/*_issue13*.py): each
 gives the numpy reference kernel's results bitwise, NaN, ties and signed zeros included."""
+import importlib.util
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,6 +15,7 @@ from mindlite.kernels.cpu.linalg_numpy import cross_numpy
 from mindlite.kernels.cpu.linalg_stat_numpy import reduce_std_numpy
 from mindlite.kernels.cpu.cum_issue13_numba import cumprod_small_numba, cumsum_small_numba
 from mindlite.kernels.cpu.resize_pad_issue13_numpy import pad_v3_small_numpy
+from mindlite.kernels.cpu.pad_issue13_numba import pad_v3_numba
 from mindlite.kernels.cpu.resize_issue13_numba import _kernel as resize_small_numba
 from mindlite.kernels.cpu.resize_pad_numpy import _forward_kernel as resize_numpy
 from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
@@ -108,9 +111,13 @@ def test_small_pad_kernel_matches_reference(data, mode):
                  for axis, n in enumerate(shape))
     out_shape = tuple(n + lo + hi for n, (lo, hi) in zip(shape, pads))
     got, want = np.empty(out_shape, x.dtype), np.empty(out_shape, x.dtype)
-    pad_v3_small_numpy(x, got, pads, mode, 2.5)
     pad_v3_numpy(x, want, pads, mode, 2.5)
-    assert got.tobytes() == want.tobytes()
+    kernels = [pad_v3_small_numpy]
+    if importlib.util.find_spec("numba") is not None:
+        kernels.append(pad_v3_numba)
+    for kernel in kernels:
+        kernel(x, got, pads, mode, 2.5)
+        assert got.tobytes() == want.tobytes(), kernel.__name__
 
 
 def test_pad_fast_wrapper_modes_and_values():
