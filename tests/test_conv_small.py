@@ -142,6 +142,13 @@ def test_argument_errors():
     with pytest.raises(ValueError, match="writeable"):
         out.flags.writeable = False
         conv_small_forward(x, w, out, *p)
+    # a geometry whose padded planes no buffer holds: refused before anything is allocated
+    dil, pad = 2 ** 38, 2 ** 40      # 4 * dil: the 5 x 5 kernel's extent, all in the padding
+    with pytest.raises(MemoryError, match="padded planes"):
+        conv_small_forward(x, w, np.empty((1, 16, 14, 14), np.float32), (1, 1), (dil, dil),
+                           (pad, 0, pad, 0), 1)
+    with pytest.raises(ValueError, match="dilated kernel extent"):
+        conv_small_forward(x, w, np.empty_like(d), (1, 1), (2 ** 40, 1), (0, 0, 0, 0), 1)
     with pytest.raises(TypeError, match="expected 7 arguments|7"):
         conv_small_backprop_filter(d, x, np.empty_like(w))
 

@@ -13,6 +13,10 @@
 // the function and the argument); the loops run with the GIL held (microseconds).
 #include "bind/conv_small_bind.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
 #include "bind/array_args.h"
 #include "kernels/conv_small.h"
 
@@ -81,6 +85,28 @@ bool geometry(const Ctx& cx, Kind kind, PyArrayObject* a, PyArrayObject* b, PyAr
       ws[1] * group != g->c) {
     return dims_error(cx, nm, a, b, out, group);
   }
+  // dilation (k - 1) stays within int_arg's 2**40, so the sums below cannot overflow
+  constexpr int64_t kMaxExtent = int64_t(1) << 40;
+  if ((g->kh > 1 && g->dh > kMaxExtent / (g->kh - 1)) ||
+      (g->kw > 1 && g->dw > kMaxExtent / (g->kw - 1))) {
+    PyErr_Format(PyExc_ValueError, "For '%s', the dilated kernel extent 'dilation' * (kernel - "
+                 "1) must be at most 2**40, but got dilation (%lld, %lld) with kernel (%lld, "
+                 "%lld)", cx.fn, static_cast<long long>(g->dh), static_cast<long long>(g->dw),
+                 static_cast<long long>(g->kh), static_cast<long long>(g->kw));
+    return false;
+  }
+  // the zero-bordered planes the kernels build hold at most max(C, O) N (H + pads + extent)
+  // (W + pads + extent) elements: refuse what no buffer can hold before any size overflows
+  const double plane = static_cast<double>(std::max(g->c, g->o)) * static_cast<double>(g->n) *
+                       (static_cast<double>(g->h) + pads[0] + pads[1] + g->dh * (g->kh - 1) + 1) *
+                       (static_cast<double>(g->w) + pads[2] + pads[3] + g->dw * (g->kw - 1) + 1);
+  if (plane > 0x1p44) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%.3g", plane);
+    PyErr_Format(PyExc_MemoryError, "For '%s', the padded planes of this geometry (about %s "
+                 "elements) are too large", cx.fn, size);
+    return false;
+  }
   // the output plane a convolution of this geometry gives (taps past the bottom / right
   // padding are out of range and read zero, so a smaller plane is also safe; a larger one is
   // an error)
@@ -128,17 +154,30 @@ PyObject* call(Kind kind, PyObject* const* args, Py_ssize_t nargs) {
     Py_XDECREF(a);
     return nullptr;
   }
-  if (kind == kForward) {
-    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_small_forward<T>(data<T>(a), data<T>(b), data<T>(out), g));
-  } else if (kind == kInput) {
-    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_small_backprop_input<T>(data<T>(a), data<T>(b),
-                                                               data<T>(out), g));
-  } else {
-    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_small_backprop_filter<T>(data<T>(a), data<T>(b),
-                                                                data<T>(out), g));
+  // the work buffers are sized by the geometry (padding and stride can make a padded plane
+  // far larger than the arrays): a failed allocation is a MemoryError, never a crash
+  bool no_memory = false;
+  try {
+    if (kind == kForward) {
+      MINDLITE_FLOAT_DISPATCH(cx.dt, conv_small_forward<T>(data<T>(a), data<T>(b), data<T>(out),
+                                                          g));
+    } else if (kind == kInput) {
+      MINDLITE_FLOAT_DISPATCH(cx.dt, conv_small_backprop_input<T>(data<T>(a), data<T>(b),
+                                                                 data<T>(out), g));
+    } else {
+      MINDLITE_FLOAT_DISPATCH(cx.dt, conv_small_backprop_filter<T>(data<T>(a), data<T>(b),
+                                                                  data<T>(out), g));
+    }
+  } catch (const std::exception&) {  // std::bad_alloc / std::length_error from a buffer
+    no_memory = true;
   }
   Py_DECREF(a);
   Py_DECREF(b);
+  if (no_memory) {
+    PyErr_Format(PyExc_MemoryError, "For '%s', the work buffers of this geometry could not be "
+                 "allocated", cx.fn);
+    return nullptr;
+  }
   Py_RETURN_NONE;
 }
 
