@@ -36,10 +36,11 @@ def _small(x, y, *rest):
     return math.prod(x.shape) <= SMALL and math.prod(y.shape) <= SMALL
 
 
-def _view3(a, shape, dim, before, after):
-    if a.shape != shape:
-        a = np.broadcast_to(a, shape)
-    return a.reshape(before, 3, after)
+@functools.lru_cache(maxsize=256)
+def _cross_plan(x_shape, y_shape, shape, dim):
+    """(A, 3, B) of the output, and whether x / y must be broadcast to it first."""
+    return ((math.prod(shape[:dim]), 3, math.prod(shape[dim + 1:])), x_shape != shape,
+            y_shape != shape)
 
 
 @register_kernel("Cross", provider="numba", when=_small,
@@ -52,9 +53,12 @@ def cross_small_numba(x, y, out, dim):
     if size == 0:
         return
     shape = out.shape
-    before, after = math.prod(shape[:dim]), math.prod(shape[dim + 1:])
-    (_J or _load()).cross(_view3(x, shape, dim, before, after),
-                          _view3(y, shape, dim, before, after), out.reshape(before, 3, after))
+    view, bx, by = _cross_plan(x.shape, y.shape, shape, dim)
+    if bx:
+        x = np.broadcast_to(x, shape)
+    if by:
+        y = np.broadcast_to(y, shape)
+    (_J or _load()).cross(x.reshape(view), y.reshape(view), out.reshape(view))
 
 
 SEQUENTIAL = 8            # numpy sums fewer terms than this in order (pairwise from here)
