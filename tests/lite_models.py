@@ -7,41 +7,7 @@ import mindlite as ms
 from mindlite import lite as mslite
 from mindlite import nn, ops
 from mindlite.lite.converter import convert
-
-
-class MLP(nn.Cell):
-    def __init__(self, sizes=(8, 16, 4)):
-        super().__init__()
-        self.layers = nn.CellList([nn.Dense(a, b) for a, b in zip(sizes[:-1], sizes[1:])])
-        self.relu = nn.ReLU()
-
-    def construct(self, x):
-        for i, layer in enumerate(self.layers):
-            x = layer(x)
-            if i < len(self.layers) - 1:
-                x = self.relu(x)
-        return x
-
-
-class LeNet(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.c1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.c2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.relu = nn.ReLU()
-        self.pool = nn.MaxPool2d(2, 2)
-        self.flat = nn.Flatten()
-        self.f1 = nn.Dense(16 * 5 * 5, 120)
-        self.f2 = nn.Dense(120, 84)
-        self.f3 = nn.Dense(84, 10)
-
-    def construct(self, x):
-        x = self.pool(self.relu(self.c1(x)))
-        x = self.pool(self.relu(self.c2(x)))
-        x = self.flat(x)
-        x = self.relu(self.f1(x))
-        x = self.relu(self.f2(x))
-        return self.f3(x)
+from models import LeNet, MLP  # noqa: F401  (the Lite tests import them from here)
 
 
 class Branchy(nn.Cell):

@@ -11,6 +11,7 @@ from mindlite import nn, ops
 from mindlite.ir import dump_ir, lint
 from mindlite.jit import UnsupportedSyntaxError
 from mindlite.jit import api as jit_api
+from models import LeNet
 
 
 @pytest.fixture
@@ -51,24 +52,6 @@ class Branchy(nn.Cell):
         return y
 
 
-class LeNet(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.relu = nn.ReLU()
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-        self.fc1 = nn.Dense(16 * 4 * 4, 120)
-        self.fc2 = nn.Dense(120, 10)
-
-    def construct(self, x):
-        x = self.pool(self.relu(self.conv1(x)))
-        x = self.pool(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        return self.fc2(self.relu(self.fc1(x)))
-
-
 @pytest.mark.parametrize("use_tanh,depth", [(True, 2), (False, 0), (False, 3)])
 def test_attribute_branch_and_celllist_loop(use_tanh, depth):
     net = Branchy(use_tanh, depth)
@@ -84,7 +67,7 @@ def test_mlp_and_lenet_equal_eager():
     x = ms.Tensor(np.random.default_rng(0).normal(size=(8, 16)).astype(np.float32))
     got, want = _eager_then_graph(mlp, x)
     np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
-    lenet = LeNet()
+    lenet = LeNet(image=28, hidden=(120,))
     x = ms.Tensor(np.random.default_rng(1).normal(size=(2, 1, 28, 28)).astype(np.float32))
     got, want = _eager_then_graph(lenet, x)
     np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())

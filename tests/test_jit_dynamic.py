@@ -10,6 +10,7 @@ import mindlite as ms
 from mindlite import Tensor, nn, ops
 from mindlite.ir import dump_ir, lint
 from mindlite.jit import api as jit_api
+from models import LeNet
 
 
 def _x(*shape, dtype=np.float32, seed=0):
@@ -127,25 +128,8 @@ def test_python_needing_a_dynamic_value_is_an_error_naming_the_line():
 
 
 # ---- Cell.set_inputs under GRAPH_MODE ----------------------------------------------------------
-class LeNet(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.relu = nn.ReLU()
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-        self.fc1 = nn.Dense(16 * 5 * 5, 32)
-        self.fc2 = nn.Dense(32, 10)
-
-    def construct(self, x):
-        x = self.pool(self.relu(self.conv1(x)))
-        x = self.flatten(self.pool(self.relu(self.conv2(x))))
-        return self.fc2(self.relu(self.fc1(x)))
-
-
 def test_cell_set_inputs_compiles_once(graph_mode):
-    net = LeNet()
+    net = LeNet(hidden=(32,))
     xs = [_x(b, 1, 32, 32, seed=b) for b in (1, 3, 5)]
     ms.set_context(mode=ms.PYNATIVE_MODE)
     eager = [net(x).asnumpy() for x in xs]

@@ -14,6 +14,7 @@ from mindlite import nn, ops
 from mindlite.jit import api as jit_api
 from mindlite.jit import kernel_graph as kgm
 from mindlite.kernels import registry
+from models import LeNet
 
 
 def _program(jf, *args):
@@ -35,30 +36,16 @@ def _same(a, b):
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
 
 
-class LeNet(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.relu = nn.ReLU()
-        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-        self.fc1 = nn.Dense(16 * 4 * 4, 120)
-        self.fc2 = nn.Dense(120, 10)
-
-    def construct(self, x):
-        x = self.pool(self.relu(self.conv1(x)))
-        x = self.pool(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        return self.fc2(self.relu(self.fc1(x)))
+def _lenet():
+    return LeNet(image=28, hidden=(120,))
 
 
 def _mlp(width=32, depth=4):
     return nn.SequentialCell([nn.Dense(width, width, activation="relu") for _ in range(depth)])
 
 
-@pytest.mark.parametrize("make,shape", [(_mlp, (16, 32)), (LeNet, (2, 1, 28, 28)),
-                                        (LeNet, (1, 1, 28, 28))])
+@pytest.mark.parametrize("make,shape", [(_mlp, (16, 32)), (_lenet, (2, 1, 28, 28)),
+                                        (_lenet, (1, 1, 28, 28))])
 def test_networks_equal_eager_and_the_interpreter(monkeypatch, make, shape):
     net = make()
     x = ms.Tensor(np.random.default_rng(0).normal(size=shape).astype(np.float32))

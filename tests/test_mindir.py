@@ -10,40 +10,10 @@ from hypothesis import strategies as st
 
 import mindlite as ms
 from mindlite import Tensor, nn, ops
+from models import LeNet, MLP
 
 pb = pytest.importorskip("mindlite.train.mindir.mind_ir_pb2", reason="protobuf is required")
 DATA = os.path.join(os.path.dirname(__file__), "data")
-
-
-class MLP(nn.Cell):
-    def __init__(self, sizes=(8, 16, 4)):
-        super().__init__()
-        self.layers = nn.SequentialCell(*[nn.Dense(a, b) for a, b in zip(sizes, sizes[1:])])
-        self.relu = nn.ReLU()
-
-    def construct(self, x):
-        return self.layers(self.relu(x))
-
-
-class LeNet(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.relu = nn.ReLU()
-        self.pool = nn.MaxPool2d(2, 2)
-        self.flatten = nn.Flatten()
-        self.fc1 = nn.Dense(16 * 5 * 5, 120)
-        self.fc2 = nn.Dense(120, 84)
-        self.fc3 = nn.Dense(84, 10)
-
-    def construct(self, x):
-        x = self.pool(self.relu(self.conv1(x)))
-        x = self.pool(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        return self.fc3(x)
 
 
 class Branch(nn.Cell):

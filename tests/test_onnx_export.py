@@ -6,6 +6,7 @@ import pytest
 
 import mindlite as ms
 from mindlite import nn, ops
+from models import LeNet
 
 onnx = pytest.importorskip("onnx", reason="the onnx extra is not installed")
 ort = pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
@@ -37,23 +38,6 @@ def check(net, *inputs, opset=13, atol=1e-5):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=atol)
     return proto
-
-
-class LeNet(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.relu = nn.ReLU()
-        self.pool = nn.MaxPool2d(2, 2)
-        self.flatten = nn.Flatten()
-        self.fc1 = nn.Dense(16 * 5 * 5, 120)
-        self.fc2 = nn.Dense(120, 10)
-
-    def construct(self, x):
-        x = self.pool(self.relu(self.conv1(x)))
-        x = self.pool(self.relu(self.conv2(x)))
-        return self.fc2(self.relu(self.fc1(self.flatten(x))))
 
 
 class MLP(nn.Cell):
@@ -101,7 +85,7 @@ class ConvBN(nn.Cell):
 
 def test_lenet_and_file(tmp_path):
     x = rand(2, 1, 32, 32)
-    net = LeNet()
+    net = LeNet(hidden=(120,))
     check(net, x)
     path = export_onnx(graph_for_export(net, x), str(tmp_path / "lenet"))
     assert path.endswith("lenet.onnx")
@@ -239,7 +223,7 @@ def test_large_model_external_data(tmp_path, monkeypatch):
     from mindlite.onnx import export as export_mod
     from mindlite.onnx import load_onnx, OnnxGraphCell
     monkeypatch.setattr(export_mod, "EXTERNAL_DATA_BYTES", 1000)
-    net, x = LeNet(), rand(1, 1, 32, 32)
+    net, x = LeNet(hidden=(120,)), rand(1, 1, 32, 32)
     path = export_onnx(graph_for_export(net, x), str(tmp_path / "big.onnx"))
     assert (tmp_path / "big.onnx.data").stat().st_size > 200_000
     assert (tmp_path / "big.onnx").stat().st_size < 20_000
