@@ -71,20 +71,22 @@ def _one_short_axis(x, *rest):
 
 @register_kernel("ReduceStd", provider="numba", dtypes=_FLOATS, when=_one_short_axis)
 def reduce_std_small_numba(x, out_std, out_mean, axis, ddof, keep_dims):
-    if len(axis) != 1 or not 0 < x.shape[axis[0]] < SEQUENTIAL or x.size > SMALL or \
-            not (out_std.flags.c_contiguous and out_mean.flags.c_contiguous):
+    plan = _std_plan(x.shape, axis, ddof, x.dtype)
+    if plan is None or not (out_std.flags.c_contiguous and out_mean.flags.c_contiguous):
         reduce_std_numpy(x, out_std, out_mean, axis, ddof, keep_dims)
         return
-    if out_std.size == 0:
-        return
-    x3, o2, scalars = _std_plan(x.shape, axis[0], ddof, x.dtype)
+    x3, o2, scalars = plan
     (_J or _load()).reduce_std(np.ascontiguousarray(x).reshape(x3), out_std.reshape(o2),
                                out_mean.reshape(o2), *scalars)
 
 
 @functools.lru_cache(maxsize=256)
-def _std_plan(shape, dim, ddof, dtype):
-    """x's (A, n, B) shape, the outputs' (A, B) and the loop's scalars in x's dtype."""
+def _std_plan(shape, axis, ddof, dtype):
+    """x's (A, n, B) shape, the outputs' (A, B) and the loop's scalars in x's dtype; None
+    where the numpy kernel runs (several axes, 0 or >= SEQUENTIAL terms, a large input)."""
+    if len(axis) != 1 or not 0 < shape[axis[0]] < SEQUENTIAL or math.prod(shape) > SMALL:
+        return None
+    dim = axis[0]
     before, n, after = math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:])
     t = dtype.type
     return (before, n, after), (before, after), (t(0), t(n), t(n - ddof))
