@@ -153,29 +153,26 @@ def test_argument_errors():
         conv_small_backprop_filter(d, x, np.empty_like(w))
 
 
+class _Abstract:
+    def __init__(self, shape):
+        self.shape = shape
+
+
 def test_lenet_through_api_uses_small_kernels():
     """nn.Conv2d forward and both gradients on LeNet's first layer: the registry chooses the
-    small kernels there, and the results equal the numpy provider's."""
-    names = {}
-    orig = registry.select_from
-
-    def spy(op, *args, **kwargs):
-        k = orig(op, *args, **kwargs)
-        names[op] = k.name
-        return k
-
+    small kernels for these shapes, and the results equal the numpy provider's."""
+    A = _Abstract
+    picks = [("Conv2D", [A((1, 1, 32, 32)), A((6, 1, 5, 5))]),
+             ("Conv2DBackpropInput", [A((1, 6, 28, 28)), A((6, 1, 5, 5)), (1, 1, 32, 32)]),
+             ("Conv2DBackpropFilter", [A((1, 6, 28, 28)), A((1, 1, 32, 32)), (6, 1, 5, 5)])]
+    for op, abstracts in picks:
+        k = registry.select_kernel(op, "CPU", ms.float32, input_abstracts=abstracts)
+        assert k.name.startswith("conv_small_"), (op, k.name)
     x = Tensor(np.random.default_rng(4).standard_normal((1, 1, 32, 32)).astype(np.float32))
     conv = nn.Conv2d(1, 6, 5, pad_mode="valid")
-    registry.select_from = spy
-    try:
-        fn = ms.value_and_grad(lambda a: (conv(a) ** 2).sum(), grad_position=0,
-                               weights=conv.trainable_params())
-        loss, (dx, (dw,)) = fn(x)
-    finally:
-        registry.select_from = orig
-    assert names.get("Conv2D") == "conv_small_forward"
-    assert names.get("Conv2DBackpropInput") == "conv_small_backprop_input"
-    assert names.get("Conv2DBackpropFilter") == "conv_small_backprop_filter"
+    fn = ms.value_and_grad(lambda a: (conv(a) ** 2).sum(), grad_position=0,
+                           weights=conv.trainable_params())
+    loss, (dx, (dw,)) = fn(x)
     xa, wa = x.asnumpy(), conv.weight.asnumpy()
     y = np.empty((1, 6, 28, 28), np.float32)
     p = ((1, 1), (1, 1), (0, 0, 0, 0), 1)
@@ -183,6 +180,8 @@ def test_lenet_through_api_uses_small_kernels():
     want_dx, want_dw = np.empty_like(xa), np.empty_like(wa)
     ref.conv2d_backprop_input_numpy(2 * y, wa, want_dx, *p)
     ref.conv2d_backprop_filter_numpy(2 * y, xa, want_dw, *p)
+    np.testing.assert_allclose(float(loss.asnumpy()), float((y.astype(np.float64) ** 2).sum()),
+                               rtol=1e-5)
     np.testing.assert_allclose(dx.asnumpy(), want_dx, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(dw.asnumpy(), want_dw, rtol=1e-4, atol=1e-3)
 
@@ -190,10 +189,7 @@ def test_lenet_through_api_uses_small_kernels():
 def test_selection_predicates():
     conv = registry.registered_kernels("Conv2D")[0]
     assert conv.name == "conv_small_forward"
-
-    class A:
-        def __init__(self, shape):
-            self.shape = shape
+    A = _Abstract
     assert conv.supports(ms.float32, [A((1, 1, 32, 32)), A((6, 1, 5, 5))])
     assert conv.supports(ms.float32, [A((64, 16, 4, 4)), A((32, 16, 3, 3))])
     assert not conv.supports(ms.float32, [A((8, 64, 64, 64)), A((64, 64, 3, 3))])
