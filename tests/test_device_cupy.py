@@ -20,10 +20,11 @@ import numpy as np
 import pytest
 
 import mindlite as ms
-from mindlite import nn, ops
+from mindlite import ops
 from mindlite.backend.graph_compiler import compile_graph
-from mindlite.device import registry
 from mindlite.device.base import PluginError
+from device_helpers import installed_plugin, plugin_mlp as _mlp, rand_tensor as _t
+from device_helpers import train_steps
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "examples", "devices", "cupy_device")
@@ -70,16 +71,6 @@ def fake(plugin):
     yield ms.device.get_device_context("FAKEGPU")
     ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE, device_fallback=False)
     ms.device.unregister_device("FAKEGPU")
-
-
-def _t(rng, *shape):
-    return ms.Tensor(rng.standard_normal(shape).astype(np.float32))
-
-
-def _mlp():
-    ms.set_seed(1)
-    return nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 16), nn.Tanh(),
-                              nn.Dense(16, 4)])
 
 
 def test_fake_backend_eager_copies_and_fallback(fake):
@@ -153,24 +144,9 @@ def gpu(tmp_path_factory):
     reason = _gpu_skip_reason()
     if reason:
         pytest.skip(reason)
-    site = tmp_path_factory.mktemp("site")
-    info = site / "mindlite_cupy_device-0.1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mindlite-cupy-device\n"
-                                   "Version: 0.1.0\n")
-    with open(os.path.join(SRC, "pyproject.toml")) as f:          # the package's own
-        text = f.read()
-    entry = text.split('[project.entry-points."mindlite.devices"]')[1].strip().splitlines()[0]
-    (info / "entry_points.txt").write_text(f"[mindlite.devices]\n{entry.replace(chr(34), '')}\n")
-    sys.path[:0] = [SRC, str(site)]
-    importlib.invalidate_caches()
-    registry.load_plugins(reload=True)
-    assert "GPU" in ms.device.list_devices(), ms.device.FAILED.get("GPU")
-    yield ms.device.get_device_context("GPU")
-    ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE, device_fallback=False)
-    sys.path.remove(SRC)
-    sys.path.remove(str(site))
-    ms.device.unregister_device("GPU")
+    with installed_plugin(tmp_path_factory.mktemp("site"), SRC):
+        assert "GPU" in ms.device.list_devices(), ms.device.FAILED.get("GPU")
+        yield ms.device.get_device_context("GPU")
 
 
 def test_gpu_eager_ops_equal_cpu(gpu):
@@ -216,24 +192,10 @@ def test_gpu_jit_mlp_equals_cpu(gpu):
     assert [s.kind for s in cg.steps].count("d2h") == 1
 
 
-def _train(device, steps=3):
-    ms.set_context(device_target=device, mode=ms.GRAPH_MODE)
-    try:
-        net = _mlp()
-        opt = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
-        rng = np.random.default_rng(3)
-        x, y = _t(rng, 6, 8), _t(rng, 6, 4)
-        losses = [float(step(x, y).asnumpy()) for _ in range(steps)]
-        return losses, [p.asnumpy() for p in net.trainable_params()]
-    finally:
-        ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE)
-
-
 def test_gpu_graph_mode_training_step_equals_cpu(gpu):
-    ref_losses, ref_params = _train("CPU")
+    ref_losses, ref_params, _ = train_steps("CPU")
     gpu.kernel_executor.launches.clear()
-    losses, params = _train("GPU")
+    losses, params, _ = train_steps("GPU")
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
     for p, r in zip(params, ref_params):
         np.testing.assert_allclose(p, r, rtol=1e-5, atol=1e-6)

@@ -12,6 +12,7 @@ from mindlite.backend.graph_compiler import compile_graph
 from mindlite.backend.graph_scheduler import GraphScheduler, sequential_order_ok
 from mindlite.device.base import PluginError
 from mindlite.jit.memory_plan import check_plan
+from device_helpers import plugin_mlp, rand_tensor as _t, train_steps
 from test_device import demo  # noqa: F401  (the DEMO plugin fixture)
 
 
@@ -28,10 +29,6 @@ def on_demo(demo):  # noqa: F811
     yield demo
     ms.set_context(device_target="CPU", device_fallback=False, mode=ms.PYNATIVE_MODE)
     demo[0].fail_launches(demo[1], False)
-
-
-def _t(rng, *shape):
-    return ms.Tensor(rng.standard_normal(shape).astype(np.float32))
 
 
 @ms.jit
@@ -76,9 +73,7 @@ def test_heterogeneous_split_and_copies(on_demo):
 
 
 def _mlp():
-    ms.set_seed(1)
-    return nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 16), nn.ReLU(),
-                              nn.Dense(16, 4)])
+    return plugin_mlp(nn.ReLU)
 
 
 def test_jit_mlp_equals_cpu(on_demo):
@@ -96,25 +91,11 @@ def test_jit_mlp_equals_cpu(on_demo):
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
 
 
-def _train(device, steps=3):
-    ms.set_context(device_target=device, mode=ms.GRAPH_MODE)
-    try:
-        net = _mlp()
-        opt = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
-        rng = np.random.default_rng(3)
-        x, y = _t(rng, 6, 8), _t(rng, 6, 4)
-        losses = [float(step(x, y).asnumpy()) for _ in range(steps)]
-        return losses, [p.asnumpy() for p in net.trainable_params()]
-    finally:
-        ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE)
-
-
 def test_graph_mode_training_step_equals_cpu(on_demo):
     mod, path = on_demo
-    ref_losses, ref_params = _train("CPU")
+    ref_losses, ref_params, _ = train_steps("CPU", _mlp)
     before = mod.stats(path)["launches"]
-    losses, params = _train("DEMO")
+    losses, params, _ = train_steps("DEMO", _mlp)
     assert mod.stats(path)["launches"] - before > 0
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
     for p, r in zip(params, ref_params):
@@ -212,8 +193,8 @@ def test_jit_uses_scheduler_when_parallel(on_demo, scheduler, monkeypatch):
     out = [o.asnumpy() for o in branches(*args)]
     for a, b in zip(out, ref):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
-    ref_losses, ref_params = _train("CPU")
-    losses, params = _train("DEMO")                 # optimizer updates under the scheduler
+    ref_losses, ref_params, _ = train_steps("CPU", _mlp)
+    losses, params, _ = train_steps("DEMO", _mlp)     # optimizer updates under the scheduler
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
     for p, r in zip(params, ref_params):
         np.testing.assert_allclose(p, r, rtol=1e-5, atol=1e-6)

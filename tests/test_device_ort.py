@@ -2,18 +2,17 @@
 through its `mindlite.devices` entry point (a .dist-info written by the fixture on sys.path,
 as an installed package has), eager ops as one-node graphs, a jit'd MLP as one SuperKernel,
 a GRAPH_MODE training step split between SuperKernels and CPU, all equal to CPU."""
-import importlib
 import os
-import sys
 
 import numpy as np
 import pytest
 
 import mindlite as ms
-from mindlite import nn, ops
+from mindlite import ops
 from mindlite.backend.graph_compiler import compile_graph
-from mindlite.device import registry
 from mindlite.device.base import PluginError
+from device_helpers import installed_plugin, plugin_mlp as _mlp, rand_tensor as _t
+from device_helpers import train_steps
 
 pytest.importorskip("onnx", reason="the ORT plugin converts graphs with onnx")
 pytest.importorskip("onnxruntime", reason="the ORT plugin runs graphs in onnxruntime")
@@ -24,28 +23,8 @@ ORT_SRC = os.path.join(HERE, "..", "examples", "devices", "ort_device")
 
 @pytest.fixture(scope="module")
 def ort(tmp_path_factory):
-    site = tmp_path_factory.mktemp("site")
-    info = site / "mindlite_ort_device-0.1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mindlite-ort-device\n"
-                                   "Version: 0.1.0\n")
-    with open(os.path.join(ORT_SRC, "pyproject.toml")) as f:       # the package's own
-        text = f.read()
-    entry = text.split('[project.entry-points."mindlite.devices"]')[1].strip().splitlines()[0]
-    entry = entry.replace('"', "")                                # TOML string -> INI value
-    (info / "entry_points.txt").write_text(f"[mindlite.devices]\n{entry}\n")
-    sys.path[:0] = [ORT_SRC, str(site)]
-    importlib.invalidate_caches()
-    registry.load_plugins(reload=True)
-    yield
-    ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE, device_fallback=False)
-    sys.path.remove(ORT_SRC)
-    sys.path.remove(str(site))
-    ms.device.unregister_device("ORT")
-
-
-def _t(rng, *shape):
-    return ms.Tensor(rng.standard_normal(shape).astype(np.float32))
+    with installed_plugin(tmp_path_factory.mktemp("site"), ORT_SRC):
+        yield
 
 
 def test_listed_graph_mode(ort):
@@ -76,12 +55,6 @@ def test_eager_ops_equal_cpu(ort):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
 
 
-def _mlp():
-    ms.set_seed(1)
-    return nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 16), nn.Tanh(),
-                              nn.Dense(16, 4)])
-
-
 def test_jit_mlp_is_one_super_kernel(ort):
     rng = np.random.default_rng(1)
     x = _t(rng, 6, 8)
@@ -99,23 +72,9 @@ def test_jit_mlp_is_one_super_kernel(ort):
     assert cg.steps[0].device == "ORT" and not cg.copies()
 
 
-def _train(device, steps=3):
-    ms.set_context(device_target=device, mode=ms.GRAPH_MODE)
-    try:
-        net = _mlp()
-        opt = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
-        rng = np.random.default_rng(3)
-        x, y = _t(rng, 6, 8), _t(rng, 6, 4)
-        losses = [float(step(x, y).asnumpy()) for _ in range(steps)]
-        return losses, [p.asnumpy() for p in net.trainable_params()], step
-    finally:
-        ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE)
-
-
 def test_graph_mode_training_step_equals_cpu(ort):
-    ref_losses, ref_params, _ = _train("CPU")
-    losses, params, step = _train("ORT")
+    ref_losses, ref_params, _ = train_steps("CPU")
+    losses, params, step = train_steps("ORT")
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
     for p, r in zip(params, ref_params):
         np.testing.assert_allclose(p, r, rtol=1e-5, atol=1e-6)
