@@ -44,7 +44,7 @@ from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from ..kernels import registry
 from ..kernels.kernel_def import KernelDef
 from ..ops.primitive import Primitive
-from ..pynative.forward import K, L, T, CNode as _OpNode, OpRunInfo
+from ..pynative.forward import K, L, T, CNode as _OpNode
 from .parse_call import has_side_effect
 
 ENABLED = True              # False: every graph runs on the interpreter (benchmarks compare)
@@ -221,13 +221,7 @@ def _lower_prim(kg, node, prim, refs, dummies):
         if prim.check_elim(*args)[0]:
             return _prim_step(kg, node, prim, refs)
         from ..pynative.executor import PYNATIVE_EXECUTOR
-        fe = PYNATIVE_EXECUTOR.forward_executor
-        info = OpRunInfo(prim, args)
-        fe._check_arity(info)
-        fe.cast_inputs(info)
-        info.cnode = _OpNode(prim, info.key)
-        fe.make_input_abstracts(info)
-        fe.infer_output_abstract(info)
+        info = PYNATIVE_EXECUTOR.forward_executor.prepare(prim, args, _OpNode)
     except Exception as err:          # the interpreter runs it (and reports any real error)
         raise NotLowerable(f"{prim.name}: {type(err).__name__}: {err}") from None
     out = info.output_abstract

@@ -124,12 +124,7 @@ def profile_call(prim, *args, repeat=15, grad=False):
             tape.watch(a)
     try:
         prim(*args)                            # warm: the cached runner exists
-        info = OpRunInfo(prim, args)
-        fe._check_arity(info)
-        fe.cast_inputs(info)
-        info.cnode = CNode(prim, info.key)
-        fe.make_input_abstracts(info)
-        fe.infer_output_abstract(info)
+        info = fe.prepare(prim, args)
         out_abs = info.output_abstract
         if not isinstance(out_abs, (AbstractTensor, tuple)) or \
                 (isinstance(out_abs, AbstractTensor) and out_abs.value is not None):
@@ -235,12 +230,7 @@ def _first_totals(prim, args, drop, repeat):
     whole as the call runs it ("frame/<name>"), taking turns: what the frames take beyond
     their stages is the glue format_breakdown names."""
     fe = PYNATIVE_EXECUTOR.forward_executor
-    info = OpRunInfo(prim, args)
-    fe._check_arity(info)
-    fe.cast_inputs(info)
-    info.cnode = CNode(prim, info.key)
-    fe.make_input_abstracts(info)
-    fe.infer_output_abstract(info)
+    info = fe.prepare(prim, args)
 
     def drop_output():                # get_output needs the runner and graph absent only
         drop()

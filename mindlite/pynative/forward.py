@@ -74,6 +74,19 @@ class ForwardExecutor:
         self.infer_output_abstract(info)             # 4
         return self.get_output(info)                 # 5
 
+    def prepare(self, prim, args, node=CNode):
+        """Steps 1-4 of run_op without running anything: the OpRunInfo with its cast inputs,
+        forward node (built by `node`: the jit lowering passes its own) and inferred output
+        abstract, for the tools that look at a call (kernel selection, the profiler, the
+        compiled runner's lowering). run_op keeps the steps inline: it is the eager hot path."""
+        info = OpRunInfo(prim, args)
+        self._check_arity(info)
+        self.cast_inputs(info)
+        info.cnode = node(prim, info.key)
+        self.make_input_abstracts(info)
+        self.infer_output_abstract(info)
+        return info
+
     def _check_arity(self, info):
         names = info.prim.input_names
         if names is not None and len(info.args) != len(names):

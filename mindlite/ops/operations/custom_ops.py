@@ -249,14 +249,7 @@ def selected_kernel(prim, *args):
     from ...context import CONTEXT
     from ...backend.session import session_factory
     from ...pynative.executor import PYNATIVE_EXECUTOR
-    from ...pynative.forward import CNode, OpRunInfo
-    fe = PYNATIVE_EXECUTOR.forward_executor
-    info = OpRunInfo(prim, args)
-    fe._check_arity(info)
-    fe.cast_inputs(info)
-    info.cnode = CNode(prim, info.key)
-    fe.make_input_abstracts(info)
-    fe.infer_output_abstract(info)
+    info = PYNATIVE_EXECUTOR.forward_executor.prepare(prim, args)
     out = info.output_abstract
     if not isinstance(out, (AbstractTensor, tuple)) or getattr(out, "value", None) is not None:
         return None
