@@ -109,15 +109,17 @@ GRAPH_OVERRIDES = {index_func.tensor_getitem: tensor_getitem,
 
 
 def _constexpr():
-    """Helpers that build or memoize primitives from constants: called directly at compile
-    time (their only side effect is a bounded cache entry). Anything else that would mutate
+    """Helpers that build or memoize primitives from constants (or, reduce_ops._F, import the
+    functional module once): called directly at compile time (their only side effect is a
+    bounded cache entry). Anything else that would mutate
     a Python object outside the graph code is an error in graph mode."""
     from .. import cache_limits
     from ..ops.function import conv_func, nn_func
-    from ..ops.operations import _base, loss_ops, norm_ops
+    from ..ops.operations import _base, loss_ops, norm_ops, reduce_ops
     found = [getattr(m, n, None) for m, n in (
         (cache_limits, "remember"), (_base, "cached_prim"), (nn_func, "_prim"),
-        (conv_func, "_prim"), (loss_func, "_cached"), (loss_ops, "_prim"), (norm_ops, "_prim"))]
+        (conv_func, "_prim"), (loss_func, "_cached"), (loss_ops, "_prim"), (norm_ops, "_prim"),
+        (reduce_ops, "_F"))]
     return frozenset([f for f in found if f is not None]
                      + [_strided, _adv_plan, _perm, Tensor.from_numpy.__func__])
 
