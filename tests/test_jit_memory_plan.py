@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import mindlite as ms
 from mindlite import abstract as ab
 from mindlite.jit import kernel_graph as kgm
-from mindlite.jit.memory_plan import check_plan, plan
+from mindlite.jit.memory_plan import check_plan, flat_refs, plan
 
 
 def replay(kg, p):
@@ -21,7 +21,7 @@ def replay(kg, p):
     holds; every output root must still be there at the end."""
     holds = {}
     for s, step in enumerate(kg.steps):
-        for v in _flat(step.ins):
+        for v in flat_refs(step.ins):
             for r in kg.roots(v):
                 assert holds.get(p.slot_of[r]) == r, f"step {s} reads %{r}, overwritten"
         for o in step.outs:
@@ -30,14 +30,6 @@ def replay(kg, p):
     for r in kg.roots(kg.output):
         assert holds.get(p.slot_of[r]) == r, f"output %{r} overwritten"
         assert p.slot_of[r] in p.escaping
-
-
-def _flat(ref):
-    if isinstance(ref, tuple):
-        for r in ref:
-            yield from _flat(r)
-    else:
-        yield ref
 
 
 # ---- the planner alone, on random KernelGraphs of mixed sizes --------------------------------

@@ -51,10 +51,11 @@ class MemoryPlan:
                 f"{sorted(self.escaping)})")
 
 
-def _flat(ref):
+def flat_refs(ref):
+    """The leaves of `ref`, a value or nested tuples of values, in order."""
     if isinstance(ref, tuple):
         for r in ref:
-            yield from _flat(r)
+            yield from flat_refs(r)
     else:
         yield ref
 
@@ -63,7 +64,7 @@ def lifetimes(kg):
     """{planned value: [first step, last step]}; escaping roots last to len(kg.steps)."""
     life = {}
     for s, step in enumerate(kg.steps):
-        for v in _flat(step.ins):
+        for v in flat_refs(step.ins):
             for r in kg.roots(v):
                 life[r][1] = s
         for v in step.outs:
@@ -197,7 +198,7 @@ class GraphProgram:
             self.reason = "mindlite._C has no GraphRunner (rebuild the extension)"
             return
         self.plan = plan(kg)
-        outputs = list(_flat(kg.output))
+        outputs = list(flat_refs(kg.output))
         transient = [v.index for v in kg.values if v.kind not in (PLANNED, CONST)]
         steps = tuple((s.kind, s.fn, s.ins, s.outs, tuple(s.params), s.on_error, s.kwnames,
                        getattr(s.prim, "name", None))          # the name the profiler shows

@@ -17,6 +17,7 @@ from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ParameterNode, ValueNode
 from ..ir.manager import reachable_graphs
+from ..jit.memory_plan import flat_refs
 from ..ops.primitive import Primitive
 from . import schema as S
 from .ms_file import MsModel, MsNode, MsSubGraph, MsTensor
@@ -84,7 +85,7 @@ class _Exporter:
         index = len(self.m.subgraphs) - 1
         for node in g.order:
             env[node.id] = self.cnode(sub, g, node, env)
-        sub.outputs = list(_flat(self.ref(g.output, env, g.name)))
+        sub.outputs = list(flat_refs(self.ref(g.output, env, g.name)))
         used = set(sub.inputs) | set(sub.outputs)
         for n in sub.nodes:
             used.update(self.m.nodes[n].inputs)
@@ -152,7 +153,7 @@ class _Exporter:
                     raise ValueError(f"converter: input {len(ins)} of node {name} is not a tensor")
                 ins.append(r)
         outs = self.out_tensors(node.abstract, name)
-        self.node(sub, name, op_type, attrs, ins, list(_flat(outs)))
+        self.node(sub, name, op_type, attrs, ins, list(flat_refs(outs)))
         return outs
 
     def branch(self, bg, args, free, outer, env):
@@ -194,7 +195,7 @@ class _Exporter:
             callee = self.tensor(f"{name}_switch", np.int32, [])
             self.node(sub, f"{name}_switch", "Switch", {}, [target.cond] + partials, [callee])
         outs = self.out_tensors(node.abstract, name)
-        self.node(sub, f"{name}_call", "Call", {}, [callee], list(_flat(outs)))
+        self.node(sub, f"{name}_call", "Call", {}, [callee], list(flat_refs(outs)))
         return outs
 
 
@@ -241,14 +242,6 @@ def _arg(node):
     if isinstance(node, ValueNode) and not isinstance(node.value, (Tensor, FuncGraph)):
         return node.value
     return node
-
-
-def _flat(ref):
-    if isinstance(ref, tuple):
-        for r in ref:
-            yield from _flat(r)
-    else:
-        yield ref
 
 
 def export_graph(graph, fmk="MINDIR"):
