@@ -14,7 +14,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...pynative.grad import GRAD_EXECUTOR
 from ..primitive import Primitive, prim_attr_register
-from ..validator import broadcast_shape, check_dtype, check_tensor, tensor
+from ..validator import broadcast_shape, check_dtype, check_same_dtype, check_tensor, tensor
 
 
 class UnaryOp(Primitive):
@@ -48,11 +48,19 @@ class BinaryOp(Primitive):
         pass
 
     def infer(self, x, y):
-        check_tensor(self, "x", x)
-        check_tensor(self, "y", y)
-        check_dtype(self, "x", x, self.valid_types)
-        shape = x.shape if x.shape == y.shape else broadcast_shape(self, x.shape, y.shape)
+        shape = binary_shape(self, x, y, self.valid_types)
         return tensor(mstype.bool_ if self.output_bool else x.dtype, shape)
+
+
+def binary_shape(prim, x, y, valid_types, same_dtype=False):
+    """The checks of a broadcasting binary op's inputs (both tensors, x's dtype in
+    `valid_types`, with `same_dtype` y's dtype equal to x's) and its output shape."""
+    check_tensor(prim, "x", x)
+    check_tensor(prim, "y", y)
+    check_dtype(prim, "x", x, valid_types)
+    if same_dtype:
+        check_same_dtype(prim, [("x", x), ("y", y)])
+    return x.shape if x.shape == y.shape else broadcast_shape(prim, x.shape, y.shape)
 
 
 class CompareOp(BinaryOp):

@@ -19,8 +19,8 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...pynative.grad import BPROPS, GRAD_EXECUTOR, bprop_for
 from ..primitive import Primitive, prim_attr_register
-from ..validator import broadcast_shape, check_dtype, check_same_dtype, check_tensor, tensor
-from ._base import needs_grad
+from ..validator import check_dtype, check_tensor, tensor
+from ._base import binary_shape, needs_grad
 from . import elementwise_ops, math_ops
 
 __all__ = ["Real", "Imag", "Conj", "Angle", "ComplexAbs", "Complex", "Polar"]
@@ -82,11 +82,7 @@ class _ComplexBinary(Primitive):
         pass
 
     def infer(self, x, y):
-        check_tensor(self, "x", x)
-        check_tensor(self, "y", y)
-        check_dtype(self, "x", x, (mstype.float32, mstype.float64))
-        check_same_dtype(self, [("x", x), ("y", y)])
-        shape = x.shape if x.shape == y.shape else broadcast_shape(self, x.shape, y.shape)
+        shape = binary_shape(self, x, y, (mstype.float32, mstype.float64), same_dtype=True)
         return tensor(_COMPLEX_OF[x.dtype], shape)
 
 
