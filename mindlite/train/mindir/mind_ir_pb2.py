@@ -1,10 +1,9 @@
 """Generated from mind_ir.proto (mindlite.train.mindir.regenerate): do not edit.
 
 MindSpore's MindIR protobuf messages (package mind_ir), built at import time from the
-serialized FileDescriptorProto below (see regenerate.py for how and why).
+serialized FileDescriptorProto below by _descriptor.build_classes (see regenerate.py).
 """
-from google.protobuf import descriptor_pool, message_factory
-from google.protobuf.internal import builder as _builder
+from ._descriptor import build_classes
 
 _SERIALIZED = (
     b'\n\rmind_ir.proto\x12\x07min'
@@ -320,25 +319,6 @@ _SERIALIZED = (
     b'APH_HOLDER\x10\x03'
 )
 
-
-def _build():
-    """{message name: class}: built as protoc's own gencode does, in the default pool; in a
-    private pool when another "mind_ir.proto" (MindSpore's) is already there."""
-    try:
-        file = descriptor_pool.Default().AddSerializedFile(_SERIALIZED)
-    except (TypeError, ValueError):
-        file = None
-    if file is not None and file.serialized_pb == _SERIALIZED:
-        out = {}
-        _builder.BuildMessageAndEnumDescriptors(file, out)
-        _builder.BuildTopDescriptorsAndMessages(file, __name__, out)
-        return out
-    pool = descriptor_pool.DescriptorPool()
-    pool.AddSerializedFile(_SERIALIZED)
-    return {m: message_factory.GetMessageClass(pool.FindMessageTypeByName("mind_ir." + m))
-            for m in _NAMES}
-
-
 _NAMES = (
     "AttributeProto",
     "FunctorProto",
@@ -356,7 +336,7 @@ _NAMES = (
     "ScalarNodeProto",
     "ScalarGraphHolderProto",
 )
-_CLASSES = _build()
+_CLASSES = build_classes(_SERIALIZED, "mind_ir", _NAMES, __name__)
 AttributeProto = _CLASSES["AttributeProto"]
 FunctorProto = _CLASSES["FunctorProto"]
 ValueInfoProto = _CLASSES["ValueInfoProto"]

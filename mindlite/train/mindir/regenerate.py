@@ -1,14 +1,9 @@
 """Regenerate mind_ir_pb2.py from mind_ir.proto: `python -m mindlite.train.mindir.regenerate`.
 
 protoc (grpcio-tools' `python -m grpc_tools.protoc`) parses mind_ir.proto into a
-FileDescriptorProto; the module written holds those serialized bytes and builds the message
-classes from them at import time the way protoc's gencode does (the default pool and
-protobuf's `builder`), without gencode's version guard, which refuses runtimes older than
-the protoc that made it: so it works with every protobuf runtime >= 4.22. When another
-library (MindSpore) already put a different "mind_ir.proto" in the default pool, the classes
-are built in a private pool instead. (protobuf 4.22's upb runtime crashes on these recursive
-messages when their classes come from message_factory in a pool of their own, so that is
-only the fallback.)
+FileDescriptorProto; the module written holds those serialized bytes, from which
+_descriptor.build_classes makes the message classes at import time as protoc's gencode
+does, but without its version guard: so it works with every protobuf runtime >= 4.22.
 """
 import os
 import subprocess
@@ -24,38 +19,18 @@ OUT = os.path.join(HERE, "mind_ir_pb2.py")
 HEADER = '''"""Generated from mind_ir.proto (mindlite.train.mindir.regenerate): do not edit.
 
 MindSpore's MindIR protobuf messages (package mind_ir), built at import time from the
-serialized FileDescriptorProto below (see regenerate.py for how and why).
+serialized FileDescriptorProto below by _descriptor.build_classes (see regenerate.py).
 """
-from google.protobuf import descriptor_pool, message_factory
-from google.protobuf.internal import builder as _builder
+from ._descriptor import build_classes
 
 _SERIALIZED = (
 '''
 
 FOOTER = ''')
 
-
-def _build():
-    """{{message name: class}}: built as protoc's own gencode does, in the default pool; in a
-    private pool when another "mind_ir.proto" (MindSpore's) is already there."""
-    try:
-        file = descriptor_pool.Default().AddSerializedFile(_SERIALIZED)
-    except (TypeError, ValueError):
-        file = None
-    if file is not None and file.serialized_pb == _SERIALIZED:
-        out = {{}}
-        _builder.BuildMessageAndEnumDescriptors(file, out)
-        _builder.BuildTopDescriptorsAndMessages(file, __name__, out)
-        return out
-    pool = descriptor_pool.DescriptorPool()
-    pool.AddSerializedFile(_SERIALIZED)
-    return {{m: message_factory.GetMessageClass(pool.FindMessageTypeByName("mind_ir." + m))
-            for m in _NAMES}}
-
-
 _NAMES = (
 {names})
-_CLASSES = _build()
+_CLASSES = build_classes(_SERIALIZED, "mind_ir", _NAMES, __name__)
 {classes}
 '''
 
