@@ -29,7 +29,7 @@ from ..device.registry import get_device_context
 from ..device.session import DeviceKernelDef
 from ..jit.kernel_graph import ALLOC, CONST, EXTERNAL, KERNEL, PARAM, PLANNED, PRIM, \
     NotLowerable, Value, lower
-from ..jit.memory_plan import _flat, plan
+from ..jit.memory_plan import flat_refs, plan
 
 CPU = "CPU"
 
@@ -256,7 +256,7 @@ def _assign_streams(cg):
         n = max(1, int(getattr(rm, "num_streams", 1)))
         cg.num_streams[s.device] = n
         stream = None
-        for v in _flat(s.ins):
+        for v in flat_refs(s.ins):
             p = producer.get(v)
             if p is not None and p.device == s.device \
                     and last_on_stream.get((s.device, p.stream)) == p.index:
@@ -319,7 +319,7 @@ def _arrows(cg, parallel):
     n = len(cg.steps)
     data = [set() for _ in range(n)]
     for s in cg.steps:
-        for v in _flat(s.ins):
+        for v in flat_refs(s.ins):
             p = producer.get(v)
             if p is not None:
                 data[s.index].add(p)
@@ -351,7 +351,7 @@ def _readers(cg, view):
     """planned value -> the steps reading it or a view of it (its buffer's users)."""
     out = {}
     for s in cg.steps:
-        for v in _flat(s.ins):
+        for v in flat_refs(s.ins):
             for r in view.roots(v):
                 out.setdefault(r, set()).add(s.index)
     return out

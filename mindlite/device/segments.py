@@ -15,7 +15,7 @@ import warnings
 from ..abstract import AbstractTensor
 from ..context import CONTEXT
 from ..ir.anf import CNode, FuncGraph, ParameterNode, ValueNode
-from ..jit.memory_plan import _flat
+from ..jit.memory_plan import flat_refs
 from ..ops.primitive import Primitive
 from .base import PluginError
 
@@ -79,10 +79,10 @@ def _close(run, steps, kg, graph, target, ref, index):
                 args.append(params[v])
         new[n.id] = fg.new_cnode([n.inputs[0], *args], abstract=n.abstract)
     mine = {id(s) for _, s in run}
-    used_after = set(_flat(kg.output)) if kg.output is not None else set()
+    used_after = set(flat_refs(kg.output)) if kg.output is not None else set()
     for s in steps:
         if id(s) not in mine:
-            used_after.update(_flat(s.ins))
+            used_after.update(flat_refs(s.ins))
     outs = [s.outs[0] for _, s in run if s.outs[0] in used_after]
     if not outs:
         return []                                  # nothing read afterwards: dead code
