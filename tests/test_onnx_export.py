@@ -6,7 +6,7 @@ import pytest
 
 import mindlite as ms
 from mindlite import nn, ops
-from models import LeNet
+import models
 
 onnx = pytest.importorskip("onnx", reason="the onnx extra is not installed")
 ort = pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
@@ -38,6 +38,13 @@ def check(net, *inputs, opset=13, atol=1e-5):
         assert g.shape == w.shape and g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=atol)
     return proto
+
+
+class LeNet(models.LeNet):
+    """LeNet with fc1 and fc2 only (test_onnx_export_more and the import tests use it too)."""
+
+    def __init__(self):
+        super().__init__(hidden=(120,))
 
 
 class MLP(nn.Cell):
@@ -85,7 +92,7 @@ class ConvBN(nn.Cell):
 
 def test_lenet_and_file(tmp_path):
     x = rand(2, 1, 32, 32)
-    net = LeNet(hidden=(120,))
+    net = LeNet()
     check(net, x)
     path = export_onnx(graph_for_export(net, x), str(tmp_path / "lenet"))
     assert path.endswith("lenet.onnx")
@@ -223,7 +230,7 @@ def test_large_model_external_data(tmp_path, monkeypatch):
     from mindlite.onnx import export as export_mod
     from mindlite.onnx import load_onnx, OnnxGraphCell
     monkeypatch.setattr(export_mod, "EXTERNAL_DATA_BYTES", 1000)
-    net, x = LeNet(hidden=(120,)), rand(1, 1, 32, 32)
+    net, x = LeNet(), rand(1, 1, 32, 32)
     path = export_onnx(graph_for_export(net, x), str(tmp_path / "big.onnx"))
     assert (tmp_path / "big.onnx.data").stat().st_size > 200_000
     assert (tmp_path / "big.onnx").stat().st_size < 20_000
