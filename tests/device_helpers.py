@@ -68,3 +68,18 @@ def train_steps(device, make_net=plugin_mlp, steps=3):
         return losses, [p.asnumpy() for p in net.trainable_params()], step
     finally:
         ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE)
+
+
+def assert_trained_alike(got, want):
+    """Two train_steps results agree: losses to rtol 1e-5, parameters to 1e-5 / 1e-6."""
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
+    for p, r in zip(got[1], want[1]):
+        np.testing.assert_allclose(p, r, rtol=1e-5, atol=1e-6)
+
+
+def assert_outputs_alike(got, want, rtol, atol):
+    """Arrays run on a device equal the CPU's: dtype and shape exactly, values to tolerance."""
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)

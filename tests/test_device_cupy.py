@@ -24,7 +24,7 @@ from mindlite import ops
 from mindlite.backend.graph_compiler import compile_graph
 from mindlite.device.base import PluginError
 from device_helpers import installed_plugin, plugin_mlp as _mlp, rand_tensor as _t
-from device_helpers import train_steps
+from device_helpers import assert_outputs_alike, assert_trained_alike, train_steps
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "examples", "devices", "cupy_device")
@@ -169,9 +169,7 @@ def test_gpu_eager_ops_equal_cpu(gpu):
     ran = gpu.kernel_executor.launches
     assert {"ReLU", "Add", "MatMul", "BatchMatMul", "Softmax", "ReduceMean"} <= set(ran)
     assert "Cos" not in ran                     # no GPU kernel: CPU fallback
-    for c, d in zip(cpu, dev):
-        assert c.dtype == d.dtype and c.shape == d.shape
-        np.testing.assert_allclose(d, c, rtol=1e-5, atol=1e-6)
+    assert_outputs_alike(dev, cpu, rtol=1e-5, atol=1e-6)
 
 
 def test_gpu_jit_mlp_equals_cpu(gpu):
@@ -193,11 +191,8 @@ def test_gpu_jit_mlp_equals_cpu(gpu):
 
 
 def test_gpu_graph_mode_training_step_equals_cpu(gpu):
-    ref_losses, ref_params, _ = train_steps("CPU")
+    ref = train_steps("CPU")
     gpu.kernel_executor.launches.clear()
-    losses, params, _ = train_steps("GPU")
-    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
-    for p, r in zip(params, ref_params):
-        np.testing.assert_allclose(p, r, rtol=1e-5, atol=1e-6)
+    assert_trained_alike(train_steps("GPU"), ref)
     ran = gpu.kernel_executor.launches
     assert {"MatMul", "BiasAdd", "BiasAddGrad", "ReluGrad", "TanhGrad"} <= set(ran)

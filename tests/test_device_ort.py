@@ -12,7 +12,7 @@ from mindlite import ops
 from mindlite.backend.graph_compiler import compile_graph
 from mindlite.device.base import PluginError
 from device_helpers import installed_plugin, plugin_mlp as _mlp, rand_tensor as _t
-from device_helpers import train_steps
+from device_helpers import assert_outputs_alike, assert_trained_alike, train_steps
 
 pytest.importorskip("onnx", reason="the ORT plugin converts graphs with onnx")
 pytest.importorskip("onnxruntime", reason="the ORT plugin runs graphs in onnxruntime")
@@ -50,9 +50,7 @@ def test_eager_ops_equal_cpu(ort):
         assert len(on_ort) >= 5
     finally:
         ms.set_context(device_target="CPU")
-    for a, b in zip(cpu, dev):
-        assert a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+    assert_outputs_alike(dev, cpu, rtol=1e-6, atol=1e-6)
 
 
 def test_jit_mlp_is_one_super_kernel(ort):
@@ -73,11 +71,10 @@ def test_jit_mlp_is_one_super_kernel(ort):
 
 
 def test_graph_mode_training_step_equals_cpu(ort):
-    ref_losses, ref_params, _ = train_steps("CPU")
-    losses, params, step = train_steps("ORT")
-    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
-    for p, r in zip(params, ref_params):
-        np.testing.assert_allclose(p, r, rtol=1e-5, atol=1e-6)
+    ref = train_steps("CPU")
+    got = train_steps("ORT")
+    assert_trained_alike(got, ref)
+    step = got[2]
     from mindlite.jit.api import _CELL_JIT
     progs = [c._device_program[2] for c in _CELL_JIT[step].cache.values()
              if getattr(c, "_device_program", None) and c._device_program[2]]
