@@ -1,6 +1,6 @@
-"""Models the Lite tests convert and run: MLP, LeNet, a control-flow Cell (if/else on a
-tensor: Switch + PartialFusion subgraphs), and helpers to convert and run one in the Lite
-runtime (tests/test_lite*.py)."""
+"""Models the Lite tests convert and run: MLP and LeNet (from tests/models.py), control-flow
+Cells (if/else on a tensor: Switch + PartialFusion subgraphs; while loops), and helpers to
+convert and run one in the Lite runtime (tests/test_lite*.py)."""
 import numpy as np
 
 import mindlite as ms
