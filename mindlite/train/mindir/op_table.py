@@ -279,21 +279,32 @@ def is_prim_function(op):
     return op in PRIM_FUNCTIONS
 
 
-def decode_primitive(op, attrs):
-    """A PRIMITIVE op from its attributes (dict name -> value)."""
+def _class_of(op):
+    """mindlite's primitive class for MindSpore op `op` and its constructor's parameters."""
     cls = primitive_class(op)
     if cls is None:
         raise MindIRFormatError(f"unknown op '{op}': mindlite has no such primitive")
-    params = _init_params(cls)
+    return cls, _init_params(cls)
+
+
+def _construct(cls, op, kwargs):
+    """`cls(**kwargs)`; when the constructor refuses them, again with MindSpore's 4-axis
+    pooling tuples cut to their spatial values, a MindIRFormatError if that fails too."""
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError):
+        return _build(cls, op, _spatial(kwargs))
+
+
+def decode_primitive(op, attrs):
+    """A PRIMITIVE op from its attributes (dict name -> value)."""
+    cls, params = _class_of(op)
     kwargs = {}
     for name, value in attrs.items():
         name = ATTR_RENAMES.get(name, name)
         if name in params:
             kwargs[name] = list(value) if isinstance(value, list) else value
-    try:
-        return cls(**kwargs)
-    except (TypeError, ValueError):
-        return _build(cls, op, _spatial(kwargs))
+    return _construct(cls, op, kwargs)
 
 
 def _spatial(kwargs):
@@ -322,10 +333,7 @@ def split_prim_function(op, n_inputs):
 
 def decode_prim_function(op, const_values):
     """A PRIMITIVE_FUNCTION op from its constructor arguments' values {name: (value, family)}."""
-    cls = primitive_class(op)
-    if cls is None:
-        raise MindIRFormatError(f"unknown op '{op}': mindlite has no such primitive")
-    params = _init_params(cls)
+    cls, params = _class_of(op)
     kwargs = {}
     for name, (value, family) in const_values.items():
         if family is not None:
@@ -339,10 +347,7 @@ def decode_prim_function(op, const_values):
         elif MS_ONLY_DEFAULTS.get((op, name), value) != value:
             raise MindIRFormatError(f"op '{op}': argument '{name}' = {value!r} is not "
                                     f"supported by mindlite")
-    try:
-        return cls(**kwargs)
-    except (TypeError, ValueError):
-        return _build(cls, op, _spatial(kwargs))
+    return _construct(cls, op, kwargs)
 
 
 def encode_primitive(prim):
