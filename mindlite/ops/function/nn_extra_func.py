@@ -58,8 +58,8 @@ def pad(input_x, padding, mode="constant", value=None):
     if type(padding) is tuple and not len(padding) % 2 and all(type(v) is int for v in padding):
         if mode == "constant" and (value is None or type(value) in (float, int)):
             return _pad_constant(input_x, padding, value)        # the common calls
-        if value is None and type(mode) is str and mode in _PAD_MODES:
-            return _prim(R.PadV3, _PAD_MODES[mode], True)(input_x, padding, None)
+        if value is None and type(mode) is str and mode in _PAD_PRIMS:
+            return _PAD_PRIMS[mode](input_x, padding, None)
     if not isinstance(padding, (tuple, list)) or not all(_is_int(v) for v in padding):
         raise TypeError(f"For 'pad', the paddings value must be tuple of int or list of int, but "
                         f"got {padding!r}")
@@ -79,6 +79,7 @@ def pad(input_x, padding, mode="constant", value=None):
 
 
 _pad_constant = R.PadV3("constant", True)
+_PAD_PRIMS = {mode: R.PadV3(prim_mode, True) for mode, prim_mode in _PAD_MODES.items()}
 
 
 # ---- interpolate ---------------------------------------------------------------------------
