@@ -12,6 +12,7 @@ import numpy as np
 
 import mindlite as ms
 from mindlite import nn
+from mindlite.backend.graph_compiler import compile_graph
 from mindlite.device import registry
 
 
@@ -83,3 +84,16 @@ def assert_outputs_alike(got, want, rtol, atol):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+def jit_on_device(device, fwd, x):
+    """The jit'd `fwd` on `x` on CPU, then on `device`: (the device's output array, the CPU's,
+    the CompiledGraph the device runs)."""
+    ref = fwd(x).asnumpy()
+    ms.set_context(device_target=device)
+    try:
+        out = fwd(x).asnumpy()
+        cg = compile_graph(fwd.graph(x))
+    finally:
+        ms.set_context(device_target="CPU")
+    return out, ref, cg

@@ -24,7 +24,8 @@ from mindlite import ops
 from mindlite.backend.graph_compiler import compile_graph
 from mindlite.device.base import PluginError
 from device_helpers import installed_plugin, plugin_mlp as _mlp, rand_tensor as _t
-from device_helpers import assert_outputs_alike, assert_trained_alike, train_steps
+from device_helpers import assert_outputs_alike, assert_trained_alike, jit_on_device
+from device_helpers import train_steps
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "examples", "devices", "cupy_device")
@@ -176,14 +177,7 @@ def test_gpu_jit_mlp_equals_cpu(gpu):
     rng = np.random.default_rng(1)
     x = _t(rng, 6, 8)
     net = _mlp()
-    fwd = ms.jit(lambda a: ops.cos(net(a)))
-    ref = fwd(x).asnumpy()
-    ms.set_context(device_target="GPU")
-    try:
-        out = fwd(x).asnumpy()
-        cg = compile_graph(fwd.graph(x))
-    finally:
-        ms.set_context(device_target="CPU")
+    out, ref, cg = jit_on_device("GPU", ms.jit(lambda a: ops.cos(net(a))), x)
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
     where = {s.name: s.device for s in cg.steps if s.kind not in ("h2d", "d2h")}
     assert where["MatMul"] == "GPU" and where["Cos"] == "CPU"

@@ -12,7 +12,8 @@ from mindlite import ops
 from mindlite.backend.graph_compiler import compile_graph
 from mindlite.device.base import PluginError
 from device_helpers import installed_plugin, plugin_mlp as _mlp, rand_tensor as _t
-from device_helpers import assert_outputs_alike, assert_trained_alike, train_steps
+from device_helpers import assert_outputs_alike, assert_trained_alike, jit_on_device
+from device_helpers import train_steps
 
 pytest.importorskip("onnx", reason="the ORT plugin converts graphs with onnx")
 pytest.importorskip("onnxruntime", reason="the ORT plugin runs graphs in onnxruntime")
@@ -57,14 +58,7 @@ def test_jit_mlp_is_one_super_kernel(ort):
     rng = np.random.default_rng(1)
     x = _t(rng, 6, 8)
     net = _mlp()
-    fwd = ms.jit(lambda a: net(a))
-    ref = fwd(x).asnumpy()
-    ms.set_context(device_target="ORT")
-    try:
-        out = fwd(x).asnumpy()
-        cg = compile_graph(fwd.graph(x))
-    finally:
-        ms.set_context(device_target="CPU")
+    out, ref, cg = jit_on_device("ORT", ms.jit(lambda a: net(a)), x)
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
     assert [s.kind for s in cg.steps] == ["super"]
     assert cg.steps[0].device == "ORT" and not cg.copies()
