@@ -32,3 +32,19 @@ def cumulative(x, out, outer, n, inner, prod, exclusive, reverse, ident):
                 if not exclusive:
                     out[j] = acc
                 i = j
+
+
+@_jit
+def last_axis(x, out, outer, n, prod):
+    """cumulative() for inner == 1, inclusive, forward: the common call, with fewer
+    arguments to dispatch."""
+    for a in range(outer):
+        i = a * n
+        acc = x[i]
+        out[i] = acc
+        for j in range(i + 1, i + n):
+            if prod:
+                acc = acc * x[j]
+            else:
+                acc = acc + x[j]
+            out[j] = acc

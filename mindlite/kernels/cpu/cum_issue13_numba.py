@@ -43,14 +43,16 @@ def _launch(x, out, axis, exclusive, reverse, prod):
     outer, n, inner, ident = _plan(x.shape, axis, x.dtype, prod)
     if not x.flags.c_contiguous:
         x = np.ascontiguousarray(x)
-    if out.flags.c_contiguous:
+    if not out.flags.c_contiguous:
+        dst = np.empty(out.shape, out.dtype)
+        (_J or _load()).cumulative(x.reshape(-1), dst.reshape(-1), outer, n, inner, prod,
+                                   exclusive, reverse, ident)
+        np.copyto(out, dst)
+    elif inner == 1 and not (exclusive or reverse):
+        (_J or _load()).last_axis(x.reshape(-1), out.reshape(-1), outer, n, prod)
+    else:
         (_J or _load()).cumulative(x.reshape(-1), out.reshape(-1), outer, n, inner, prod,
                                    exclusive, reverse, ident)
-        return
-    dst = np.empty(out.shape, out.dtype)
-    (_J or _load()).cumulative(x.reshape(-1), dst.reshape(-1), outer, n, inner, prod,
-                               exclusive, reverse, ident)
-    np.copyto(out, dst)
 
 
 @register_kernel("CumSum", provider="numba", dtypes=DTYPES, when=_small)
