@@ -1,5 +1,6 @@
-"""The latency kernels and fast wrappers of issue 13's ops (kernels/cpu/*_issue13*.py): each
-gives the numpy reference kernel's results bitwise, NaN, ties and signed zeros included."""
+"""The small-op latency kernels and fast wrappers (kernels/cpu/: cum_small_numba, pad_numba,
+pad_small_numpy, resize_numba, sort_cpp, stat_numba): each gives the numpy reference kernel's
+results bitwise, NaN, ties and signed zeros included."""
 import importlib.util
 
 import numpy as np
@@ -13,14 +14,14 @@ from mindlite import Tensor, ops
 from mindlite.kernels.cpu.clip_cum_numpy import cumprod_numpy, cumsum_numpy
 from mindlite.kernels.cpu.linalg_numpy import cross_numpy
 from mindlite.kernels.cpu.linalg_stat_numpy import reduce_std_numpy
-from mindlite.kernels.cpu.cum_issue13_numba import cumprod_small_numba, cumsum_small_numba
-from mindlite.kernels.cpu.resize_pad_issue13_numpy import pad_v3_small_numpy
-from mindlite.kernels.cpu.pad_issue13_numba import pad_v3_numba
-from mindlite.kernels.cpu.resize_issue13_numba import _kernel as resize_small_numba
+from mindlite.kernels.cpu.cum_small_numba import cumprod_small_numba, cumsum_small_numba
+from mindlite.kernels.cpu.pad_small_numpy import pad_v3_small_numpy
+from mindlite.kernels.cpu.pad_numba import pad_v3_numba
+from mindlite.kernels.cpu.resize_numba import _kernel as resize_small_numba
 from mindlite.kernels.cpu.resize_pad_numpy import _forward_kernel as resize_numpy
 from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
-from mindlite.kernels.cpu.sort_issue13_cpp import topk_cpp
-from mindlite.kernels.cpu.stat_issue13_numba import cross_small_numba, reduce_std_small_numba
+from mindlite.kernels.cpu.sort_cpp import topk_cpp
+from mindlite.kernels.cpu.stat_numba import cross_small_numba, reduce_std_small_numba
 from mindlite.kernels.cpu.sort_numpy import topk_numpy
 
 _DTYPES = st.sampled_from([np.float32, np.float64, np.int32, np.int64])

@@ -1,4 +1,4 @@
-"""numba loop behind kernels/cpu/cum_issue13_numba.py (imported on the first launch, never at
+"""numba loop behind kernels/cpu/cum_small_numba.py (imported on the first launch, never at
 import): CumSum / CumProd of small arrays.
 
 `x` and `out` arrive as the flat C-order data of an (O, N, I) array, N the cumulative axis.

@@ -1,4 +1,4 @@
-"""numba loop behind kernels/cpu/pad_issue13_numba.py (imported on the first launch, never at
+"""numba loop behind kernels/cpu/pad_numba.py (imported on the first launch, never at
 import): PadV3's reflect / edge / circular modes over the last two axes as one gather.
 
 x arrives as (A, H, W), out as (A, Ho, Wo); output row i reads input row rows[i], and output

@@ -1,4 +1,4 @@
-"""numba loops behind kernels/cpu/resize_issue13_numba.py (imported on the first launch, never
+"""numba loops behind kernels/cpu/resize_numba.py (imported on the first launch, never
 at import): small resizes of the resize ops.
 
 `x` arrives as (B, H, W) (B = N * C; H = 1 for 1-D resizes) and `out` as (B, Ho, Wo). Each

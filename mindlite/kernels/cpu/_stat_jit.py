@@ -1,4 +1,4 @@
-"""numba loops behind kernels/cpu/stat_issue13_numba.py (imported on the first launch, never
+"""numba loops behind kernels/cpu/stat_numba.py (imported on the first launch, never
 at import): Cross and ReduceStd of small inputs.
 
 cross: x, y and out arrive as (A, 3, B) views (the cross axis in the middle); out[:, i] =

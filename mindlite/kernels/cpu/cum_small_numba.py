@@ -2,7 +2,7 @@
 elements; cum_numba.py serves the large ones with the same loop).
 
 Issue 13's latency row: np.cumsum(x, axis, dtype=, out=) under np.errstate costs ~3 µs of
-Python and dispatch at 4x4, while a jitted loop (_cum_issue13_jit.py) dispatches in ~0.5 µs
+Python and dispatch at 4x4, while a jitted loop (_cum_small_jit.py) dispatches in ~0.5 µs
 when it is handed the flat arrays and the (outer, n, inner) geometry directly (math.prod, not
 np.prod; the geometry and identity element cached per signature). The loop is numpy's
 sequential accumulate in x's dtype, signed zeros included, so results equal the numpy
@@ -21,8 +21,8 @@ _J = None
 
 def _load():
     global _J
-    from . import _cum_issue13_jit
-    _J = _cum_issue13_jit
+    from . import _cum_small_jit
+    _J = _cum_small_jit
     return _J
 
 

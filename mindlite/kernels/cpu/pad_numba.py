@@ -3,18 +3,18 @@ whose padding touches only the last two axes, issue 13's "pad reflect" rows.
 
 Such a padding is a gather: output (a, i, j) = x (a, rows[i], cols[j]) over the (A, H, W)
 view of x, with the per-axis index tables of resize_pad_numpy._pad_index (negative padding
-included). One jitted loop (_pad_issue13_jit.py) writes each output row once: the kept block
+included). One jitted loop (_pad_jit.py) writes each output row once: the kept block
 as a slice copy, the padded columns gathered (the reference copies the block, then takes
 each border of each axis). The values are copies of input elements, bitwise the
 reference's. Constant mode and other paddings take the numpy
-kernels (resize_pad_issue13_numpy.py, which falls back to resize_pad_numpy.py).
+kernels (pad_small_numpy.py, which falls back to resize_pad_numpy.py).
 """
 import functools
 
 import numpy as np
 
 from ..registry import register_kernel
-from .resize_pad_issue13_numpy import pad_v3_small_numpy
+from .pad_small_numpy import pad_v3_small_numpy
 from .resize_pad_numpy import _pad_index
 
 _J = None
@@ -51,7 +51,7 @@ def pad_v3_numba(x, out, pads, mode, value):
         return
     global _J
     if _J is None:
-        from . import _pad_issue13_jit
-        _J = _pad_issue13_jit
+        from . import _pad_jit
+        _J = _pad_jit
     x3, o3, args = plan
     _J.pad_gather(np.ascontiguousarray(x).reshape(x3), out.reshape(o3), *args)

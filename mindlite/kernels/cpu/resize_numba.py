@@ -4,7 +4,7 @@ and ResizeLinear1D of 3-D / 4-D float32 / float64 inputs, issue 13's interpolate
 The numpy kernel (resize_pad_numpy.py) runs small finite inputs as two matmuls with cached
 interpolation matrices behind an isfinite scan and cache lookups (~9 µs at 4x4 -> 8x8
 bilinear), larger ones as a take, a subtraction, a product and a sum per axis over whole
-arrays; here one jitted call (_resize_issue13_jit.py) resamples both spatial axes from a
+arrays; here one jitted call (_resize_jit.py) resamples both spatial axes from a
 plan cached per geometry: the per-axis tables of resize_pad_numpy._axis_table (MindSpore's
 coordinate rules), each axis skipped where the numpy kernel skips it (same size, all weights
 0). The values are the numpy kernel's gather form bitwise (its matmul form agrees to
@@ -25,8 +25,8 @@ _IDLE = (np.zeros(1, np.int64), np.zeros(1, np.int64))    # index tables of a sk
 
 def _load():
     global _J
-    from . import _resize_issue13_jit
-    _J = _resize_issue13_jit
+    from . import _resize_jit
+    _J = _resize_jit
     return _J
 
 

@@ -30,5 +30,6 @@ def rnn_layer_cpp(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, mode):
 
 @register_kernel("RNNLayerGrad", provider="cpp", dtypes=FLOATS, alloc="kernel")
 def rnn_layer_grad_cpp(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, dh_n, dc_n,
-                       mode):
-    return _C.rnn_backward(MODES[mode], x, w_ih, w_hh, mask, reserve, dy, dh_n, dc_n)
+                       mode, need_dx=True):
+    grads = _C.rnn_backward(MODES[mode], x, w_ih, w_hh, mask, reserve, dy, dh_n, dc_n, need_dx)
+    return grads if need_dx else grads[1:]        # without dx (None: its GEMM skipped)

@@ -4,8 +4,9 @@ recurrent layer forward, and its back-propagation through time, each one kernel 
 The input projection of every step is one GEMM (x W_ih^T + b_ih for all T); each step then does
 one GEMM for the recurrence (h W_hh^T) and the gate arithmetic in place on (N, G H) buffers. The
 backward walks the steps in reverse with the saved `reserve` (see RESERVE_WIDTH) and ends with
-one GEMM each for dx and dW_ih. Masked steps (past a sequence's end) carry the state unchanged
-and output 0, in both directions of the computation.
+one GEMM each for dx (left out, with its output, when need_dx is False) and dW_ih. Masked
+steps (past a sequence's end) carry the state unchanged and output 0, in both directions of the
+computation.
 """
 import numpy as np
 
@@ -80,7 +81,7 @@ def _masked(m, new, old):
 
 @register_kernel("RNNLayerGrad", provider="numpy", alloc="kernel")
 def rnn_layer_grad_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, dh_n, dc_n,
-                         mode):
+                         mode, need_dx=True):
     t_len, n, _ = x.shape
     hid = h0.shape[1]
     dt = x.dtype
@@ -128,7 +129,7 @@ def rnn_layer_grad_numpy(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, d
     if mode == "LSTM":
         dw_hh = (flat.T @ reserve[:, :, :hid].reshape(t_len * n, hid)).astype(dt)
         db_hh = flat.sum(0).astype(dt)
-    dx = (flat @ w_ih).reshape(x.shape)
     dw_ih = flat.T @ x.reshape(t_len * n, x.shape[2])
     db_ih = flat.sum(0)
-    return dx, dh, dc, dw_ih.astype(dt), dw_hh, db_ih.astype(dt), db_hh
+    grads = (dh, dc, dw_ih.astype(dt), dw_hh, db_ih.astype(dt), db_hh)
+    return ((flat @ w_ih).reshape(x.shape),) + grads if need_dx else grads

@@ -1,5 +1,5 @@
 """numba kernels for small Cross and ReduceStd (provider "numba", at most SMALL elements),
-issue 13's cross and std rows; the jitted loops are in _stat_issue13_jit.py.
+issue 13's cross and std rows; the jitted loops are in _stat_jit.py.
 
 Cross: the numpy kernel's four takes, two products and a subtraction under np.errstate cost
 ~20 µs at 4x3 under load; one loop over (A, 3, B) views of the broadcast inputs computes the
@@ -27,8 +27,8 @@ _J = None
 
 def _load():
     global _J
-    from . import _stat_issue13_jit
-    _J = _stat_issue13_jit
+    from . import _stat_jit
+    _J = _stat_jit
     return _J
 
 
