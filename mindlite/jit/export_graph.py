@@ -17,7 +17,7 @@ from ..common.tensor import Tensor
 from .api import JitFunction
 from .passes.pipeline import skipping
 
-FUSIONS = ("matmul_biasadd_fusion", "elementwise_fusion")
+FUSIONS = ("conv_biasadd_fusion", "matmul_biasadd_fusion", "elementwise_fusion")
 
 
 def graph_for_export(net_or_fn, *inputs):

@@ -7,6 +7,7 @@
     cse                       equal pure calls of equal inputs -> one node
     dead_node_elimination     unused nodes and unreferenced nested graphs
     <before_fusion>           user passes scheduled at "before_fusion" (POSITION_BEGIN)
+    conv_biasadd_fusion       Conv2D -> BiasAdd (-> ReLU), Conv2D -> ReLU -> FusedConv2DBiasAdd
     matmul_biasadd_fusion     MatMul -> BiasAdd (-> ReLU) -> FusedMatMulBiasAdd
     elementwise_fusion        elementwise DAGs -> FusedElemwise (one pass per output)
     <after_fusion>            user passes scheduled at "after_fusion" (POSITION_END)
@@ -23,7 +24,8 @@ import contextlib
 import contextvars
 
 from ...ir.manager import FuncGraphManager, LintError, lint
-from . import algebraic, constant_folding, cse, dce, fuse_elementwise, fuse_matmul, inline
+from . import (algebraic, constant_folding, cse, dce, fuse_conv, fuse_elementwise, fuse_matmul,
+               inline)
 from .registry import AFTER_FUSION, BEFORE_FUSION, SCHEDULED, resolve
 
 PIPELINE = [
@@ -33,7 +35,8 @@ PIPELINE = [
     ("cse", cse.run),
     ("dead_node_elimination", dce.run),
     BEFORE_FUSION,
-    ("matmul_biasadd_fusion", fuse_matmul.run),      # first: it takes Dense's ReLU
+    ("conv_biasadd_fusion", fuse_conv.run),          # these two first: they take the ReLU
+    ("matmul_biasadd_fusion", fuse_matmul.run),      # of Conv2d / Dense
     ("elementwise_fusion", fuse_elementwise.run),
     AFTER_FUSION,
     ("dead_node_elimination_final", dce.run),

@@ -17,6 +17,14 @@ FusedMatMulBiasAdd(transpose_a, transpose_b, activation)
     relu?(op(x1) @ op(x2) + bias): MatMul, then BiasAdd (bias 1-D, one value per output
     column), then ReLU when activation is 'relu', as nn.Dense computes them; the kernel runs
     the MatMul kernel eager would select and the bias (+ReLU) epilogue in place on its output.
+
+FusedConv2DBiasAdd(out_channel, kernel_size, pad_mode, pad, stride, dilation, group,
+                   has_bias, activation)
+    relu?(Conv2D(x, w) + bias): the Conv2D of those attributes (NCHW), then BiasAdd (bias 1-D,
+    one value per output channel; inputs (x, w, bias), or (x, w) when has_bias is False), then
+    ReLU when activation is 'relu', as nn.Conv2d followed by nn.ReLU computes them; the C++
+    kernel runs the small-convolution loop and the bias (+ReLU) epilogue in place on its
+    still-hot output (kernels/cpu/conv_fused_cpp.py).
 """
 from ...common import dtype as mstype
 from ...pynative.grad import BPROPS, GRAD_EXECUTOR, bprop_for
@@ -24,9 +32,10 @@ from ..primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_same_dtype, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 from ._grad_ops import BiasAddGrad, ReluGrad
+from .conv_ops import Conv2D, _family
 from .math_ops import MatMul, _matmul_grads
 
-__all__ = ["FusedElemwise", "FusedMatMulBiasAdd", "ELEMWISE_OPS"]
+__all__ = ["FusedElemwise", "FusedMatMulBiasAdd", "FusedConv2DBiasAdd", "ELEMWISE_OPS"]
 
 # name -> number of tensor-position arguments (Cast's second argument is its dtype)
 ELEMWISE_OPS = {
@@ -193,3 +202,46 @@ def fused_matmul_bias_add_bprop(prim, x1, x2, bias, out, dout):
     dx1, dx2 = _matmul_grads(MatMul, prim, x1, x2, dz)
     db = cached_prim(BiasAddGrad)(dz) if needs_grad(bias) else None
     return dx1, dx2, db
+
+
+class FusedConv2DBiasAdd(Primitive):
+    """relu?(Conv2D(x, w) + bias) (see the module docstring)."""
+
+    @prim_attr_register
+    def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, stride=1, dilation=1,
+                 group=1, has_bias=True, activation="none"):
+        check_bool(self, "has_bias", has_bias)
+        if activation not in ("none", "relu"):
+            raise ValueError(f"For 'FusedConv2DBiasAdd', 'activation' must be 'none' or "
+                             f"'relu', but got {activation!r}")
+        self.conv = Conv2D(out_channel, kernel_size, 1, pad_mode, pad, stride, dilation, group)
+        self.input_names = ("x", "weight", "bias") if has_bias else ("x", "weight")
+
+    def infer(self, x, w, *bias):
+        if len(bias) != int(self.attrs["has_bias"]):
+            raise TypeError(f"For 'FusedConv2DBiasAdd', expected {len(self.input_names)} "
+                            f"inputs {self.input_names}, but got {2 + len(bias)}")
+        out = self.conv.infer(x, w)
+        if bias:
+            check_tensor(self, "bias", bias[0])
+            check_same_dtype(self, [("x", x), ("bias", bias[0])])
+            if tuple(bias[0].shape) != (out.shape[1],):
+                raise ValueError(f"For 'FusedConv2DBiasAdd', 'bias' must have shape "
+                                 f"[{out.shape[1]}] (one value per output channel), but got "
+                                 f"{list(bias[0].shape)}")
+        return tensor(out.dtype, out.shape)
+
+    def kernel_params(self, x, w, *bias):
+        return {**self.conv.kernel_params(x, w), "relu": self.attrs["activation"] == "relu"}
+
+
+@bprop_for(FusedConv2DBiasAdd)
+def fused_conv2d_bias_add_bprop(prim, x, w, *rest):
+    *bias, out, dout = rest
+    dz = cached_prim(ReluGrad)(dout, out) if prim.attrs["activation"] == "relu" else dout
+    _, bp_input, bp_filter = _family(prim.conv)
+    dx = bp_input(dz, w, x.shape) if needs_grad(x) else None
+    dw = bp_filter(dz, x, w.shape) if needs_grad(w) else None
+    if not bias:
+        return dx, dw
+    return dx, dw, cached_prim(BiasAddGrad)(dz) if needs_grad(bias[0]) else None

@@ -1,0 +1,124 @@
+"""Conv2D + BiasAdd (+ ReLU) fusion: `BiasAdd(Conv2D(x, w), bias)`, `ReLU` of that, or
+`ReLU(Conv2D(x, w))` (nn.Conv2d has no bias by default), as nn.Conv2d then nn.ReLU build
+them, become one CNode calling FusedConv2DBiasAdd (fused_ops.py), whose C++ kernel runs the
+small-convolution loop eager's Conv2D runs and then adds the bias (and applies ReLU) in place
+on its still-hot output: no intermediate tensors and one call instead of two or three.
+
+    run(graph, manager) -> bool      (the pass interface; True when the graph changed)
+
+Fused when: the Conv2D's value (and the BiasAdd's, when a ReLU joins) has that one user and
+no graph returns it, all are the framework's own primitives with only built-in kernels
+registered, the device target is CPU, the dtype is float32/float64, the shapes are static
+and eager would run the Conv2D through the small-convolution kernel (conv_small_cpp.py;
+other shapes keep their unfused nodes), BiasAdd's data_format is NCHW with a 1-D bias of the
+output's dtype, and no side-effect node lies between the Conv2D and the last fused node.
+Run it before fuse_elementwise, which would otherwise take the ReLU into an elementwise group.
+"""
+from ...ir.anf import CNode, ValueNode
+from ...ops.operations.fused_ops import FLOAT_DTYPES, FusedConv2DBiasAdd
+from .fuse_elementwise import epochs, output_ids
+from .fuse_matmul import _only_user
+
+
+def _abstract(node):
+    if isinstance(node, ValueNode) and hasattr(node.value, "_abs"):
+        return node.value._abs
+    return node.abstract
+
+
+def _conv_small_selected(x, w):
+    from ...kernels import registry
+    from ...kernels.cpu._cext import _C
+    try:
+        kdef = registry.select_kernel("Conv2D", "CPU", x.dtype, input_abstracts=(x, w))
+    except (TypeError, NotImplementedError, ValueError):
+        return False
+    return kdef.fn is _C.conv_small_forward
+
+
+def _conv(node):
+    """The FusedConv2DBiasAdd attributes of `node` when it is a plain float Conv2D call that
+    eager runs through the small-convolution kernel, else None."""
+    if not isinstance(node, CNode) or node.side_effect or len(node.inputs) != 3:
+        return None
+    prim = node.inputs[0].value if isinstance(node.inputs[0], ValueNode) else None
+    if type(prim).__name__ != "Conv2D":
+        return None
+    from ...kernels import registry
+    from ...ops.operations.conv_ops import Conv2D
+    a = prim.attrs
+    pad = a["pad"] if a["pad_mode"] == "pad" else 0
+    attrs = (a["out_channel"], a["kernel_size"], a["pad_mode"], pad, a["stride"],
+             a["dilation"], a["group"])
+    if type(prim) is not Conv2D or prim != Conv2D(attrs[0], attrs[1], 1, *attrs[2:]) or any(
+            not k.builtin for k in registry.kernels_for("Conv2D")):
+        return None
+    x, w = _abstract(node.inputs[1]), _abstract(node.inputs[2])
+    if getattr(node.abstract, "dtype", None) not in FLOAT_DTYPES or not _conv_small_selected(
+            x, w):
+        return None
+    return attrs
+
+
+def _bias_of(bias_add, conv):
+    """BiasAdd's bias node when it is NCHW with a 1-D bias of the Conv2D's dtype."""
+    if len(bias_add.inputs) != 3 or bias_add.inputs[0].value.attrs.get("data_format") != "NCHW":
+        return None
+    bias = bias_add.inputs[2]
+    ab = _abstract(bias)
+    if getattr(ab, "dtype", None) is not conv.abstract.dtype or len(
+            getattr(ab, "shape", ())) != 1:
+        return None
+    return bias
+
+
+def _chain(conv, users, outputs, epoch):
+    """(bias node or None, BiasAdd node or None, ReLU node or None) fused after `conv`."""
+    bias_add = _only_user(conv, users, outputs, "BiasAdd")
+    bias = _bias_of(bias_add, conv) if bias_add is not None else None
+    if bias is None:
+        bias_add = None
+    relu = _only_user(bias_add or conv, users, outputs, "ReLU")
+    if relu is not None and epoch[relu.id] != epoch[conv.id]:
+        relu = None
+    if bias_add is not None and epoch[bias_add.id] != epoch[conv.id]:
+        return None, None, None                # never moved past an in-place write
+    return bias, bias_add, relu
+
+
+def run(graph, manager):
+    """Fuse every Conv2D -> BiasAdd (-> ReLU) / Conv2D -> ReLU chain reachable from `graph`."""
+    from ...context import CONTEXT
+    if CONTEXT.values["device_target"] != "CPU":   # the fused kernels are CPU kernels
+        return False
+    changed = False
+    outputs = output_ids(manager)
+    users = manager.users
+    for g in manager.graphs():
+        fused = {}                                   # last node id -> (fused node, dropped ids)
+        epoch = epochs(g)
+        for conv in g.order:
+            attrs = _conv(conv)
+            if attrs is None:
+                continue
+            bias, bias_add, relu = _chain(conv, users, outputs, epoch)
+            last = relu or bias_add
+            if last is None:
+                continue
+            prim = FusedConv2DBiasAdd(*attrs, bias is not None, "relu" if relu else "none")
+            inputs = [ValueNode(prim, prim), conv.inputs[1], conv.inputs[2]]
+            node = CNode(g, inputs + ([bias] if bias is not None else []), last.abstract,
+                         last.debug, last.name)
+            drop = {n.id for n in (conv, bias_add) if n is not None} - {last.id}
+            fused[last.id] = (node, drop, last)
+        if not fused:
+            continue
+        drop = set().union(*(d for _, d, _ in fused.values()))
+        g.order = [fused[n.id][0] if n.id in fused else n for n in g.order if n.id not in drop]
+        manager.rebuild()
+        for node, _, last in fused.values():
+            manager.replace(last, node)
+        changed = True
+    if changed:
+        manager.rebuild()
+    return changed
