@@ -12,6 +12,7 @@
 #include "bind/bias_bind.h"
 #include "bind/blas_bind.h"
 #include "bind/conv_bind.h"
+#include "bind/conv_fused_bind.h"
 #include "bind/conv_small_bind.h"
 #include "bind/elementwise_bind.h"
 #include "bind/fast_path.h"
@@ -84,7 +85,8 @@ PYBIND11_MODULE(_C, m) {
   if (!ml::add_elementwise_functions(m.ptr()) || !ml::add_matmul_functions(m.ptr()) ||
       !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr()) ||
       !ml::add_conv_functions(m.ptr()) ||
-      !ml::add_conv_small_functions(m.ptr()) || !ml::add_pool_functions(m.ptr()) ||
+      !ml::add_conv_small_functions(m.ptr()) || !ml::add_conv_fused_functions(m.ptr()) ||
+      !ml::add_pool_functions(m.ptr()) ||
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
       !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr()) ||
       !ml::add_graph_runner(m.ptr()) || !ml::add_fused_functions(m.ptr()) ||
