@@ -231,3 +231,89 @@ def test_lower_isa_gate_loops(isa):
     from mindlite import _C
     if _C.kernel_isa() in ("avx512", "avx2") or isa == "base":
         assert res.stdout.split()[-1] == isa
+
+
+def _grads(kernel, args, reserve, upstream, mode, need_dx):
+    return kernel(*args, reserve, *upstream, mode=mode, need_dx=need_dx)
+
+
+@pytest.mark.parametrize("mode", sorted(GATES))
+@pytest.mark.parametrize("overlap", [False, True])
+def test_need_dx_false_gives_the_same_other_gradients(mode, overlap):
+    """need_dx=False: six outputs (no dx), bitwise those of need_dx=True from dh0 on, for both
+    kernels; overlap forces the chunked weight-gradient GEMMs on the second thread."""
+    from mindlite._C import rnn_overlap_above
+    rnn_overlap_above(0 if overlap else 1 << 22)
+    try:
+        for dt in (np.float32, np.float64):
+            r = np.random.default_rng(21)
+            args = _layer_args(r, mode, dt, 7, 3, 5, 9, True)
+            reserve = rnn_cpp.rnn_layer_cpp(*args, mode=mode)[3]
+            upstream = [r.standard_normal(s).astype(dt) for s in ((7, 3, 9), (3, 9), (3, 9))]
+            for kernel in (rnn_cpp.rnn_layer_grad_cpp, rnn_numpy.rnn_layer_grad_numpy):
+                full = _grads(kernel, args, reserve, upstream, mode, True)
+                part = _grads(kernel, args, reserve, upstream, mode, False)
+                assert len(full) == 7 and len(part) == 6
+                for k, (p, q) in enumerate(zip(full[1:], part)):
+                    assert q.dtype == p.dtype and q.shape == p.shape
+                    np.testing.assert_array_equal(q, p, err_msg=f"{kernel.__name__} {k}")
+    finally:
+        rnn_overlap_above(1 << 22)
+
+
+def test_need_dx_entry_point_and_primitive():
+    from mindlite import _C
+    from mindlite.ops.operations.rnn_ops import RNNLayerGrad
+    r = np.random.default_rng(4)
+    args = _layer_args(r, "GRU", np.float32, 3, 2, 4, 5, False)
+    y, hn, cn, res = _C.rnn_forward(1, *args)
+    grads = _C.rnn_backward(1, args[0], args[3], args[4], args[7], res, y, hn, cn,
+                            need_dx=False)
+    assert grads[0] is None and len(grads) == 7
+    assert RNNLayerGrad("GRU").attrs["need_dx"] is True
+    prim = RNNLayerGrad("GRU", False)
+    ins = [Tensor(a) for a in args] + [Tensor(res), Tensor(y), Tensor(hn), Tensor(cn)]
+    outs = prim(*ins)
+    assert len(outs) == 6
+    np.testing.assert_array_equal(outs[2].asnumpy(), grads[3])
+    with pytest.raises(TypeError, match="'need_dx' must be a bool, but got int"):
+        RNNLayerGrad("LSTM", 1)
+
+
+class _SpyC:
+    """mindlite._C with rnn_backward recording its need_dx argument of each call."""
+
+    def __init__(self, real):
+        self.real, self.need_dx = real, []
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def rnn_backward(self, *args):
+        self.need_dx.append(args[-1])
+        return self.real.rnn_backward(*args)
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_first_lstm_layer_on_data_skips_dx(monkeypatch, graph):
+    """nn.LSTM trained on data: the first layer's backward (both directions, run last) does not
+    compute dx, the second layer's does; asking for x's gradient computes all; the weight
+    gradients are bitwise the same either way, in PYNATIVE and inside @jit."""
+    spy = _SpyC(rnn_cpp._C)
+    monkeypatch.setattr(rnn_cpp, "_C", spy)
+    net = nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+    x = Tensor(np.random.default_rng(6).standard_normal((5, 2, 3)).astype(np.float32))
+
+    def loss(xt):
+        y, _ = net(xt)
+        return (y * y).sum()
+    fns = [ms.grad(loss, None, net.trainable_params()), ms.grad(loss, 0, net.trainable_params())]
+    if graph:       # grad inside @jit: the J transform answers the bprop's needs_grad
+        fns = [ms.jit(lambda xt, f=f: f(xt)) for f in fns]
+    gw = fns[0](x)
+    assert spy.need_dx == [True, True, False, False]
+    spy.need_dx.clear()
+    gx, gw_all = fns[1](x)
+    assert spy.need_dx == [True, True, True, True] and gx.shape == x.shape
+    for p, q in zip(gw, gw_all):
+        np.testing.assert_array_equal(p.asnumpy(), q.asnumpy())

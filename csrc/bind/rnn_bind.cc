@@ -10,8 +10,9 @@
 //   _C.rnn_overlap_above(mnk)           layers of >= mnk GEMM multiply-adds run their
 //                                       projection / dW GEMMs on a second thread (2**22)
 //   _C.rnn_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask) -> (y, h_n, c_n, reserve)
-//   _C.rnn_backward(mode, x, w_ih, w_hh, mask, reserve, dy, dh_n, dc_n)
-//       -> (dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh)
+//   _C.rnn_backward(mode, x, w_ih, w_hh, mask, reserve, dy, dh_n, dc_n, need_dx=True)
+//       -> (dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh); dx is None (not computed) when not
+//       need_dx
 // mode: 0 LSTM, 1 GRU, 2 RNN tanh, 3 RNN relu. Every array must have x's dtype (float32 or
 // float64) and its exact shape (checked here: TypeError / ValueError naming the argument);
 // non-contiguous ones are copied. The loops run without the GIL.
@@ -22,6 +23,7 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/rnn.h"
@@ -123,7 +125,7 @@ py::tuple forward(int mode, const py::array& x, const py::array& h0, const py::a
 template <class T>
 py::tuple backward(int mode, const py::array& x, const py::array& w_ih, const py::array& w_hh,
                    const py::array& mask, const py::array& reserve, const py::array& dy,
-                   const py::array& dh_n, const py::array& dc_n) {
+                   const py::array& dh_n, const py::array& dc_n, bool need_dx) {
   const Checker ck{"mindlite._C.rnn_backward", x.dtype()};
   const int g = rnn_gates_per_mode(mode);
   const int64_t hid = w_hh.ndim() == 2 ? w_hh.shape(1) : 0;
@@ -137,12 +139,19 @@ py::tuple backward(int mode, const py::array& x, const py::array& w_ih, const py
   auto dya = ck.arg<T>("dy", dy, {d.t, d.n, d.h});
   auto dha = ck.arg<T>("dh_n", dh_n, {d.n, d.h});
   auto dca = ck.arg<T>("dc_n", dc_n, {d.n, d.h});
-  py::array_t<T> dx({d.t, d.n, d.i}), dh0({d.n, d.h}), dc0({d.n, d.h}), dwi({gh, d.i}),
-      dwh({gh, d.h}), dbi(gh), dbh(gh);
+  py::array_t<T> dh0({d.n, d.h}), dc0({d.n, d.h}), dwi({gh, d.i}), dwh({gh, d.h}), dbi(gh),
+      dbh(gh);
+  py::object dx = py::none();
+  T* dxp = nullptr;
+  if (need_dx) {
+    py::array_t<T> a({d.t, d.n, d.i});
+    dxp = a.mutable_data();
+    dx = std::move(a);
+  }
   {
     py::gil_scoped_release nogil;
     rnn_backward<T>(mode, d, xa.data(), wia.data(), wha.data(), ma.data(), ra.data(),
-                    dya.data(), dha.data(), dca.data(), dx.mutable_data(), dh0.mutable_data(),
+                    dya.data(), dha.data(), dca.data(), dxp, dh0.mutable_data(),
                     dc0.mutable_data(), dwi.mutable_data(), dwh.mutable_data(),
                     dbi.mutable_data(), dbh.mutable_data());
   }
@@ -191,14 +200,17 @@ bool add_rnn_functions(PyObject* module) {
     }, "One recurrent layer over every step: (y, h_n, c_n, reserve).");
     m.def("rnn_backward", [](int mode, py::array x, py::array w_ih, py::array w_hh,
                              py::array mask, py::array reserve, py::array dy, py::array dh_n,
-                             py::array dc_n) {
+                             py::array dc_n, bool need_dx) {
       return dispatch("mindlite._C.rnn_backward", mode, x,
                       [&] { return backward<float>(mode, x, w_ih, w_hh, mask, reserve, dy,
-                                                   dh_n, dc_n); },
+                                                   dh_n, dc_n, need_dx); },
                       [&] { return backward<double>(mode, x, w_ih, w_hh, mask, reserve, dy,
-                                                    dh_n, dc_n); });
-    }, "Back-propagation through time of rnn_forward: (dx, dh0, dc0, dw_ih, dw_hh, db_ih, "
-       "db_hh).");
+                                                    dh_n, dc_n, need_dx); });
+    }, py::arg("mode"), py::arg("x"), py::arg("w_ih"), py::arg("w_hh"), py::arg("mask"),
+       py::arg("reserve"), py::arg("dy"), py::arg("dh_n"), py::arg("dc_n"),
+       py::arg("need_dx") = true,
+       "Back-propagation through time of rnn_forward: (dx, dh0, dc0, dw_ih, dw_hh, db_ih, "
+       "db_hh); dx is None, its GEMM skipped, when not need_dx.");
   } catch (py::error_already_set& e) {
     e.restore();
     return false;

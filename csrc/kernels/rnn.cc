@@ -1,12 +1,12 @@
-// Time loops of the fused recurrent layers (see rnn.h). Forward: proj = x W_ih^T for all T N
-// rows in one GEMM (the gate loops add the biases); per step t one GEMM adds h W_hh^T into proj[t] (LSTM, RNN; GRU
-// writes it to its own buffer, its n gate needs r (h W_hn^T + b_hn)), then the gate loop of
-// every sample. Backward walks the steps in reverse: the gate loop writes d_in[t] (and GRU's
-// d_rec[t]) and leaves in dh what reaches the previous state directly, then one GEMM adds
-// d_rec[t] W_hh; one GEMM each gives dx, dW_ih and dW_hh (h_prev is read in place from the
-// reserve), and column sums the bias gradients. On a large layer the work off the recurrence
-// (the input projection, dx and dW) runs in about four chunks of steps on a second thread,
-// overlapping the sequential steps (Pipeline); results do not depend on it beyond the order
+// Time loops of the fused recurrent layers (see rnn.h). Forward: proj = x W_ih^T for all T N rows
+// in one GEMM (the gate loops add the biases); per step t one GEMM adds h W_hh^T into proj[t]
+// (LSTM, RNN; GRU writes it to its own buffer, its n gate needs r (h W_hn^T + b_hn)), then the gate
+// loop of every sample. Backward walks the steps in reverse: the gate loop writes d_in[t] (and
+// GRU's d_rec[t]) and leaves in dh what reaches the previous state directly, then one GEMM adds
+// d_rec[t] W_hh; one GEMM each gives dx (skipped when dx is null), dW_ih and dW_hh (h_prev is read
+// in place from the reserve), and column sums the bias gradients. On a large layer the work off the
+// recurrence (the input projection, dx and dW) runs in about four chunks of steps on a second
+// thread, overlapping the sequential steps (Pipeline); results do not depend on it beyond the order
 // of dW's sum, which is fixed.
 #include "kernels/rnn.h"
 
@@ -250,7 +250,10 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
   const int64_t chunk = chunk_steps(d.t, rows * gh * (d.i + H));
   auto weights = [=](int64_t a, int64_t b, T beta) {
     const int64_t r0 = a * N, nr = (b - a) * N;
-    gemm<T>(false, false, nr, d.i, gh, d_in + r0 * gh, gh, w_ih, d.i, T(0), dx + r0 * d.i, d.i);
+    if (dx) {
+      gemm<T>(false, false, nr, d.i, gh, d_in + r0 * gh, gh, w_ih, d.i, T(0), dx + r0 * d.i,
+              d.i);
+    }
     gemm<T>(true, false, gh, d.i, nr, d_in + r0 * gh, gh, x + r0 * d.i, d.i, beta, dw_ih, d.i);
     gemm<T>(true, false, gh, H, nr, d_rec + r0 * gh, gh, reserve + r0 * wid, wid, beta, dw_hh,
             H);  // h_prev, read in place from the reserve

@@ -61,7 +61,8 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
                  T* y, T* hn, T* cn, T* reserve);
 
 // Gradients of rnn_forward from its reserve: dx (T, N, I), dh0, dc0 (N, H), dw_ih, dw_hh,
-// db_ih, db_hh (shapes of the weights); all written.
+// db_ih, db_hh (shapes of the weights); all written. dx may be null: its GEMM is skipped (a
+// layer whose input needs no gradient, such as the first layer on data).
 template <class T>
 void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T* w_hh,
                   const T* mask, const T* reserve, const T* dy, const T* dh_n, const T* dc_n,

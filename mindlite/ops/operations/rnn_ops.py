@@ -15,7 +15,8 @@ kernels/cpu/rnn_numpy.py.
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for, non_differentiable
 from ..primitive import Primitive, prim_attr_register
-from ..validator import check_dtype, tensor
+from ..validator import check_bool, check_dtype, tensor
+from ._base import cached_prim, needs_grad
 
 __all__ = ["RNNLayer", "RNNLayerGrad", "GATES", "RESERVE_WIDTH"]
 
@@ -64,28 +65,36 @@ class RNNLayer(Primitive):
 
 
 class RNNLayerGrad(Primitive):
-    """Gradients of RNNLayer: (dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh)."""
+    """Gradients of RNNLayer: (dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh). need_dx=False leaves
+    dx out (six outputs, from dh0 on) and its GEMM, about a sixth of the backward's GEMM work,
+    undone: the bprop asks for that when x needs no gradient (a first layer on data)."""
     input_names = ("x", "h0", "c0", "w_ih", "w_hh", "b_ih", "b_hh", "mask", "reserve", "dy",
                    "dh_n", "dc_n")
 
     @prim_attr_register
-    def __init__(self, mode="LSTM"):
+    def __init__(self, mode="LSTM", need_dx=True):
         _check_mode(self, mode)
+        check_bool(self, "need_dx", need_dx)
 
     def infer(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, dh_n, dc_n):
-        return (x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+        grads = (h0, c0, w_ih, w_hh, b_ih, b_hh)
+        return (x,) + grads if self.attrs["need_dx"] else grads
 
     def kernel_params(self, *inputs):
-        return {"mode": self.attrs["mode"]}
+        return {"mode": self.attrs["mode"], "need_dx": self.attrs["need_dx"]}
 
 
 @bprop_for(RNNLayer)
 def rnn_layer_bprop(prim, x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, out, dout):
     _, _, _, reserve = out
     dy, dh_n, dc_n, _ = dout
-    grads = RNNLayerGrad(prim.attrs["mode"])(x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve,
-                                             dy, dh_n, dc_n)
-    return tuple(grads) + (None,)
+    if needs_grad(x):
+        grads = cached_prim(RNNLayerGrad, prim.attrs["mode"], True)(
+            x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, dh_n, dc_n)
+        return tuple(grads) + (None,)
+    grads = cached_prim(RNNLayerGrad, prim.attrs["mode"], False)(
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, mask, reserve, dy, dh_n, dc_n)
+    return (None,) + tuple(grads) + (None,)
 
 
 # second order through a recurrent layer is not supported (MindSpore's LSTMGrad has no bprop)
