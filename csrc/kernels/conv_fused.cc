@@ -1,5 +1,6 @@
 // FusedConv2DBiasAdd's bias (+ReLU) epilogue (conv_fused.h): per channel plane, one loop the
-// compiler vectorises, each element computed as BiasAdd's (x + b) then ReLU's select.
+// compiler vectorises, each element computed as BiasAdd's (x + b) then ReLU's select
+// (`v <= 0 ? 0 : v`: it vectorises, keeps NaN and turns -0 into +0).
 #include "kernels/conv_fused.h"
 
 #include "kernels/elementwise.h"
@@ -12,14 +13,14 @@ void plane_loop(T* o, T b, int64_t plane, bool add, bool relu) {
   if (add && relu) {
     for (int64_t j = 0; j < plane; ++j) {
       const T v = o[j] + b;
-      o[j] = (v > T(0) || v != v) ? v : T(0);
+      o[j] = v <= T(0) ? T(0) : v;  // NaN stays NaN, -0 becomes +0
     }
   } else if (add) {
     for (int64_t j = 0; j < plane; ++j) o[j] += b;
   } else if (relu) {
     for (int64_t j = 0; j < plane; ++j) {
       const T v = o[j];
-      o[j] = (v > T(0) || v != v) ? v : T(0);
+      o[j] = v <= T(0) ? T(0) : v;  // NaN stays NaN, -0 becomes +0
     }
   }
 }
