@@ -1,8 +1,9 @@
-"""Conv2D + BiasAdd (+ReLU) fusion (mindlite/jit/passes/fuse_conv.py, FusedConv2DBiasAdd in
-ops/operations/fused_ops.py, kernels in kernels/cpu/conv_fused_cpp.py and _C.conv_bias_act):
-graphs before and after the pass, results bitwise equal to eager (jit LeNet, pad modes,
-strides, groups, dilation, float32/float64, NaN), what is not fused, gradients through the
-fused op, export skipping the fusion, and bad arguments to the C entry."""
+"""Conv2D + BiasAdd (+ReLU) (+MaxPool) fusion (mindlite/jit/passes/fuse_conv.py,
+FusedConv2DBiasAdd in ops/operations/fused_ops.py, kernels in kernels/cpu/conv_fused_cpp.py
+and _C.conv_bias_act): graphs before and after the pass, results bitwise equal to eager (jit
+LeNet, pad modes, strides, groups, dilation, pooling strides, float32/float64, NaN), what is
+not fused, gradients through the fused op, export skipping the fusion, and bad arguments to
+the C entry."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -32,8 +33,9 @@ def _with_stage(graph_fn, *args, fused=True):
 
 class _ConvNet(nn.Cell):
     def __init__(self, has_bias, relu, pad_mode="valid", padding=0, stride=1, dilation=1,
-                 group=1, cin=3, cout=6, dtype=ms.float32):
+                 group=1, cin=3, cout=6, dtype=ms.float32, pool=None):
         super().__init__()
+        self.pool = nn.MaxPool2d(2, pool) if pool else None
         self.conv = nn.Conv2d(cin, cout, 3, stride=stride, pad_mode=pad_mode, padding=padding,
                               dilation=dilation, group=group, has_bias=has_bias,
                               weight_init="normal", bias_init="normal", dtype=dtype)
@@ -41,7 +43,8 @@ class _ConvNet(nn.Cell):
 
     def construct(self, x):
         y = self.conv(x)
-        return self.relu(y) if self.relu is not None else y
+        y = self.relu(y) if self.relu is not None else y
+        return self.pool(y) if self.pool is not None else y
 
 
 def test_lenet_convolutions_become_fused_nodes_and_equal_eager():
@@ -52,10 +55,11 @@ def test_lenet_convolutions_become_fused_nodes_and_equal_eager():
     graph = jf.graph(net, x)
     lint(graph)
     after = names(graph)
-    assert after["FusedConv2DBiasAdd"] == 2 and "Conv2D" not in after
+    assert after["FusedConv2DBiasAdd"] == 2 and not {"Conv2D", "MaxPool"} & set(after)
     fused = [n.inputs[0].value for n in graph.order
              if getattr(n.inputs[0], "value", None).__class__ is FusedConv2DBiasAdd]
     assert [p.attrs["activation"] for p in fused] == ["relu", "relu"]
+    assert [p.attrs["pool_stride"] for p in fused] == [(2, 2), (2, 2)]
     assert not any(p.attrs["has_bias"] for p in fused)       # nn.Conv2d: has_bias=False
     np.testing.assert_array_equal(jf(net, x).asnumpy(), net(x).asnumpy())
 
@@ -64,9 +68,11 @@ def test_lenet_convolutions_become_fused_nodes_and_equal_eager():
 @pytest.mark.parametrize("geometry", [
     {"pad_mode": "valid"}, {"pad_mode": "same"}, {"pad_mode": "pad", "padding": (1, 2, 0, 1)},
     {"pad_mode": "same", "stride": 2}, {"pad_mode": "valid", "dilation": 2},
-    {"pad_mode": "pad", "padding": 1, "group": 3}])
+    {"pad_mode": "pad", "padding": 1, "group": 3}, {"pad_mode": "valid", "pool": 2},
+    {"pad_mode": "same", "pool": 1}, {"pad_mode": "pad", "padding": 1, "pool": (2, 1)}])
 def test_fused_graph_equals_eager_bitwise(has_bias, relu, geometry):
     net, x = _ConvNet(has_bias, relu, **geometry), t((2, 3, 11, 12))
+    x.asnumpy()[0, 0, 0, :3] = (np.nan, -0.0, np.inf)
     jf = ms.jit(type(net).construct)
     graph = jf.graph(net, x)
     lint(graph)
@@ -74,6 +80,9 @@ def test_fused_graph_equals_eager_bitwise(has_bias, relu, geometry):
     assert names(graph) == want
     (node,) = graph.order
     assert node.inputs[0].value.attrs["has_bias"] is has_bias
+    pool = geometry.get("pool")
+    want_stride = None if pool is None else (pool, pool) if isinstance(pool, int) else pool
+    assert node.inputs[0].value.attrs["pool_stride"] == want_stride
     np.testing.assert_array_equal(jf(net, x).asnumpy(), net(x).asnumpy())
 
 
@@ -99,6 +108,25 @@ def test_lone_conv_and_shared_values_are_not_fused():
     assert [p.attrs["activation"] for p in fused] == ["none"]
     for got, want in zip(ms.jit(biased_then_reused)(x, w, b), biased_then_reused(x, w, b)):
         np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+
+
+def test_other_poolings_are_left_unfused():
+    class Net(nn.Cell):
+        def __init__(self, pool):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, has_bias=True)
+            self.relu, self.pool = nn.ReLU(), pool
+
+        def construct(self, x):
+            return self.pool(self.relu(self.conv(x)))
+    x = t((1, 3, 9, 9))
+    for pool in (nn.MaxPool2d(3, 2), nn.MaxPool2d(2, 2, pad_mode="same"), nn.AvgPool2d(2, 2)):
+        net = Net(pool)
+        graph = ms.jit(type(net).construct).graph(net, x)
+        got = names(graph)
+        assert got["FusedConv2DBiasAdd"] == 1 and sum(got.values()) == 2
+        np.testing.assert_array_equal(ms.jit(type(net).construct)(net, x).asnumpy(),
+                                      net(x).asnumpy())
 
 
 def test_shapes_conv_small_does_not_take_are_not_fused():
@@ -131,14 +159,16 @@ def test_fused_primitive_equals_the_unfused_chain(n, cin, cout, h, w, stride, pa
     np.testing.assert_array_equal(out, want)
 
 
-@pytest.mark.parametrize("has_bias,act", [(True, "relu"), (True, "none"), (False, "relu")])
-def test_fused_gradient_matches_finite_differences(has_bias, act):
+@pytest.mark.parametrize("has_bias,act,pool", [(True, "relu", None), (True, "none", None),
+                                               (False, "relu", None), (True, "relu", (2, 2)),
+                                               (False, "none", (1, 2))])
+def test_fused_gradient_matches_finite_differences(has_bias, act, pool):
     rng = np.random.default_rng(3)
     vals = [rng.standard_normal((1, 2, 5, 5)), rng.standard_normal((3, 2, 3, 3))]
     if has_bias:
         vals.append(rng.standard_normal(3) * 0.3)
-    prim = FusedConv2DBiasAdd(3, 3, "same", 0, 1, 1, 1, has_bias, act)
-    weights = ms.Tensor(rng.standard_normal((1, 3, 5, 5)))
+    prim = FusedConv2DBiasAdd(3, 3, "same", 0, 1, 1, 1, has_bias, act, pool)
+    weights = ms.Tensor(rng.standard_normal(prim(*map(ms.Tensor, vals)).shape))
 
     def loss(*args):
         return (prim(*args) * weights).sum()
@@ -201,19 +231,30 @@ def test_c_conv_bias_act_checks_its_arguments():
     b = np.arange(3, dtype=np.float32)
     out = np.empty((1, 3, 3, 3), np.float32)
     geo = ((1, 1), (1, 1), (0, 0, 0, 0), 1)
-    _C.conv_bias_act(x, w, b, out, *geo, True)
+    _C.conv_bias_act(x, w, b, out, *geo, True, ())
     np.testing.assert_array_equal(out[0, :, 0, 0], 18 + b)
-    _C.conv_bias_act(x, w, out, *geo, False)
+    _C.conv_bias_act(x, w, out, *geo, False, ())
     np.testing.assert_array_equal(out, np.full_like(out, 18))
-    with pytest.raises(TypeError, match="expected 9 arguments"):
+    pooled = np.empty((1, 3, 2, 2), np.float32)
+    _C.conv_bias_act(x, w, b, pooled, *geo, True, (1, 1))
+    np.testing.assert_array_equal(pooled[0, :, 0, 0], 18 + b)
+    with pytest.raises(TypeError, match="expected 10 arguments"):
         _C.conv_bias_act(x, w, b, out)
     with pytest.raises(ValueError, match="'bias' must have shape"):
-        _C.conv_bias_act(x, w, np.ones(4, np.float32), out, *geo, True)
+        _C.conv_bias_act(x, w, np.ones(4, np.float32), out, *geo, True, ())
     with pytest.raises(TypeError, match="bias"):
-        _C.conv_bias_act(x, w, b.astype(np.float64), out, *geo, True)
+        _C.conv_bias_act(x, w, b.astype(np.float64), out, *geo, True, ())
     with pytest.raises(TypeError, match="relu"):
-        _C.conv_bias_act(x, w, b, out, *geo, 1)
+        _C.conv_bias_act(x, w, b, out, *geo, 1, ())
     with pytest.raises(ValueError, match="output plane"):
-        _C.conv_bias_act(x, w, b, np.empty((1, 3, 4, 4), np.float32), *geo, True)
+        _C.conv_bias_act(x, w, b, np.empty((1, 3, 4, 4), np.float32), *geo, True, ())
     with pytest.raises(TypeError):
-        _C.conv_bias_act(x, w, b, out, (1,), *geo[1:], True)
+        _C.conv_bias_act(x, w, b, out, (1,), *geo[1:], True, ())
+    with pytest.raises(TypeError, match="pool_stride"):
+        _C.conv_bias_act(x, w, b, pooled, *geo, True, (1,))
+    with pytest.raises(ValueError, match="pool_stride"):
+        _C.conv_bias_act(x, w, b, pooled, *geo, True, (0, 1))
+    with pytest.raises(ValueError, match="'out' shape"):
+        _C.conv_bias_act(x, w, b, out, *geo, True, (2, 2))
+    with pytest.raises(ValueError, match="at least 2 x 2"):
+        _C.conv_bias_act(x, w[:, :, :1, :1].copy(), b, pooled, (5, 5), *geo[1:], True, (1, 1))

@@ -1,13 +1,15 @@
-"""Conv2D + BiasAdd (+ ReLU) fusion: `BiasAdd(Conv2D(x, w), bias)`, `ReLU` of that, or
-`ReLU(Conv2D(x, w))` (nn.Conv2d has no bias by default), as nn.Conv2d then nn.ReLU build
-them, become one CNode calling FusedConv2DBiasAdd (fused_ops.py), whose C++ kernel runs the
-small-convolution loop eager's Conv2D runs and then adds the bias (and applies ReLU) in place
-on its still-hot output: no intermediate tensors and one call instead of two or three.
+"""Conv2D + BiasAdd (+ ReLU) (+ MaxPool) fusion: `BiasAdd(Conv2D(x, w), bias)`, `ReLU` of
+that, or `ReLU(Conv2D(x, w))` (nn.Conv2d has no bias by default), as nn.Conv2d then nn.ReLU
+build them, and a 2 x 2 'valid' MaxPool (nn.MaxPool2d(2, s)) reading that, become one CNode
+calling FusedConv2DBiasAdd (fused_ops.py), whose C++ kernel runs the small-convolution loop
+eager's Conv2D runs, adds the bias (and applies ReLU) in place on its still-hot output and
+then runs MaxPool's 2 x 2 loop: no intermediate tensors, one call instead of two to four.
 
     run(graph, manager) -> bool      (the pass interface; True when the graph changed)
 
-Fused when: the Conv2D's value (and the BiasAdd's, when a ReLU joins) has that one user and
-no graph returns it, all are the framework's own primitives with only built-in kernels
+Fused when: the Conv2D's value (and the BiasAdd's and ReLU's, when a later op joins) has
+that one user and no graph returns it, the MaxPool (if any) is MaxPool(2, strides, 'valid')
+in NCHW, all are the framework's own primitives with only built-in kernels
 registered, the device target is CPU, the dtype is float32/float64, the shapes are static
 and eager would run the Conv2D through the small-convolution kernel (conv_small_cpp.py;
 other shapes keep their unfused nodes), BiasAdd's data_format is NCHW with a 1-D bias of the
@@ -72,8 +74,29 @@ def _bias_of(bias_add, conv):
     return bias
 
 
+def _max_pool(node, users, outputs):
+    """The 2 x 2 'valid' NCHW MaxPool that is the one user of `node`, or None."""
+    us = users.get(node, ())
+    if len(us) != 1 or node.id in outputs:
+        return None
+    pool, index = us[0]
+    if index != 1 or pool.graph is not node.graph or pool.side_effect or len(pool.inputs) != 2:
+        return None
+    from ...kernels import registry
+    from ...ops.operations.pool_ops import MaxPool
+    callee = pool.inputs[0]
+    prim = callee.value if isinstance(callee, ValueNode) else None
+    if type(prim) is not MaxPool or prim.attrs["kernel_size"] != (1, 1, 2, 2) or any(
+            not k.builtin for k in registry.kernels_for("MaxPool")):
+        return None
+    if prim != MaxPool(2, prim.attrs["strides"][2:], "valid"):
+        return None
+    return pool
+
+
 def _chain(conv, users, outputs, epoch):
-    """(bias node or None, BiasAdd node or None, ReLU node or None) fused after `conv`."""
+    """(bias node or None, BiasAdd node or None, ReLU node or None, MaxPool node or None)
+    fused after `conv`."""
     bias_add = _only_user(conv, users, outputs, "BiasAdd")
     bias = _bias_of(bias_add, conv) if bias_add is not None else None
     if bias is None:
@@ -82,12 +105,15 @@ def _chain(conv, users, outputs, epoch):
     if relu is not None and epoch[relu.id] != epoch[conv.id]:
         relu = None
     if bias_add is not None and epoch[bias_add.id] != epoch[conv.id]:
-        return None, None, None                # never moved past an in-place write
-    return bias, bias_add, relu
+        return None, None, None, None          # never moved past an in-place write
+    pool = _max_pool(relu or bias_add or conv, users, outputs)
+    if pool is not None and epoch[pool.id] != epoch[conv.id]:
+        pool = None
+    return bias, bias_add, relu, pool
 
 
 def run(graph, manager):
-    """Fuse every Conv2D -> BiasAdd (-> ReLU) / Conv2D -> ReLU chain reachable from `graph`."""
+    """Fuse every Conv2D -> BiasAdd / ReLU (-> MaxPool) chain reachable from `graph`."""
     from ...context import CONTEXT
     if CONTEXT.values["device_target"] != "CPU":   # the fused kernels are CPU kernels
         return False
@@ -101,15 +127,17 @@ def run(graph, manager):
             attrs = _conv(conv)
             if attrs is None:
                 continue
-            bias, bias_add, relu = _chain(conv, users, outputs, epoch)
-            last = relu or bias_add
+            bias, bias_add, relu, pool = _chain(conv, users, outputs, epoch)
+            last = pool or relu or bias_add
             if last is None:
                 continue
-            prim = FusedConv2DBiasAdd(*attrs, bias is not None, "relu" if relu else "none")
+            stride = pool.inputs[0].value.attrs["strides"][2:] if pool is not None else None
+            prim = FusedConv2DBiasAdd(*attrs, bias is not None, "relu" if relu else "none",
+                                      stride)
             inputs = [ValueNode(prim, prim), conv.inputs[1], conv.inputs[2]]
             node = CNode(g, inputs + ([bias] if bias is not None else []), last.abstract,
                          last.debug, last.name)
-            drop = {n.id for n in (conv, bias_add) if n is not None} - {last.id}
+            drop = {n.id for n in (conv, bias_add, relu) if n is not None} - {last.id}
             fused[last.id] = (node, drop, last)
         if not fused:
             continue

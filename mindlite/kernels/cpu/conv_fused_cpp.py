@@ -5,20 +5,22 @@ cpp: `_C.conv_bias_act` (csrc/bind/conv_fused_bind.cc), a builtin the graph runn
 fast paths call without a Python frame: `_C.conv_small_forward` (the small-convolution loop
 eager's Conv2D runs for these shapes, so the same values), then one pass over the still-hot
 output adding the bias and applying ReLU in place (csrc/kernels/conv_fused.cc), bitwise what
-BiasAdd then ReLU give. Selected exactly where conv_small_cpp.py's Conv2D kernel is.
+BiasAdd then ReLU give; with pool_stride, the result then goes through MaxPool's own 2 x 2
+loop into the output. Selected exactly where conv_small_cpp.py's Conv2D kernel is.
 
 numpy (every other shape, and the reference): the Conv2D kernel eager selects for these
-inputs, then the bias and ReLU in numpy, in place on the output.
+inputs, then the bias and ReLU in numpy, in place, then the MaxPool kernel eager selects.
 """
 import numpy as np
 
 from ...abstract import abstract_tensor
 from ...common import dtype as mstype
+from ...ops.operations.conv_ops import Conv2D
 from ..registry import register_kernel, select_kernel
 from ._cext import _C
 from .conv_small_cpp import FLOATS, PRIORITY, _forward_small
 
-_CONV_LAUNCH = {}
+_LAUNCH = {}
 
 
 def _small(x, w, *_):
@@ -30,27 +32,36 @@ register_kernel("FusedConv2DBiasAdd", provider="cpp", dtypes=FLOATS, priority=PR
                 when=_small)(_C.conv_bias_act)
 
 
-def conv_into(x, w, out, stride, dilation, pads, group):
-    """out = Conv2D(x, w) by the built-in Conv2D kernel eager selects for these inputs."""
-    key = (x.dtype, x.shape, w.shape, stride, dilation, pads, group)
-    launch = _CONV_LAUNCH.get(key)
+def _launch(op, arrays, params):
+    """The launch function of the built-in `op` kernel eager selects for these input arrays."""
+    key = (op, tuple((a.dtype, a.shape) for a in arrays), tuple(params.items()))
+    launch = _LAUNCH.get(key)
     if launch is None:
-        dtype = mstype.from_numpy_dtype(x.dtype)
-        abstracts = (abstract_tensor(dtype, x.shape), abstract_tensor(dtype, w.shape))
-        kdef = select_kernel("Conv2D", "CPU", dtype, input_abstracts=abstracts)
-        launch = kdef.bind({"stride": stride, "dilation": dilation, "pads": pads,
-                            "group": group})
-        if len(_CONV_LAUNCH) > 256:
-            _CONV_LAUNCH.clear()
-        _CONV_LAUNCH[key] = launch
-    launch(x, w, out)
+        dtype = mstype.from_numpy_dtype(arrays[0].dtype)
+        abstracts = tuple(abstract_tensor(dtype, a.shape) for a in arrays)
+        launch = select_kernel(op, "CPU", dtype, input_abstracts=abstracts).bind(params)
+        if len(_LAUNCH) > 256:
+            _LAUNCH.clear()
+        _LAUNCH[key] = launch
+    return launch
 
 
 @register_kernel("FusedConv2DBiasAdd", provider="numpy")
-def fused_conv2d_bias_add_numpy(*arrays, stride, dilation, pads, group, relu):
+def fused_conv2d_bias_add_numpy(*arrays, stride, dilation, pads, group, relu, pool_stride):
     x, w, *bias, out = arrays
-    conv_into(x, w, out, tuple(stride), tuple(dilation), tuple(pads), group)
+    conv_params = {"stride": tuple(stride), "dilation": tuple(dilation), "pads": tuple(pads),
+                   "group": group}
+    y = out
+    if pool_stride:
+        (oh, ow), _ = Conv2D(w.shape[0], w.shape[2:], 1, "pad", tuple(pads), tuple(stride),
+                             tuple(dilation), group).geometry(x.shape)
+        y = np.empty((x.shape[0], w.shape[0], oh, ow), dtype=out.dtype)
+    _launch("Conv2D", (x, w), conv_params)(x, w, y)
     if bias:                                  # as BiasAdd's and ReLU's reference kernels
-        np.add(out, bias[0].reshape(-1, 1, 1), out=out)
+        np.add(y, bias[0].reshape(-1, 1, 1), out=y)
     if relu:
-        np.maximum(out, 0, out=out)
+        np.maximum(y, 0, out=y)
+    if pool_stride:
+        pool_params = {"kernel": (2, 2), "stride": tuple(pool_stride), "pads": (0, 0, 0, 0),
+                       "dilation": (1, 1)}
+        _launch("MaxPool", (y,), pool_params)(y, out)

@@ -19,12 +19,14 @@ FusedMatMulBiasAdd(transpose_a, transpose_b, activation)
     the MatMul kernel eager would select and the bias (+ReLU) epilogue in place on its output.
 
 FusedConv2DBiasAdd(out_channel, kernel_size, pad_mode, pad, stride, dilation, group,
-                   has_bias, activation)
-    relu?(Conv2D(x, w) + bias): the Conv2D of those attributes (NCHW), then BiasAdd (bias 1-D,
-    one value per output channel; inputs (x, w, bias), or (x, w) when has_bias is False), then
-    ReLU when activation is 'relu', as nn.Conv2d followed by nn.ReLU computes them; the C++
-    kernel runs the small-convolution loop and the bias (+ReLU) epilogue in place on its
-    still-hot output (kernels/cpu/conv_fused_cpp.py).
+                   has_bias, activation, pool_stride)
+    pool?(relu?(Conv2D(x, w) + bias)): the Conv2D of those attributes (NCHW), then BiasAdd
+    (bias 1-D, one value per output channel; inputs (x, w, bias), or (x, w) when has_bias is
+    False), then ReLU when activation is 'relu', then, when pool_stride is a pair (sh, sw),
+    MaxPool(kernel_size=2, strides=pool_stride, pad_mode='valid'), as nn.Conv2d, nn.ReLU and
+    nn.MaxPool2d(2, s) compute them; the C++ kernel runs the small-convolution loop, the bias
+    (+ReLU) epilogue in place on its still-hot output and the 2 x 2 max pooling loop
+    (kernels/cpu/conv_fused_cpp.py).
 """
 from ...common import dtype as mstype
 from ...pynative.grad import BPROPS, GRAD_EXECUTOR, bprop_for
@@ -34,6 +36,7 @@ from ._base import cached_prim, needs_grad
 from ._grad_ops import BiasAddGrad, ReluGrad
 from .conv_ops import Conv2D, _family
 from .math_ops import MatMul, _matmul_grads
+from .pool_ops import MaxPool
 
 __all__ = ["FusedElemwise", "FusedMatMulBiasAdd", "FusedConv2DBiasAdd", "ELEMWISE_OPS"]
 
@@ -209,12 +212,18 @@ class FusedConv2DBiasAdd(Primitive):
 
     @prim_attr_register
     def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, stride=1, dilation=1,
-                 group=1, has_bias=True, activation="none"):
+                 group=1, has_bias=True, activation="none", pool_stride=None):
         check_bool(self, "has_bias", has_bias)
         if activation not in ("none", "relu"):
             raise ValueError(f"For 'FusedConv2DBiasAdd', 'activation' must be 'none' or "
                              f"'relu', but got {activation!r}")
         self.conv = Conv2D(out_channel, kernel_size, 1, pad_mode, pad, stride, dilation, group)
+        self.pool = None
+        if pool_stride is not None:
+            if not (isinstance(pool_stride, tuple) and len(pool_stride) == 2):
+                raise TypeError(f"For 'FusedConv2DBiasAdd', 'pool_stride' must be None or a "
+                                f"pair of ints, but got {pool_stride!r}")
+            self.pool = MaxPool(2, pool_stride, "valid")
         self.input_names = ("x", "weight", "bias") if has_bias else ("x", "weight")
 
     def infer(self, x, w, *bias):
@@ -229,15 +238,31 @@ class FusedConv2DBiasAdd(Primitive):
                 raise ValueError(f"For 'FusedConv2DBiasAdd', 'bias' must have shape "
                                  f"[{out.shape[1]}] (one value per output channel), but got "
                                  f"{list(bias[0].shape)}")
+        if self.pool is not None:
+            return self.pool.infer(out)
         return tensor(out.dtype, out.shape)
 
     def kernel_params(self, x, w, *bias):
-        return {**self.conv.kernel_params(x, w), "relu": self.attrs["activation"] == "relu"}
+        pool = self.attrs["pool_stride"]
+        return {**self.conv.kernel_params(x, w), "relu": self.attrs["activation"] == "relu",
+                "pool_stride": () if pool is None else pool}
+
+    def unpooled(self):
+        """This op without its max pooling (the value the pooling reads)."""
+        a = self.attrs
+        return cached_prim(FusedConv2DBiasAdd, a["out_channel"], a["kernel_size"], a["pad_mode"],
+                           a["pad"], a["stride"], a["dilation"], a["group"], a["has_bias"],
+                           a["activation"])
 
 
 @bprop_for(FusedConv2DBiasAdd)
 def fused_conv2d_bias_add_bprop(prim, x, w, *rest):
     *bias, out, dout = rest
+    if prim.pool is not None:                  # recompute the pooled value, then MaxPool's bprop
+        inner = prim.unpooled()
+        y = inner(x, w, *bias)
+        return fused_conv2d_bias_add_bprop(inner, x, w, *bias, y,
+                                           BPROPS[MaxPool](prim.pool, y, out, dout)[0])
     dz = cached_prim(ReluGrad)(dout, out) if prim.attrs["activation"] == "relu" else dout
     _, bp_input, bp_filter = _family(prim.conv)
     dx = bp_input(dz, w, x.shape) if needs_grad(x) else None
