@@ -16,7 +16,7 @@ Launches itself under `mpiexec` on this machine (loopback, shared memory):
    all ranks. Target: 2 ranks >= 1.5x one rank (on 2 cores; other load on the machine makes
    the numbers noisy).
 3. The same 2-rank step with the gradient reduction overlapped with backward
-   (nn.DistributedGradReducer overlap=True, the default) and after it (overlap=False), with
+   (nn.DistributedGradReducer overlap=True) and after it (overlap=False), with
    the default bucket size (32 MB: the CNN's 55 KB of gradients make one bucket, final only
    when backward ends) and 16 KB buckets (several buckets, the first ones reduced while
    backward computes the rest).

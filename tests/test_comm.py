@@ -79,9 +79,10 @@ def test_overlap_argument_is_checked():
         with pytest.raises(TypeError, match="For 'DistributedGradReducer', 'overlap' must be "
                                             "a bool"):
             nn.DistributedGradReducer(params, group="w", overlap=1)
-        red = nn.DistributedGradReducer(params, group="w")
+        assert not nn.DistributedGradReducer(params, group="w").overlap   # off by default
+        red = nn.DistributedGradReducer(params, group="w", overlap=True)
         assert red.overlap and red._hook in FINAL_HOOKS
-        newer = nn.DistributedGradReducer(params[:1], group="w")   # the newest one overlaps
+        newer = nn.DistributedGradReducer(params[:1], group="w", overlap=True)   # the newest
         assert newer.overlap and not red.overlap
         newer.overlap = False
         assert newer._hook not in FINAL_HOOKS

@@ -12,8 +12,9 @@ politely (communication/_mpi.wait: no busy-polling), larger ones by the blocking
 MPI_Allreduce (tuned algorithms) after the ranks met at a politely waited barrier (see
 communication/_mpi.move). Buckets hold one dtype each.
 
-Overlap with backward (overlap=True; the default unless the environment sets
-MINDLITE_COMM_OVERLAP=0; from the second call on, once the buckets are known): the reducer
+Overlap with backward (overlap=True, or MINDLITE_COMM_OVERLAP=1 for reducers made without
+overlap=; off by default: on the quiet 2-core machine the hook's cost outweighed what it hid
+for the digits CNN; from the second call on, once the buckets are known): the reducer
 registers a final-gradient hook with the eager backward (pynative/grad.py FINAL_HOOKS). In a
 backward pass that differentiates its parameters, a bucket's Iallreduce starts as soon as
 all its gradients are final, buckets strictly in order (a bucket waits for the ones before
@@ -63,7 +64,7 @@ class DistributedGradReducer(Cell):
         if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
             raise ValueError(f"For '{fn}', 'degree' must be a positive int, but got {degree!r}")
         if overlap is None:
-            overlap = os.environ.get("MINDLITE_COMM_OVERLAP", "1") != "0"
+            overlap = os.environ.get("MINDLITE_COMM_OVERLAP", "0") == "1"
         if not isinstance(overlap, bool):
             raise TypeError(f"For '{fn}', 'overlap' must be a bool, but got {overlap!r}")
         self.mean, self.degree, self.fusion_type = mean, degree, fusion_type
