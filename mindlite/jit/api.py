@@ -165,7 +165,10 @@ class JitFunction:
     """A function compiled to graphs, one per input signature (see the module docstring)."""
 
     def __init__(self, fn, input_signature=None, const_outputs=False):
-        self.fn = fn
+        # a bound method (`jit(net.construct)`): compiled as its function with the object
+        # as the first argument, as a method decorated in its class is
+        self.bound = fn.__self__ if isinstance(fn, types.MethodType) else None
+        self.fn = fn.__func__ if self.bound is not None else fn
         self.input_signature = input_signature
         self.const_outputs = const_outputs   # export: constant results are graph outputs too
         self.cache = OrderedDict()
@@ -177,6 +180,8 @@ class JitFunction:
         return functools.partial(self.__call__, obj)
 
     def __call__(self, *args, **kwargs):
+        if self.bound is not None:
+            args = (self.bound,) + args
         spec = args if self.input_signature is None else \
             apply_signature(self.fn, self.input_signature, args)
         entry = self.compiled(spec, kwargs)
@@ -186,6 +191,8 @@ class JitFunction:
 
     def graph(self, *args, **kwargs):
         """The FuncGraph compiled for this call's signature."""
+        if self.bound is not None:
+            args = (self.bound,) + args
         if self.input_signature is not None:
             args = apply_signature(self.fn, self.input_signature, args)
         return self.compiled(args, kwargs).graph
