@@ -194,3 +194,28 @@ def test_mpi_missing_is_a_clear_import_error(monkeypatch):
     with pytest.raises(ImportError, match=r"needs mpi4py .*pip install 'mindlite\[dist\]'"):
         comm.init()
     assert not comm.GlobalComm.INITED
+
+
+def test_watchdog_slots_are_per_thread():
+    """Four threads waiting at once each hold their own watchdog slot: one call ending does
+    not hide another still waiting, and every slot is gone once its call ends."""
+    import threading
+
+    from mindlite.communication import _mpi
+    entered, release = threading.Barrier(5), threading.Event()
+
+    def call(i):
+        with _mpi.pending(f"op{i}", "g"):
+            entered.wait(timeout=10)
+            if i:
+                release.wait(timeout=10)
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    entered.wait(timeout=10)
+    threads[0].join(timeout=10)
+    assert sorted(op for op, _, _ in _mpi._PENDING.values()) == ["op1", "op2", "op3"]
+    release.set()
+    for t in threads:
+        t.join(timeout=10)
+    assert not _mpi._PENDING

