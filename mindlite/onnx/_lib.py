@@ -1,6 +1,10 @@
 """The optional `onnx` / `onnxruntime` packages, imported on first use with a clear error
-(they come with the `onnx` extra: pip install 'mindlite[onnx]'), and the dtype mapping."""
+(they come with the `onnx` extra: pip install 'mindlite[onnx]'), and what the exporter and
+the importer share: the dtype mapping, the Custom op domain, the pad modes."""
 import numpy as np
+
+CUSTOM_DOMAIN = "ai.mindlite.custom"      # Custom ops in ONNX files: op_type = the Custom's type
+PAD_MODES = ("constant", "reflect", "edge")   # PadV3 modes ONNX Pad has under the same name
 
 
 def onnx():

@@ -24,12 +24,11 @@ from ..common.dtype import from_numpy_dtype
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim, ValueNode
 from . import _lib
-from ._lib import onnx_dtype
+from ._lib import CUSTOM_DOMAIN, onnx_dtype  # noqa: F401 (re-exported)
 from .export_loop import emit_loop, loop_form
 from .export_op import Op
 
 DEFAULT_OPSET = 13
-CUSTOM_DOMAIN = "ai.mindlite.custom"      # Custom ops: op_type = the Custom's type
 EXTERNAL_DATA_BYTES = (1 << 31) - (1 << 26)
 MIN_OPSET, MAX_OPSET = 13, 21
 PRODUCER = "mindlite"

@@ -202,14 +202,11 @@ def _topk(op):
     return (values, idx)
 
 
-PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "edge"}
-
-
 @converter("PadV3")
 def _pad(op):
     mode = op.attrs.get("mode", "constant")
-    if mode not in PAD_MODES:
-        op.fail(f"pad mode '{mode}' has no ONNX form (supported: {sorted(PAD_MODES)})")
+    if mode not in _lib.PAD_MODES:
+        op.fail(f"pad mode '{mode}' has no ONNX form (supported: {sorted(_lib.PAD_MODES)})")
     if not op.attrs.get("paddings_contiguous", True):
         op.fail("paddings_contiguous=False cannot be exported")
     pads = list(op.const(1))
@@ -224,7 +221,7 @@ def _pad(op):
         if not isinstance(value, str):
             value = op.em.const(0 if value is None else value, op.out.dtype.np)
         ins.append(value)
-    return op.node("Pad", ins, mode=PAD_MODES[mode])
+    return op.node("Pad", ins, mode=mode)
 
 
 @converter("ResizeNearestNeighborV2", "ResizeBilinearV2", "ResizeNearestNeighbor",

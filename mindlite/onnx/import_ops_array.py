@@ -208,15 +208,12 @@ def _range(ctx):
     return Const(np.arange(start, limit, delta).astype(start.dtype))
 
 
-PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "edge"}
-
-
 @importer("Pad")
 def _pad(ctx):
     x = ctx.t(0)
     rank = len(ctx.shape(x))
     mode = ctx.attr("mode", "constant")
-    if mode not in PAD_MODES:
+    if mode not in _lib.PAD_MODES:
         ctx.fail(f"mode '{mode}' is not supported")
     pads = [int(p) for p in ctx.c(1).reshape(-1)]
     axes = ctx.c(3)
@@ -233,7 +230,7 @@ def _pad(ctx):
         paddings += [begin[a], end[a]]
     while len(paddings) > 2 and paddings[-2:] == [0, 0]:
         paddings = paddings[:-2]
-    prim = P.PadV3(mode=PAD_MODES[mode])
+    prim = P.PadV3(mode=mode)
     if mode != "constant":
         return ctx.call(prim, x, tuple(paddings), None)
     value = ctx.c(2)

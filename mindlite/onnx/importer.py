@@ -24,10 +24,10 @@ from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, AnfNode, FuncGraph, Valu
 from ..ir.infer import Folded, infer_call
 from ..ir.manager import lint
 from . import _lib
+from ._lib import CUSTOM_DOMAIN
 from .import_ctx import Const, Ctx, ImportError_, ms_type, np_type  # noqa: F401 (re-exported)
 from .reader import read_model
 
-CUSTOM_DOMAIN = "ai.mindlite.custom"      # export.CUSTOM_DOMAIN: Custom ops by type
 
 MAX_FOLD_ELEMENTS = 1 << 26     # constant folding refuses larger results (damaged files)
 IMPORTERS = {}        # ONNX op type -> fn(ctx) returning the list of output values
