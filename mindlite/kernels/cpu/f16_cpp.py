@@ -80,15 +80,27 @@ def narrow_into(a32, out):
     _to_f16(a32, out)
 
 
+def _via_f32(f32, inputs, out, *params):
+    """f32(*inputs widened, o32, *params), o32 rounded once into float16 `out`: the path of
+    every layout and broadcast the float16 entry points do not take."""
+    o32 = np.empty(out.shape, np.float32)
+    f32(*[widen(a) for a in inputs], o32, *params)
+    narrow_into(o32, out)
+
+
+def _named(kernel, name, doc):
+    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
+    kernel.__doc__ = f"{name} {doc}"
+    return kernel
+
+
 def _unary_kernel(name):
     code = _C.UNARY_OPS[name]
 
     def kernel(x, out):
         _unary(code, _c16(x), out)
 
-    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
-    kernel.__doc__ = f"{name} on float16 through float32 lanes (mindlite._C.f16_unary)."
-    return kernel
+    return _named(kernel, name, "on float16 through float32 lanes (mindlite._C.f16_unary).")
 
 
 def _binary_kernel(name):
@@ -100,26 +112,19 @@ def _binary_kernel(name):
         if (x.size == n or x.size == 1) and (y.size == n or y.size == 1) and n:
             _binary(code, _c16(x), _c16(y), out)
             return
-        o32 = np.empty(out.shape, np.float32)
-        f32(widen(x), widen(y), o32)
-        narrow_into(o32, out)
+        _via_f32(f32, (x, y), out)
 
-    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
-    kernel.__doc__ = f"{name} on float16 through float32 lanes (mindlite._C.f16_binary)."
-    return kernel
+    return _named(kernel, name, "on float16 through float32 lanes (mindlite._C.f16_binary).")
 
 
 def _reduce_kernel(name):
     f32 = _C.REDUCE_KERNELS[name]
 
     def kernel(x, out, axis, keep_dims):
-        o32 = np.empty(out.shape, np.float32)
-        f32(widen(x), o32, axis, keep_dims)
-        narrow_into(o32, out)
+        _via_f32(f32, (x,), out, axis, keep_dims)
 
-    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
-    kernel.__doc__ = f"{name} of float16 computed in float32 (sums in float64), rounded once."
-    return kernel
+    return _named(kernel, name, "of float16 computed in float32 (sums in float64), rounded "
+                                "once.")
 
 
 def _softmax_kernel(name):
@@ -130,26 +135,18 @@ def _softmax_kernel(name):
         if x.ndim and axis == x.ndim - 1 and x.shape[-1] and _direct(x):
             _f16_softmax(code, x, out, x.shape[-1])
             return
-        o32 = np.empty(out.shape, np.float32)
-        f32(widen(x), o32, axis)
-        narrow_into(o32, out)
+        _via_f32(f32, (x,), out, axis)
 
-    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
-    kernel.__doc__ = f"{name} of float16 computed in float32, rounded once."
-    return kernel
+    return _named(kernel, name, "of float16 computed in float32, rounded once.")
 
 
 def _softmax_grad_kernel(name):
     f32 = _C.SOFTMAX_KERNELS[name]
 
     def kernel(y, dy, out, axis):
-        o32 = np.empty(out.shape, np.float32)
-        f32(widen(y), widen(dy), o32, axis)
-        narrow_into(o32, out)
+        _via_f32(f32, (y, dy), out, axis)
 
-    kernel.__name__ = kernel.__qualname__ = f"{name.lower()}_f16_cpp"
-    kernel.__doc__ = f"{name} of float16 computed in float32, rounded once."
-    return kernel
+    return _named(kernel, name, "of float16 computed in float32, rounded once.")
 
 
 # _C.f16_builtin kinds (csrc/bind/f16_bind.cc)
