@@ -1,5 +1,7 @@
 """Kernels added for eager speed (issue 15): the BLAS thread control GEMMs run under
 (mindlite/kernels/cpu/_blas.py, csrc/bind/blas_bind.cc)."""
+import threading
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -71,6 +73,33 @@ def test_blas_matmul_errors_restore_the_setting():
         _blas.matmul(np.ones((2, 3)), np.ones((4, 5)), np.empty((2, 5)))
     assert _C.blas_threads_local(max(before, 0)) == before
 
+
+
+def test_blas_matmul_four_threads_restore_the_setting():
+    # numpy's OpenBLAS keeps one process-wide count: interleaved save / restore pairs used to
+    # leave it at 1 for good
+    before = _C.blas_threads_local(0)
+    _C.blas_threads_local(max(before, 0))
+    a = np.ones((64, 64), np.float32)
+    b = np.ones((64, 128), np.float32)
+    errors = []
+
+    def work():
+        out = np.empty((64, 128), np.float32)
+        try:
+            for _ in range(500):
+                _blas.matmul(a, b, out)
+            np.testing.assert_array_equal(out, np.full((64, 128), 64, np.float32))
+        except Exception as e:          # reported from the main thread below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors and not any(t.is_alive() for t in threads)
+    assert _C.blas_threads_local(max(before, 0)) == before
 
 # ---- ReluGrad (C loop, csrc/kernels/binary_impl.inc BReluGrad) ----------------------------
 def _relu_grad_ref(dy, x):

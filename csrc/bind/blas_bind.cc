@@ -3,14 +3,24 @@
 //   _C.blas_attach(path) -> bool     dlopen(path, RTLD_NOLOAD) of an already loaded library
 //                                    and look up openblas_set_num_threads_local (OpenBLAS
 //                                    >= 0.3.27); False (nothing attached) when either fails
-//   _C.blas_threads_local(n) -> int  the calling thread's OpenBLAS thread count for its next
-//                                    GEMMs (n >= 0; 0: the library's global count), returns
-//                                    the previous one; -1 and nothing done when unattached
+//   _C.blas_threads_local(n) -> int  sets OpenBLAS's thread count for the next GEMMs (n >= 0;
+//                                    0: the library's global count), returns the previous one;
+//                                    -1 and nothing done when unattached
+//   _C.blas_single_enter() / _C.blas_single_exit()
+//                                    bracket a GEMM that is to run on one thread (_blas.matmul):
+//                                    counted, so concurrent callers restore the count once
+// NOTE: in the pthreads OpenBLAS numpy ships (0.3.27 to 0.3.31 at least) the "_local" setter
+// sets the PROCESS-wide count, not the calling thread's. Two threads each saving and restoring
+// it around their GEMMs (numpy drops the GIL in them) interleave as set 1 / set 1 / restore 2 /
+// restore 1 and leave it at 1 for good; the enter / exit pair keeps one count of GEMMs inside
+// the bracket and restores the saved setting when the last one leaves. While any is inside,
+// another thread's large GEMM also runs on one thread (same result: a GEMM never splits K).
 // NOTE: OpenBLAS threads a GEMM from M N K >= 2**19 on; its workers then spin for a while
 // after each one, so a training step of small GEMMs keeps a second core busy spinning (on the
 // 2-core machine: the main thread's CPU time per CNN step 1.6 ms -> 2.1-3.3 ms, the process's
 // 4.3-6.8 ms). The thread-local setting leaves other threads, and the user's own numpy calls
-// once restored, as they were.
+// once restored, as they were (see the NOTE above: where the setting is process-wide, other
+// threads' GEMMs run single-threaded while one is inside the bracket).
 #include "bind/blas_bind.h"
 
 #include <dlfcn.h>
@@ -59,12 +69,35 @@ PyObject* py_blas_threads_local(PyObject*, PyObject* n) {
   return PyLong_FromLong(fn(static_cast<int>(k)));
 }
 
+// The bracket's state; read and written only with the GIL held (both functions are plain
+// METH_NOARGS calls that never release it), which orders every enter and exit.
+int g_single_depth = 0;     // GEMMs inside the bracket, all threads
+int g_single_saved = 0;     // the setting to restore when the last one leaves
+
+PyObject* py_blas_single_enter(PyObject*, PyObject*) {
+  const SetLocalFn fn = g_set_local.load(std::memory_order_relaxed);
+  if (fn && g_single_depth++ == 0) g_single_saved = fn(1);
+  Py_RETURN_NONE;
+}
+
+PyObject* py_blas_single_exit(PyObject*, PyObject*) {
+  const SetLocalFn fn = g_set_local.load(std::memory_order_relaxed);
+  if (fn && g_single_depth > 0 && --g_single_depth == 0) fn(g_single_saved);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef kMethods[] = {
     {"blas_attach", py_blas_attach, METH_O,
      "blas_attach(path) -> bool: attach the loaded OpenBLAS at path (its thread control)."},
     {"blas_threads_local", py_blas_threads_local, METH_O,
      "blas_threads_local(n) -> previous: this thread's OpenBLAS threads (0: global); -1 when "
      "no OpenBLAS is attached."},
+    {"blas_single_enter", py_blas_single_enter, METH_NOARGS,
+     "blas_single_enter(): the next GEMMs run on one BLAS thread until the matching "
+     "blas_single_exit() (counted across threads)."},
+    {"blas_single_exit", py_blas_single_exit, METH_NOARGS,
+     "blas_single_exit(): leave blas_single_enter's bracket; the last one out restores the "
+     "thread count."},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

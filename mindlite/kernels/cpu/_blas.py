@@ -6,10 +6,12 @@ for a while after each call: a training step of small GEMMs (the digits MLP's 64
 the CNN's 32 x 144 x 1024) kept the second core spinning, which slowed the step's own
 elementwise kernels and every other process (measured on the 2-core machine, CNN step: main
 thread 1.6 ms of CPU with one BLAS thread, 2.1-3.3 ms with OpenBLAS's choice, the process
-4.3-6.8 ms). Below ST_MNK the calling thread's OpenBLAS thread count is set to 1 for the call
-and restored after it (csrc/bind/blas_bind.cc; thread-local, so the user's own numpy calls and
-other threads are untouched). A GEMM splits M or N across threads, never K, so the result is
-the same on one thread or two.
+4.3-6.8 ms). Below ST_MNK OpenBLAS's thread count is set to 1 for the call and restored after
+it (csrc/bind/blas_bind.cc's enter / exit bracket). In numpy's pthreads OpenBLAS that setting
+is process-wide: the bracket counts the GEMMs inside it across threads and restores the count
+when the last one leaves, so concurrent calls never leave it changed, and another thread's
+large GEMM run meanwhile takes one thread. A GEMM splits M or N across threads, never K, so
+the result is the same on one thread or two.
 
 The library is the OpenBLAS numpy loaded (found in /proc/self/maps); where there is none (an
 MKL or Accelerate numpy, another OS) ATTACHED is False and GEMMs run as numpy decides.
@@ -49,7 +51,7 @@ def _attach():
 
 
 ATTACHED = _attach()
-_threads = _C.blas_threads_local
+_enter, _exit = _C.blas_single_enter, _C.blas_single_exit
 
 
 def matmul(a, b, out, st_mnk=None):
@@ -58,10 +60,10 @@ def matmul(a, b, out, st_mnk=None):
     than st_mnk (default ST_MNK, read at the call) multiply-adds."""
     if ATTACHED and a.ndim >= 2 and b.ndim >= 2 and a.shape[-2] * a.shape[-1] * b.shape[-1] \
             < (ST_MNK if st_mnk is None else st_mnk):
-        prev = _threads(1)
+        _enter()
         try:
             np.matmul(a, b, out=out)
         finally:
-            _threads(prev)
+            _exit()
     else:
         np.matmul(a, b, out=out)
