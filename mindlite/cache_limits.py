@@ -23,6 +23,9 @@ signature, where an OrderedDict LRU costs ~0.1 us against a ~100 us first call.
     kernel plans (numba)         kernels/cpu/{softmax,reduce}_numba.py  4096       cleared
     pool / conv index tables     kernels/cpu/pool_numpy.py, conv_cpp.py  256       lru_cache
     memory pool                  runtime/memory.py                by bytes         LRU sizes
+    parsed function sources      jit/parse.py _SOURCES (by code)  JIT_SOURCE_CAP   oldest half
+    parsed files (lambdas)       jit/parse.py _FILE_TREES         JIT_FILE_TREE_CAP oldest half
+      (a notebook re-running a cell makes new code objects and new cell "files" each time)
 
 Not bounded here: class-kernel instances (kernels/kernel_def.py, one per primitive attrs and
 input dtypes of a registered class kernel) and the numba/AOT compilation caches of Custom ops
@@ -57,6 +60,8 @@ GRAPH_CAP = 2048              # single-op kernel graphs
 ABSTRACT_CAP = 4096           # strongly held interned abstracts (per table)
 GETITEM_PLAN_CAP = 1024       # basic-index plans (index structure with ints masked)
 PRIM_TABLE_CAP = 1024         # shared primitives per table, keyed by their attributes
+JIT_SOURCE_CAP = 1024         # parsed def/lambda asts, by code object
+JIT_FILE_TREE_CAP = 32        # whole-file asts (a lambda's def is found in them)
 
 
 class LRUCache(OrderedDict):

@@ -202,12 +202,18 @@ class JitFunction:
         key = (_key((args, kwargs), holds), CONTEXT.values["device_target"])
         entry = self.cache.get(key)
         if entry is not None and entry.valid():
-            self.cache.move_to_end(key)
+            try:
+                self.cache.move_to_end(key)
+            except KeyError:              # evicted by another thread's compile meanwhile
+                pass
             return entry
         entry = self._compile(args, kwargs, holds)
         self.cache[key] = entry
-        if len(self.cache) > CACHE_SIZE:
-            self.cache.popitem(last=False)
+        try:
+            while len(self.cache) > CACHE_SIZE:
+                self.cache.popitem(last=False)
+        except KeyError:                  # another thread emptied it meanwhile
+            pass
         return entry
 
     def _compile(self, args, kwargs, holds):

@@ -20,6 +20,7 @@ import textwrap
 import types
 import weakref
 
+from .. import cache_limits
 from ..abstract import AbstractTensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
@@ -40,6 +41,8 @@ def function_ast(fn):
     code = fn.__code__
     hit = _SOURCES.get(code)
     if hit is None:
+        if len(_SOURCES) >= cache_limits.JIT_SOURCE_CAP:
+            cache_limits.drop_oldest_half(_SOURCES, cache_limits.JIT_SOURCE_CAP)
         hit = _from_code_lines(fn, code)
         if hit is not None:
             _SOURCES[code] = hit
@@ -129,6 +132,8 @@ def _find_in_file(fn, file):
             tree = ast.parse("".join(lines))
         except SyntaxError:
             tree = None
+        if len(_FILE_TREES) >= cache_limits.JIT_FILE_TREE_CAP:
+            cache_limits.drop_oldest_half(_FILE_TREES, cache_limits.JIT_FILE_TREE_CAP)
         hit = _FILE_TREES[file] = (lines, tree)
     tree = hit[1]
     kind = ast.Lambda if code.co_name == "<lambda>" else ast.FunctionDef
