@@ -98,8 +98,8 @@ class OnnxRuntimeKernel(DelegateKernel):
     onnxruntime."""
 
     def __init__(self, model, kernels, out_tensors, abstracts, threads=0):
-        import onnxruntime as ort
-        from ..onnx import export_onnx_model
+        from ..onnx import _lib, export_onnx_model
+        ort = _lib.onnxruntime()
         fg, in_tensors = _graph(model, kernels, abstracts, out_tensors)
         super().__init__("OnnxRuntime", kernels, in_tensors, out_tensors)
         self.onnx_model = export_onnx_model(fg)
