@@ -7,10 +7,10 @@ Primitives: ops/operations/stat_ops.py.
 import math
 import numbers
 
-from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import stat_ops as S
+from ..operations._base import cached_prim
 from ._typed_prims import typed_prim as _prim
 
 __all__ = ["std", "var", "std_mean", "var_mean", "logsumexp", "cdist", "linspace", "logspace",
@@ -53,15 +53,10 @@ def _check_var_std(input, ddof, keepdims, axis, name):
     return tuple(a % lim for a in axis) if input.ndim else ()
 
 
-_STD_PRIMS = {}      # (axis, unbiased, keep_dims) -> ReduceStd: axis a tuple of ints here
-
-
 def _reduce_std(input, axis, ddof, keepdims):
-    key = (axis, ddof == 1, keepdims)
-    prim = _STD_PRIMS.get(key)
-    if prim is None:
-        prim = remember(_STD_PRIMS, key, S.ReduceStd(axis, ddof == 1, keepdims))
-    return prim(input)
+    """The shared ReduceStd (attributes already checked: axis a tuple of ints, keepdims a
+    bool, ddof 0 or 1, so the untyped key of cached_prim is exact)."""
+    return cached_prim(S.ReduceStd, axis, ddof == 1, keepdims)(input)
 
 
 def _composite(input, axis, ddof, keepdims, root):
