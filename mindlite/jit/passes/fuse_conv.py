@@ -19,13 +19,8 @@ Run it before fuse_elementwise, which would otherwise take the ReLU into an elem
 from ...ir.anf import CNode, ValueNode
 from ...ops.operations.fused_ops import FLOAT_DTYPES, FusedConv2DBiasAdd
 from .fuse_elementwise import epochs, output_ids
-from .fuse_matmul import _only_user
-
-
-def _abstract(node):
-    if isinstance(node, ValueNode) and hasattr(node.value, "_abs"):
-        return node.value._abs
-    return node.abstract
+from .fuse_matmul import _only_user, replace_chains
+from .fuse_matmul import value_abstract as _abstract
 
 
 def _conv_small_selected(x, w):
@@ -139,14 +134,7 @@ def run(graph, manager):
                          last.debug, last.name)
             drop = {n.id for n in (conv, bias_add, relu) if n is not None} - {last.id}
             fused[last.id] = (node, drop, last)
-        if not fused:
-            continue
-        drop = set().union(*(d for _, d, _ in fused.values()))
-        g.order = [fused[n.id][0] if n.id in fused else n for n in g.order if n.id not in drop]
-        manager.rebuild()
-        for node, _, last in fused.values():
-            manager.replace(last, node)
-        changed = True
+        changed = replace_chains(g, manager, fused) or changed
     if changed:
         manager.rebuild()
     return changed

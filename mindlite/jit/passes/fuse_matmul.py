@@ -30,6 +30,26 @@ def _only_user(node, users, outputs, name):
     return user if _is(user, name) else None
 
 
+def value_abstract(node):
+    """A node's abstract; a constant tensor's own abstract for a ValueNode holding one."""
+    if isinstance(node, ValueNode) and hasattr(node.value, "_abs"):
+        return node.value._abs
+    return node.abstract
+
+
+def replace_chains(g, manager, fused):
+    """Put each fused node in place of its chain in `g`: `fused` maps the chain's last node
+    id to (fused node, ids of the chain's other nodes, last node). True when it changed g."""
+    if not fused:
+        return False
+    drop = set().union(*(d for _, d, _ in fused.values()))
+    g.order = [fused[n.id][0] if n.id in fused else n for n in g.order if n.id not in drop]
+    manager.rebuild()
+    for node, _, last in fused.values():
+        manager.replace(last, node)
+    return True
+
+
 def _is(node, name):
     if name != "BiasAdd":
         return prim_of(node, {name: 0}) == name
@@ -78,8 +98,7 @@ def run(graph, manager):
             if bias_add is None or len(bias_add.inputs) != 3:
                 continue
             bias = bias_add.inputs[2]
-            ab = bias.value._abs if isinstance(bias, ValueNode) and hasattr(
-                bias.value, "_abs") else bias.abstract
+            ab = value_abstract(bias)
             if getattr(ab, "dtype", None) is not mm.abstract.dtype or len(
                     getattr(ab, "shape", ())) != 1:
                 continue
@@ -93,14 +112,7 @@ def run(graph, manager):
             node = CNode(g, [ValueNode(prim, prim), mm.inputs[1], mm.inputs[2], bias],
                          last.abstract, last.debug, last.name)
             fused[last.id] = (node, {mm.id, bias_add.id} - {last.id}, last)
-        if not fused:
-            continue
-        drop = set().union(*(d for _, d, _ in fused.values()))
-        g.order = [fused[n.id][0] if n.id in fused else n for n in g.order if n.id not in drop]
-        manager.rebuild()
-        for node, _, last in fused.values():
-            manager.replace(last, node)
-        changed = True
+        changed = replace_chains(g, manager, fused) or changed
     if changed:
         manager.rebuild()
     return changed
