@@ -45,12 +45,8 @@ def _loaded_openblas():
     return (ours or found or [None])[0]
 
 
-def _attach():
-    path = _loaded_openblas()
-    return bool(path) and _C.blas_attach(path)
-
-
-ATTACHED = _attach()
+OPENBLAS = _loaded_openblas()        # its path, found once (rnn_cpp.py attaches to it too)
+ATTACHED = bool(OPENBLAS) and _C.blas_attach(OPENBLAS)
 _enter, _exit = _C.blas_single_enter, _C.blas_single_exit
 
 

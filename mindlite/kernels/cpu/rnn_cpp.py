@@ -18,8 +18,7 @@ from ._cext import _C
 FLOATS = (mstype.float32, mstype.float64)
 MODES = {"LSTM": 0, "GRU": 1, "RNN_TANH": 2, "RNN_RELU": 3}
 
-_path = _blas._loaded_openblas()
-BLAS = bool(_path) and _C.rnn_attach_blas(_path)
+BLAS = bool(_blas.OPENBLAS) and _C.rnn_attach_blas(_blas.OPENBLAS)
 _C.rnn_single_thread_below(_blas.ST_MNK)
 
 
