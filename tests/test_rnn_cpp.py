@@ -101,6 +101,49 @@ def test_overlapped_chunks_equal_numpy(mode):
         rnn_overlap_above(1 << 22)
 
 
+def test_blas_thread_count_survives_four_threads():
+    """OpenBLAS's thread count is process-wide: four threads running overlapped layers (two
+    GEMM threads each) and numpy GEMMs in the single-thread bracket at once leave it as it
+    was (one counted bracket, kernels/blas_threads.h), and every result stays right."""
+    import threading
+
+    from mindlite._C import blas_threads_local, rnn_overlap_above
+    before = blas_threads_local(1)
+    if not rnn_cpp.BLAS or before < 0:
+        pytest.skip("no OpenBLAS thread control attached")
+    blas_threads_local(before)
+    r = np.random.default_rng(3)
+    args = _layer_args(r, "LSTM", np.float32, 7, 3, 5, 19, True)
+    want = rnn_numpy.rnn_layer_numpy(*args, mode="LSTM")[0]
+    a = r.standard_normal((8, 8))
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                if k % 2:
+                    got = rnn_cpp.rnn_layer_cpp(*args, mode="LSTM")[0]
+                else:
+                    got = np.empty_like(a)
+                    _blas.matmul(a, a, got)
+                _close(got, want if k % 2 else a @ a, 1e-5, f"thread {k}")
+        except Exception as e:          # noqa: BLE001 - reported by the main thread
+            errors.append(e)
+    rnn_overlap_above(0)
+    try:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    finally:
+        rnn_overlap_above(1 << 22)
+    assert not errors, errors
+    after = blas_threads_local(1)
+    blas_threads_local(after)
+    assert after == before
+
+
 def test_cpp_is_the_default_kernel():
     for op, fn in (("RNNLayer", rnn_cpp.rnn_layer_cpp),
                    ("RNNLayerGrad", rnn_cpp.rnn_layer_grad_cpp)):

@@ -13,7 +13,8 @@
 // sets the PROCESS-wide count, not the calling thread's. Two threads each saving and restoring
 // it around their GEMMs (numpy drops the GIL in them) interleave as set 1 / set 1 / restore 2 /
 // restore 1 and leave it at 1 for good; the enter / exit pair keeps one count of GEMMs inside
-// the bracket and restores the saved setting when the last one leaves. While any is inside,
+// the bracket and restores the saved setting when the last one leaves (kernels/blas_threads.h:
+// one count shared with the recurrent layers' GEMMs, which run without the GIL). While any is inside,
 // another thread's large GEMM also runs on one thread (same result: a GEMM never splits K).
 // NOTE: OpenBLAS threads a GEMM from M N K >= 2**19 on; its workers then spin for a while
 // after each one, so a training step of small GEMMs keeps a second core busy spinning (on the
@@ -25,13 +26,10 @@
 
 #include <dlfcn.h>
 
-#include <atomic>
+#include "kernels/blas_threads.h"
 
 namespace mindlite {
 namespace {
-
-using SetLocalFn = int (*)(int);
-std::atomic<SetLocalFn> g_set_local{nullptr};
 
 PyObject* py_blas_attach(PyObject*, PyObject* path) {
   if (!PyUnicode_Check(path)) {
@@ -45,12 +43,12 @@ PyObject* py_blas_attach(PyObject*, PyObject* path) {
   // for the life of the process, as numpy keeps the library itself
   void* h = dlopen(p, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
   if (!h) Py_RETURN_FALSE;
-  auto fn = reinterpret_cast<SetLocalFn>(dlsym(h, "openblas_set_num_threads_local"));
+  auto fn = reinterpret_cast<BlasSetThreadsFn>(dlsym(h, "openblas_set_num_threads_local"));
   if (!fn) {
     dlclose(h);
     Py_RETURN_FALSE;
   }
-  g_set_local.store(fn);
+  blas_threads_attach(fn);
   Py_RETURN_TRUE;
 }
 
@@ -64,25 +62,18 @@ PyObject* py_blas_threads_local(PyObject*, PyObject* n) {
     }
     return nullptr;
   }
-  const SetLocalFn fn = g_set_local.load(std::memory_order_relaxed);
+  const BlasSetThreadsFn fn = blas_threads_fn();
   if (!fn) return PyLong_FromLong(-1);
   return PyLong_FromLong(fn(static_cast<int>(k)));
 }
 
-// The bracket's state; read and written only with the GIL held (both functions are plain
-// METH_NOARGS calls that never release it), which orders every enter and exit.
-int g_single_depth = 0;     // GEMMs inside the bracket, all threads
-int g_single_saved = 0;     // the setting to restore when the last one leaves
-
 PyObject* py_blas_single_enter(PyObject*, PyObject*) {
-  const SetLocalFn fn = g_set_local.load(std::memory_order_relaxed);
-  if (fn && g_single_depth++ == 0) g_single_saved = fn(1);
+  blas_single_enter();
   Py_RETURN_NONE;
 }
 
 PyObject* py_blas_single_exit(PyObject*, PyObject*) {
-  const SetLocalFn fn = g_set_local.load(std::memory_order_relaxed);
-  if (fn && g_single_depth > 0 && --g_single_depth == 0) fn(g_single_saved);
+  blas_single_exit();
   Py_RETURN_NONE;
 }
 

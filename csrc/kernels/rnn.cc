@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/blas_threads.h"
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 
@@ -30,20 +31,20 @@ using CblasGemm = void (*)(int, int, int, I, I, I, T, const T*, I, const T*, I, 
 
 void* g_gemm[2] = {nullptr, nullptr};  // [float, double]
 bool g_ilp64 = false;
-int (*g_threads_local)(int) = nullptr;  // openblas_set_num_threads_local, or null
 int64_t g_st_mnk = int64_t{1} << 23;    // GEMMs below this many multiply-adds: one thread
 
 int64_t g_overlap_mnk = int64_t{1} << 22;  // layers of at least this much GEMM work overlap
 thread_local bool t_single = false;        // this thread's GEMMs on one thread (overlapping)
 
 // Runs a BLAS call on one thread when it is small (see rnn_set_blas) or while the layer's two
-// threads overlap, restoring the calling thread's setting after it.
+// threads overlap, inside the process-wide counted bracket (kernels/blas_threads.h: the
+// setter is process-wide, so per-call save / restore from two threads would interleave).
 template <class F>
 void with_threads(int64_t mnk, F call) {
-  if (!g_threads_local) return call();
-  const int prev = g_threads_local(mnk < g_st_mnk || t_single ? 1 : 0);
+  if (!(mnk < g_st_mnk || t_single)) return call();
+  blas_single_enter();
   call();
-  g_threads_local(prev);
+  blas_single_exit();
 }
 
 template <class T>
@@ -164,7 +165,7 @@ void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64, void* threads_local) {
   g_gemm[0] = sgemm;
   g_gemm[1] = dgemm;
   g_ilp64 = ilp64;
-  g_threads_local = reinterpret_cast<int (*)(int)>(threads_local);
+  if (threads_local) blas_threads_attach(reinterpret_cast<BlasSetThreadsFn>(threads_local));
 }
 
 void rnn_set_single_thread_below(int64_t mnk) { g_st_mnk = mnk; }
