@@ -14,10 +14,9 @@ all graph outputs, while @jit keeps constants outside its graphs); control flow 
 could not fold stays as Switch + nested FuncGraphs (ValueNodes).
 """
 from ..common.tensor import Tensor
+from ..device.passes import CPU_FUSIONS as FUSIONS   # the stages making mindlite-only kernels
 from .api import JitFunction
 from .passes.pipeline import skipping
-
-FUSIONS = ("conv_biasadd_fusion", "matmul_biasadd_fusion", "elementwise_fusion")
 
 
 def graph_for_export(net_or_fn, *inputs):
