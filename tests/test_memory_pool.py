@@ -8,6 +8,7 @@ frees memory a live array uses; RSS stays flat over many cached large ops.
 import gc
 import os
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -158,3 +159,36 @@ def test_release_all_keeps_live_arrays():
     r2 = ops.mul(x, x)
     assert not np.shares_memory(r.asnumpy(), r2.asnumpy())
     np.testing.assert_array_equal(r.asnumpy(), 4)
+
+
+def test_four_threads_share_a_full_pool_without_aliasing():
+    # misses in several threads drop and re-create buckets at the byte cap: that used to
+    # raise KeyError; no two live arrays may ever share a buffer
+    pool = MemoryPool(max_bytes=3 << 18, max_per_bucket=2)
+    errors = []
+    old = sys.getswitchinterval()
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        keep = []
+        try:
+            for _ in range(3000):
+                n = int(rng.integers(1, 6)) << 18
+                a = pool.alloc((n // 4,), F32, n)
+                a[:] = seed
+                keep = keep[-2:] + [a]
+                assert all((k == seed).all() for k in keep)
+        except Exception as e:          # reported from the main thread below
+            errors.append(e)
+
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors and not any(t.is_alive() for t in threads)
+    assert pool.held_bytes == pool.cached_bytes() <= 3 << 18

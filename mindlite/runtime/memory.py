@@ -16,8 +16,14 @@ a new size that would pass the byte cap first evicts free buffers of the sizes
 used least recently, and is left uncached (plain numpy memory) if that is not
 enough. Buffers still in use are never evicted while counted: eviction only
 drops the pool's reference, so a live tensor keeps its memory either way.
+
+Threads: a hit takes no lock (a buffer another thread is checking or handing
+out is referenced from that thread's frame, so it never reads as free); a miss
+and release_all change the buckets under the pool's lock (a miss already pays
+for a fresh allocation of 256 KiB or more).
 """
 import sys
+import threading
 
 import numpy as np
 
@@ -48,6 +54,7 @@ class MemoryPool:
         self.held_bytes = 0        # bytes of every buffer in the buckets
         self.hits = 0
         self.misses = 0
+        self._lock = threading.Lock()     # held while a miss or release_all edits the buckets
 
     def alloc(self, shape, np_dtype, nbytes):
         """A C-contiguous array of `shape` / `np_dtype` (nbytes long) that no live array uses."""
@@ -55,7 +62,7 @@ class MemoryPool:
         self.last_use[nbytes] = self.clock
         bucket = self.buckets.get(nbytes)
         if bucket is None:
-            bucket = self.buckets[nbytes] = []
+            bucket = self.buckets.setdefault(nbytes, [])
         getrefcount = sys.getrefcount
         free = FREE_REFCOUNT
         for buf in bucket:
@@ -66,23 +73,29 @@ class MemoryPool:
                 return buf.reshape(-1).view(np.uint8).view(np_dtype).reshape(shape)
         self.misses += 1
         buf = np.empty(shape, dtype=np_dtype)
-        if len(bucket) < self.max_per_bucket and self._make_room(nbytes):
-            bucket.append(buf)
-            self.held_bytes += nbytes
-        elif not bucket:                 # uncached size: keep no empty bucket for it
-            del self.buckets[nbytes]
-            del self.last_use[nbytes]
+        with self._lock:
+            # another thread's miss may have dropped this size's empty bucket meanwhile
+            bucket = self.buckets.setdefault(nbytes, bucket)
+            self.last_use[nbytes] = self.clock
+            if len(bucket) < self.max_per_bucket and self._make_room(nbytes):
+                bucket.append(buf)
+                self.held_bytes += nbytes
+            elif not bucket:             # uncached size: keep no empty bucket for it
+                del self.buckets[nbytes]
+                del self.last_use[nbytes]
         return buf
 
     def _make_room(self, nbytes):
         """Evicts free buffers of other sizes, least recently used first, until nbytes more
-        fit under max_bytes; False when they cannot."""
+        fit under max_bytes; False when they cannot. Called with the lock held."""
         if self.held_bytes + nbytes <= self.max_bytes:
             return True
         if nbytes > self.max_bytes:
             return False
         free = FREE_REFCOUNT
-        for size in sorted(self.buckets, key=self.last_use.__getitem__):
+        # a bucket another thread has just created may not have its last use yet
+        last_use = self.last_use.get
+        for size in sorted(self.buckets, key=lambda n: last_use(n, 0)):
             if size == nbytes:
                 continue
             bucket = self.buckets[size]
@@ -95,23 +108,24 @@ class MemoryPool:
             bucket[:] = keep
             if not keep:
                 del self.buckets[size]
-                del self.last_use[size]
+                self.last_use.pop(size, None)
             if self.held_bytes + nbytes <= self.max_bytes:
                 return True
         return False
 
     def release_all(self):
         """Drop every cached buffer (those still in use stay alive through their tensors)."""
-        self.buckets.clear()
-        self.last_use.clear()
-        self.held_bytes = 0
+        with self._lock:
+            self.buckets.clear()
+            self.last_use.clear()
+            self.held_bytes = 0
 
     def cached_bytes(self):
         """Bytes the pool holds (buffers in use and free)."""
-        return sum(n * len(b) for n, b in self.buckets.items())
+        return sum(n * len(b) for n, b in list(self.buckets.items()))
 
     def free_bytes(self):
         """Bytes of held buffers that no live array uses."""
         free = FREE_REFCOUNT
-        return sum(n for n, b in self.buckets.items() for buf in b
+        return sum(n for n, b in list(self.buckets.items()) for buf in b
                    if sys.getrefcount(buf) == free)
