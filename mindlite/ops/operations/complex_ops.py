@@ -13,7 +13,6 @@ bprop on the conjugated primal values when the output is complex (real outputs t
 original path, unchanged). MindSpore 2.10 on CPU has no complex gradient for Mul, Square or
 ReduceMean ("gradient not support for complex type"); mindlite gives them by this rule.
 """
-import numpy as np
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -22,6 +21,7 @@ from ..primitive import Primitive, prim_attr_register
 from ..validator import check_dtype, check_tensor, tensor
 from ._base import binary_shape, needs_grad
 from . import elementwise_ops, math_ops
+from .creation_ops import ZerosLike
 
 __all__ = ["Real", "Imag", "Conj", "Angle", "ComplexAbs", "Complex", "Polar"]
 
@@ -101,6 +101,7 @@ _real, _imag, _conj = Real(), Imag(), Conj()
 _complex, _complex_abs = Complex(), ComplexAbs()
 _mul, _div = math_ops.Mul(), math_ops.Div()
 _select, _equal = math_ops.Select(), math_ops.Equal()
+_zeros = ZerosLike()          # non-differentiable: never recorded
 
 
 def _is_complex(t):
@@ -112,10 +113,6 @@ def _as_complex(t):
     if t.dtype.kind == "c":
         return t
     return _complex(t, _zeros(t))
-
-
-def _zeros(t):
-    return Tensor(np.zeros(t.shape, t.dtype.np))
 
 
 @bprop_for(Real)
