@@ -14,8 +14,9 @@
 // it around their GEMMs (numpy drops the GIL in them) interleave as set 1 / set 1 / restore 2 /
 // restore 1 and leave it at 1 for good; the enter / exit pair keeps one count of GEMMs inside
 // the bracket and restores the saved setting when the last one leaves (kernels/blas_threads.h:
-// one count shared with the recurrent layers' GEMMs, which run without the GIL). While any is inside,
-// another thread's large GEMM also runs on one thread (same result: a GEMM never splits K).
+// one count, under a mutex, shared with the recurrent layers' GEMMs, which run without the
+// GIL). While any is inside, another thread's large GEMM also runs on one thread (same
+// result: a GEMM never splits K).
 // NOTE: OpenBLAS threads a GEMM from M N K >= 2**19 on; its workers then spin for a while
 // after each one, so a training step of small GEMMs keeps a second core busy spinning (on the
 // 2-core machine: the main thread's CPU time per CNN step 1.6 ms -> 2.1-3.3 ms, the process's

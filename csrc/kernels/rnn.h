@@ -44,8 +44,9 @@ const RnnGateFns<T>& rnn_gate_fns();
 // cblas_sgemm / cblas_dgemm of an OpenBLAS already loaded (null: use run_matmul); ilp64 when
 // their integer arguments are 64-bit; threads_local: its openblas_set_num_threads_local (or
 // null), with which a GEMM of fewer than rnn_set_single_thread_below's multiply-adds (default
-// 2**23, as kernels/cpu/_blas.py) runs on one thread and a larger one on the library's count.
-// Set once at import, before any layer runs.
+// 2**23, as kernels/cpu/_blas.py) runs on one thread (the counted bracket of
+// kernels/blas_threads.h, which threads_local is attached to) and a larger one on the
+// library's count. Set once at import, before any layer runs.
 void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64, void* threads_local);
 void rnn_set_single_thread_below(int64_t mnk);
 // A layer of at least mnk GEMM multiply-adds overlaps its projection / weight-gradient GEMMs
