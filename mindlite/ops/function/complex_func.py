@@ -9,6 +9,7 @@ from ..operations import complex_ops as P
 __all__ = ["real", "imag", "conj", "angle", "polar", "is_complex", "view_as_real"]
 
 _real, _imag, _conj, _angle, _polar = P.Real(), P.Imag(), P.Conj(), P.Angle(), P.Polar()
+_stack_last = A.Stack(-1)
 
 
 def _check(name, arg, x):
@@ -53,4 +54,4 @@ def view_as_real(input):
     if input.dtype.kind != "c":
         raise TypeError(f"For 'view_as_real', 'input' must be a complex tensor, but got "
                         f"{input.dtype}")
-    return A.Stack(-1)([_real(input), _imag(input)])
+    return _stack_last([_real(input), _imag(input)])

@@ -102,6 +102,7 @@ _complex, _complex_abs = Complex(), ComplexAbs()
 _mul, _div = math_ops.Mul(), math_ops.Div()
 _select, _equal = math_ops.Select(), math_ops.Equal()
 _zeros = ZerosLike()          # non-differentiable: never recorded
+_cos, _sin = elementwise_ops.Cos(), elementwise_ops.Sin()
 
 
 def _is_complex(t):
@@ -172,7 +173,7 @@ def polar_bprop(prim, abs_, angle, out, dout):
     cdout = _conj(dout)
     dabs = dangle = None
     if needs_grad(abs_):
-        unit = _complex(elementwise_ops.Cos()(angle), elementwise_ops.Sin()(angle))
+        unit = _complex(_cos(angle), _sin(angle))
         dabs = _real(_mul(cdout, unit))
     if needs_grad(angle):
         dangle = _real(_mul(cdout, _complex(_mul(_imag(out), -1.0), _real(out))))
