@@ -9,11 +9,12 @@ then runs MaxPool's 2 x 2 loop: no intermediate tensors, one call instead of two
 
 Fused when: the Conv2D's value (and the BiasAdd's and ReLU's, when a later op joins) has
 that one user and no graph returns it, the MaxPool (if any) is MaxPool(2, strides, 'valid')
-in NCHW, all are the framework's own primitives with only built-in kernels
-registered, the device target is CPU, the dtype is float32/float64, the shapes are static
-and eager would run the Conv2D through the small-convolution kernel (conv_small_cpp.py;
-other shapes keep their unfused nodes), BiasAdd's data_format is NCHW with a 1-D bias of the
-output's dtype, and no side-effect node lies between the Conv2D and the last fused node.
+in NCHW, all are the framework's own primitives with only built-in kernels registered
+(plugin devices skip this stage: device/passes.py CPU_FUSIONS), the dtype is float32/float64,
+the shapes are static and eager would run the Conv2D through the small-convolution kernel
+(conv_small_cpp.py; other shapes keep their unfused nodes), BiasAdd's data_format is NCHW
+with a 1-D bias of the output's dtype, and no side-effect node lies between the Conv2D and
+the last fused node.
 Run it before fuse_elementwise, which would otherwise take the ReLU into an elementwise group.
 """
 from ...ir.anf import CNode, ValueNode
@@ -109,9 +110,6 @@ def _chain(conv, users, outputs, epoch):
 
 def run(graph, manager):
     """Fuse every Conv2D -> BiasAdd / ReLU (-> MaxPool) chain reachable from `graph`."""
-    from ...context import CONTEXT
-    if CONTEXT.values["device_target"] != "CPU":   # the fused kernels are CPU kernels
-        return False
     changed = False
     outputs = output_ids(manager)
     users = manager.users
