@@ -263,3 +263,44 @@ def test_large_resize_numba_matches_gather_form():
         with np.errstate(all="ignore"):
             resize_numpy(x, want, *flags)
         assert got.tobytes() == want.tobytes()
+
+
+def test_four_threads_share_plan_caches_from_first_use():
+    """Four threads calling the wrappers at once, the kernels' per-geometry plans (and the
+    interpolate plans) cleared first: every thread gets the single-threaded results."""
+    import threading
+
+    from mindlite.kernels.cpu import cum_small_numba, pad_numba, resize_numba, stat_numba
+    from mindlite.ops.function import nn_extra_func
+
+    def calls(x):
+        return [ops.interpolate(x, size=(7, 5), mode="bilinear"),
+                ops.pad(x, (1, 2, 2, 1), mode="reflect"), ops.pad(x, (1, 0, 0, 1), value=0.5),
+                ops.cumsum(x, 2), ops.std(x, 3), ops.cross(x[:, :, :3], x[:, :, 1:4], 2),
+                ops.sort(x)[0], ops.topk(x, 1)[0]]
+
+    rng = np.random.default_rng(7)
+    xs = [Tensor(rng.standard_normal((2, 3, 5, 4)).astype(np.float32)) for _ in range(4)]
+    for plan in (cum_small_numba._plan, pad_numba._plan, resize_numba._plan,
+                 stat_numba._cross_plan, stat_numba._std_plan):
+        plan.cache_clear()
+    nn_extra_func._INTERP_PLANS.clear()
+    got, errors, start = [None] * 4, [], threading.Barrier(4)
+
+    def work(i):
+        try:
+            start.wait(timeout=30)
+            got[i] = [t.asnumpy() for _ in range(3) for t in calls(xs[i])]
+        except Exception as exc:           # reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors and all(g is not None for g in got), errors
+    for i in range(4):
+        want = [t.asnumpy() for t in calls(xs[i])] * 3
+        for g, w in zip(got[i], want):
+            assert g.tobytes() == w.tobytes()
