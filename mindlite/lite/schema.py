@@ -13,6 +13,8 @@ as an op mindlite cannot run (named in the error).
 """
 import numpy as np
 
+from ..train.mindir.values import CORE_TYPE_IDS
+
 FILE_IDENTIFIER = b"MSL2"
 VERSION = "MindSpore Lite 2.3.0"       # MetaGraph.version as the Lite 2.x tools write it
 KNOWN_IDENTIFIERS = {b"MSL0": "MSL0 (MindSpore Lite 0.x/1.0)",
@@ -55,10 +57,7 @@ REDUCE = {"ReduceMean": 0, "ReduceMax": 1, "ReduceMin": 2, "ReduceProd": 3, "Red
 REDUCE_NAME = {v: k for k, v in REDUCE.items()}
 
 # ---- MindSpore TypeId (Tensor.dataType) -----------------------------------------------------
-TYPE_ID = {np.dtype(np.bool_): 30, np.dtype(np.int8): 32, np.dtype(np.int16): 33,
-           np.dtype(np.int32): 34, np.dtype(np.int64): 35, np.dtype(np.uint8): 37,
-           np.dtype(np.uint16): 38, np.dtype(np.uint32): 39, np.dtype(np.uint64): 40,
-           np.dtype(np.float16): 42, np.dtype(np.float32): 43, np.dtype(np.float64): 44}
+TYPE_ID = {np.dtype(t.np): tid for t, tid in CORE_TYPE_IDS.items()}   # the MINDIR table
 DTYPE_OF = {v: k for k, v in TYPE_ID.items()}
 
 # ---- the PrimitiveType union: type code and table fields per op ----------------------------

@@ -36,12 +36,14 @@ DATA_TYPES.update({code: getattr(mstype, name) for code, name, _ in _OPTIONAL
                    if hasattr(mstype, name)})
 DATA_TYPE_OF = {t: code for code, t in DATA_TYPES.items() if code != TP.FLOAT64}
 
-# MindSpore's TypeId numbers: a dtype constant (Cast's dtype input) is written as its TypeId
-TYPE_IDS = {
+# MindSpore's TypeId numbers: a dtype constant (Cast's dtype input) is written as its TypeId.
+# CORE_TYPE_IDS: the dtypes every mindlite has (also the Lite .ms tensor types, lite/schema.py)
+CORE_TYPE_IDS = {
     mstype.bool_: 30, mstype.int8: 32, mstype.int16: 33, mstype.int32: 34, mstype.int64: 35,
     mstype.uint8: 37, mstype.uint16: 38, mstype.uint32: 39, mstype.uint64: 40,
     mstype.float16: 42, mstype.float32: 43, mstype.float64: 44,
 }
+TYPE_IDS = dict(CORE_TYPE_IDS)
 TYPE_IDS.update({getattr(mstype, name): tid for _, name, tid in _OPTIONAL
                  if hasattr(mstype, name)})
 DTYPE_OF_ID = {v: k for k, v in TYPE_IDS.items()}
