@@ -11,7 +11,6 @@
 
 Model file modules import protobuf / onnx, so they are imported here on first use.
 """
-import importlib
 import os
 
 SUPPORTED_FORMATS = ["AIR", "ONNX", "MINDIR"]
@@ -51,15 +50,8 @@ def export(net, *inputs, file_name, file_format, **kwargs):
         from .mindir import save_mindir
         save_mindir(graph, file_name)
         return None
-    try:
-        onnx_module = importlib.import_module("mindlite.onnx")
-    except ImportError as e:
-        raise ValueError(f"For 'export', file_format 'ONNX' needs mindlite's ONNX writer "
-                         f"(mindlite.onnx) and the 'onnx' package: {e}") from None
-    writer = getattr(onnx_module, "export_onnx", None)
-    if writer is None:
-        raise ValueError("For 'export', file_format 'ONNX': mindlite.onnx has no export_onnx")
-    return writer(graph, file_name)
+    from ..onnx import export_onnx         # imports the `onnx` package on first use
+    return export_onnx(graph, file_name)
 
 
 def load(file_name, **kwargs):
