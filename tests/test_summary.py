@@ -271,3 +271,27 @@ def test_histogram_counts_every_finite_value(tmp_path_factory, values):
         assert len(hist["buckets"]) == want_bins
     else:
         assert hist["buckets"] == []
+
+
+def test_one_instance_rule_under_four_threads(tmp_path):
+    """Four threads opening a SummaryRecord at once: exactly one opens it, the others raise
+    RuntimeError (the rule is checked and counted under one lock); closed, a new one opens."""
+    import threading
+    start = threading.Barrier(4)
+    opened, refused = [], []
+
+    def open_one(k):
+        start.wait(timeout=10)
+        try:
+            opened.append(SummaryRecord(str(tmp_path / f"run{k}")))
+        except RuntimeError:
+            refused.append(k)
+    threads = [threading.Thread(target=open_one, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len(opened) == 1 and len(refused) == 3
+    opened[0].close()
+    with SummaryRecord(str(tmp_path / "again")) as record:
+        assert record.log_dir
