@@ -304,3 +304,12 @@ def test_four_threads_share_plan_caches_from_first_use():
         want = [t.asnumpy() for t in calls(xs[i])] * 3
         for g, w in zip(got[i], want):
             assert g.tobytes() == w.tobytes()
+
+
+def test_large_last_axis_cumsum_keeps_a_leading_negative_zero():
+    """The large-input loop (kernels/cpu/_cum_jit.py) starts each row from its first element,
+    as numpy: -0.0 stays -0.0 (an identity start gave 0 + -0.0 = +0.0)."""
+    x = np.zeros((2, 20000), np.float32)
+    x[:, 0] = -0.0
+    got = ops.cumsum(ms.Tensor(x), 1).asnumpy()
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(np.cumsum(x, 1)))

@@ -21,7 +21,9 @@ def _last_axis(x, out, outer, n, prod, exclusive, reverse, ident):
             i = base + (n - 1 - step if reverse else step)
             if exclusive:
                 out[i] = acc
-            if prod:
+            if step == 0 and not exclusive:
+                acc = x[i]              # as numpy: the first element itself (keeps a -0.0)
+            elif prod:
                 acc = acc * x[i]
             else:
                 acc = acc + x[i]
