@@ -122,3 +122,49 @@ def test_custom_op_without_shapes_refused():
                                             helper.make_opsetid("ai.mindlite.custom", 1)])
     with pytest.raises(ValueError, match=r"node 'c' \(op my_op\).*value_info"):
         load_onnx(m)
+
+
+THREADED_FIRST_USE = """
+import threading
+import numpy as np
+import mindlite as ms
+from mindlite import nn
+from mindlite.jit.export_graph import graph_for_export
+from mindlite.onnx import OnnxGraphCell, export_onnx_model, load_onnx
+
+x = ms.Tensor(np.arange(8, dtype=np.float32).reshape(2, 4))
+net = nn.Dense(4, 3)
+want = net(x).asnumpy()
+graph = graph_for_export(net, x)
+results, errors, start = [None] * 4, [], threading.Barrier(4)
+
+def work(i):
+    try:
+        start.wait()
+        model = export_onnx_model(graph)          # the first use imports onnx lazily
+        results[i] = OnnxGraphCell(load_onnx(model))(x).asnumpy()
+    except Exception as e:
+        errors.append(repr(e))
+
+threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+assert not errors, errors
+for r in results:
+    np.testing.assert_allclose(r, want, rtol=1e-5, atol=1e-6)
+print("ok")
+"""
+
+
+def test_first_use_from_four_threads():
+    """The onnx package is imported on first use (onnx/_lib.py): 4 threads exporting and
+    importing at once in a fresh interpreter all get the model and the same results."""
+    import os
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", THREADED_FIRST_USE], capture_output=True,
+                         text=True, timeout=120, cwd=os.path.dirname(__file__))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().endswith("ok")
