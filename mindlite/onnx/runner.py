@@ -1,10 +1,8 @@
-"""OnnxGraphCell: nn.GraphCell for a FuncGraph imported by load_onnx (or built from an .onnx
-path), run on mindlite's compiled-graph runtime: the buffer-planned C runner when the graph
-lowers (jit/kernel_graph.py), else the graph interpreter (jit/executor.py), exactly as a
-compiled @jit function runs. nn.GraphCell(load_onnx(path)) runs the same graph on the
-interpreter."""
-from ..ir.anf import MAKE_TUPLE, CNode, FuncGraph, ValueNode
-from ..jit.api import Compiled
+"""OnnxGraphCell: nn.GraphCell for a FuncGraph imported by load_onnx, or built from an .onnx
+path. It runs as nn.GraphCell runs a loaded graph (nn/graph_cell.py): on the buffer-planned C
+runner when the graph lowers (jit/kernel_graph.py), else on the graph interpreter
+(jit/executor.py), exactly as a compiled @jit function runs."""
+from ..ir.anf import FuncGraph
 from ..nn.graph_cell import GraphCell
 
 
@@ -21,15 +19,3 @@ class OnnxGraphCell(GraphCell):
             raise TypeError(f"OnnxGraphCell: graph must be a FuncGraph or an .onnx path, got "
                             f"{type(graph).__name__}")
         super().__init__(graph, params_init)
-        out = graph.output
-        if (isinstance(out, CNode) and isinstance(out.inputs[0], ValueNode)
-                and out.inputs[0].value is MAKE_TUPLE):
-            template = (tuple, [("leaf", i) for i in range(len(out.inputs) - 1)])
-        else:
-            template = ("leaf", 0)
-        weights = [p for p in graph.parameters if p.default is not None]
-        self._compiled = Compiled(graph, weights, (), template)
-
-    def construct(self, *inputs):
-        self._check_inputs(inputs)
-        return self._compiled.run(inputs)
