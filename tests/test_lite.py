@@ -134,6 +134,39 @@ def test_build_from_file(tmp_path):
     assert read_ms((tmp_path / "mlp.ms").read_bytes()).outputs
 
 
+
+def test_thread_num_runs_from_four_threads_restore_the_settings(tmp_path):
+    """Runs that set thread_num from 4 threads at once share one counted override: every run
+    sees its count and the process's pool and BLAS settings come back afterwards."""
+    import threading
+    from mindlite import _C
+    from mindlite.lite.converter import convert
+    net, x = MLP(), rand(2, 8)
+    convert(net, ms.Tensor(x), file_name=str(tmp_path / "mlp"))
+    want = net(ms.Tensor(x)).asnumpy()
+    before = _C.get_num_threads()
+    errors = []
+
+    def work():
+        ctx = mslite.Context()
+        ctx.cpu.thread_num = 1
+        model = mslite.Model()
+        model.build_from_file(str(tmp_path / "mlp.ms"), mslite.ModelType.MINDIR_LITE, ctx)
+        ins = model.get_inputs()
+        ins[0].set_data_from_numpy(x)
+        for _ in range(50):
+            out = model.predict(ins)[0].get_data_to_numpy()
+            if not np.allclose(out, want, rtol=1e-6):
+                errors.append(out)
+                return
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and _C.get_num_threads() == before
+
 def _add(a, b):
     return a + b * 2.0
 

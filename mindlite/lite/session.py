@@ -14,6 +14,8 @@ MindSpore Lite's LiteModel::ConstructModel and LiteSession::CompileGraph / RunGr
 
 Subgraphs called by PartialFusion/Call are scheduled on first call per argument signature.
 """
+import threading
+
 import numpy as np
 
 from .. import _C
@@ -148,14 +150,38 @@ class LiteSession:
         env[CALLBACKS] = (before, after)
         threads = self.context.cpu.thread_num
         if threads:                  # the context's thread count, for this call's launches
-            prev, prev_blas = _C.get_num_threads(), _C.blas_threads_local(threads)
-            _C.set_num_threads(threads)
+            _thread_override_enter(threads)
         try:
             return self.main.run(env, self, before, after)
         finally:
             if threads:
-                _C.set_num_threads(prev)
-                _C.blas_threads_local(max(prev_blas, 0))
+                _thread_override_exit()
+
+
+# NOTE: mindlite's pool size and OpenBLAS's thread count are process-wide: runs that set
+# `thread_num` (from several threads at once) share one override, counted, so the first in
+# saves the process's settings and the last out restores them (a save/restore per run would
+# interleave and could leave the override in place for good).
+_OVERRIDE_LOCK = threading.Lock()
+_OVERRIDE = {"depth": 0, "saved": None}
+
+
+def _thread_override_enter(threads):
+    with _OVERRIDE_LOCK:
+        prev, prev_blas = _C.get_num_threads(), _C.blas_threads_local(threads)
+        if _OVERRIDE["depth"] == 0:
+            _OVERRIDE["saved"] = (prev, prev_blas)
+        _OVERRIDE["depth"] += 1
+        _C.set_num_threads(threads)
+
+
+def _thread_override_exit():
+    with _OVERRIDE_LOCK:
+        _OVERRIDE["depth"] -= 1
+        if _OVERRIDE["depth"] == 0:
+            prev, prev_blas = _OVERRIDE["saved"]
+            _C.set_num_threads(prev)
+            _C.blas_threads_local(max(prev_blas, 0))
 
 
 _ABSENT = object()
