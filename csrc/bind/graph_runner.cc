@@ -6,7 +6,9 @@
 // step so in-place updates are seen; a primitive call's result). Step kinds:
 //   0 KERNEL   fn(in arrays..., out arrays..., params...)   outputs preallocated (planned);
 //              params by keyword where the kernel takes them so (kwnames)
-//   1 ALLOC    fn(in arrays..., params...) -> array or tuple (views, e.g. Reshape)
+//   1 ALLOC    fn(in arrays..., params...) -> array or tuple (views, e.g. Reshape); a
+//              step writing inputs in place first calls own_fn(*Tensors at own), which
+//              may give them private arrays (copy-on-write), then reads the arrays
 //   2 PRIM     fn(args...) -> Tensor or tuple                (the eager call: Tensors in)
 // `ins` of kinds 0/1 are value indexes; of kind 2 value indexes or tuples of them (built as
 // tuples of Tensors, as MakeTuple). A call returns a tuple of the output values as Tensors
@@ -145,6 +147,14 @@ bool run_step(GraphRunner* r, const Step& s, PyObject* values) {
     PyObject* res = ok ? PyObject_Vectorcall(s.fn, argv, n, nullptr) : nullptr;
     for (size_t i = 0; i < n; ++i) Py_DECREF(argv[i]);
     return res && store(s, values, res);
+  }
+  if (s.own_fn) {
+    for (int i : s.own) argv[n++] = tensor_at(r, values, i);
+    PyObject* res = PyObject_Vectorcall(s.own_fn, argv, n, nullptr);
+    for (size_t i = 0; i < n; ++i) Py_DECREF(argv[i]);
+    n = 0;
+    if (!res) return false;
+    Py_DECREF(res);
   }
   // The arrays are held for the call: a kernel that releases the GIL must not see a
   // Parameter's array freed by another thread's set_data meanwhile.

@@ -47,13 +47,30 @@ bool read_ints(PyObject* seq_obj, int bound, std::vector<int>* out, const char* 
 }
 
 bool read_step(PyObject* t, int nvalues, Step* s) {
-  if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 7 || PyTuple_GET_SIZE(t) > 8) {
+  if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 7 || PyTuple_GET_SIZE(t) > 9) {
     PyErr_SetString(PyExc_TypeError, "GraphRunner: a step is (kind, fn, ins, outs, params, "
-                    "on_error, kwnames[, name])");
+                    "on_error, kwnames[, name[, own]])");
     return false;
   }
-  s->name = PyTuple_GET_SIZE(t) == 8 && PyUnicode_Check(PyTuple_GET_ITEM(t, 7))
+  s->name = PyTuple_GET_SIZE(t) >= 8 && PyUnicode_Check(PyTuple_GET_ITEM(t, 7))
                 ? PyTuple_GET_ITEM(t, 7) : nullptr;
+  s->own_fn = nullptr;
+  PyObject* own = PyTuple_GET_SIZE(t) == 9 ? PyTuple_GET_ITEM(t, 8) : Py_None;
+  if (own != Py_None) {
+    if (!PyTuple_Check(own) || PyTuple_GET_SIZE(own) != 2 ||
+        !PyCallable_Check(PyTuple_GET_ITEM(own, 0))) {
+      PyErr_SetString(PyExc_TypeError, "GraphRunner: a step's own is None or (fn, indexes)");
+      return false;
+    }
+    s->own_fn = PyTuple_GET_ITEM(own, 0);
+    if (!read_ints(PyTuple_GET_ITEM(own, 1), nvalues, &s->own, "a step's own indexes")) {
+      return false;
+    }
+    if (s->own.size() > static_cast<size_t>(kMaxArgs)) {
+      PyErr_SetString(PyExc_ValueError, "GraphRunner: too many own indexes");
+      return false;
+    }
+  }
   s->kind = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(t, 0)));
   s->fn = PyTuple_GET_ITEM(t, 1);
   s->ins_obj = PyTuple_GET_ITEM(t, 2);

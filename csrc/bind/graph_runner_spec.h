@@ -1,5 +1,6 @@
 // The step spec of _C.GraphRunner (graph_runner.cc): one step as the runner holds it, and the
-// readers that check the (kind, fn, ins, outs, params, on_error, kwnames[, name]) tuples
+// readers that check the (kind, fn, ins, outs, params, on_error, kwnames[, name[, own]])
+// tuples
 // mindlite/jit/kernel_graph.py builds (graph_runner_spec.cc).
 #pragma once
 
@@ -22,6 +23,8 @@ struct Step {
   PyObject* kwnames;     // nullptr, or the names the last len(kwnames) params are passed by
   PyObject* on_error;    // nullptr or on_error(exc): raises the error to report instead
   PyObject* name;        // what the profiler calls the step (its op's name), or nullptr
+  PyObject* own_fn;      // kind 1 writing inputs in place: own_fn(*Tensors at own) before
+  std::vector<int> own;  // the kernel reads them (copy-on-write: pynative/inplace.py)
 };
 
 // `seq_obj`'s ints, each in [0, bound), appended to `out`; false with ValueError.

@@ -37,15 +37,17 @@ CPU = "CPU"
 class Step:
     """One launch. kind: "kernel" / "alloc" / "prim" (CPU, as the jit runner's KERNEL/ALLOC/
     PRIM), "device" (a kernel-mode device kernel on device addresses), "super" (a graph-mode
-    SuperKernel: host arrays in and out), "h2d" / "d2h" (copies)."""
+    SuperKernel: host arrays in and out), "h2d" / "d2h" (copies). `own`: the graph inputs
+    an "alloc" step writes in place (owned first, as the jit runner does; a side effect
+    ordered as "prim" steps are)."""
     __slots__ = ("index", "kind", "device", "fn", "ins", "outs", "params", "kwnames", "prim",
-                 "kernel", "stream", "inplace", "on_error")
+                 "kernel", "stream", "inplace", "on_error", "own")
 
     def __init__(self, kind, device, fn, ins, outs, prim=None, kernel=None, params=(),
-                 kwnames=None, inplace=(), on_error=None):
+                 kwnames=None, inplace=(), on_error=None, own=()):
         self.kind, self.device, self.fn, self.ins, self.outs = kind, device, fn, ins, outs
         self.prim, self.kernel, self.params, self.kwnames = prim, kernel, params, kwnames
-        self.inplace, self.on_error = inplace, on_error
+        self.inplace, self.on_error, self.own = inplace, on_error, own
         self.index = self.stream = 0
 
     @property
@@ -156,7 +158,7 @@ def _device_steps(kg, target, graph):
         else:
             kind = {KERNEL: "kernel", ALLOC: "alloc", PRIM: "prim"}[ks.kind]
             steps.append(Step(kind, CPU, ks.fn, ks.ins, ks.outs, ks.prim, ks.kernel,
-                              tuple(ks.params), ks.kwnames, ks.inplace, ks.on_error))
+                              tuple(ks.params), ks.kwnames, ks.inplace, ks.on_error, ks.own))
     if target.kernel_executor is not None and target.name != CPU:
         ke = target.kernel_executor
         mine = [s for s in steps if s.kind == "device"]
@@ -206,7 +208,7 @@ def _insert_copies(steps, values, loc, output, target):
         return hit
 
     for s in steps:
-        if s.kind == "prim":          # it may write a Parameter in place: copy afresh after
+        if s.kind == "prim" or s.own:  # it may write a Parameter in place: copy afresh after
             copies.clear()
         need = s.device if s.kind == "device" else CPU
         ins = tuple(on(v, need) for v in s.ins)
@@ -331,7 +333,7 @@ def _arrows(cg, parallel):
         if key in last:
             control[s.index].add(last[key])
         last[key] = s.index
-        if s.kind == "prim":                     # side effects and eager calls: in order
+        if s.kind == "prim" or s.own:            # side effects and eager calls: in order
             control[s.index].update(range(barrier or 0, s.index))
             barrier = s.index
         elif barrier is not None:

@@ -27,6 +27,7 @@ from ..context import CONTEXT
 from ..device.base import DeviceAddress
 from ..device.registry import get_device_context
 from ..device.session import kernel_error
+from ..pynative.inplace import own_buffers
 from ..jit.kernel_graph import CONST
 
 POOL_MEMORY = 4             # buffer sets kept per compiled graph
@@ -136,6 +137,8 @@ def run_step(cg, s, vals):
             _call(s.fn, [_array(vals[v]) for v in s.ins] + [vals[v] for v in s.outs],
                   s.params, s.kwnames)
         elif kind == "alloc":
+            if s.own:
+                own_buffers(*(_tensor(cg, r, vals) for r in s.own))
             _store(s, vals, _call(s.fn, [_array(vals[v]) for v in s.ins], s.params,
                                   s.kwnames))
         elif kind == "prim":

@@ -87,15 +87,16 @@ class KernelStep:
     """One launch: kind, callable, input refs (value indexes; PRIM: nested tuples too),
     output value indexes, bound params (passed after the arrays; the last len(kwnames) by
     keyword), error hook; `inplace`: inputs the output may share a buffer with (the kernel
-    allows out aliasing them)."""
+    allows out aliasing them); `own`: graph inputs the kernel writes in place (ALLOC),
+    given private arrays first where a view shares them (pynative/inplace.own_buffers)."""
     __slots__ = ("kind", "fn", "ins", "outs", "params", "on_error", "prim", "kernel",
-                 "inplace", "kwnames")
+                 "inplace", "kwnames", "own")
 
     def __init__(self, kind, fn, ins, outs, prim, kernel=None, params=(), on_error=None,
-                 inplace=(), kwnames=None):
+                 inplace=(), kwnames=None, own=()):
         self.kind, self.fn, self.ins, self.outs = kind, fn, ins, outs
         self.prim, self.kernel, self.params, self.on_error = prim, kernel, params, on_error
-        self.inplace, self.kwnames = inplace, kwnames
+        self.inplace, self.kwnames, self.own = inplace, kwnames, own
 
     def __repr__(self):
         name = "PRIM" if self.kind == PRIM else getattr(self.kernel, "name", "?")
@@ -213,9 +214,33 @@ def _eager_only(prim):
                 and type(prim).__name__ != "Custom"))
 
 
+def _written(kg, prim, refs):
+    """The graph inputs an in-place primitive writes (Assign, AssignAdd, the optimizers:
+    their __call__ is copy-on-write around Primitive.__call__, which a step with `own`
+    does too), with refs as that __call__ passes them on; None where the eager call must
+    run (a written value that is not a graph input, a subclass with its own __call__)."""
+    from ..ops.operations.creation_ops import _AssignBase
+    from ..ops.operations.optim_ops import _ApplyBase
+    pos = getattr(prim, "inplace_inputs", None)
+    if not pos or prim.dynamic_shape or type(prim).__call__ not in (_ApplyBase.__call__,
+                                                                    _AssignBase.__call__):
+        return None
+    written = tuple(refs[i] for i in pos if i < len(refs))
+    if not all(type(r) is int and kg.values[r].kind == PARAM for r in written):
+        return None
+    if isinstance(prim, _AssignBase) and isinstance(refs[1], _Const):
+        try:
+            refs[1] = _Const(prim.scalar_value(kg.values[refs[0]].abstract.dtype,
+                                               refs[1].value))
+        except ValueError:
+            return None
+    return written
+
+
 def _lower_prim(kg, node, prim, refs, dummies):
+    written = _written(kg, prim, refs)
     args = tuple(_dummy(kg, r, dummies) for r in refs)
-    if _eager_only(prim):
+    if written is None and _eager_only(prim):
         return _prim_step(kg, node, prim, refs)
     try:
         if prim.check_elim(*args)[0]:
@@ -245,10 +270,13 @@ def _lower_prim(kg, node, prim, refs, dummies):
             ins.append(kg.const(value))
     ins = tuple(ins)
     fn, params, kwnames = _callable(kernel, launch, prim, info)
+    if written is not None and kernel.alloc != "kernel":    # it would not write in place
+        return _prim_step(kg, node, prim, refs)
     if kernel.alloc == "kernel":
         outs = tuple(kg.new_value(EXTERNAL, a, aliases=kg.roots(ins)) for a in outs_abs)
         kg.steps.append(KernelStep(ALLOC, fn, ins, outs, prim, kernel, params,
-                                   getattr(launch, "c_error", None), kwnames=kwnames))
+                                   getattr(launch, "c_error", None), kwnames=kwnames,
+                                   own=written or ()))
     else:
         outs = tuple(kg.new_value(PLANNED, a) for a in outs_abs)
         inplace = ()

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _C
 from .kernel_graph import CONST, KERNEL, PLANNED
+from ..pynative.inplace import own_buffers
 
 POOL_ARENAS = 4             # arenas kept per program for reuse (more threads make new ones)
 
@@ -201,7 +202,8 @@ class GraphProgram:
         outputs = list(flat_refs(kg.output))
         transient = [v.index for v in kg.values if v.kind not in (PLANNED, CONST)]
         steps = tuple((s.kind, s.fn, s.ins, s.outs, tuple(s.params), s.on_error, s.kwnames,
-                       getattr(s.prim, "name", None))          # the name the profiler shows
+                       getattr(s.prim, "name", None),          # the name the profiler shows
+                       (own_buffers, s.own) if s.own else None)
                       for s in kg.steps)
         try:
             self.runner = _C.GraphRunner(steps, len(kg.values), tuple(kg.args),

@@ -30,7 +30,7 @@ from .parse_call import CallMixin
 from .parse_control import ControlMixin
 from .dynamic import DynamicMixin
 from .parse_expr import ExprMixin
-from .parse_stmt import StmtMixin, Return
+from .parse_stmt import StmtMixin, Return, parse_source
 
 MAX_INLINE_DEPTH = 60
 _SOURCES = {}
@@ -56,7 +56,7 @@ def function_ast(fn):
         node = None
         if code.co_name != "<lambda>":
             try:
-                tree = ast.parse(textwrap.dedent("".join(lines)))
+                tree = parse_source(textwrap.dedent("".join(lines)))
                 ast.increment_lineno(tree, first - 1)
                 node = tree.body[0]
             except SyntaxError:
@@ -108,7 +108,7 @@ def _from_code_lines(fn, code):
     if not lines or last > len(lines):
         return None
     try:
-        tree = ast.parse("\n" * (first - 1) + textwrap.dedent("".join(lines[first - 1:last])))
+        tree = parse_source("\n" * (first - 1) + textwrap.dedent("".join(lines[first - 1:last])))
     except (SyntaxError, ValueError):
         return None
     node = tree.body[0] if len(tree.body) == 1 else None
@@ -129,7 +129,7 @@ def _find_in_file(fn, file):
     hit = _FILE_TREES.get(file)
     if hit is None or hit[0] is not lines:
         try:
-            tree = ast.parse("".join(lines))
+            tree = parse_source("".join(lines))
         except SyntaxError:
             tree = None
         if len(_FILE_TREES) >= cache_limits.JIT_FILE_TREE_CAP:

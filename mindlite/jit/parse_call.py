@@ -128,6 +128,8 @@ class CallMixin:
                 # inlined, its construct would silently compute in the weights' dtype
                 raise self.unsupported(f"calling the mixed-precision cell "
                                        f"{type(fn).__name__} (Cell.to_float)")
+            for name in ("_mp_dtype", "_mp_output"):      # a later to_float: stale
+                self.guards.setdefault((id(fn), name), (fn, name, None))
             return self.call_function(type(fn).construct, (fn,) + tuple(args), kwargs)
         override = _overrides().get(fn) if _hashable(fn) else None
         if override is not None:

@@ -11,11 +11,24 @@ the body changes, output = their final values, the body's graph calls the loop g
 again (a tail call the executor runs without recursion).
 """
 import ast
+import threading
 
 from ..ir.anf import AnfNode
 
 BREAK, CONTINUE = "break", "continue"
 MAX_UNROLL = 100000
+
+
+_AST_LOCK = threading.Lock()
+
+
+def parse_source(source, mode="exec"):
+    """ast.parse, one thread at a time: CPython 3.11's AST-to-object conversion keeps its
+    recursion depth per interpreter, and a thread switch inside it (a garbage collection
+    running a finalizer) fails the other thread's parse with "SystemError: AST constructor
+    recursion depth mismatch" (seen compiling in four threads)."""
+    with _AST_LOCK:
+        return ast.parse(source, mode=mode)
 
 
 class Return:
@@ -119,7 +132,7 @@ class StmtMixin:
         self.assign(s.target, value, frame)
 
     def _as_load(self, target):
-        node = ast.parse(ast.unparse(target), mode="eval").body
+        node = parse_source(ast.unparse(target), mode="eval").body
         return ast.copy_location(ast.fix_missing_locations(node), target)
 
     def assign(self, target, value, frame):

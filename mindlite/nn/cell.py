@@ -83,6 +83,7 @@ class Cell:
 
     _hooks = None          # {kind: {id: fn}} once a hook is registered (nn/cell_hooks.py)
     _mp_dtype = None       # compute dtype set by to_float (nn/cell_mixed.py)
+    _mp_output = None      # its output dtype, where to_float was given one
 
     def __call__(self, *args, **kwargs):
         if self._mp_dtype is not None or "_mp_output" in self.__dict__:

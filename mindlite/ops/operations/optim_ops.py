@@ -36,6 +36,7 @@ class _ApplyBase(Primitive):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._state_pos = tuple(cls.input_names.index(n) for n in cls.state_inputs)
+        cls.inplace_inputs = cls._state_pos   # what a compiled graph's step owns first
 
     def __call__(self, *inputs):
         """Copy-on-write of the state inputs before the kernel writes them (views taken of a
