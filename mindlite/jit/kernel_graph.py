@@ -18,11 +18,15 @@ becomes one step (see csrc/bind/graph_runner.cc):
   KERNEL   runtime-allocated outputs: fn(inputs, outputs, params), outputs planned
            (memory_plan.py); scalar inputs become constant arrays converted once
   ALLOC    kernels returning their outputs (views such as Reshape): the result may alias
-           its inputs' buffers
+           its inputs' buffers. In-place writers of graph inputs (Assign, AssignAdd, the
+           optimizers: _written) are ALLOC steps with `own`: the runner gives the written
+           Parameters private arrays first where a view shares them (copy-on-write, as
+           their eager __call__; no write log is needed: graphs run here only while the
+           grad recorder is off)
   PRIM     the eager call prim(*Tensors) for what a kernel step cannot express: primitives
-           with their own __call__ (Assign, the optimizers: copy-on-write, write logging),
-           side effects (Dropout, BatchNorm), check_elim, dynamic shapes, list inputs,
-           input casts, constant results. Its result may alias its inputs too.
+           with their own __call__, side effects (Dropout, BatchNorm), check_elim, dynamic
+           shapes, list inputs, input casts, constant results. Its result may alias its
+           inputs too.
 Parameters are graph inputs read live at each step (in-place updates by earlier steps are
 seen). Lowered graphs are dropped when kernels are (un)registered or the context changes
 (the runner caches' listeners).
