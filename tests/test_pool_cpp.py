@@ -233,3 +233,29 @@ def test_non_contiguous_or_read_only():
     xr = x.copy()
     xr.flags.writeable = False
     _C.max_pool(xr, out, *GEO)
+
+
+@pytest.mark.parametrize("shape", [(3, 2, 8, 8), (2, 3, 4, 4), (1, 3, 4, 4), (2, 2, 6, 16),
+                                   (1, 2, 2, 24), (2, 1, 4, 12), (2, 2, 10, 4)])
+def test_float32_tiled_vector_loops_equal_the_scalar_loops_bit_for_bit(shape):
+    """The 4-window vector loops of float32 (pool_2x2_simd.cc: W a multiple of 8, or W = 4
+    with an even N C OH; the rest scalar) against the scalar _2x2 loops (run in float64 on
+    the same values, exact): the same bits, signed zeros included (a tie of -0 and +0 keeps
+    the scalar chain's pick), NaN to the quiet NaN, -0 gradients kept."""
+    vals = np.array([-1.0, -0.0, 0.0, 0.5, 2.0, np.nan, np.inf, -np.inf], np.float32)
+    oh, ow = shape[2] // 2, shape[3] // 2
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        x = rng.choice(vals[:5] if seed % 2 else vals, size=shape).astype(np.float32)
+        out, want = np.empty(shape[:2] + (oh, ow), np.float32), np.empty(shape[:2] + (oh, ow))
+        _C.max_pool_2x2(x, out, 2, 2)
+        _C.max_pool_2x2(x.astype(np.float64), want, 2, 2)
+        np.testing.assert_array_equal(out.view(np.uint32),
+                                      want.astype(np.float32).view(np.uint32))
+        grad = rng.choice(np.array([1.5, -0.0, 3.0, np.nan], np.float32), size=out.shape)
+        dx, dx_want = np.full(shape, 7.5, np.float32), np.empty(shape)
+        _C.max_pool_grad_2x2(x, out, grad, dx, 2, 2)
+        _C.max_pool_grad_2x2(x.astype(np.float64), out.astype(np.float64),
+                             grad.astype(np.float64), dx_want, 2, 2)
+        np.testing.assert_array_equal(dx.view(np.uint32),
+                                      dx_want.astype(np.float32).view(np.uint32))

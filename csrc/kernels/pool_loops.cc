@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace mindlite {
 
@@ -80,6 +81,12 @@ void max_pool_grad(const T* x, const T* out, const T* grad, T* dx, int64_t n, in
 template <typename T>
 void max_pool_2x2(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
                   int64_t ow, int64_t sh, int64_t sw) {
+  if constexpr (std::is_same<T, float>::value) {
+    if (sh == 2 && sw == 2 && h == 2 * oh && w == 2 * ow &&
+        max_pool_2x2_tiled_simd(x, out, n * c * oh, w)) {
+      return;
+    }
+  }
   const T vnan = std::numeric_limits<T>::quiet_NaN();
   for (int64_t nc = 0; nc < n * c; ++nc) {
     const T* src = x + nc * h * w;
@@ -155,6 +162,9 @@ template <typename T>
 void max_pool_grad_2x2(const T* x, const T* out, const T* grad, T* dx, int64_t n, int64_t c,
                        int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t sh, int64_t sw) {
   if (sh == 2 && sw == 2 && h == 2 * oh && w == 2 * ow) {
+    if constexpr (std::is_same<T, float>::value) {
+      if (max_pool_grad_2x2_tiled_simd(x, out, grad, dx, n * c * oh, w)) return;
+    }
     max_pool_grad_2x2_tiled(x, out, grad, dx, n * c * oh, w, ow);
     return;
   }

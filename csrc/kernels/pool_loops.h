@@ -30,6 +30,13 @@ template <typename T>
 void max_pool_2x2(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
                   int64_t ow, int64_t sh, int64_t sw);
 
+// float32 tiled windows (stride 2, H = 2 OH, W = 2 OW; `rows` = N C OH) four at a time
+// (pool_2x2_simd.cc): false, doing nothing, where W is not a multiple of 8 nor 4 (with an
+// even `rows`); the _2x2 loops call them first.
+bool max_pool_2x2_tiled_simd(const float* x, float* out, int64_t rows, int64_t w);
+bool max_pool_grad_2x2_tiled_simd(const float* x, const float* out, const float* grad,
+                                  float* dx, int64_t rows, int64_t w);
+
 template <typename T>
 void max_pool_grad_2x2(const T* x, const T* out, const T* grad, T* dx, int64_t n, int64_t c,
                        int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t sh, int64_t sw);
