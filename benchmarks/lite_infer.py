@@ -1,6 +1,6 @@
 """Inference latency: mindlite's Lite runtime vs onnxruntime on the same .ms model.
 
-    python benchmarks/lite_infer.py [--repeat 5] [--quick]
+    python benchmarks/lite_infer.py [--repeat 10] [--quick]
 
 Workloads: LeNet (1x32x32 input) and a 10-layer MLP (256 wide, ReLU between layers), at
 batch 1 and 32. Each model is converted to .ms once (mindlite.lite.converter) and built
@@ -9,9 +9,11 @@ every kernel, whose ONNX model and onnxruntime session are then timed directly
 (session.run with numpy feeds: no mindlite code on that path). Two Lite figures:
 `predict` (the mindspore_lite API: Tensor.set_data_from_numpy, Model.predict,
 get_data_to_numpy) and `session` (LiteSession.run on ready mindlite Tensors: the runtime
-itself). Time: the best of `repeat` rounds, each the mean of N calls. Outputs are checked
-to agree first. Issue 16's target: Lite <= 1.0x onnxruntime at batch 1. A benchmark, not a
-test; numbers on a shared machine are noisy.
+itself). Time: the best of `repeat` rounds, each the mean of N calls; the three figures'
+rounds are interleaved (predict, session, onnxruntime, predict, ...), so a burst of load
+from another process hits all three alike. Outputs are checked to agree first. Issue 16's
+target: Lite <= 1.0x onnxruntime at batch 1. A benchmark, not a test; numbers on a shared
+machine are noisy.
 """
 import argparse
 import os
@@ -43,8 +45,13 @@ class DeepMLP(nn.Cell):
         return self.body(x)
 
 
-def best(fn, number, repeat):
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+def best(fns, number, repeat):
+    """Per call seconds of each of `fns`: the minimum over `repeat` interleaved rounds."""
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for t, fn in zip(times, fns):
+            t.append(timeit.timeit(fn, number=number) / number)
+    return [min(t) for t in times]
 
 
 def bench(name, net, shape, repeat, number):
@@ -69,15 +76,14 @@ def bench(name, net, shape, repeat, number):
         inputs[0].set_data_from_numpy(x)
         return lite.predict(inputs)[0].get_data_to_numpy()
     session, args = lite._session, [ms.Tensor(x)]
-    t_predict = best(predict, number, repeat)
-    t_session = best(lambda: session.run(args), number, repeat)
-    t_ort = best(lambda: sess.run(None, {feed: x}), number, repeat)
+    t_predict, t_session, t_ort = best(
+        [predict, lambda: session.run(args), lambda: sess.run(None, {feed: x})], number, repeat)
     return name, t_predict, t_session, t_ort
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     scale = 0.1 if args.quick else 1.0

@@ -1,0 +1,128 @@
+"""The Lite runtime's direct run (session.DirectRun): a main subgraph that is one CPU program
+on the C graph runner runs as one call from the model's inputs. It must give what the
+general path (env dict, units, callbacks) gives, map several and repeated outputs right,
+hand out fresh output buffers, step aside for control flow, delegates, callbacks and
+thread_num, and stay correct from several threads at once."""
+import threading
+
+import numpy as np
+import pytest
+
+import mindlite as ms
+from mindlite import lite as mslite
+from mindlite import nn, ops
+
+from lite_models import Branchy, LeNet, MLP, rand, round_trip, run
+
+pytest.importorskip("flatbuffers", reason="the .ms format needs the flatbuffers package")
+
+
+class TwoHeads(nn.Cell):
+    """Several outputs, in another order than computed, one of them twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Dense(8, 4), nn.Dense(8, 3)
+
+    def construct(self, x):
+        a = ops.relu(self.a(x))
+        b = self.b(x) * 2
+        return b, a, b
+
+
+def _general(model, *arrays):
+    """The outputs of the general path (the direct run switched off for one call)."""
+    session = model._session
+    direct, session.direct = session.direct, None
+    try:
+        return run(model, *arrays)
+    finally:
+        session.direct = direct
+
+
+@pytest.mark.parametrize("net, shape", [(MLP(), (3, 8)), (LeNet(), (2, 1, 32, 32))])
+def test_direct_run_equals_the_general_path(net, shape):
+    got, want, model = round_trip(net, rand(*shape))
+    assert model._session.direct is not None
+    np.testing.assert_array_equal(got[0], want[0])
+    x = rand(*shape, seed=3)
+    np.testing.assert_array_equal(run(model, x)[0], _general(model, x)[0])
+
+
+def test_direct_run_maps_several_and_repeated_outputs():
+    net, x = TwoHeads(), rand(5, 8)
+    got, want, model = round_trip(net, x)
+    assert model._session.direct is not None
+    assert [g.shape for g in got] == [(5, 3), (5, 4), (5, 3)]
+    for g, w, general in zip(got, want, _general(model, x)):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(g, general)
+
+
+def test_direct_run_outputs_are_fresh_buffers():
+    _, _, model = round_trip(MLP(), rand(3, 8))
+    first = run(model, rand(3, 8, seed=1))[0]
+    kept = first.copy()
+    second = run(model, rand(3, 8, seed=2))[0]
+    np.testing.assert_array_equal(first, kept)          # the second run did not write into it
+    assert not np.shares_memory(first, second)
+
+
+def test_direct_run_steps_aside():
+    """Control flow and delegated models have no direct run; callbacks and thread_num take
+    the general path (callbacks see every kernel)."""
+    _, _, branchy = round_trip(Branchy(), np.abs(rand(2, 4)), rand(2, 4, seed=1))
+    assert branchy._session.direct is None
+    ctx = mslite.Context()
+    ctx.delegate = mslite.OnnxRuntimeDelegate() if _has_ort() else None
+    if ctx.delegate is not None:
+        _, _, delegated = round_trip(MLP(), rand(3, 8), context=ctx)
+        assert delegated._session.direct is None
+    net, x = MLP(), rand(3, 8)
+    _, want, model = round_trip(net, x)
+    ins = model.get_inputs()
+    ins[0].set_data_from_numpy(x)
+    seen = []
+    out = model.predict(ins, before_callback=lambda i, o, info: seen.append(info.node_type))
+    np.testing.assert_array_equal(out[0].get_data_to_numpy(), want[0])
+    assert seen == ["MatMulFusion"] * 2
+    ctx = mslite.Context()
+    ctx.cpu.thread_num = 1
+    _, want, threaded = round_trip(net, x, context=ctx)
+    np.testing.assert_array_equal(run(threaded, x)[0], want[0])
+
+
+def _has_ort():
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def test_direct_run_from_four_threads():
+    """One model, 4 threads predicting different inputs at once: each gets its own result
+    (a call takes its own arena; the argument list is copied per call)."""
+    net = LeNet()
+    _, _, model = round_trip(net, rand(1, 1, 32, 32))
+    xs = [rand(1, 1, 32, 32, seed=k) for k in range(4)]
+    wants = [net(ms.Tensor(x)).asnumpy() for x in xs]
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(30):
+                ins = [mslite.Tensor(xs[k])]
+                got = model.predict(ins)[0].get_data_to_numpy()
+                if not np.array_equal(got, wants[k]):
+                    errors.append((k, got))
+                    return
+        except Exception as err:          # reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors
