@@ -124,6 +124,9 @@ class Tensor:
         if not isinstance(numpy_obj, np.ndarray):
             raise TypeError(f"For 'Tensor.set_data_from_numpy', 'numpy_obj' must be a numpy "
                             f"ndarray, but got {type(numpy_obj).__name__}")
+        if numpy_obj.dtype == self._dtype and list(numpy_obj.shape) == self._shape:
+            self._data = np.array(numpy_obj, order="C")     # the common case: same shape
+            return
         if any(d < 0 for d in self._shape):
             raise ValueError(f"For 'Tensor.set_data_from_numpy' of {self.name!r}, the tensor has "
                              f"dynamic dims {self._shape}: call Model.resize first")
@@ -237,8 +240,11 @@ class Model:
             data = x.get_data_to_numpy()
             args.append(_C.wrap(data, abstracts[i]) if data.flags.c_contiguous
                         else _MsTensor(data))
-        wrap = _wrap_callback
-        outs = self._session.run(args, wrap(before_callback), wrap(after_callback))
+        if before_callback is None and after_callback is None:
+            outs = self._session.run(args)
+        else:
+            outs = self._session.run(args, _wrap_callback(before_callback),
+                                     _wrap_callback(after_callback))
         result = [Tensor._of(o.asnumpy(), t.name) for t, o in zip(self._outputs, outs)]
         self._outputs = result
         return list(result)
