@@ -27,6 +27,7 @@ from ..abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
+from ..jit.memory_plan import POOL_ARENAS, Arena
 from .kernel import CALLBACKS, CONTROL_KERNELS, DEPTH
 from .ms_file import MsFileError, read_ms
 from .ops_map import IMPORT
@@ -170,14 +171,23 @@ class LiteSession:
 class DirectRun:
     """The main subgraph's one C program called straight from the model's inputs: the
     program's argument list (constants in place, model inputs at their positions) is built
-    once; a call copies it, drops the inputs in and maps the program's outputs to the
-    model's (`picks`: None, the program's single output; an int n, that output n times; else
-    an index per model output). What the general path does besides (env dict, units,
-    callbacks, the thread override) is not needed there."""
-    __slots__ = ("run", "args", "slots", "picks")
+    once; a call copies it, drops the inputs in, runs the C graph runner on an arena of its
+    own and copies the outputs out (`picks`: the program output of each model output). What
+    the general path does besides (env dict, units, callbacks, the thread override) is not
+    needed there.
 
-    def __init__(self, run, args, slots, picks):
-        self.run, self.args, self.slots, self.picks = run, args, slots, picks
+    NOTE: GraphProgram.__call__ hands the output slots' buffers to the results and refills
+    them (a fresh buffer, a view per value sharing the slot) before the next run: ~2-3 us of
+    Python a predict. A Lite model's outputs are small next to its weights (10 or 256 floats
+    a row here), so copying them out costs less and the arena stays whole between runs. An
+    arena is taken from the pool for one call, so threads never share one."""
+    __slots__ = ("runner", "kg", "plan", "pool", "args", "slots", "picks")
+
+    def __init__(self, program, args, slots, picks):
+        gp = program.prog
+        self.runner, self.kg, self.plan = gp.runner, gp.kg, gp.plan
+        self.pool = []
+        self.args, self.slots, self.picks = args, slots, picks
 
     @classmethod
     def of(cls, compiled, model_inputs):
@@ -201,21 +211,24 @@ class DirectRun:
             else:
                 return None
         picks = tuple(program.outputs.index(t) for t in compiled.outputs)
-        if len(program.outputs) == 1:             # the program returns the value, no tuple
-            picks = None if picks == (0,) else len(picks)
-        return cls(program.prog, args, tuple(slots), picks)
+        return cls(program, args, tuple(slots), picks)
 
     def __call__(self, inputs):
         args = self.args.copy()
         for k, i in self.slots:
             args[k] = inputs[i]
-        out = self.run(args)
-        picks = self.picks
-        if picks is None:
-            return [out]
-        if type(picks) is int:                     # one value returned picks times
-            return [out] * picks
-        return [out[i] for i in picks]
+        pool = self.pool
+        try:
+            arena = pool.pop()
+        except IndexError:
+            arena = Arena(self.kg, self.plan)
+        try:
+            outs = [_C.wrap(o.asnumpy().copy(), o._abs)
+                    for o in self.runner(tuple(args), arena.values)]
+        finally:
+            if len(pool) < POOL_ARENAS:
+                pool.append(arena)
+        return [outs[i] for i in self.picks]
 
 
 # NOTE: mindlite's pool size and OpenBLAS's thread count are process-wide: runs that set
