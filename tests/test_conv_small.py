@@ -65,10 +65,16 @@ def _all_three(x, w, d, g):
 @settings(max_examples=20, deadline=None)
 @given(geometries(), st.integers(0, 2**31))
 def test_matches_numpy_reference(g, seed):
+    """Within the rounding two summation orders may differ by: eps times the sum of the
+    terms' magnitudes (the same convolutions of |x|, |w|, |d|), which a fixed tolerance is
+    not where the terms cancel (a float32 output of 0.27 from terms of ~20 differed by
+    1.3e-5)."""
     x, w, d = _arrays(g, seed)
     got, want = _all_three(x, w, d, g)
-    for a, b in zip(got, want):
-        np.testing.assert_allclose(a, b, **TOL[g["dtype"]])
+    _, bound = _all_three(np.abs(x), np.abs(w), np.abs(d), g)
+    eps = 8 * np.finfo(g["dtype"]).eps
+    for a, b, m in zip(got, want, bound):
+        np.testing.assert_array_less(np.abs(a - b), eps * (m + 1))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -122,6 +122,30 @@ def test_matmul_matches_numpy(dtype, data):
     np.testing.assert_allclose(out, want, rtol=tol, atol=tol * (k + 1))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@given(data=st.data())
+def test_matmul_of_a_row_or_two_against_a_stored_weight(dtype, data):
+    """The dot-product loop (1-2 rows of op(a) against b (n, k) as stored, transpose_b: a
+    Dense layer at batch 1) for k around the vector width and larger, NaN and infinities
+    included (their pattern does not depend on the summation order); a strided b takes the
+    packed loop."""
+    m, n = data.draw(st.integers(1, 2)), data.draw(st.integers(1, 130))
+    k = data.draw(st.sampled_from([1, 3, 7, 8, 9, 16, 17, 33, 400]))
+    a = data.draw(arrays(dtype, (m, k), allow_special=True, min_value=-2, max_value=2))
+    b = data.draw(arrays(dtype, (n, k), allow_special=True, min_value=-2, max_value=2))
+    if data.draw(st.booleans()):
+        b = np.repeat(b, 2, axis=1)[:, ::2]           # the same values, strided
+    out = np.empty((m, n), dtype)
+    cpp_kernel("MatMul").fn(a, b, out, transpose_a=False, transpose_b=True)
+    with np.errstate(all="ignore"):
+        want = a.astype(np.float64) @ b.T.astype(np.float64)
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(out[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out[finite], want[finite], rtol=tol, atol=tol * 2 * (k + 1))
+
+
 def test_when_predicates_pick_small_sizes_only():
     when = cpp_kernel("MatMul").when
     f32 = mstype.float32
@@ -130,6 +154,9 @@ def test_when_predicates_pick_small_sizes_only():
     assert when(AbstractTensor(f32, (32, 7)), AbstractTensor(f32, (7, 32)))
     assert not when(AbstractTensor(f32, (256, 256)), AbstractTensor(f32, (256, 4)))
     assert not when(AbstractTensor(f32, (2, 4, 4)), AbstractTensor(f32, (4, 4)))
+    assert when(AbstractTensor(f32, (1, 400)), AbstractTensor(f32, (120, 400)))   # batch 1
+    assert not when(AbstractTensor(f32, (4, 400)), AbstractTensor(f32, (120, 400)))
+    assert not when(AbstractTensor(f32, (1, 1024)), AbstractTensor(f32, (1024, 1024)))
     pow_when = cpp_kernel("Pow").when
     assert pow_when(AbstractTensor(f32, (4, 4)), AbstractTensor(f32, ()))
     assert not pow_when(AbstractTensor(f32, (1024, 1024)), AbstractTensor(f32, ()))

@@ -34,6 +34,9 @@ using BinaryFn = void (*)(const char* x, const char* y, char* out, int64_t n);
 using MatmulFn = void (*)(const char* a, const char* b, char* c, int64_t m, int64_t n,
                           int64_t k, int64_t ldb);
 constexpr int64_t kMatmulPad = 8;
+// C (m x n) = A (m x k) @ Bt^T with Bt (n x k): both row-major (the dot-product form).
+using MatmulBtFn = void (*)(const char* a, const char* bt, char* c, int64_t m, int64_t n,
+                            int64_t k);
 
 // Copies `bytes` from a 64-byte aligned block to 64-byte aligned dst with streaming
 // (non-temporal) stores of the ISA's full vector width; the caller fences (sfence).
@@ -43,6 +46,7 @@ struct KernelTables {
   UnaryFn unary[kNumUnary][kNumDTypes];
   BinaryFn binary[kNumBinary][kNumDTypes][kNumModes];
   MatmulFn matmul[2];  // kF32, kF64
+  MatmulBtFn matmul_bt[2];
   StreamCopyFn stream_copy;
 };
 

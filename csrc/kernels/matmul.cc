@@ -57,6 +57,10 @@ void run_matmul(int dt, const Operand& a, const Operand& b, bool transpose_a, bo
   thread_local std::vector<char> abuf, bbuf;
   int64_t lda, ldb;
   const char* pa = as_row_major(a, transpose_a, m, k, 1, isz, &abuf, &lda);  // lda == k
+  if (transpose_b && m <= kDotRows && b.strides[1] == isz && b.strides[0] == k * isz) {
+    kernel_tables().matmul_bt[dt](pa, b.data, out, m, n, k);   // b (n x k) as stored
+    return;
+  }
   const char* pb = as_row_major(b, transpose_b, k, n, kMatmulPad, isz, &bbuf, &ldb);
   (void)lda;
   kernel_tables().matmul[dt](pa, pb, out, m, n, k, ldb);

@@ -8,8 +8,9 @@ per-thread buffer: one pass over memory, split across the thread pool for large 
 program is parsed once per (program object, input count) and cached in C (bounded).
 
 FusedMatMulBiasAdd, for the small matrices eager's MatMul runs in C++: `_C.matmul_bias_act`,
-that MatMul loop then the bias (+ReLU) epilogue in place. Larger products run BLAS through
-fused_numpy.py's kernel, with the epilogue in numpy.
+that MatMul loop (a batch of 1-2 rows: dot products with the weight as stored) then the
+bias (+ReLU) epilogue in place. Larger products run BLAS through fused_numpy.py's kernel,
+with the epilogue on the C BiasAdd / ReLU kernels.
 """
 from ...common import dtype as mstype
 from ..registry import register_kernel
