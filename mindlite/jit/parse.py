@@ -11,7 +11,8 @@ methods, Cell.construct, user helpers, nested functions and lambdas) are parsed 
 inlined, so `x - 1` becomes the same `Sub` primitive call eager makes. Control flow on a
 tensor value builds nested graphs: `if` -> Switch over two branch graphs, `while` -> a
 loop graph that calls itself. Statements: jit/parse_stmt.py; graphs for tensor control
-flow: jit/parse_control.py; expressions and calls: jit/parse_expr.py, jit/parse_call.py.
+flow: jit/parse_control.py (imported at its first use); expressions and calls:
+jit/parse_expr.py, jit/parse_call.py.
 """
 import ast
 import inspect
@@ -27,7 +28,6 @@ from ..common.tensor import Tensor
 from ..ir.anf import AnfNode, FuncGraph, Location, MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from .errors import located, unsupported
 from .parse_call import CallMixin
-from .parse_control import ControlMixin
 from .dynamic import DynamicMixin
 from .parse_expr import ExprMixin
 from .parse_stmt import StmtMixin, Return, parse_source
@@ -211,7 +211,7 @@ def is_tensor(v):
                                      and isinstance(v.abstract, AbstractTensor))
 
 
-class Parser(StmtMixin, ControlMixin, ExprMixin, CallMixin, DynamicMixin):
+class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
     """Builds the specialized graph of one call (see the module docstring)."""
 
     def __init__(self, name, location):

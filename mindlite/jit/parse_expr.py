@@ -18,7 +18,7 @@ from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import AnfNode, ParameterNode
 from .dynamic import has_dyn_int, is_dyn_int
-from .parse_control import Unknown
+from .parse_stmt import Unknown
 
 _BIN = {ast.Add: ("__add__", "__radd__", operator.add),
         ast.Sub: ("__sub__", "__rsub__", operator.sub),
@@ -284,11 +284,12 @@ class ExprMixin:
         for nxt in e.values[1:]:
             c = self.condition(value)
             if isinstance(c, AnfNode):
+                from .parse_control import switch
                 first = value
-                value = self.switch(c, (lambda f, n=nxt: self.expr(n, f)) if is_and
-                                    else (lambda f, v=first: v),
-                                    (lambda f, v=first: v) if is_and
-                                    else (lambda f, n=nxt: self.expr(n, f)), frame, "boolop")
+                value = switch(self, c, (lambda f, n=nxt: self.expr(n, f)) if is_and
+                               else (lambda f, v=first: v),
+                               (lambda f, v=first: v) if is_and
+                               else (lambda f, n=nxt: self.expr(n, f)), frame, "boolop")
                 continue
             if c != is_and:        # `and` stops at a false value, `or` at a true one
                 return value
@@ -298,9 +299,15 @@ class ExprMixin:
     def e_IfExp(self, e, frame):
         c = self.condition(self.expr(e.test, frame))
         if isinstance(c, AnfNode):
-            return self.switch(c, lambda f: self.expr(e.body, f),
-                               lambda f: self.expr(e.orelse, f), frame, "ifexp")
+            from .parse_control import switch
+            return switch(self, c, lambda f: self.expr(e.body, f),
+                          lambda f: self.expr(e.orelse, f), frame, "ifexp")
         return self.expr(e.body if c else e.orelse, frame)
+
+    def e_LoopTest(self, e, frame):
+        """The test of a `while` that breaks (parse_control.flag_loop made it)."""
+        from .parse_control import loop_test
+        return loop_test(self, e, frame)
 
     def condition(self, v):
         """A Python bool for constants; for a tensor, a bool 0-d...n-d node of one element."""

@@ -38,6 +38,25 @@ class Return:
         self.value = value
 
 
+class Unknown:
+    """A variable whose value graph mode cannot know (reading it is an error)."""
+    __slots__ = ("what",)
+
+    def __init__(self, what):
+        self.what = what
+
+
+class ResumeFor(ast.stmt):
+    """The iterations of an unrolled `for` after item `start - 1` (then its `else:`), as a
+    statement of the `rest` that an `if` on a tensor which returns parses into a branch."""
+    _fields = ()
+
+    def __init__(self, loop, items, start):
+        super().__init__()
+        self.loop, self.items, self.start = loop, items, start
+        ast.copy_location(self, loop)
+
+
 def _assigned_names(stmts):
     """Names a list of statements may bind (not looking into nested defs/lambdas' bodies)."""
     out = []
@@ -216,14 +235,15 @@ class StmtMixin:
         cond = self.condition(self.expr(s.test, frame))
         if not isinstance(cond, AnfNode):
             return self.block(s.body if cond else s.orelse, frame, rest)
+        from .parse_control import switch
         returns = _contains(s.body + s.orelse, (ast.Return,))
         if _contains(s.body + s.orelse, (ast.Break, ast.Continue)):
             raise self.unsupported("'break'/'continue' under an 'if' on a tensor value")
         if returns:
             if rest is None:
                 raise self.unsupported("'return' under an 'if' on a tensor value inside a loop")
-            value = self.switch(cond, lambda f: self._returned(s.body + rest, f),
-                                lambda f: self._returned(s.orelse + rest, f), frame, "if")
+            value = switch(self, cond, lambda f: self._returned(s.body + rest, f),
+                           lambda f: self._returned(s.orelse + rest, f), frame, "if")
             return Return(value)
         names = _assigned_names(s.body + s.orelse)
 
@@ -232,7 +252,7 @@ class StmtMixin:
                 self.block(stmts, f, None)
                 return {n: f.vars[n] for n in names if n in f.vars}
             return run
-        out = self.switch(cond, branch(s.body), branch(s.orelse), frame, "if", names=True)
+        out = switch(self, cond, branch(s.body), branch(s.orelse), frame, "if", names=True)
         frame.vars.update(out)
         return None
 
@@ -242,13 +262,15 @@ class StmtMixin:
 
     def s_While(self, s, frame, rest):
         if _contains(s.body, (ast.Break, ast.Continue)):
-            return self.loop_with_flags(s, frame, rest)
+            from .parse_control import loop_with_flags
+            return loop_with_flags(self, s, frame, rest)
         for _ in range(MAX_UNROLL):
             cond = self.condition(self.expr(s.test, frame))
             if isinstance(cond, AnfNode):
                 if s.orelse:
                     raise self.unsupported("'while ... else' on a tensor condition")
-                return self.loop_graph(s, frame)
+                from .parse_control import loop_graph
+                return loop_graph(self, s, frame)
             if not cond:
                 return self.block(s.orelse, frame, rest)
             status = self.block(s.body, frame, None)
@@ -261,5 +283,25 @@ class StmtMixin:
 
     def s_For(self, s, frame, rest):
         if _contains(s.body, (ast.Break, ast.Continue)):
-            return self.loop_with_flags(s, frame, rest)
+            from .parse_control import loop_with_flags
+            return loop_with_flags(self, s, frame, rest)
         return self.resume_for(s, self.iterate(self.expr(s.iter, frame)), 0, frame, rest)
+
+    def resume_for(self, s, items, start, frame, rest):
+        """An unrolled `for` (no break/continue of its own) from item `start` on. Each
+        iteration's body gets as its `rest` the remaining iterations (a ResumeFor
+        statement) and what follows the loop, so an `if` on a tensor that returns inside
+        the loop takes them into its other branch, as it does outside loops."""
+        for k in range(start, len(items)):
+            self.at(frame, s)
+            self.assign(s.target, items[k], frame)
+            after = None if rest is None else [ResumeFor(s, items, k + 1)] + rest
+            status = self.block(s.body, frame, after)
+            if status == BREAK:
+                return None
+            if isinstance(status, Return):
+                return status
+        return self.block(s.orelse, frame, rest)
+
+    def s_ResumeFor(self, s, frame, rest):
+        return self.resume_for(s.loop, s.items, s.start, frame, rest)

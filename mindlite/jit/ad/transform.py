@@ -96,11 +96,11 @@ class _Backprop:
 
     # ---- which nodes the gradient flows through ----------------------------------------
     def mark(self):
-        from .custom import mark_custom
         tracked = self.tracked
         ends = {c.last: c for c in self.customs}
         for n in self.region:
             if n in ends:
+                from .custom import mark_custom
                 mark_custom(self, ends[n])
             if not isinstance(n, CNode):
                 continue
