@@ -12,6 +12,8 @@ The scheduler (scheduler.py) builds one per Lite kernel (for kernel selection, s
 per-kernel callbacks) and one per CPU SubGraph kernel (the fast path). A graph the C runner
 cannot take runs on mindlite's graph interpreter instead (Program.reason says why).
 """
+import numpy as np
+
 from ..abstract import AbstractTensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
@@ -21,6 +23,27 @@ from ..jit import kernel_graph
 from ..jit.executor import run_graph
 from ..jit.passes.pipeline import run_pipeline, skipping
 from .ops_map import IMPORT
+
+
+ALIGN = 64                  # bytes: an AVX-512 vector, a cache line
+
+
+def const_parameter(array, name):
+    """A model constant as a Parameter whose data starts on an ALIGN-byte boundary.
+
+    NOTE: numpy's allocator gives large arrays 16-byte alignment (malloc's mmap'd chunks), so
+    a kernel's 64-byte vector loads along a weight row split across two cache lines. Measured
+    on the 10x256 MLP at batch 1: 45 us with every weight aligned, 47-48 us as allocated
+    (same bits: the kernels compute the same sums, only the loads differ)."""
+    value = Parameter(Tensor(array), name=name, requires_grad=False)
+    arr = value.asnumpy()
+    if arr.ctypes.data % ALIGN:
+        buf = np.empty(arr.nbytes + ALIGN, np.uint8)
+        start = -buf.ctypes.data % ALIGN
+        aligned = buf[start:start + arr.nbytes].view(arr.dtype).reshape(arr.shape)
+        aligned[...] = arr
+        value._arr = aligned        # a fresh Parameter: nothing has seen its array yet
+    return value
 
 
 class LiteBuildError(ValueError):
@@ -62,7 +85,7 @@ class GraphBuilder:
 
     def new_const(self, array, name):
         """A constant made at build time (e.g. weights in another layout): a parameter."""
-        value = Parameter(Tensor(array), name=name, requires_grad=False)
+        value = const_parameter(array, name)
         self.sources.append(value)
         return self.fg.add_parameter(name, value._abs, default=value)
 

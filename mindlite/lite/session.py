@@ -25,9 +25,9 @@ import numpy as np
 from .. import _C
 from ..abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
-from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..jit.memory_plan import POOL_ARENAS, Arena
+from .graph_build import const_parameter
 from .kernel import CALLBACKS, CONTROL_KERNELS, DEPTH
 from .ms_file import MsFileError, read_ms
 from .ops_map import IMPORT
@@ -42,8 +42,7 @@ class LiteTensor:
         self.name, self.dtype = ms_tensor.name, ms_tensor.dtype
         self.dims, self.format = list(ms_tensor.dims), ms_tensor.format
         arr = ms_tensor.array()
-        self.const = None if arr is None else Parameter(Tensor(arr), name=self.name,
-                                                        requires_grad=False)
+        self.const = None if arr is None else const_parameter(arr, self.name)
 
 
 class LiteModel:
