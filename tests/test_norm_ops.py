@@ -6,7 +6,7 @@ own bprops included), and inference errors."""
 import numpy as np
 import pytest
 from gradcheck import check_grad
-from helpers import noncontig, tensor
+from helpers import arrays, noncontig, tensor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -226,3 +226,87 @@ def test_empty_batch_in_inference():
     g = Tensor(np.ones((3, 2, 2), np.float32))
     assert [t.shape for t in N.LayerNorm(1, 1)(x, g, g)] == [(0, 3, 2, 2)] + [(0, 1, 1, 1)] * 2
     assert [t.shape for t in N.Dropout(0.5)(x)] == [(0, 3, 2, 2)] * 2
+
+
+def _close(got, want, tol):
+    """|got - want| <= tol elementwise (tol broadcasts), NaN where want is NaN, infinities
+    equal."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    with np.errstate(invalid="ignore"):
+        ok = nan | (got == want) | (np.abs(got - want) <= tol)
+    assert ok.all(), (got[~ok], want[~ok])
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_layer_norm_c_kernels_match_a_float64_reference(data):
+    """norm_cpp.py's C loops (trailing-axes layouts, empty rows included, NaN / inf, a strided
+    x, float32 / float64) against norm_numpy.py's kernels run in float64, within the rounding
+    of the dtype amplified by 1 / sqrt(var + eps) (a constant float32 row: x - mean is its
+    rounding error, 3e-5 after the division; the C loops' double mean makes it 0)."""
+    from mindlite.kernels.cpu import norm_cpp, norm_numpy
+    dtype = data.draw(st.sampled_from([np.float32, np.float64]))
+    shape = tuple(data.draw(st.lists(st.integers(0, 6), min_size=1, max_size=3)))
+    shape = shape[:-1] + (max(shape[-1], 1),)
+    k = data.draw(st.integers(0, len(shape) - 1))           # the first normalised axis
+    x = data.draw(arrays(dtype, shape, allow_special=True, min_value=-4, max_value=4))
+    if data.draw(st.booleans()):
+        x = noncontig(x)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    gshape = shape[k:]
+    gamma, beta = (rng.standard_normal(gshape).astype(dtype) for _ in range(2))
+    dy = rng.standard_normal(shape).astype(dtype)
+    axes, params, eps = tuple(range(k, len(shape))), tuple(range(k)), 1e-5
+    stat = shape[:k] + (1,) * (len(shape) - k)
+    got = [np.empty(shape, dtype), np.empty(stat, dtype), np.empty(stat, dtype)]
+    want = [np.empty(shape), np.empty(stat), np.empty(stat)]
+    with np.errstate(all="ignore"):
+        norm_cpp.layer_norm_cpp(x, gamma, beta, *got, axes, eps)
+        norm_numpy.layer_norm_numpy(x.astype(np.float64), gamma.astype(np.float64),
+                                    beta.astype(np.float64), *want, axes, eps)
+        r = 1 / np.sqrt(np.abs(want[2]) + eps)
+    e = 16 * np.finfo(dtype).eps
+    big = 1 + np.nan_to_num(np.abs(x), posinf=0).max(initial=0)
+    gb = 1 + np.abs(gamma).max(initial=0) + np.abs(beta).max(initial=0)
+    _close(got[0], want[0], e * (1 + r) * big * gb)
+    _close(got[1], want[1], e * big)
+    _close(got[2], want[2], e * big * big)
+    gg = [np.empty(shape, dtype), np.empty(gshape, dtype), np.empty(gshape, dtype)]
+    gw = [np.empty(shape), np.empty(gshape), np.empty(gshape)]
+    with np.errstate(all="ignore"):
+        # both from the same (float32-rounded) statistics, as the backward pass gets them
+        m, v = got[1], got[2]
+        norm_cpp.layer_norm_grad_cpp(x, dy, v, m, gamma, *gg, axes, params, eps)
+        norm_numpy.layer_norm_grad_numpy(x.astype(np.float64), dy.astype(np.float64),
+                                         v.astype(np.float64), m.astype(np.float64),
+                                         gamma.astype(np.float64), *gw, axes, params, eps)
+        r = 1 / np.sqrt(np.abs(v.astype(np.float64)) + eps)
+    d = 1 + np.abs(dy).max(initial=0)
+    rows = max(int(np.prod(shape[:k], dtype=np.int64)), 1)
+    cols = int(np.prod(gshape, dtype=np.int64))
+    _close(gg[0], gw[0], e * cols * (1 + r) ** 2 * big * big * gb * d)
+    rmax = r.max(initial=0) if r.size else 0
+    _close(gg[1], gw[1], e * rows * (1 + rmax) * big * d)
+    _close(gg[2], gw[2], e * rows * d)
+
+
+def test_layer_norm_layers_run_the_c_loops(monkeypatch):
+    """nn.LayerNorm's forward and backward reach _C (not the numpy fallback)."""
+    from mindlite import nn
+    from mindlite.kernels import registry
+    from mindlite.kernels.cpu import norm_numpy
+    for op in ("LayerNorm", "LayerNormGrad"):
+        assert registry.registered_kernels(op)[0].provider == "cpp"
+
+    def refuse(*a, **k):
+        raise AssertionError("the numpy LayerNorm kernel ran")
+    monkeypatch.setattr(norm_numpy, "layer_norm_numpy", refuse)
+    monkeypatch.setattr(norm_numpy, "layer_norm_grad_numpy", refuse)
+    ln = nn.LayerNorm((8,))
+    x = Tensor(RNG.standard_normal((3, 4, 8)).astype(np.float32))
+    y = ln(x)
+    assert y.shape == (3, 4, 8)
+    g = ms.grad(lambda t: (ln(t) * ln(t)).sum())(x)
+    assert np.isfinite(g.asnumpy()).all()
