@@ -320,3 +320,28 @@ def test_every_math_primitive_has_bprop_or_mark():
                     and cls not in BPROPS and cls not in NON_DIFFERENTIABLE):
                 missing.append(name)
     assert not missing, missing
+
+
+@pytest.mark.parametrize("transpose_b", [False, True])
+@pytest.mark.parametrize("xshape", [(2, 3, 4), (2, 1, 3, 4), (0, 3, 4)])
+def test_batch_matmul_with_a_broadcast_weight(xshape, transpose_b):
+    """A 2-D y broadcast over x's batch: the kernel folds the batch into rows and the bprop
+    takes y's gradient as one MatMul (not a batch of products summed afterwards): values,
+    float64 finite differences, and graph mode's gradient equal eager's."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(xshape)
+    y = rng.standard_normal((5, 4) if transpose_b else (4, 5))
+    prim = math_ops.BatchMatMul(transpose_b=transpose_b)
+    got = prim(Tensor(x), Tensor(y)).asnumpy()
+    np.testing.assert_allclose(got, np.matmul(x, y.T if transpose_b else y), rtol=1e-12)
+    if x.size:
+        check_grad(lambda a, b: prim(a, b), x, y)
+    w = ms.Parameter(Tensor(y), name="w")
+    gf = ms.grad(lambda t: (prim(t, w) ** 2).sum(), grad_position=0, weights=[w])
+
+    def step(t):
+        return gf(t)
+    eager = gf(Tensor(x))
+    graph = ms.jit(step)(Tensor(x))
+    for e, g in zip([eager[0]] + list(eager[1]), [graph[0]] + list(graph[1])):
+        np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-12, atol=1e-12)

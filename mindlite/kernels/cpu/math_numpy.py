@@ -155,5 +155,19 @@ def matmul_numpy(x, y, out, transpose_a, transpose_b):
 
 @register_kernel("BatchMatMul", provider="numpy")
 def batch_matmul_numpy(x, y, out, transpose_a, transpose_b):
-    matmul(np.swapaxes(x, -1, -2) if transpose_a else x,
-           np.swapaxes(y, -1, -2) if transpose_b else y, out)
+    """NOTE: numpy's stacked matmul runs a transposed right operand (strides (.., 1, k)) far
+    slower than a transposed left one: attention scores q @ k^T, (128, 64, 32) by
+    (128, 32, 64) float32, took 533-590 us, with k^T copied first 400 (q^T @ v: 309)."""
+    if y.ndim == 2 and x.ndim > 2 and not transpose_a and x.flags.c_contiguous \
+            and out.flags.c_contiguous:
+        # a weight broadcast over x's batch: one GEMM over the folded rows (numpy's stacked
+        # loop ran (64, 32, 128) @ (128, 128) as 64 GEMMs: 0.7 ms, folded ~0.3 ms)
+        rows = x.size // x.shape[-1] if x.shape[-1] else out.size // max(out.shape[-1], 1)
+        matmul(x.reshape(rows, x.shape[-1]), y.T if transpose_b else y,
+               out.reshape(rows, out.shape[-1]))
+        return
+    if transpose_b:
+        y = np.swapaxes(y, -1, -2)
+        if y.ndim > 2 and y.size // (y.shape[-1] * y.shape[-2] or 1) > 1:
+            y = np.ascontiguousarray(y)
+    matmul(np.swapaxes(x, -1, -2) if transpose_a else x, y, out)

@@ -22,6 +22,8 @@ from .activation import get_activation
 from .basic import Dense, Dropout
 from .normalization import LayerNorm
 
+_MATMUL_NT = ops.BatchMatMul(transpose_b=True)      # a @ b^T over the last two axes
+
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer",
            "TransformerEncoder", "TransformerDecoder", "Transformer"]
 
@@ -86,7 +88,7 @@ class MultiheadAttention(Cell):
             w = self.in_proj_weight[i * e:(i + 1) * e]
         else:
             w = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)[i]
-        y = ops.matmul(x, ops.transpose(w, (1, 0)))
+        y = _MATMUL_NT(x, w)                 # x @ w^T, no transposed copy of w
         if self.in_proj_bias is not None:
             y = y + self.in_proj_bias[i * e:(i + 1) * e]
         return y
@@ -118,7 +120,9 @@ class MultiheadAttention(Cell):
             key_padding_mask = None if key_padding_mask is None else \
                 ops.pad(key_padding_mask, (0, 1))
         src_len = k.shape[1]
-        scores = ops.bmm(q * (1.0 / math.sqrt(hd)), ops.transpose(k, (0, 2, 1)))
+        # q k^T with the transpose as BatchMatMul's flag: no Transpose op forward or backward,
+        # and the backward's products read their operands as stored (_matmul_grads)
+        scores = _MATMUL_NT(q * (1.0 / math.sqrt(hd)), k)
         if attn_mask is not None:
             mask = attn_mask if attn_mask.ndim == 3 else ops.expand_dims(attn_mask, 0)
             scores = _mask_scores(scores, mask)

@@ -16,6 +16,7 @@ from ..primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_bool, check_dtype, check_same_dtype,
                          check_tensor, tensor)
 from ._base import BinaryOp, UnaryOp, cached_prim, needs_grad
+from .array_ops import Reshape
 from .creation_ops import ZerosLike
 from .logic_ops import GreaterEqual, LessEqual, Select
 
@@ -229,14 +230,14 @@ def matmul_bprop(prim, x1, x2, out, dout):
     return _matmul_grads(MatMul, prim, x1, x2, dout)
 
 
-def _matmul_grads(cls, prim, a, b, dout):
+def _matmul_grads(cls, prim, a, b, dout, grad_b=True):
     """z = A B with A = op(a), B = op(b): dA = dz B^T, dB = A^T dz, each written as one
     product of a, b and dz with transpose flags (no explicit transposes), batched or not."""
     ta, tb = prim.attrs["transpose_a"], prim.attrs["transpose_b"]
     da = db = None
     if needs_grad(a):     # ta: dA^T = B dz^T = op(b) dz^T
         da = cached_prim(cls, tb, True)(b, dout) if ta else cached_prim(cls, False, not tb)(dout, b)
-    if needs_grad(b):     # tb: dB^T = dz^T A = dz^T op(a)
+    if grad_b and needs_grad(b):     # tb: dB^T = dz^T A = dz^T op(a)
         db = cached_prim(cls, True, ta)(dout, a) if tb else cached_prim(cls, not ta, False)(a, dout)
     return da, db
 
@@ -282,7 +283,23 @@ class BatchMatMul(Primitive):
 
 @bprop_for(BatchMatMul)
 def batch_matmul_bprop(prim, x, y, out, dout):
-    # the gradients carry the broadcast batch dimensions; backward sums them back
+    # the gradients carry the broadcast batch dimensions; backward sums them back. A 2-D y
+    # broadcast over x's batch (a weight applied to (S, N, E) activations, as the attention
+    # projections do) gets its gradient as ONE MatMul with the batch folded into the rows,
+    # not a batch of products summed afterwards: (64, 32, 128) activations and a 128 x 128
+    # weight took 0.9-1.4 ms that way, one 128 x 2048 x 128 GEMM ~0.3 ms.
+    if len(y.shape) == 2 and len(x.shape) > 2 and not prim.attrs["transpose_a"]:
+        dx, _ = _matmul_grads(BatchMatMul, prim, x, y, dout, False)
+        dy = None
+        if needs_grad(y):
+            rows = 1
+            for d in x.shape[:-1]:
+                rows *= d
+            x2 = cached_prim(Reshape)(x, (rows, x.shape[-1]))
+            d2 = cached_prim(Reshape)(dout, (rows, dout.shape[-1]))
+            mm = cached_prim(MatMul, True, False)
+            dy = mm(d2, x2) if prim.attrs["transpose_b"] else mm(x2, d2)
+        return dx, dy
     return _matmul_grads(BatchMatMul, prim, x, y, dout)
 
 
