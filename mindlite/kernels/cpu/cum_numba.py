@@ -10,6 +10,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ..registry import register_kernel
+from ._rows import split_rows
 
 DTYPES = (mstype.float32, mstype.float64, mstype.int32, mstype.int64)
 
@@ -31,8 +32,14 @@ def _launch(x, out, axis, exclusive, reverse, prod):
     inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
     dst = out if out.flags.c_contiguous else np.empty(shape, out.dtype)
     ident = np.ones(1, x.dtype) if prod else np.zeros(1, x.dtype)
-    (_J or _load()).cumulative(np.ascontiguousarray(x).reshape(-1), dst.reshape(-1), outer,
-                               shape[axis], inner, prod, exclusive, reverse, ident)
+    flat, dflat, n = np.ascontiguousarray(x).reshape(-1), dst.reshape(-1), shape[axis]
+    loop = (_J or _load()).cumulative
+    step = n * inner                             # one outer row: independent of the others
+
+    def rows(lo, hi):
+        loop(flat[lo * step:hi * step], dflat[lo * step:hi * step], hi - lo, n, inner, prod,
+             exclusive, reverse, ident)
+    split_rows(rows, outer, x.size)
     if dst is not out:
         np.copyto(out, dst)
 

@@ -14,6 +14,7 @@ import functools
 import numpy as np
 
 from ..registry import register_kernel
+from ._rows import split_rows
 from .pad_small_numpy import pad_v3_small_numpy
 from .resize_pad_numpy import _pad_index
 
@@ -53,5 +54,9 @@ def pad_v3_numba(x, out, pads, mode, value):
     if _J is None:
         from . import _pad_jit
         _J = _pad_jit
-    x3, o3, args = plan
-    _J.pad_gather(np.ascontiguousarray(x).reshape(x3), out.reshape(o3), *args)
+    x3, o3, (rows, cols, ks, ke, lo) = plan
+    xv, ov = np.ascontiguousarray(x).reshape(x3), out.reshape(o3)
+
+    def part(r0, r1):                    # output rows [r0, r1) of every (A) plane
+        _J.pad_gather(xv, ov[:, r0:r1], rows[r0:r1], cols, ks, ke, lo)
+    split_rows(part, o3[1], out.size)

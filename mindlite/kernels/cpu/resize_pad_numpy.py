@@ -20,6 +20,7 @@ import functools
 import numpy as np
 
 from ..registry import register_kernel
+from ._rows import split_rows
 
 
 @functools.lru_cache(maxsize=256)
@@ -60,6 +61,20 @@ def _axis_slice(ndim, axis, sl):
     return (slice(None),) * axis + (sl,)
 
 
+def _copy_block(out, dst, x, src):
+    """out[dst] = x[src], split along axis 0 across two threads when large (numpy's copy
+    releases the GIL: 2048 x 2048 float32 padded by 2, 1.2-1.7 ms on one thread)."""
+    if not dst or dst[0].stop - dst[0].start < 2:
+        out[dst] = x[src]
+        return
+    d0, s0 = dst[0], src[0]
+
+    def part(lo, hi):
+        out[(slice(d0.start + lo, d0.start + hi),) + dst[1:]] = \
+            x[(slice(s0.start + lo, s0.start + hi),) + src[1:]]
+    split_rows(part, d0.stop - d0.start, out.size)
+
+
 @register_kernel("PadV3", provider="numpy")
 def pad_v3_numpy(x, out, pads, mode, value):
     if out.size == 0:
@@ -78,7 +93,7 @@ def pad_v3_numpy(x, out, pads, mode, value):
             out.fill(value)
             out[dst] = x[src]
             return
-    out[dst] = x[src]
+    _copy_block(out, dst, x, src)
     for axis, (lo, hi) in enumerate(pads):
         size = out.shape[axis]
         for border in (slice(0, max(lo, 0)), slice(size - max(hi, 0), size)):

@@ -1,0 +1,96 @@
+"""Kernels that split a large input's rows across two threads (kernels/cpu/_rows.py: topk,
+cumsum / cumprod, pad constant and reflect) give the bits of the same kernel on one thread,
+above and below the split size, and the helper runs both halves."""
+import numpy as np
+import pytest
+
+from mindlite import _C
+from mindlite.kernels.cpu import _rows
+from mindlite.kernels.cpu.cum_numba import cumprod_numba, cumsum_numba
+from mindlite.kernels.cpu.pad_numba import pad_v3_numba
+from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
+from mindlite.kernels.cpu.sort_numpy import topk_numpy
+
+RNG = np.random.default_rng(0)
+
+
+def _both(run):
+    """run() with the split, then on one thread (_C's forced thread count)."""
+    split = run()
+    _C.set_num_threads(1)
+    try:
+        single = run()
+    finally:
+        _C.set_num_threads(0)
+    return split, single
+
+
+def _same(a, b):
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+        assert np.asarray(x).dtype == np.asarray(y).dtype
+
+
+def test_split_rows_covers_every_row_once(monkeypatch):
+    seen = []
+    monkeypatch.setattr(_rows, "MIN_ELEMENTS", 1)
+    _rows.split_rows(lambda lo, hi: seen.append((lo, hi)), 7, 10)
+    if _rows.two_threads():
+        assert sorted(seen) == [(0, 3), (3, 7)]
+    else:
+        assert seen == [(0, 7)]
+    seen.clear()
+    _rows.split_rows(lambda lo, hi: seen.append((lo, hi)), 1, 10)
+    assert seen == [(0, 1)]
+
+
+@pytest.mark.parametrize("shape", [(1100, 1000), (3, 400, 1000)])
+def test_topk_split_equals_one_thread(shape):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[::97] = np.nan
+    x.reshape(-1)[5::89] = 0.5                   # ties
+    k = 37
+
+    def run():
+        v, i = np.empty(shape[:-1] + (k,), np.float32), np.empty(shape[:-1] + (k,), np.int32)
+        topk_numpy(x, v, i, k)
+        return v, i
+    _same(*_both(run))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("fn", [cumsum_numba, cumprod_numba])
+def test_cumulative_split_equals_one_thread(fn, axis):
+    x = RNG.uniform(0.9, 1.1, (64, 130, 130)).astype(np.float32)
+
+    def run():
+        out = np.empty_like(x)
+        fn(x, out, axis, False, axis == 1)
+        return (out,)
+    _same(*_both(run))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "edge", "circular"])
+def test_pad_gather_split_equals_one_thread(mode):
+    x = RNG.standard_normal((2, 800, 700)).astype(np.float32)
+    pads = ((0, 0), (3, 2), (2, -1))
+
+    def run():
+        out = np.empty((2, 805, 701), np.float32)
+        pad_v3_numba(x, out, pads, mode, None)
+        return (out,)
+    _same(*_both(run))
+
+
+def test_pad_constant_split_equals_one_thread():
+    x = RNG.standard_normal((1030, 1030)).astype(np.float32)
+    pads = ((2, 3), (-1, 4))
+
+    def run():
+        out = np.empty((1035, 1033), np.float32)
+        pad_v3_numpy(x, out, pads, "constant", 1.5)
+        return (out,)
+    split, single = _both(run)
+    _same(split, single)
+    np.testing.assert_array_equal(split[0][2:1032, :1029], x[:, 1:])
+    assert (split[0][:2] == 1.5).all() and (split[0][:, 1029:] == 1.5).all()
