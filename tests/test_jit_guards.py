@@ -114,3 +114,25 @@ def test_jit_function_memo_keys_values_not_identity():
     assert f(x, (4,)[0]).asnumpy().tolist() == [4.0, 4.0]
     y = ops.ones((3,), ms.float32)
     assert f(y, 2).asnumpy().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_cells_called_in_graph_mode_are_freed_and_copies_compile_their_own(graph_mode):
+    """A cell's compiled graphs live in the cell (a WeakKeyDictionary value referring back
+    to its key kept every GRAPH_MODE cell alive); deepcopy / pickle give copies that compile
+    their own graphs and compute the same."""
+    import copy
+    import gc
+    import pickle
+    import weakref
+    refs = []
+    for _ in range(20):
+        net = Net()
+        net(X)
+        refs.append(weakref.ref(net))
+    want = net(X).asnumpy()
+    for other in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        np.testing.assert_array_equal(other(X).asnumpy(), want)
+        assert jit_api._CELL_JIT[other] is not jit_api._CELL_JIT[net]
+    del net, other
+    gc.collect()
+    assert all(r() is None for r in refs)

@@ -17,7 +17,6 @@ import itertools
 import re
 import types
 import warnings
-import weakref
 from collections import OrderedDict
 
 from .._C import guards_hold
@@ -305,7 +304,53 @@ def _as_params(parser, value, name):
     return value
 
 
-_CELL_JIT = weakref.WeakKeyDictionary()
+class _Holder:
+    """A cell's compiled construct (a JitFunction, or _EAGER), kept in the cell's own __dict__
+    so that it goes with the cell (a cycle the collector frees; as the value of a
+    WeakKeyDictionary keyed by the cell it referred back to its key through its guards and
+    cache, and every cell ever called under GRAPH_MODE stayed alive). copy.deepcopy, copy and
+    pickling of the cell give an empty holder: a copy compiles its own graphs."""
+    __slots__ = ("value",)
+
+    def __init__(self, value=None):
+        self.value = value
+
+    def __deepcopy__(self, memo):
+        return _Holder()
+
+    def __copy__(self):
+        return _Holder()
+
+    def __reduce__(self):
+        return (_Holder, ())
+
+
+class _CellGraphs:
+    """cell -> its compiled construct: `get(cell)`, `graphs[cell]`, `graphs[cell] = value`."""
+    KEY = "_ml_graphs"
+
+    def get(self, cell, default=None):
+        holder = cell.__dict__.get(self.KEY)
+        return default if holder is None or holder.value is None else holder.value
+
+    def __getitem__(self, cell):
+        value = self.get(cell)
+        if value is None:
+            raise KeyError(cell)
+        return value
+
+    def __contains__(self, cell):
+        return self.get(cell) is not None
+
+    def __setitem__(self, cell, value):
+        holder = cell.__dict__.get(self.KEY)
+        if holder is None:
+            object.__setattr__(cell, self.KEY, _Holder(value))
+        else:
+            holder.value = value
+
+
+_CELL_JIT = _CellGraphs()
 _EAGER = "eager"        # a cell whose construct cannot be compiled (yet): runs eagerly
 
 
