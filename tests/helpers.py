@@ -121,3 +121,22 @@ def notebook_text(path):
             assert out.get("output_type") != "error", out
             texts.append(out.get("text", "") + out.get("data", {}).get("text/plain", ""))
     return "\n".join(texts)
+
+
+def run_threads(work, n=4, timeout=60):
+    """work(k) for k in range(n), each on its own thread at once; the exceptions raised (a
+    list, empty when every call returned)."""
+    import threading
+    errors = []
+
+    def guarded(k):
+        try:
+            work(k)
+        except Exception as err:          # reported to the caller
+            errors.append(err)
+    threads = [threading.Thread(target=guarded, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=timeout)
+    return errors

@@ -14,6 +14,7 @@ from mindlite.lite.converter import convert_graph
 from mindlite.lite.ms_file import read_ms
 from mindlite.jit.export_graph import graph_for_export
 
+from helpers import run_threads
 from lite_models import Branchy, Counting, Doubling, LeNet, MLP, rand, round_trip, run
 
 pytest.importorskip("flatbuffers", reason="the .ms format needs the flatbuffers package")
@@ -236,7 +237,6 @@ def test_ops_round_trip(fn, rows, cols):
 
 
 def test_callbacks_reach_branch_subgraphs_and_threads_share_a_model():
-    import threading
     net = Branchy()
     x, y = np.abs(rand(2, 4)), rand(2, 4, seed=1)
     _, _, model = round_trip(net, x, y)
@@ -246,21 +246,14 @@ def test_callbacks_reach_branch_subgraphs_and_threads_share_a_model():
     ins[1].set_data_from_numpy(y)
     model.predict(ins, after_callback=lambda i, o, info: seen.append(info.node_type))
     assert "Call" in seen and "MatMulFusion" in seen and "SubFusion" not in seen
-    results, errors = {}, []
+    results = {}
 
     def work(k):
-        try:
-            sign = 1.0 if k % 2 else -1.0
-            for _ in range(5):         # each thread its own input Tensors
-                outs = model.predict([mslite.Tensor(x * sign), mslite.Tensor(y)])
-                results[k] = outs[0].get_data_to_numpy()
-        except Exception as err:          # reported below
-            errors.append(err)
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+        sign = 1.0 if k % 2 else -1.0
+        for _ in range(5):         # each thread its own input Tensors
+            outs = model.predict([mslite.Tensor(x * sign), mslite.Tensor(y)])
+            results[k] = outs[0].get_data_to_numpy()
+    errors = run_threads(work)
     assert not errors
     for k, got in results.items():
         sign = 1.0 if k % 2 else -1.0

@@ -3,7 +3,6 @@ on the C graph runner runs as one call from the model's inputs. It must give wha
 general path (env dict, units, callbacks) gives, map several and repeated outputs right,
 hand out fresh output buffers, step aside for control flow, delegates, callbacks and
 thread_num, and stay correct from several threads at once."""
-import threading
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ from mindlite import nn, ops
 
 from mindlite.lite.converter import convert
 
+from helpers import run_threads
 from lite_models import Branchy, LeNet, MLP, rand, round_trip, run
 
 pytest.importorskip("flatbuffers", reason="the .ms format needs the flatbuffers package")
@@ -132,21 +132,14 @@ def test_direct_run_from_four_threads():
     errors = []
 
     def work(k):
-        try:
-            for _ in range(30):
-                ins = [mslite.Tensor(xs[k])]
-                got = model.predict(ins)[0].get_data_to_numpy()
-                if not np.array_equal(got, wants[k]):
-                    errors.append((k, got))
-                    return
-        except Exception as err:          # reported below
-            errors.append(err)
+        for _ in range(30):
+            ins = [mslite.Tensor(xs[k])]
+            got = model.predict(ins)[0].get_data_to_numpy()
+            if not np.array_equal(got, wants[k]):
+                errors.append((k, got))
+                return
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    errors += run_threads(work)
     assert not errors
 
 

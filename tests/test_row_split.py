@@ -3,6 +3,7 @@ cumsum / cumprod, pad constant and reflect) give the bits of the same kernel on 
 above and below the split size, and the helper runs both halves."""
 import numpy as np
 import pytest
+from helpers import run_threads
 
 from mindlite import _C
 from mindlite.kernels.cpu import _rows
@@ -94,3 +95,28 @@ def test_pad_constant_split_equals_one_thread():
     _same(split, single)
     np.testing.assert_array_equal(split[0][2:1032, :1029], x[:, 1:])
     assert (split[0][:2] == 1.5).all() and (split[0][:, 1029:] == 1.5).all()
+
+
+def test_four_threads_splitting_at_once_share_the_helper_thread():
+    """Four callers split big topk calls at once: the one helper thread serves their second
+    halves in turn (no deadlock, no crossed rows); each gets the one-thread result."""
+    xs = [RNG.standard_normal((1100, 1000)).astype(np.float32) for _ in range(4)]
+    k = 5
+
+    def topk(x):
+        v, i = np.empty((1100, k), np.float32), np.empty((1100, k), np.int32)
+        topk_numpy(x, v, i, k)
+        return v, i
+    _C.set_num_threads(1)
+    try:
+        wants = [topk(x) for x in xs]
+    finally:
+        _C.set_num_threads(0)
+    got = {}
+
+    def work(t):
+        for _ in range(3):
+            got[t] = topk(xs[t])
+    assert not run_threads(work)
+    for t in range(4):
+        _same(got[t], wants[t])

@@ -211,22 +211,21 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         if self.bound is not None:
             args = (self.bound,) + args
-        if not kwargs and self.input_signature is None:
-            # the last call's entry when every argument is the same object or a Tensor of
-            # the same abstract (what _key would say, at a fraction of its cost)
-            sig = _identity_signature(args)
-            last = self._last
-            if sig is not None and last is not None and len(sig) == len(last[0]) \
-                    and all(a is b for a, b in zip(sig, last[0])) \
-                    and last[1] == CONTEXT.values["device_target"] and last[2].valid():
-                return last[2].run([a for a in args if isinstance(a, Tensor)])
-            if sig is not None:
-                entry = self.compiled(args, kwargs)
-                self._last = (sig, CONTEXT.values["device_target"], entry)
-                return entry.run([a for a in args if isinstance(a, Tensor)])
+        device = CONTEXT.values["device_target"]
+        sig = None if kwargs or self.input_signature is not None else \
+            _identity_signature(args)
+        last = self._last
+        # the last call's entry when every argument is the same object or a Tensor of the
+        # same abstract (what _key would say, at a fraction of its cost)
+        if sig is not None and last is not None and last[1] == device \
+                and len(sig) == len(last[0]) and all(a is b for a, b in zip(sig, last[0])) \
+                and last[2].valid():
+            return last[2].run([a for a in args if isinstance(a, Tensor)])
         spec = args if self.input_signature is None else \
             apply_signature(self.fn, self.input_signature, args)
         entry = self.compiled(spec, kwargs)
+        if sig is not None:
+            self._last = (sig, device, entry)
         leaves = []
         _flatten(list(args) + [kwargs[k] for k in sorted(kwargs)], leaves)
         return entry.run(leaves)
