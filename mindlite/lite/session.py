@@ -168,6 +168,14 @@ class LiteSession:
                 _thread_override_exit()
 
 
+def _copy_tensor(t):
+    return _C.wrap(t.asnumpy().copy(), t._abs)
+
+
+def _copy_array(t):
+    return t.asnumpy().copy()
+
+
 class DirectRun:
     """The main subgraph's one C program called straight from the model's inputs: the
     program's argument list (constants in place, model inputs at their positions) is built
@@ -214,6 +222,14 @@ class DirectRun:
         return cls(program, args, tuple(slots), picks)
 
     def __call__(self, inputs):
+        return self.run(inputs, _copy_tensor)
+
+    def arrays(self, inputs):
+        """The model outputs as fresh numpy arrays (what Model.predict hands out: no Tensor
+        wrapped around them on the way)."""
+        return self.run(inputs, _copy_array)
+
+    def run(self, inputs, copy_out):
         args = self.args.copy()
         for k, i in self.slots:
             args[k] = inputs[i]
@@ -222,13 +238,12 @@ class DirectRun:
             arena = pool.pop()
         except IndexError:
             arena = Arena(self.kg, self.plan)
-        try:
-            outs = [_C.wrap(o.asnumpy().copy(), o._abs)
-                    for o in self.runner(tuple(args), arena.values)]
+        try:       # the outputs live in the arena: copied out before it goes back
+            outs = self.runner(tuple(args), arena.values)
+            return [copy_out(outs[i]) for i in self.picks]
         finally:
             if len(pool) < POOL_ARENAS:
                 pool.append(arena)
-        return [outs[i] for i in self.picks]
 
 
 # NOTE: mindlite's pool size and OpenBLAS's thread count are process-wide: runs that set
