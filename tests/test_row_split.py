@@ -83,6 +83,25 @@ def test_pad_gather_split_equals_one_thread(mode):
     _same(*_both(run))
 
 
+@pytest.mark.parametrize("mode", ["reflect", "edge", "circular"])
+@pytest.mark.parametrize("pads", [((0, 0), (3, 2), (2, 4)), ((0, 0), (0, 1), (4, 0))])
+def test_pad_block_copy_equals_numpy_pad(mode, pads):
+    """Paddings >= 0 of a large input: numpy copies the block, the borders are gathered
+    and the padded rows copied from the inner ones; split or not, np.pad's values."""
+    x = RNG.standard_normal((2, 700, 800)).astype(np.float32)
+    x[0, 0, :3] = [np.nan, np.inf, -0.0]
+    shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pads))
+    np_mode = {"circular": "wrap"}.get(mode, mode)
+
+    def run():
+        out = np.empty(shape, np.float32)
+        pad_v3_numba(x, out, pads, mode, None)
+        return (out,)
+    split, single = _both(run)
+    _same(split, single)
+    np.testing.assert_array_equal(split[0], np.pad(x, pads, mode=np_mode))
+
+
 def test_pad_constant_split_equals_one_thread():
     x = RNG.standard_normal((1030, 1030)).astype(np.float32)
     pads = ((2, 3), (-1, 4))

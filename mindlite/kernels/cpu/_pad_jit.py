@@ -21,3 +21,17 @@ def pad_gather(x, out, rows, cols, ks, ke, lo):
             out[a, i, ks:ke] = x[a, r, ks - lo:ke - lo]
             for j in range(ke, wo):
                 out[a, i, j] = x[a, r, cols[j]]
+
+
+@_jit
+def pad_columns(x, out, cols, ks, ke, r0, r1, lo_h):
+    """The padded columns (j < ks, j >= ke) of the output rows lo_h + [r0, r1), which read
+    input rows [r0, r1)."""
+    wo = out.shape[2]
+    for a in range(out.shape[0]):
+        for r in range(r0, r1):
+            i = lo_h + r
+            for j in range(ks):
+                out[a, i, j] = x[a, r, cols[j]]
+            for j in range(ke, wo):
+                out[a, i, j] = x[a, r, cols[j]]
