@@ -247,7 +247,8 @@ void run_f16_softmax(int op, const uint16_t* x, uint16_t* out, int64_t rows, int
     for (int64_t r = b; r < e; r += per) {
       const int64_t k = (e - r < per ? e - r : per) * cols;
       c.widen(x + r * cols, in, k);
-      run_softmax(op, kF32, reinterpret_cast<const char*>(in), nullptr,
+      run_softmax(op == kSoftmax ? kSoftmaxToF16 : op, kF32,
+                  reinterpret_cast<const char*>(in), nullptr,
                   reinterpret_cast<char*>(res), k / cols, cols, 1);
       c.narrow(res, out + r * cols, k);
     }

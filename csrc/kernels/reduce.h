@@ -17,6 +17,9 @@ namespace mindlite {
 
 enum ReduceOp : int { kRSum = 0, kRMean, kRMax, kRMin, kRProd, kNumReduce };
 enum SoftmaxOp : int { kSoftmax = 0, kLogSoftmax, kSoftmaxGrad, kLogSoftmaxGrad, kNumSoftmax };
+// Internal (f16_kernels.cc): float32 Softmax rows whose results are rounded to float16 next:
+// vexp_low and float32 sums (their errors stay far below float16's spacing).
+constexpr int kSoftmaxToF16 = kNumSoftmax;
 
 extern const char* const kReduceNames[kNumReduce];
 extern const char* const kSoftmaxNames[kNumSoftmax];

@@ -5,6 +5,7 @@
 // include any header. Functions are written once for both precisions through VT<V> traits:
 //   vexp   Cody-Waite reduction x = n ln2 + r, Taylor polynomial of exp(r) on |r| <= ln2/2,
 //          2^n applied in two halves so subnormal results round once; NaN/inf exact.
+//   vexp_low  exp of x <= 0 for float16 results: 6 terms, one 2^n multiply, no clamp above.
 //   vlog   x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(f/(2+f)) series (f = m-1);
 //          subnormal inputs pre-scaled; x<0 -> NaN, 0 -> -inf, inf -> inf.
 //   vtanh  -m/(m+2), m = expm1(-2|x|) from the same reduction (no cancellation near 0).
@@ -144,6 +145,22 @@ static inline __attribute__((always_inline)) V vexp(V x) {
   V y = p * (V)((n1 + isplat<V>(K::kBias)) << K::kMant) *
         (V)((n2 + isplat<V>(K::kBias)) << K::kMant);
   return x != x ? x : y;
+}
+
+// exp(x) for x <= 0 (or NaN) whose result is rounded to float16 afterwards (Softmax's
+// float16 rows): inputs below -87 are raised to it (exp < 2^-125: zero in any float16
+// result, and 2^n stays normal, so one multiply applies it), no overflow handling, a 6-term
+// Taylor polynomial (relative error < 3e-6 on |r| <= ln2/2, float16's spacing is 2^-10).
+template <class V> static ML_AI V vexp_low(V x) {
+  typedef VT<V> K;
+  typedef typename K::T T;
+  typedef typename K::I I;
+  const V xc = x < T(-87) ? splat<V>(T(-87)) : x;
+  const V t = xc * T(1.4426950408889634) + K::kMagic;
+  const V n = t - K::kMagic;
+  const V r = (xc - n * K::kLn2Hi) - n * K::kLn2Lo;
+  const I ni = (I)t - (I)splat<V>(K::kMagic);
+  return exp_poly<V, 6>(r, 0) * (V)((ni + isplat<V>(K::kBias)) << K::kMant);
 }
 
 // expm1(a) for a in [kTanhLo, 0]: 2^n (e^r - 1) + (2^n - 1), no cancellation at n == 0.
