@@ -7,7 +7,7 @@ from a Lite converter/runtime plugin:
     REGISTER_KERNEL / REGISTER_CUSTOM_KERNEL         register_kernel(..., custom=...)
     REGISTER_KERNEL_INTERFACE                        register_kernel_interface
 
-The passes live in mindlite/jit/passes/ (docs/graph_mode.md, "Passes"), the kernels in
+The passes live in mindlite/jit/passes/ (docs/graph_passes.md, "Passes"), the kernels in
 mindlite/kernels/registry.py (docs/custom_ops.md). Importing this module imports the graph
 pass package; `import mindlite` does not import it.
 """
