@@ -27,6 +27,7 @@
 #include "bind/train_bind.h"
 #include "kernels/elementwise.h"
 #include "kernels/reduce.h"
+#include "runtime/malloc_policy.h"
 #include "runtime/thread_pool.h"
 
 namespace py = pybind11;
@@ -72,6 +73,9 @@ void bind_runtime(py::module_& m) {
   }, py::arg("bytes"), "Outputs of at least `bytes` are written with non-temporal stores "
         "(default: off; MINDLITE_STREAM_BYTES sets it at start).");
   m.def("stream_threshold", &ml::stream_min_bytes);
+  m.def("malloc_tuned", &ml::malloc_tuned,
+        "Whether mindlite set glibc malloc's mmap / trim thresholds at import "
+        "(runtime/malloc_policy.cc; MINDLITE_MALLOC_TUNE=0 keeps glibc's defaults).");
   m.def("kernel_isa", &ml::kernel_isa,
         "Instruction set of the loaded kernel loops: 'avx512', 'avx2' or 'base' "
         "(MINDLITE_ISA=avx2|base forces a lower one; another value fails the import).");
@@ -83,6 +87,7 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "mindlite C++ kernels and runtime";
   if (_import_array() < 0) throw py::error_already_set();
   ml::install_fork_handlers();
+  ml::tune_malloc();
   ml::kernel_tables();
   if (!ml::add_elementwise_functions(m.ptr()) || !ml::add_matmul_functions(m.ptr()) ||
       !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr()) ||
