@@ -109,7 +109,8 @@ def _losses(step, n=5):
 
 def run_twins(cases, args):
     """The PyTorch / JAX sides in a child process (their thread pools and mindlite's must not
-    share one process's cores), from the same initial weights, data and reference losses."""
+    share one process's cores), from the same initial weights, data and reference losses;
+    without mindlite's malloc policy (csrc/runtime/malloc_policy.cc), as their users run."""
     with tempfile.TemporaryDirectory() as tmp:
         for i, (name, init_net, x, y, ref) in enumerate(cases):
             np.savez(os.path.join(tmp, f"{i}.npz"), x=x, y=y, ref=np.asarray(ref),
@@ -117,7 +118,8 @@ def run_twins(cases, args):
         cmd = [sys.executable, os.path.abspath(__file__), "--twins", tmp,
                "--seconds", str(args.seconds)] + (["--no-torch-compile"]
                                                   if args.no_torch_compile else [])
-        out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        env = dict(os.environ, MINDLITE_MALLOC_TUNE="0")   # glibc's defaults, as theirs
+        out = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if out.returncode:
         raise SystemExit(f"the PyTorch/JAX side failed:\n{out.stdout}{out.stderr}")
     result = json.loads(out.stdout.strip().splitlines()[-1])

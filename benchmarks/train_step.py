@@ -15,16 +15,22 @@ zero_grad / backward / step with torch.set_num_threads(2). Same data, and PyTorc
 a copy of mindlite's initial weights; the losses of the first steps are compared before any
 timing, so both sides are seen to compute the same thing.
 
-Prints a markdown table: µs per step (median over many steps after warm-up; the two sides
-take turns in rounds, so load on a shared machine hits both alike) and the ratio
-mindlite / torch. `--profile` then prints cProfile's top functions for one mindlite step of
+Prints a markdown table: µs per step (median over many steps after warm-up) and the ratio
+mindlite / torch. mindlite runs first, every net; then PyTorch in a child process (run_torch_child
+says why), from the same initial weights and data, its first losses checked against
+mindlite's. `--profile` then prints cProfile's top functions for one mindlite step of
 each net.
 """
 import argparse
 import cProfile
 import io
+import json
+import os
 import pstats
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -177,16 +183,6 @@ def median_us(steps, seconds, rounds=6, warmup=20):
     return {side: statistics.median(v) for side, v in samples.items()}
 
 
-def check_same(ms_step, t_step, steps=5):
-    """Both sides' losses over the first steps agree (same weights, data, optimizer)."""
-    a = [float(ms_step().asnumpy()) for _ in range(steps)]
-    b = [float(t_step().item()) for _ in range(steps)]
-    err = max(abs(u - v) for u, v in zip(a, b))
-    if err > 1e-4 * max(1.0, max(abs(v) for v in b)):
-        raise SystemExit(f"mindlite and PyTorch disagree: losses {a} vs {b}")
-    return err
-
-
 def profile(name, step, steps=200, top=15):
     for _ in range(20):
         step()
@@ -214,32 +210,85 @@ WORKLOADS = (("MLP 64-128-10", mindlite_mlp, (BATCH, 64)),
               (64, 32, 128)))
 
 
+def _data(rng, make, shape):
+    x = rng.standard_normal(shape).astype(np.float32)
+    batch = shape[1] if make in (mindlite_lstm, mindlite_encoder) else shape[0]
+    return x, rng.integers(0, 10, batch).astype(np.int32)
+
+
+def _losses(step, n=5):
+    """The losses of the next n steps, as floats (a mindlite Tensor or a torch scalar)."""
+    out = []
+    for _ in range(n):
+        v = step()
+        out.append(float(v.asnumpy()) if hasattr(v, "asnumpy") else float(v.item()))
+    return out
+
+
+def run_torch_child(folder, seconds):
+    """The PyTorch side in a child process: its OpenMP pool and mindlite's threads must not
+    share one process's two cores (a spinning pool takes the core the other side's second
+    thread needs), and mindlite's malloc policy (csrc/runtime/malloc_policy.cc) must not
+    speed PyTorch up (MINDLITE_MALLOC_TUNE=0 there: PyTorch gets glibc's defaults, as a
+    PyTorch user does)."""
+    env = dict(os.environ, MINDLITE_MALLOC_TUNE="0")
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--torch-child", folder,
+                          "--seconds", str(seconds)], env=env, capture_output=True, text=True,
+                         check=False)
+    if out.returncode:
+        raise SystemExit(f"the PyTorch side failed:\n{out.stdout}{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def torch_child_main(folder, seconds):
+    """Rebuilds each net from the saved initial weights, checks PyTorch's first losses
+    against mindlite's, times PyTorch's step; prints {name: [µs, loss diff]} as JSON."""
+    result = {}
+    for i, (name, make, _) in enumerate(WORKLOADS):
+        data = np.load(os.path.join(folder, f"{i}.npz"))
+        net = make()
+        for k, p in enumerate(net.trainable_params()):
+            p.set_data(Tensor(data[f"arr_{k}"]))
+        twin = torch_seq_like if isinstance(net, SeqNet) else torch_like
+        t_step = torch_step(twin(net), data["x"], data["y"])
+        ref = list(data["ref"])
+        got = _losses(t_step)
+        err = max(abs(u - v) for u, v in zip(ref, got))
+        if err > 1e-4 * max(1.0, max(abs(v) for v in got)):
+            raise SystemExit(f"mindlite and PyTorch disagree on {name}: {ref} vs {got}")
+        result[name] = [median_us({"torch": t_step}, seconds)["torch"], err]
+    print(json.dumps(result))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seconds", type=float, default=2.0, help="timing budget per side and net")
     p.add_argument("--profile", action="store_true", help="cProfile one mindlite step of each")
+    p.add_argument("--torch-child", help=argparse.SUPPRESS)    # the child process's mode
     args = p.parse_args()
+    if args.torch_child:
+        return torch_child_main(args.torch_child, args.seconds)
     rng = np.random.default_rng(0)
-    rows, steps = [], {}
-    for name, make, shape in WORKLOADS:
-        ms.set_seed(0)
-        x = rng.standard_normal(shape).astype(np.float32)
-        batch = shape[1] if make in (mindlite_lstm, mindlite_encoder) else shape[0]
-        y = rng.integers(0, 10, batch).astype(np.int32)
-        net = make()
-        twin = torch_seq_like if isinstance(net, SeqNet) else torch_like
-        t_net = twin(net) if torch else None           # copied before mindlite trains
-        ms_step = mindlite_step(net, x, y)
-        steps[name] = ms_step
-        if torch:
-            t_step = torch_step(t_net, x, y)
-            err = check_same(ms_step, t_step)
-            us = median_us({"mindlite": ms_step, "torch": t_step}, args.seconds)
-            rows.append(f"| {name}, batch {batch} | {us['mindlite']:.1f} | {us['torch']:.1f} | "
-                        f"{us['mindlite'] / us['torch']:.2f} | {err:.1e} |")
+    rows, steps, mine = [], {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (name, make, shape) in enumerate(WORKLOADS):
+            ms.set_seed(0)
+            x, y = _data(rng, make, shape)
+            net = make()
+            init = [p.asnumpy().copy() for p in net.trainable_params()]   # before training
+            ms_step = mindlite_step(net, x, y)
+            steps[name] = ms_step
+            ref = _losses(ms_step)
+            np.savez(os.path.join(tmp, f"{i}.npz"), *init, x=x, y=y, ref=np.asarray(ref))
+            mine[name] = (y.size, median_us({"mindlite": ms_step}, args.seconds)["mindlite"])
+        theirs = run_torch_child(tmp, args.seconds) if torch else {}
+    for name, (batch, us) in mine.items():
+        if name in theirs:
+            t_us, err = theirs[name]
+            rows.append(f"| {name}, batch {batch} | {us:.1f} | {t_us:.1f} | {us / t_us:.2f} | "
+                        f"{err:.1e} |")
         else:
-            us = median_us({"mindlite": ms_step}, args.seconds)
-            rows.append(f"| {name}, batch {batch} | {us['mindlite']:.1f} | - | - | - |")
+            rows.append(f"| {name}, batch {batch} | {us:.1f} | - | - | - |")
     print(f"One training step (forward + backward + SGD momentum {MOMENTUM}), float32, "
           f"median µs, torch threads: {torch.get_num_threads() if torch else '-'}\n")
     print("| workload | mindlite µs | torch µs | mindlite/torch | first-5-steps loss diff |")
