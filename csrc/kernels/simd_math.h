@@ -5,6 +5,7 @@
 // include any header. Functions are written once for both precisions through VT<V> traits:
 //   vexp   Cody-Waite reduction x = n ln2 + r, Taylor polynomial of exp(r) on |r| <= ln2/2,
 //          2^n applied in two halves so subnormal results round once; NaN/inf exact.
+//   vexp_normal  vexp on [-86, 0] (results normal: 2^n in one multiply), same bits.
 //   vexp_low  exp of x <= 0 for float16 results: 6 terms, one 2^n multiply, no clamp above.
 //   vlog   x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(f/(2+f)) series (f = m-1);
 //          subnormal inputs pre-scaled; x<0 -> NaN, 0 -> -inf, inf -> inf.
@@ -145,6 +146,20 @@ static inline __attribute__((always_inline)) V vexp(V x) {
   V y = p * (V)((n1 + isplat<V>(K::kBias)) << K::kMant) *
         (V)((n2 + isplat<V>(K::kBias)) << K::kMant);
   return x != x ? x : y;
+}
+
+// vexp(x) for x in [kNormalLo, 0] (or NaN), bit for bit: the same reduction and polynomial,
+// with 2^n as one multiply (n >= -125 there, so p 2^n is normal and both ways are exact).
+// Callers check the range themselves (Softmax's x - max: any lane below takes vexp).
+template <class V> static ML_AI V vexp_normal(V x) {
+  typedef VT<V> K;
+  typedef typename K::T T;
+  typedef typename K::I I;
+  const V t = x * T(1.4426950408889634) + K::kMagic;
+  const V n = t - K::kMagic;
+  const V r = (x - n * K::kLn2Hi) - n * K::kLn2Lo;
+  const I ni = (I)t - (I)splat<V>(K::kMagic);
+  return exp_poly<V>(r, 0) * (V)((ni + isplat<V>(K::kBias)) << K::kMant);
 }
 
 // exp(x) for x <= 0 (or NaN) whose result is rounded to float16 afterwards (Softmax's
