@@ -1,4 +1,9 @@
-"""float16 Softmax over rows of 16 lanes or more: the float32 row loop with vexp_low and
+"""Softmax rows in C++ (kernels/softmax_loops.inc).
+
+float32 / float64: exp by vexp_normal while every x - max of a row is in [-86, 0], the row done
+again with vexp when a lane is below: both ways checked against float64 here.
+
+float16 Softmax over rows of 16 lanes or more: the float32 row loop with vexp_low and
 float32 sums (kernels/softmax_loops.inc, kSoftmaxToF16), whose result is rounded to float16
 once. Checked against the float64 softmax rounded to float16 (at most 1 ulp apart), with
 -inf, +inf, NaN, ties, tiny and huge spreads, on rows that are and are not whole vectors."""
@@ -68,3 +73,26 @@ def test_functional_softmax_float16_matches_float32_rounded():
     got = ops.softmax(Tensor(x), -1).asnumpy()
     assert got.dtype == np.float16
     assert ulp_apart(got, reference(x)) <= 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([np.float32, np.float64]), st.integers(1, 3), st.integers(16, 90),
+       st.sampled_from([1.0, 20.0, 60.0, 200.0]), st.data())
+def test_float_rows_fast_and_redone_exp(dtype, rows, cols, spread, data):
+    """Spreads of 20 stay on the fast exp; 60 and 200 push lanes past -86 (the redo), as do
+    -inf lanes; NaN rows stay NaN."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    x = (rng.standard_normal((rows, cols)) * spread).astype(dtype)
+    picks = data.draw(arrays(np.int64, 2, elements=st.integers(0, rows * cols - 1)))
+    x.flat[picks] = data.draw(st.sampled_from([0.0, -np.inf, np.nan, -100.0, 90.0]))
+    got = ops.softmax(Tensor(x), -1).asnumpy()
+    x64 = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(x64 - x64.max(-1, keepdims=True))
+        want = e / e.sum(-1, keepdims=True)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    # float32: x - max rounds (|d| eps relative in exp); float64: a few ulp
+    eps = np.finfo(dtype).eps
+    tol = eps * (8 + np.abs(np.nan_to_num(x64 - x64.max(-1, keepdims=True), neginf=0)))
+    ok = ~np.isnan(want)
+    assert (np.abs(got[ok] - want[ok]) <= tol[ok] * want[ok] + np.finfo(dtype).tiny * 4).all()
