@@ -7,14 +7,21 @@
 // in place from the reserve), and column sums the bias gradients. On a large layer the work off the
 // recurrence (the input projection, dx and dW) runs in about four chunks of steps on a second
 // thread, overlapping the sequential steps (Pipeline); results do not depend on it beyond the order
-// of dW's sum, which is fixed.
+// of dW's sum, which is fixed. The backward's chunk jobs queue up (ChunkQueue) for the second
+// thread, and the caller shares what is left once its steps are done.
 #include "kernels/rnn.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "kernels/blas_threads.h"
@@ -139,6 +146,99 @@ class Pipeline {
   std::future<void> fut_;
 };
 
+// The backward's jobs off the recurrence (per chunk of steps: dx, the dW_ih and the dW_hh
+// GEMM), each kind in the order pushed. While the caller walks the steps, a second thread runs
+// them one after another (push never waits). finish() lets that thread end its current job,
+// then the caller runs what is left of dx and dW_ih while a thread runs what is left of dW_hh:
+// the jobs outweigh the steps about 3:1 (an LSTM: three GEMMs a chunk against one dh GEMM a
+// step), so a one-slot hand-off (Pipeline) left the caller waiting at every chunk and every job
+// on one thread. Each GEMM runs on one BLAS thread, and the jobs of one kind run in push order
+// on one thread at a time, so every sum (dW's over the chunks included) is as on one thread.
+class ChunkQueue {
+ public:
+  enum Kind { kFirst = 0, kSecond = 1 };  // kSecond: finish() hands these to another thread
+
+  explicit ChunkQueue(bool on) : on_(on), caller_was_single_(t_single) {
+    if (on_) t_single = true;
+  }
+  ~ChunkQueue() {
+    if (worker_.joinable()) stop_worker();
+    t_single = caller_was_single_;
+  }
+  void push(Kind kind, std::function<void()> job) {
+    if (!on_) return job();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.emplace_back(kind, std::move(job));
+    }
+    if (!worker_.joinable()) {
+      worker_ = std::thread([this] { work(); });
+    } else {
+      cv_.notify_one();
+    }
+  }
+  void finish() {
+    if (!on_) return;
+    if (worker_.joinable()) stop_worker();
+    if (error_) std::rethrow_exception(error_);  // a job's bad_alloc, as on the caller
+    std::vector<std::function<void()>> first, second;
+    for (auto& kj : jobs_) (kj.first == kSecond ? second : first).push_back(std::move(kj.second));
+    jobs_.clear();
+    std::future<void> other;
+    if (!second.empty()) {
+      other = std::async(std::launch::async, [&second] {
+        t_single = true;
+        for (auto& job : second) job();
+      });
+    }
+    try {
+      for (auto& job : first) job();
+    } catch (...) {
+      if (other.valid()) other.wait();
+      throw;
+    }
+    if (other.valid()) other.get();
+  }
+
+ private:
+  void stop_worker() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    worker_.join();
+  }
+  void work() {
+    t_single = true;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+      if (stop_) return;
+      std::function<void()> job = std::move(jobs_.front().second);
+      jobs_.pop_front();
+      lock.unlock();
+      try {
+        job();
+      } catch (...) {
+        lock.lock();
+        error_ = std::current_exception();
+        stop_ = true;
+        return;
+      }
+      lock.lock();
+    }
+  }
+
+  bool on_, caller_was_single_;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<Kind, std::function<void()>>> jobs_;
+  std::thread worker_;
+};
+
 // Steps per task when a layer of `work` GEMM multiply-adds overlaps (about 4 tasks), else all.
 int64_t chunk_steps(int64_t steps, int64_t work) {
   return steps >= 2 && work >= g_overlap_mnk ? (steps + 3) / 4 : (steps > 0 ? steps : 1);
@@ -249,18 +349,27 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
   // dx and the weight gradients of steps [a, b), added to those of the later steps: on the
   // second thread while the earlier steps run (one call at the end when the layer is small)
   const int64_t chunk = chunk_steps(d.t, rows * gh * (d.i + H));
-  auto weights = [=](int64_t a, int64_t b, T beta) {
+  auto dx_of = [=](int64_t a, int64_t b) {
+    if (!dx) return;
     const int64_t r0 = a * N, nr = (b - a) * N;
-    if (dx) {
-      gemm<T>(false, false, nr, d.i, gh, d_in + r0 * gh, gh, w_ih, d.i, T(0), dx + r0 * d.i,
-              d.i);
-    }
+    gemm<T>(false, false, nr, d.i, gh, d_in + r0 * gh, gh, w_ih, d.i, T(0), dx + r0 * d.i, d.i);
+  };
+  auto dw_ih_of = [=](int64_t a, int64_t b, T beta) {
+    const int64_t r0 = a * N, nr = (b - a) * N;
     gemm<T>(true, false, gh, d.i, nr, d_in + r0 * gh, gh, x + r0 * d.i, d.i, beta, dw_ih, d.i);
+  };
+  auto dw_hh_of = [=](int64_t a, int64_t b, T beta) {
+    const int64_t r0 = a * N, nr = (b - a) * N;
     gemm<T>(true, false, gh, H, nr, d_rec + r0 * gh, gh, reserve + r0 * wid, wid, beta, dw_hh,
             H);  // h_prev, read in place from the reserve
   };
+  auto weights = [=](int64_t a, int64_t b, T beta) {
+    dx_of(a, b);
+    dw_ih_of(a, b, beta);
+    dw_hh_of(a, b, beta);
+  };
   if (d.t == 0) weights(0, 0, T(0));  // zero weight gradients
-  Pipeline pipe(chunk < d.t);
+  ChunkQueue jobs(chunk < d.t);
   for (int64_t t = d.t - 1; t >= 0; --t) {
     const T* m = mask + t * N;
     const T* res = reserve + t * N * wid;
@@ -281,10 +390,12 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
     if (t % chunk == 0) {
       const int64_t b = std::min(d.t, t + chunk);
       const T beta = b == d.t ? T(0) : T(1);  // the first task (the last steps) writes
-      pipe.submit([=] { weights(t, b, beta); });
+      jobs.push(ChunkQueue::kFirst, [=] { dx_of(t, b); });
+      jobs.push(ChunkQueue::kFirst, [=] { dw_ih_of(t, b, beta); });
+      jobs.push(ChunkQueue::kSecond, [=] { dw_hh_of(t, b, beta); });
     }
   }
-  pipe.wait();
+  jobs.finish();
   column_sums(d_in, rows, gh, db_ih);
   column_sums(d_rec, rows, gh, db_hh);
 }
