@@ -1,0 +1,146 @@
+// The two threads of a large recurrent layer (kernels/rnn.cc): the work off the recurrence
+// (the input projection; dx and the weight gradients) runs on a second thread while the caller
+// walks the steps. t_single marks a thread whose GEMMs run on one BLAS thread meanwhile.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace mindlite {
+namespace rnn_overlap {
+
+inline thread_local bool t_single = false;  // this thread's GEMMs on one thread (overlapping)
+
+// Runs the tasks it is given one after another on a second thread while the caller goes on
+// (submit first waits for the previous task), or each at once on the caller when off. Both
+// threads run their GEMMs on one BLAS thread meanwhile. The order of the tasks, and so every
+// sum, is the same either way.
+class Pipeline {
+ public:
+  explicit Pipeline(bool on) : on_(on), caller_was_single_(t_single) {
+    if (on_) t_single = true;
+  }
+  ~Pipeline() {
+    if (fut_.valid()) fut_.wait();
+    t_single = caller_was_single_;
+  }
+  template <class F>
+  void submit(F task) {
+    if (!on_) return task();
+    wait();
+    fut_ = std::async(std::launch::async, [task] {
+      t_single = true;
+      task();
+    });
+  }
+  void wait() {
+    if (fut_.valid()) fut_.get();  // a task's exception (bad_alloc) goes on in the caller
+  }
+
+ private:
+  bool on_, caller_was_single_;
+  std::future<void> fut_;
+};
+
+// The backward's jobs off the recurrence (per chunk of steps: dx, the dW_ih and the dW_hh
+// GEMM), each kind in the order pushed. While the caller walks the steps, a second thread runs
+// them one after another (push never waits). finish() lets that thread end its current job,
+// then the caller runs what is left of dx and dW_ih while a thread runs what is left of dW_hh:
+// the jobs outweigh the steps about 3:1 (an LSTM: three GEMMs a chunk against one dh GEMM a
+// step), so a one-slot hand-off (Pipeline) left the caller waiting at every chunk and every job
+// on one thread. Each GEMM runs on one BLAS thread, and the jobs of one kind run in push order
+// on one thread at a time, so every sum (dW's over the chunks included) is as on one thread.
+class ChunkQueue {
+ public:
+  enum Kind { kFirst = 0, kSecond = 1 };  // kSecond: finish() hands these to another thread
+
+  explicit ChunkQueue(bool on) : on_(on), caller_was_single_(t_single) {
+    if (on_) t_single = true;
+  }
+  ~ChunkQueue() {
+    if (worker_.joinable()) stop_worker();
+    t_single = caller_was_single_;
+  }
+  void push(Kind kind, std::function<void()> job) {
+    if (!on_) return job();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.emplace_back(kind, std::move(job));
+    }
+    if (!worker_.joinable()) {
+      worker_ = std::thread([this] { work(); });
+    } else {
+      cv_.notify_one();
+    }
+  }
+  void finish() {
+    if (!on_) return;
+    if (worker_.joinable()) stop_worker();
+    if (error_) std::rethrow_exception(error_);  // a job's bad_alloc, as on the caller
+    std::vector<std::function<void()>> first, second;
+    for (auto& kj : jobs_) (kj.first == kSecond ? second : first).push_back(std::move(kj.second));
+    jobs_.clear();
+    std::future<void> other;
+    if (!second.empty()) {
+      other = std::async(std::launch::async, [&second] {
+        t_single = true;
+        for (auto& job : second) job();
+      });
+    }
+    try {
+      for (auto& job : first) job();
+    } catch (...) {
+      if (other.valid()) other.wait();
+      throw;
+    }
+    if (other.valid()) other.get();
+  }
+
+ private:
+  void stop_worker() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    worker_.join();
+  }
+  void work() {
+    t_single = true;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+      if (stop_) return;
+      std::function<void()> job = std::move(jobs_.front().second);
+      jobs_.pop_front();
+      lock.unlock();
+      try {
+        job();
+      } catch (...) {
+        lock.lock();
+        error_ = std::current_exception();
+        stop_ = true;
+        return;
+      }
+      lock.lock();
+    }
+  }
+
+  bool on_, caller_was_single_;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<Kind, std::function<void()>>> jobs_;
+  std::thread worker_;
+};
+
+}  // namespace rnn_overlap
+}  // namespace mindlite
