@@ -97,8 +97,25 @@ def test_overlapped_chunks_equal_numpy(mode):
         for dt in (np.float32, np.float64):
             _check_layer(mode, dt, 7, 3, 5, 19, True, 11)
             _check_layer(mode, dt, 2, 1, 2, 3, False, 12)
+            _check_layer(mode, dt, 5, 17, 4, 9, True, 13)    # the forward's two sample blocks
     finally:
         rnn_overlap_above(1 << 22)
+
+
+@pytest.mark.parametrize("mode", sorted(GATES))
+def test_forward_blocks_do_not_depend_on_threads(mode):
+    """A large layer's forward runs two blocks of samples on two threads: one thread (the
+    blocks one after the other) gives the same bits."""
+    from mindlite._C import set_num_threads
+    args = _layer_args(np.random.default_rng(3), mode, np.float32, 9, 40, 64, 96, True)
+    two = rnn_cpp.rnn_layer_cpp(*args, mode=mode)
+    set_num_threads(1)
+    try:
+        one = rnn_cpp.rnn_layer_cpp(*args, mode=mode)
+    finally:
+        set_num_threads(0)
+    for p, q in zip(two, one):
+        np.testing.assert_array_equal(p, q)
 
 
 def test_blas_thread_count_survives_four_threads():

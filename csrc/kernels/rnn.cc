@@ -1,14 +1,15 @@
 // Time loops of the fused recurrent layers (see rnn.h). Forward: proj = x W_ih^T for all T N rows
-// in one GEMM (the gate loops add the biases); per step t one GEMM adds h W_hh^T into proj[t]
-// (LSTM, RNN; GRU writes it to its own buffer, its n gate needs r (h W_hn^T + b_hn)), then the gate
-// loop of every sample. Backward walks the steps in reverse: the gate loop writes d_in[t] (and
-// GRU's d_rec[t]) and leaves in dh what reaches the previous state directly, then one GEMM adds
-// d_rec[t] W_hh; one GEMM each gives dx (skipped when dx is null), dW_ih and dW_hh (h_prev is read
-// in place from the reserve), and column sums the bias gradients. On a large layer the work off the
-// recurrence (the input projection, dx and dW) runs in about four chunks of steps on a second
-// thread, overlapping the sequential steps (Pipeline); results do not depend on it beyond the order
-// of dW's sum, which is fixed. The backward's chunk jobs queue up (ChunkQueue) for the second
-// thread, and the caller shares what is left once its steps are done.
+// (the gate loops add the biases); per step t one GEMM adds h W_hh^T into proj[t] (LSTM, RNN; GRU
+// writes it to its own buffer, its n gate needs r (h W_hn^T + b_hn)), then the gate loop of every
+// sample. On a large layer the projection runs in two halves of its rows and the time loop in two
+// blocks of samples, each on its own thread (a sample's state never meets another's); the blocks
+// are a rule of the shapes, so the results do not depend on the threads. Backward walks the steps
+// in reverse: the gate loop writes d_in[t] (and GRU's d_rec[t]) and leaves in dh what reaches the
+// previous state directly, then one GEMM adds d_rec[t] W_hh; one GEMM each gives dx (skipped when
+// dx is null), dW_ih and dW_hh (h_prev is read in place from the reserve), and column sums the
+// bias gradients. On a large layer those GEMMs run in about four chunks of steps on a second
+// thread while the steps go on (ChunkQueue, kernels/rnn_overlap.h), the caller sharing what is
+// left when its steps are done; the order of dW's sum is fixed either way.
 #include "kernels/rnn.h"
 
 #include <algorithm>
@@ -21,13 +22,16 @@
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "kernels/rnn_overlap.h"
+#include "runtime/thread_pool.h"
 
 namespace mindlite {
 namespace {
 
 using rnn_overlap::ChunkQueue;
-using rnn_overlap::Pipeline;
+using rnn_overlap::run_two;
 using rnn_overlap::t_single;
+
+constexpr int64_t kMinBlock = 8;  // samples of a block of the forward's time loop
 
 constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;  // CBLAS enum values
 
@@ -157,15 +161,16 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
   std::copy(h0, h0 + N * H, hn);
   std::copy(c0, c0 + N * H, cn);
   auto proj = buffer<T>(rows * gh);
-  // the projection of steps [c chunk, (c + 1) chunk): the next chunk's on the second thread
-  // while this one's steps run (one call up front when the layer is small)
-  const int64_t chunk = chunk_steps(d.t, rows * gh * (d.i + H));
-  auto project = [=, p = proj.get()](int64_t c) {
-    const int64_t r0 = c * chunk * N, nr = (std::min(d.t, (c + 1) * chunk) - c * chunk) * N;
-    gemm<T>(false, true, nr, gh, d.i, x + r0 * d.i, d.i, w_ih, d.i, T(0), p + r0 * gh, gh);
+  // A large layer: the projection in two halves of its rows, then the time loop in two blocks
+  // of samples (a sample's state never meets another's), each on its own thread. The blocks
+  // are a rule of the shapes alone, so the results do not depend on the threads.
+  const bool split = d.t >= 2 && N >= 2 * kMinBlock && rows * gh * (d.i + H) >= g_overlap_mnk;
+  const bool threads = split && max_threads() >= 2 && get_num_threads() != 1;
+  auto project = [=, p = proj.get()](int64_t r0, int64_t r1) {
+    gemm<T>(false, true, r1 - r0, gh, d.i, x + r0 * d.i, d.i, w_ih, d.i, T(0), p + r0 * gh, gh);
   };
-  Pipeline pipe(chunk < d.t);
-  project(0);
+  const int64_t half = split ? rows / 2 : rows;
+  run_two(threads, [&] { project(0, half); }, [&] { project(half, rows); });
   // the gate loops add the biases: b_ih + b_hh, except GRU's n part, b_ih only there (b_hn
   // goes inside r * (h W_hn^T + b_hn))
   std::vector<T> bias(b_ih, b_ih + gh);
@@ -173,34 +178,37 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
   for (int64_t j = 0; j < fold; ++j) bias[j] += b_hh[j];
   auto rec = buffer<T>(mode == kRnnGru ? N * gh : 0);
   const bool relu = mode == kRnnRelu;
-  for (int64_t t = 0; t < d.t; ++t) {
-    if (t % chunk == 0) {
-      pipe.wait();
-      if (t + chunk < d.t) pipe.submit([=] { project(t / chunk + 1); });
-    }
-    T* pre = proj.get() + t * N * gh;
-    const T* m = mask + t * N;
-    T* res = reserve + t * N * wid;
-    T* yt = y + t * N * H;
-    if (mode == kRnnGru) {
-      gemm<T>(false, true, N, gh, H, hn, H, w_hh, H, T(0), rec.get(), gh);
-      for (int64_t s = 0; s < N; ++s) {
-        fns.gru_fwd(pre + s * gh, bias.data(), rec.get() + s * gh, b_hh + 2 * H, hn + s * H,
-                    res + s * wid, yt + s * H, m[s], H);
+  auto steps = [&](int64_t s0, int64_t s1) {       // samples [s0, s1), every step
+    const int64_t n = s1 - s0;
+    T* hb = hn + s0 * H;
+    for (int64_t t = 0; t < d.t; ++t) {
+      T* pre = proj.get() + (t * N + s0) * gh;
+      const T* m = mask + t * N;
+      T* res = reserve + t * N * wid;
+      T* yt = y + t * N * H;
+      if (mode == kRnnGru) {
+        T* rb = rec.get() + s0 * gh;
+        gemm<T>(false, true, n, gh, H, hb, H, w_hh, H, T(0), rb, gh);
+        for (int64_t s = s0; s < s1; ++s) {
+          fns.gru_fwd(pre + (s - s0) * gh, bias.data(), rb + (s - s0) * gh, b_hh + 2 * H,
+                      hn + s * H, res + s * wid, yt + s * H, m[s], H);
+        }
+        continue;
       }
-      continue;
-    }
-    gemm<T>(false, true, N, gh, H, hn, H, w_hh, H, T(1), pre, gh);
-    for (int64_t s = 0; s < N; ++s) {
-      if (mode == kRnnLstm) {
-        fns.lstm_fwd(pre + s * gh, bias.data(), hn + s * H, cn + s * H, res + s * wid,
-                     yt + s * H, m[s], H);
-      } else {
-        fns.rnn_fwd(pre + s * gh, bias.data(), hn + s * H, res + s * wid, yt + s * H, m[s],
-                    relu, H);
+      gemm<T>(false, true, n, gh, H, hb, H, w_hh, H, T(1), pre, gh);
+      for (int64_t s = s0; s < s1; ++s) {
+        T* ps = pre + (s - s0) * gh;
+        if (mode == kRnnLstm) {
+          fns.lstm_fwd(ps, bias.data(), hn + s * H, cn + s * H, res + s * wid, yt + s * H, m[s],
+                       H);
+        } else {
+          fns.rnn_fwd(ps, bias.data(), hn + s * H, res + s * wid, yt + s * H, m[s], relu, H);
+        }
       }
     }
-  }
+  };
+  const int64_t n0 = split ? N / 2 : N;
+  run_two(threads, [&] { steps(0, n0); }, [&] { steps(n0, N); });
 }
 
 template <class T>

@@ -1,6 +1,7 @@
-// The two threads of a large recurrent layer (kernels/rnn.cc): the work off the recurrence
-// (the input projection; dx and the weight gradients) runs on a second thread while the caller
-// walks the steps. t_single marks a thread whose GEMMs run on one BLAS thread meanwhile.
+// The two threads of a large recurrent layer (kernels/rnn.cc): the forward runs its
+// projection and then its time loop in two halves at once (run_two); the backward's work off
+// the recurrence (dx and the weight gradients) runs on a second thread while the caller walks
+// the steps (ChunkQueue). t_single marks a thread whose GEMMs run on one BLAS thread meanwhile.
 #pragma once
 
 #include <condition_variable>
@@ -18,43 +19,12 @@ namespace rnn_overlap {
 
 inline thread_local bool t_single = false;  // this thread's GEMMs on one thread (overlapping)
 
-// Runs the tasks it is given one after another on a second thread while the caller goes on
-// (submit first waits for the previous task), or each at once on the caller when off. Both
-// threads run their GEMMs on one BLAS thread meanwhile. The order of the tasks, and so every
-// sum, is the same either way.
-class Pipeline {
- public:
-  explicit Pipeline(bool on) : on_(on), caller_was_single_(t_single) {
-    if (on_) t_single = true;
-  }
-  ~Pipeline() {
-    if (fut_.valid()) fut_.wait();
-    t_single = caller_was_single_;
-  }
-  template <class F>
-  void submit(F task) {
-    if (!on_) return task();
-    wait();
-    fut_ = std::async(std::launch::async, [task] {
-      t_single = true;
-      task();
-    });
-  }
-  void wait() {
-    if (fut_.valid()) fut_.get();  // a task's exception (bad_alloc) goes on in the caller
-  }
-
- private:
-  bool on_, caller_was_single_;
-  std::future<void> fut_;
-};
-
 // The backward's jobs off the recurrence (per chunk of steps: dx, the dW_ih and the dW_hh
 // GEMM), each kind in the order pushed. While the caller walks the steps, a second thread runs
 // them one after another (push never waits). finish() lets that thread end its current job,
 // then the caller runs what is left of dx and dW_ih while a thread runs what is left of dW_hh:
 // the jobs outweigh the steps about 3:1 (an LSTM: three GEMMs a chunk against one dh GEMM a
-// step), so a one-slot hand-off (Pipeline) left the caller waiting at every chunk and every job
+// step), so a one-slot hand-off left the caller waiting at every chunk and every job
 // on one thread. Each GEMM runs on one BLAS thread, and the jobs of one kind run in push order
 // on one thread at a time, so every sum (dW's over the chunks included) is as on one thread.
 class ChunkQueue {
@@ -141,6 +111,31 @@ class ChunkQueue {
   std::deque<std::pair<Kind, std::function<void()>>> jobs_;
   std::thread worker_;
 };
+
+// fa() on the caller and fb() on a second thread at once when `threads`, else one after the
+// other; both keep their GEMMs on one BLAS thread meanwhile. Their results never depend on it.
+template <class A, class B>
+void run_two(bool threads, A&& fa, B&& fb) {
+  if (!threads || t_single) {
+    fa();
+    fb();
+    return;
+  }
+  t_single = true;
+  auto other = std::async(std::launch::async, [&fb] {
+    t_single = true;
+    fb();
+  });
+  try {
+    fa();
+  } catch (...) {
+    other.wait();
+    t_single = false;
+    throw;
+  }
+  t_single = false;
+  other.get();  // fb's exception (bad_alloc) goes on in the caller
+}
 
 }  // namespace rnn_overlap
 }  // namespace mindlite
