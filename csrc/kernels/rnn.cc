@@ -278,7 +278,11 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
   }
   jobs.finish();
   column_sums(d_in, rows, gh, db_ih);
-  column_sums(d_rec, rows, gh, db_hh);
+  if (d_rec == d_in) {
+    std::copy(db_ih, db_ih + gh, db_hh);  // LSTM, RNN: both biases see the same d_in
+  } else {
+    column_sums(d_rec, rows, gh, db_hh);
+  }
 }
 
 #define ML_RNN_INSTANTIATE(T)                                                                 \
