@@ -271,7 +271,7 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
     if (t % chunk == 0) {
       const int64_t b = std::min(d.t, t + chunk);
       const T beta = b == d.t ? T(0) : T(1);  // the first task (the last steps) writes
-      jobs.push(ChunkQueue::kFirst, [=] { dx_of(t, b); });
+      jobs.push(ChunkQueue::kAny, [=] { dx_of(t, b); });
       jobs.push(ChunkQueue::kFirst, [=] { dw_ih_of(t, b, beta); });
       jobs.push(ChunkQueue::kSecond, [=] { dw_hh_of(t, b, beta); });
     }

@@ -22,14 +22,18 @@ inline thread_local bool t_single = false;  // this thread's GEMMs on one thread
 // The backward's jobs off the recurrence (per chunk of steps: dx, the dW_ih and the dW_hh
 // GEMM), each kind in the order pushed. While the caller walks the steps, a second thread runs
 // them one after another (push never waits). finish() lets that thread end its current job,
-// then the caller runs what is left of dx and dW_ih while a thread runs what is left of dW_hh:
+// then the caller runs what is left of dW_ih and a thread what is left of dW_hh, the dx jobs
+// shared out between them:
 // the jobs outweigh the steps about 3:1 (an LSTM: three GEMMs a chunk against one dh GEMM a
 // step), so a one-slot hand-off left the caller waiting at every chunk and every job
 // on one thread. Each GEMM runs on one BLAS thread, and the jobs of one kind run in push order
 // on one thread at a time, so every sum (dW's over the chunks included) is as on one thread.
 class ChunkQueue {
  public:
-  enum Kind { kFirst = 0, kSecond = 1 };  // kSecond: finish() hands these to another thread
+  // finish() runs the kFirst jobs left on the caller, the kSecond ones on another thread
+  // (each in push order), and spreads the kAny ones (independent, about as costly) between
+  // the two so both end together
+  enum Kind { kFirst = 0, kSecond = 1, kAny = 2 };
 
   explicit ChunkQueue(bool on) : on_(on), caller_was_single_(t_single) {
     if (on_) t_single = true;
@@ -55,7 +59,12 @@ class ChunkQueue {
     if (worker_.joinable()) stop_worker();
     if (error_) std::rethrow_exception(error_);  // a job's bad_alloc, as on the caller
     std::vector<std::function<void()>> first, second;
-    for (auto& kj : jobs_) (kj.first == kSecond ? second : first).push_back(std::move(kj.second));
+    std::vector<std::function<void()>> any;
+    for (auto& kj : jobs_) {
+      (kj.first == kFirst ? first : kj.first == kSecond ? second : any)
+          .push_back(std::move(kj.second));
+    }
+    for (auto& job : any) (first.size() <= second.size() ? first : second).push_back(job);
     jobs_.clear();
     std::future<void> other;
     if (!second.empty()) {
