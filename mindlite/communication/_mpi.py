@@ -32,7 +32,7 @@ _PENDING = {}                       # thread id -> (op, group, start) of its blo
 LOCK = threading.Lock()             # init / release, and the one watchdog, under threads
 _TIMEOUT = [600.0]
 SPIN_S = 5e-4                       # busy-test this long before yielding the CPU between tests
-BLOCKING_MIN = 2 << 20              # bytes from which collectives move data by blocking calls
+BLOCKING_MIN = 1 << 20              # bytes from which collectives move data by blocking calls
 
 
 def mpi_module():
@@ -168,8 +168,9 @@ def move(op, group, comm, nbytes, method, *args):
     BLOCKING_MIN: the blocking form, once every rank has arrived (the shape check, or an
     Ibarrier when it is off), so no rank busy-polls for a late peer. NOTE: MPI's blocking
     collectives use tuned algorithms its non-blocking ones lack: measured on an idle machine
-    (Open MPI 4.1), Iallreduce fell to 0.2-0.5x Allreduce's bandwidth from 4 MB, while at
-    1 MB and below it was on par and, on a loaded machine, much faster (no busy-polling)."""
+    (Open MPI 4.1), Iallreduce fell to 0.2-0.5x Allreduce's bandwidth from 4 MB, and to 0.6x
+    at 1 MB on 2 ranks (4.7 against 7.7 GB/s; on par on 4); below 1 MB it was on par and, on
+    a loaded machine, much faster (no busy-polling)."""
     if nbytes >= BLOCKING_MIN:
         if not _CHECK[0]:
             wait(op, group, comm.Ibarrier())
