@@ -166,7 +166,9 @@ class GradExecutor(threading.local):
                 douts = [grads.get(id(o)) for o in out]
                 if all(d is None for d in douts):
                     continue
-                dout = tuple(zeros_like_tensor(o) if d is None else d for o, d in zip(out, douts))
+                unused = getattr(prim, "unused_douts", ())     # outputs its bprop never reads
+                dout = tuple(d if d is not None or i in unused else zeros_like_tensor(o)
+                             for i, (o, d) in enumerate(zip(out, douts)))
             else:
                 dout = grads.get(id(out))
                 if dout is None:
