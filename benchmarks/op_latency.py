@@ -4,14 +4,27 @@
     python benchmarks/op_latency.py --rss 1000000      # memory over 10**6 cached calls
 
 Prints µs per call (median of batches; mindlite, numpy and torch take turns, one batch each
-per round, in one process) and the ratios
-mindlite/torch and mindlite/numpy, then a "grad recorded" table: the same small
-ops while a gradient tape is recording, against PyTorch with requires_grad=True,
+per round) and the ratios mindlite/torch and mindlite/numpy, then a "grad recorded" table: the
+same small ops while a gradient tape is recording, against PyTorch with requires_grad=True,
 then custom operators (docs/custom_ops.md): Add overridden by a provider kernel and a
 Custom numba op, with their framework overhead (call minus the kernel called alone on
 preallocated arrays) against the built-in Add's (target: within 1.2x).
+
+PyTorch runs in a child process of its own (this script's --torch-child mode, started once per
+run; _torch_child.py) with its 2 threads; this process never imports torch. Its batches still
+take their turn in every round: the parent sends a request and blocks on the pipe while the
+child times one batch. And every batch, here and in the child, is followed (outside its timed
+region) by a wait until its process's worker threads have gone to sleep. Why: the libraries'
+thread pools interfered on 2 cores. After a batch PyTorch's OpenMP workers spin ~8 ms and
+OpenBLAS's ~100 ms, taking the second core from the next column's batch: with all three in one
+process, mindlite's 2-thread 1024x1024 rows read about 2x their torch-free times
+(OMP_WAIT_POLICY=PASSIVE flipped the ratio by slowing PyTorch instead). A separate process
+keeps torch's runtimes (OpenMP, MKL, allocator) out of this one; the wait keeps one column's
+spinning out of the next one's batch, without changing how any library runs inside its batch.
+Without torch installed the tables just lose their torch column.
 """
 import argparse
+import contextlib
 import statistics
 import time
 
@@ -24,11 +37,10 @@ from mindlite.kernels.registry import unregister_kernel
 from mindlite.ops.operations.custom_ops import selected_kernel
 from mindlite.pynative.grad import GRAD_EXECUTOR
 
-try:
-    import torch
-    torch.set_num_threads(2)
-except ImportError:                       # the table just loses its torch column
-    torch = None
+from _torch_child import LocalCase, TorchChild, serve, torch_installed
+
+torch = None          # imported in the PyTorch child only (torch_child_main), for OPS' lambdas
+TORCH_THREADS = 2
 
 
 def _np_softmax(a):
@@ -91,77 +103,65 @@ OPS = {   # name: (mindlite, numpy, torch)
 
 def bench(fn, x, y, budget_s, clock=time.perf_counter_ns):
     """Median µs per call over batches sized to take ~budget_s / 15 each (`clock`: ns)."""
-    return bench_side_by_side([(fn, x, y)], budget_s, clock)[0]
+    return bench_side_by_side([LocalCase(fn, x, y, clock)], budget_s)[0]
 
 
-def _batch_size(fn, x, y, seconds):
-    fn(x, y)
-    t0 = time.perf_counter()
-    n = 0
-    while time.perf_counter() - t0 < seconds:
-        fn(x, y)
-        n += 1
-    return max(1, n)
-
-
-def bench_side_by_side(cases, budget_s, clock=time.perf_counter_ns, between=None,
-                       max_batch=None, rounds=15):
-    """[(fn, x, y)] -> median µs per call of each. The cases take turns, one batch each per
-    round, so load from other processes hits all of them alike. `between()`, if given, runs
-    after every batch, outside the timed region; `max_batch` caps a batch's calls."""
-    batches = [_batch_size(fn, x, y, budget_s / 15 / len(cases)) for fn, x, y in cases]
+def bench_side_by_side(cases, budget_s, between=None, max_batch=None, rounds=15):
+    """[LocalCase or the child's RemoteCase] -> median µs per call of each. The cases take
+    turns, one batch each per round, so load from other processes hits all of them alike.
+    `between()`, if given, runs after every batch, outside the timed region; `max_batch` caps
+    a batch's calls."""
+    batches = [case.batch_size(budget_s / 15 / len(cases)) for case in cases]
     if max_batch:
         rounds = max(rounds, int(rounds * max(batches) / max_batch))
         batches = [min(b, max_batch) for b in batches]
     samples = [[] for _ in cases]
     for _ in range(rounds):
-        for (fn, x, y), batch, out in zip(cases, batches, samples):
-            t0 = clock()
-            for _ in range(batch):
-                fn(x, y)
-            out.append((clock() - t0) / batch / 1e3)
+        for case, batch, out in zip(cases, batches, samples):
+            out.append(case.time_batch(batch))
             if between is not None:
                 between()
     return [statistics.median(s) for s in samples]
 
 
-def run(sizes, budget_s, names):
+def run(sizes, budget_s, names, child):
+    """The main table; `child` (a TorchChild, or None without torch) times the torch column."""
     rows = []
     for n in sizes:
         a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
         b = np.random.default_rng(1).standard_normal((n, n)).astype(np.float32)
         mx, my = Tensor(a), Tensor(b)
-        tx = torch.from_numpy(a.copy()) if torch else None
-        ty = torch.from_numpy(b.copy()) if torch else None
+        inputs = child.load(a, b) if child else None
         for name in names:
             if name == "matmul" and n > 2048:
                 continue
-            f_ms, f_np, f_t = OPS[name]
-            budget = budget_s * (4 if n >= 2048 else 1) * (3 if torch else 2)
-            cases = [(f_ms, mx, my), (f_np, a, b)] + ([(f_t, tx, ty)] if torch else [])
-            times = bench_side_by_side(cases, budget)
-            rows.append((f"{name} {n}x{n}", times[0], times[1], times[2] if torch else None))
+            f_ms, f_np, _ = OPS[name]
+            cases = [LocalCase(f_ms, mx, my), LocalCase(f_np, a, b)]
+            if child:
+                cases.append(child.case(name, inputs))
+            times = bench_side_by_side(cases, budget_s * (4 if n >= 2048 else 1) * len(cases))
+            rows.append((f"{name} {n}x{n}", times[0], times[1], times[2] if child else None))
+        if child:
+            child.release(inputs)
     return rows
 
 
 TAPE_NODES = 1000        # ops a recorded batch leaves on the tape before it is reset
 
 
-def run_recorded(budget_s):
+def run_recorded(budget_s, child):
     """Small ops while a tape records them (inputs watched), vs torch requires_grad=True.
     The tape's nodes and tracked outputs are dropped after every batch of TAPE_NODES calls
     (outside the timed region), as a training step's tape holds a bounded number of ops and
     PyTorch frees the graph of an output nobody keeps."""
     a = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
     rows = []
+    inputs = child.load(a, a, requires_grad=True) if child else None
     for name in ("add", "relu", "matmul"):
-        f_ms, _, f_t = OPS[name]
         x, y = Tensor(a), Tensor(a.copy())
-        cases = [(f_ms, x, y)]
-        if torch:
-            tx = torch.from_numpy(a.copy()).requires_grad_(True)
-            ty = torch.from_numpy(a.copy()).requires_grad_(True)
-            cases.append((f_t, tx, ty))
+        cases = [LocalCase(OPS[name][0], x, y)]
+        if child:
+            cases.append(child.case(name, inputs))
         tape = GRAD_EXECUTOR.open_tape()
         tape.watch(x)
         tape.watch(y)
@@ -177,7 +177,9 @@ def run_recorded(budget_s):
             GRAD_EXECUTOR.close_tape(tape)
             tape.nodes.clear()
         rows.append((f"{name} 4x4 (grad recorded)", times[0], None,
-                     times[1] if torch else None))
+                     times[1] if child else None))
+    if child:
+        child.release(inputs)
     return rows
 
 
@@ -227,7 +229,7 @@ def numba_add(x, y, out):
 ROUNDS = 10
 
 
-def run_custom(budget_s):
+def run_custom(budget_s, child):
     """Built-in Add, Add overridden by a provider kernel, a Custom numba add; 4x4 float32.
 
     Returns the table rows and the overhead rows (label, call µs, kernel alone µs); the
@@ -242,8 +244,11 @@ def run_custom(budget_s):
     custom = ops.Custom(numba_add, func_type="numba")
     custom(x, y)                                       # numba compiles (or loads its cache)
     t_np = bench(np.add, a, b, budget_s)
-    t_t = bench(lambda p, q: torch.add(p, q), torch.from_numpy(a), torch.from_numpy(b),
-                budget_s) if torch else None
+    t_t = None
+    if child:
+        inputs = child.load(a, b)
+        t_t = bench_side_by_side([child.case("add", inputs)], budget_s)[0]
+        child.release(inputs)
     cases = [("add 4x4 (built-in kernel)", None, add, selected_kernel(add, x, y).fn),
              ("add 4x4 (provider kernel)", "bench", add, provider_add),
              ("custom numba add 4x4", None, custom, jitted(numba_add))]
@@ -294,6 +299,13 @@ def print_table(rows):
         print(f"| {label} | {_fmt(t_ms)} | {_fmt(t_np)} | {_fmt(t_t)} | {r_t} | {r_np} |")
 
 
+def torch_child_main(threads):
+    """--torch-child: this script as the PyTorch column's process (see _torch_child)."""
+    global torch
+    import torch
+    serve({name: f_t for name, (_, _, f_t) in OPS.items()}, threads)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", default="4,256,1024,2048")
@@ -301,23 +313,33 @@ def main():
     p.add_argument("--quick", action="store_true", help="shorter measurements")
     p.add_argument("--rss", type=int, default=0, metavar="CALLS",
                    help="only measure resident memory over CALLS cached calls (e.g. 1000000)")
+    p.add_argument("--torch-child", type=int, metavar="THREADS", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.torch_child:
+        return torch_child_main(args.torch_child)
     if args.rss:
         run_rss(args.rss)
         return
     budget = 0.15 if args.quick else 0.6
     sizes = [int(s) for s in args.sizes.split(",")]
     names = args.ops.split(",")
-    print(f"mindlite {ms.__version__}, numpy {np.__version__}, "
-          f"torch {torch.__version__ if torch else 'not installed'}; float32, median µs per call")
-    print_table(run(sizes, budget, names))
-    print()
-    print_table(run_recorded(budget))
-    print()
-    rows, overhead = run_custom(budget)
-    print_table(rows)
-    print()
-    print_overhead(overhead)
+    for name in names:
+        if name not in OPS:
+            p.error(f"--ops: unknown op {name!r}; expected some of {', '.join(OPS)}")
+    with (TorchChild(__file__, TORCH_THREADS) if torch_installed()
+          else contextlib.nullcontext()) as child:
+        torch_s = (f"{child.version} ({child.threads} threads, in a child process)" if child
+                   else "not installed")
+        print(f"mindlite {ms.__version__}, numpy {np.__version__}, torch {torch_s}; "
+              f"float32, median µs per call")
+        print_table(run(sizes, budget, names, child))
+        print()
+        print_table(run_recorded(budget, child))
+        print()
+        rows, overhead = run_custom(budget, child)
+        print_table(rows)
+        print()
+        print_overhead(overhead)
 
 
 if __name__ == "__main__":
