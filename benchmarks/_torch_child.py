@@ -119,9 +119,12 @@ class TorchChild:
 
     def __init__(self, script, threads=2):
         self._tmp = tempfile.TemporaryDirectory(prefix="torch_child_")
+        # the child's script imports mindlite: MINDLITE_MALLOC_TUNE=0 leaves PyTorch glibc's
+        # malloc defaults, as a PyTorch user has them (csrc/runtime/malloc_policy.cc)
         self._proc = subprocess.Popen(
             [sys.executable, os.path.abspath(script), "--torch-child", str(threads)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            env=dict(os.environ, MINDLITE_MALLOC_TUNE="0"))
         hello = self._reply()
         self.version, self.threads = hello["torch"], hello["threads"]
 
