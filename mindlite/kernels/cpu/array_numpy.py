@@ -16,22 +16,22 @@ from ..views import share
 # ---- views -------------------------------------------------------------------------------
 @register_kernel("Reshape", provider="numpy", alloc="kernel")
 def reshape_numpy(x, shape):
-    return share(np.reshape(x, shape))
+    return share(x.reshape(shape))
 
 
 @register_kernel("ExpandDims", provider="numpy", alloc="kernel")
 def expand_dims_numpy(x, shape):
-    return share(np.reshape(x, shape))
+    return share(x.reshape(shape))
 
 
 @register_kernel("Squeeze", provider="numpy", alloc="kernel")
 def squeeze_numpy(x, shape):
-    return share(np.reshape(x, shape))
+    return share(x.reshape(shape))
 
 
 @register_kernel("Flatten", provider="numpy", alloc="kernel")
 def flatten_numpy(x, shape):
-    return share(np.reshape(x, shape))
+    return share(x.reshape(shape))
 
 
 # ---- copies into preallocated outputs -------------------------------------------------------

@@ -60,7 +60,10 @@ def pad_v3_numba(x, out, pads, mode, value):
         _J = _pad_jit
     x3, o3, (rows, cols, ks, ke, lo), grow = plan
     xv, ov = np.ascontiguousarray(x).reshape(x3), out.reshape(o3)
-    if not grow or out.size < BLOCK_MIN:
+    if out.size < BLOCK_MIN:             # one gather call: no split, no closure
+        _J.pad_gather(xv, ov, rows, cols, ks, ke, lo)
+        return
+    if not grow:
         def part(r0, r1):                # output rows [r0, r1) of every (A) plane
             _J.pad_gather(xv, ov[:, r0:r1], rows[r0:r1], cols, ks, ke, lo)
         split_rows(part, o3[1], out.size)
