@@ -15,11 +15,11 @@ zero_grad / backward / step with torch.set_num_threads(2). Same data, and PyTorc
 a copy of mindlite's initial weights; the losses of the first steps are compared before any
 timing, so both sides are seen to compute the same thing.
 
-Prints a markdown table: µs per step (median over many steps after warm-up) and the ratio
-mindlite / torch. mindlite runs first, every net; then PyTorch in a child process (run_torch_child
-says why), from the same initial weights and data, its first losses checked against
-mindlite's. `--profile` then prints cProfile's top functions for one mindlite step of
-each net.
+Prints a markdown table: µs per step (median over many steps after warm-up; the two sides
+take turns in slices, so load on a shared machine hits both alike) and the ratio
+mindlite / torch. PyTorch runs in a child process (TorchChild says why), from the same
+initial weights and data, its first losses checked against mindlite's. `--profile` then
+prints cProfile's top functions for one mindlite step of each net.
 """
 import argparse
 import cProfile
@@ -34,6 +34,7 @@ import tempfile
 import time
 
 import numpy as np
+from _torch_child import settle
 
 import mindlite as ms
 from mindlite import Tensor, nn
@@ -225,25 +226,50 @@ def _losses(step, n=5):
     return out
 
 
-def run_torch_child(folder, seconds):
-    """The PyTorch side in a child process: its OpenMP pool and mindlite's threads must not
-    share one process's two cores (a spinning pool takes the core the other side's second
-    thread needs), and mindlite's malloc policy (csrc/runtime/malloc_policy.cc) must not
-    speed PyTorch up (MINDLITE_MALLOC_TUNE=0 there: PyTorch gets glibc's defaults, as a
-    PyTorch user does)."""
-    env = dict(os.environ, MINDLITE_MALLOC_TUNE="0")
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--torch-child", folder,
-                          "--seconds", str(seconds)], env=env, capture_output=True, text=True,
-                         check=False)
-    if out.returncode:
-        raise SystemExit(f"the PyTorch side failed:\n{out.stdout}{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+class TorchChild:
+    """The PyTorch side in a child process, taking turns with mindlite slice by slice: its
+    OpenMP pool and mindlite's threads must not share one process's two cores (a spinning
+    pool takes the core the other side's second thread needs), and mindlite's malloc policy
+    (csrc/runtime/malloc_policy.cc) must not speed PyTorch up (MINDLITE_MALLOC_TUNE=0 there:
+    PyTorch gets glibc's defaults, as a PyTorch user does). JSON lines on its stdin/stdout."""
+
+    def __init__(self, folder):
+        env = dict(os.environ, MINDLITE_MALLOC_TUNE="0")
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--torch-child",
+                                      folder], env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.errs = self._reply()          # {name: first-5-losses diff}, once all are built
+
+    def _reply(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"the PyTorch side failed (exit {self.proc.wait()}): see above")
+        return json.loads(line)
+
+    def slice(self, name, seconds):
+        """Per-step µs of PyTorch's `name` step run for `seconds`."""
+        self.proc.stdin.write(json.dumps([name, seconds]) + "\n")
+        return self._reply()
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
-def torch_child_main(folder, seconds):
-    """Rebuilds each net from the saved initial weights, checks PyTorch's first losses
-    against mindlite's, times PyTorch's step; prints {name: [µs, loss diff]} as JSON."""
-    result = {}
+def _slice(step, seconds):
+    out, end = [], time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        t0 = time.perf_counter_ns()
+        step()
+        out.append((time.perf_counter_ns() - t0) / 1e3)
+    settle()                      # the slice's spinning threads asleep before the other side's
+    return out
+
+
+def torch_child_main(folder):
+    """Rebuilds each net from the saved initial weights and checks PyTorch's first losses
+    against mindlite's; then runs the timing slices the parent asks for."""
+    steps, errs = {}, {}
     for i, (name, make, _) in enumerate(WORKLOADS):
         data = np.load(os.path.join(folder, f"{i}.npz"))
         net = make()
@@ -253,11 +279,28 @@ def torch_child_main(folder, seconds):
         t_step = torch_step(twin(net), data["x"], data["y"])
         ref = list(data["ref"])
         got = _losses(t_step)
-        err = max(abs(u - v) for u, v in zip(ref, got))
-        if err > 1e-4 * max(1.0, max(abs(v) for v in got)):
+        errs[name] = max(abs(u - v) for u, v in zip(ref, got))
+        if errs[name] > 1e-4 * max(1.0, max(abs(v) for v in got)):
             raise SystemExit(f"mindlite and PyTorch disagree on {name}: {ref} vs {got}")
-        result[name] = [median_us({"torch": t_step}, seconds)["torch"], err]
-    print(json.dumps(result))
+        for _ in range(20):
+            t_step()
+        steps[name] = t_step
+    print(json.dumps(errs), flush=True)
+    for line in sys.stdin:
+        name, seconds = json.loads(line)
+        print(json.dumps(_slice(steps[name], seconds)), flush=True)
+
+
+def interleaved_us(name, ms_step, child, seconds, rounds=6):
+    """Median µs per step of mindlite and PyTorch, taking turns in `rounds` slices each."""
+    for _ in range(20):
+        ms_step()
+    mine, theirs = [], []
+    for _ in range(rounds):
+        mine += _slice(ms_step, seconds / rounds)
+        if child is not None:
+            theirs += child.slice(name, seconds / rounds)
+    return statistics.median(mine), statistics.median(theirs) if theirs else None
 
 
 def main():
@@ -267,9 +310,9 @@ def main():
     p.add_argument("--torch-child", help=argparse.SUPPRESS)    # the child process's mode
     args = p.parse_args()
     if args.torch_child:
-        return torch_child_main(args.torch_child, args.seconds)
+        return torch_child_main(args.torch_child)
     rng = np.random.default_rng(0)
-    rows, steps, mine = [], {}, {}
+    rows, steps, made = [], {}, []
     with tempfile.TemporaryDirectory() as tmp:
         for i, (name, make, shape) in enumerate(WORKLOADS):
             ms.set_seed(0)
@@ -280,15 +323,17 @@ def main():
             steps[name] = ms_step
             ref = _losses(ms_step)
             np.savez(os.path.join(tmp, f"{i}.npz"), *init, x=x, y=y, ref=np.asarray(ref))
-            mine[name] = (y.size, median_us({"mindlite": ms_step}, args.seconds)["mindlite"])
-        theirs = run_torch_child(tmp, args.seconds) if torch else {}
-    for name, (batch, us) in mine.items():
-        if name in theirs:
-            t_us, err = theirs[name]
-            rows.append(f"| {name}, batch {batch} | {us:.1f} | {t_us:.1f} | {us / t_us:.2f} | "
-                        f"{err:.1e} |")
-        else:
-            rows.append(f"| {name}, batch {batch} | {us:.1f} | - | - | - |")
+            made.append((name, y.size, ms_step))
+        child = TorchChild(tmp) if torch else None
+        for name, batch, ms_step in made:
+            us, t_us = interleaved_us(name, ms_step, child, args.seconds)
+            if child is not None:
+                rows.append(f"| {name}, batch {batch} | {us:.1f} | {t_us:.1f} | "
+                            f"{us / t_us:.2f} | {child.errs[name]:.1e} |")
+            else:
+                rows.append(f"| {name}, batch {batch} | {us:.1f} | - | - | - |")
+        if child is not None:
+            child.close()
     print(f"One training step (forward + backward + SGD momentum {MOMENTUM}), float32, "
           f"median µs, torch threads: {torch.get_num_threads() if torch else '-'}\n")
     print("| workload | mindlite µs | torch µs | mindlite/torch | first-5-steps loss diff |")
