@@ -8,7 +8,7 @@ from helpers import run_threads
 from mindlite import _C
 from mindlite.kernels.cpu import _rows
 from mindlite.kernels.cpu.cum_numba import cumprod_numba, cumsum_numba
-from mindlite.kernels.cpu.pad_numba import pad_v3_numba
+from mindlite.kernels.cpu.pad_cpp import pad_v3_cpp
 from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
 from mindlite.kernels.cpu.sort_numpy import topk_numpy
 
@@ -78,16 +78,16 @@ def test_pad_gather_split_equals_one_thread(mode):
 
     def run():
         out = np.empty((2, 805, 701), np.float32)
-        pad_v3_numba(x, out, pads, mode, None)
+        pad_v3_cpp(x, out, pads, mode, None)
         return (out,)
     _same(*_both(run))
 
 
 @pytest.mark.parametrize("mode", ["reflect", "edge", "circular"])
 @pytest.mark.parametrize("pads", [((0, 0), (3, 2), (2, 4)), ((0, 0), (0, 1), (4, 0))])
-def test_pad_block_copy_equals_numpy_pad(mode, pads):
-    """Paddings >= 0 of a large input: numpy copies the block, the borders are gathered
-    and the padded rows copied from the inner ones; split or not, np.pad's values."""
+def test_pad_rows_equal_numpy_pad(mode, pads):
+    """Paddings >= 0 of a large input (C++ row gather, rows split across the pool or not):
+    np.pad's values."""
     x = RNG.standard_normal((2, 700, 800)).astype(np.float32)
     x[0, 0, :3] = [np.nan, np.inf, -0.0]
     shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pads))
@@ -95,7 +95,7 @@ def test_pad_block_copy_equals_numpy_pad(mode, pads):
 
     def run():
         out = np.empty(shape, np.float32)
-        pad_v3_numba(x, out, pads, mode, None)
+        pad_v3_cpp(x, out, pads, mode, None)
         return (out,)
     split, single = _both(run)
     _same(split, single)
@@ -139,3 +139,22 @@ def test_four_threads_splitting_at_once_share_the_helper_thread():
     assert not run_threads(work)
     for t in range(4):
         _same(got[t], wants[t])
+
+
+def test_pad_rows_rejects_bad_arguments_before_writing():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = np.zeros((5, 6), np.float32)
+    rows, cols = np.array([1, 0, 1, 2, 1]), np.array([1, 0, 1, 2, 3, 2])
+    with pytest.raises(ValueError, match="PadV3.*'rows' must index an axis of size 3"):
+        _C.pad_rows(x, out, np.array([0, 1, 2, 3, 0]), cols, 1, 5, 1)
+    with pytest.raises(TypeError, match="PadV3.*'cols' must be a 1-D C-contiguous int64"):
+        _C.pad_rows(x, out, rows, cols.astype(np.int32), 1, 5, 1)
+    with pytest.raises(ValueError, match="PadV3.*kept block"):
+        _C.pad_rows(x, out, rows, cols, 1, 6, 0)
+    with pytest.raises(TypeError, match="PadV3.*dtype of 'x'"):
+        _C.pad_rows(x, out.astype(np.float64), rows, cols, 1, 5, 1)
+    with pytest.raises(TypeError, match="PadV3.*dtype of 'x'"):
+        _C.pad_rows(x.astype(object), out.astype(object), rows, cols, 1, 5, 1)
+    assert not out.any()
+    _C.pad_rows(x, out, rows, cols, 1, 5, 1)
+    np.testing.assert_array_equal(out, np.pad(x, ((1, 1), (1, 1)), mode="reflect"))

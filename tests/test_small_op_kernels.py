@@ -1,4 +1,4 @@
-"""The small-op latency kernels and fast wrappers (kernels/cpu/: cum_small_numba, pad_numba,
+"""The small-op latency kernels and fast wrappers (kernels/cpu/: cum_small_numba, pad_cpp,
 pad_small_numpy, resize_numba, sort_cpp, stat_numba): each gives the numpy reference kernel's
 results bitwise, NaN, ties and signed zeros included."""
 import importlib.util
@@ -16,7 +16,7 @@ from mindlite.kernels.cpu.linalg_numpy import cross_numpy
 from mindlite.kernels.cpu.linalg_stat_numpy import reduce_std_numpy
 from mindlite.kernels.cpu.cum_small_numba import cumprod_small_numba, cumsum_small_numba
 from mindlite.kernels.cpu.pad_small_numpy import pad_v3_small_numpy
-from mindlite.kernels.cpu.pad_numba import pad_v3_numba
+from mindlite.kernels.cpu.pad_cpp import pad_v3_cpp
 from mindlite.kernels.cpu.resize_numba import _kernel as resize_small_numba
 from mindlite.kernels.cpu.resize_pad_numpy import _forward_kernel as resize_numpy
 from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
@@ -115,7 +115,7 @@ def test_small_pad_kernel_matches_reference(data, mode):
     pad_v3_numpy(x, want, pads, mode, 2.5)
     kernels = [pad_v3_small_numpy]
     if importlib.util.find_spec("numba") is not None:
-        kernels.append(pad_v3_numba)
+        kernels.append(pad_v3_cpp)
     for kernel in kernels:
         kernel(x, got, pads, mode, 2.5)
         assert got.tobytes() == want.tobytes(), kernel.__name__
@@ -270,7 +270,7 @@ def test_four_threads_share_plan_caches_from_first_use():
     interpolate plans) cleared first: every thread gets the single-threaded results."""
     import threading
 
-    from mindlite.kernels.cpu import cum_small_numba, pad_numba, resize_numba, stat_numba
+    from mindlite.kernels.cpu import cum_small_numba, pad_cpp, resize_numba, stat_numba
     from mindlite.ops.function import nn_extra_func
 
     def calls(x):
@@ -281,7 +281,7 @@ def test_four_threads_share_plan_caches_from_first_use():
 
     rng = np.random.default_rng(7)
     xs = [Tensor(rng.standard_normal((2, 3, 5, 4)).astype(np.float32)) for _ in range(4)]
-    for plan in (cum_small_numba._plan, pad_numba._plan, resize_numba._plan,
+    for plan in (cum_small_numba._plan, pad_cpp._plan, resize_numba._plan,
                  stat_numba._cross_plan, stat_numba._std_plan):
         plan.cache_clear()
     nn_extra_func._INTERP_PLANS.clear()

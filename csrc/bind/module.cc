@@ -21,6 +21,7 @@
 #include "bind/guard_bind.h"
 #include "bind/index_bind.h"
 #include "bind/norm_bind.h"
+#include "bind/pad_bind.h"
 #include "bind/pool_bind.h"
 #include "bind/reduce_bind.h"
 #include "bind/rnn_bind.h"
@@ -99,7 +100,7 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_graph_runner(m.ptr()) || !ml::add_guard_functions(m.ptr()) || !ml::add_fused_functions(m.ptr()) ||
       !ml::add_blas_functions(m.ptr()) || !ml::add_bias_functions(m.ptr()) ||
       !ml::add_f16_functions(m.ptr()) || !ml::add_rnn_functions(m.ptr()) ||
-      !ml::add_norm_functions(m.ptr())) {
+      !ml::add_norm_functions(m.ptr()) || !ml::add_pad_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);
