@@ -34,6 +34,7 @@ constexpr int64_t kSmCols = 2048;  // NOTE: 256 re-walked 2048^2 rows 8x: 1.9x s
 namespace mindlite {
 namespace softmax_avx512 {
 #include "kernels/simd_math.h"
+#include "kernels/softmax_vec.inc"    // NOLINT(build/include): vector helpers
 #include "kernels/softmax_loops.inc"  // NOLINT(build/include): the loops, for this ISA
 }  // namespace softmax_avx512
 }  // namespace mindlite
@@ -53,6 +54,7 @@ namespace half {
 }  // namespace half
 #define ML_SOFTMAX_HALF 1
 #include "kernels/simd_math.h"
+#include "kernels/softmax_vec.inc"    // NOLINT(build/include): vector helpers
 #include "kernels/softmax_loops.inc"  // NOLINT(build/include)
 #undef ML_SOFTMAX_HALF
 }  // namespace softmax_avx2
@@ -62,6 +64,7 @@ namespace half {
 namespace mindlite {
 namespace softmax_base {
 #include "kernels/simd_math.h"
+#include "kernels/softmax_vec.inc"    // NOLINT(build/include): vector helpers
 #include "kernels/softmax_loops.inc"  // NOLINT(build/include)
 }  // namespace softmax_base
 }  // namespace mindlite
