@@ -9,7 +9,8 @@
 // dx is null), dW_ih and dW_hh (h_prev is read in place from the reserve), and column sums the
 // bias gradients. On a large layer those GEMMs run in about four chunks of steps on a second
 // thread while the steps go on (ChunkQueue, kernels/rnn_overlap.h), the caller sharing what is
-// left when its steps are done; the order of dW's sum is fixed either way.
+// left when its steps are done; the order of dW's sum is fixed either way. The per-step GEMMs
+// (h W_hh^T, d_rec[t] W_hh) run on rnn_gemm.inc's kernel over W_hh packed once per call.
 #include "kernels/rnn.h"
 
 #include <algorithm>
@@ -178,6 +179,9 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
   for (int64_t j = 0; j < fold; ++j) bias[j] += b_hh[j];
   auto rec = buffer<T>(mode == kRnnGru ? N * gh : 0);
   const bool relu = mode == kRnnRelu;
+  // W_hh packed once for the per-step GEMMs (rnn_gemm.inc): OpenBLAS repacked it every call
+  auto whp = buffer<T>(fns.packed_size(gh, H));
+  fns.pack_bt(w_hh, gh, H, whp.get());
   auto steps = [&](int64_t s0, int64_t s1) {       // samples [s0, s1), every step
     const int64_t n = s1 - s0;
     T* hb = hn + s0 * H;
@@ -188,14 +192,14 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
       T* yt = y + t * N * H;
       if (mode == kRnnGru) {
         T* rb = rec.get() + s0 * gh;
-        gemm<T>(false, true, n, gh, H, hb, H, w_hh, H, T(0), rb, gh);
+        fns.gemm_packed(hb, H, whp.get(), n, gh, H, rb, gh, false);
         for (int64_t s = s0; s < s1; ++s) {
           fns.gru_fwd(pre + (s - s0) * gh, bias.data(), rb + (s - s0) * gh, b_hh + 2 * H,
                       hn + s * H, res + s * wid, yt + s * H, m[s], H);
         }
         continue;
       }
-      gemm<T>(false, true, n, gh, H, hb, H, w_hh, H, T(1), pre, gh);
+      fns.gemm_packed(hb, H, whp.get(), n, gh, H, pre, gh, true);
       for (int64_t s = s0; s < s1; ++s) {
         T* ps = pre + (s - s0) * gh;
         if (mode == kRnnLstm) {
@@ -250,6 +254,8 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
     dw_hh_of(a, b, beta);
   };
   if (d.t == 0) weights(0, 0, T(0));  // zero weight gradients
+  auto whp = buffer<T>(fns.packed_size(H, gh));     // W_hh (gh x H) packed for dh += d W_hh
+  fns.pack_b(w_hh, gh, H, whp.get());
   ChunkQueue jobs(chunk < d.t);
   for (int64_t t = d.t - 1; t >= 0; --t) {
     const T* m = mask + t * N;
@@ -267,7 +273,7 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
         fns.rnn_bwd(res + s * wid, dyt + s * H, dh + s * H, din + s * gh, m[s], relu, H);
       }
     }
-    gemm<T>(false, false, N, H, gh, drec, gh, w_hh, H, T(1), dh, H);
+    fns.gemm_packed(drec, gh, whp.get(), N, H, gh, dh, H, true);
     if (t % chunk == 0) {
       const int64_t b = std::min(d.t, t + chunk);
       const T beta = b == d.t ? T(0) : T(1);  // the first task (the last steps) writes

@@ -3,8 +3,9 @@
 // (back-propagation through time), each one call. rnn.cc runs the time loops: the input
 // projection of all steps is one GEMM before the loop, each step one GEMM for the recurrence
 // and one pass of the row gate loops (rnn_gates.inc, compiled per ISA in rnn_isa.cc on the
-// vector math of simd_math.h). GEMMs go to the OpenBLAS numpy loaded when rnn_set_blas attached
-// its cblas_?gemm (bind/rnn_bind.cc), else to run_matmul's packed loop (kernels/matmul.h).
+// vector math of simd_math.h). The per-step GEMMs run on rnn_gemm.inc's kernel over W_hh packed
+// once per call; the others go to the OpenBLAS numpy loaded when rnn_set_blas attached its
+// cblas_?gemm (bind/rnn_bind.cc), else to run_matmul's packed loop (kernels/matmul.h).
 // Layouts as rnn_ops.py says: x (T, N, I), weights (G H, I) / (G H, H) in PyTorch's gate order,
 // mask (T, N), reserve (T, N, W H) with W = 7 (LSTM), 5 (GRU), 2 (RNN).
 #pragma once
@@ -35,6 +36,15 @@ struct RnnGateFns {
   void (*lstm_bwd)(const T* res, const T* dy, T* dh, T* dc, T* d_in, T m, int64_t hid);
   void (*gru_bwd)(const T* res, const T* dy, T* dh, T* d_in, T* d_rec, T m, int64_t hid);
   void (*rnn_bwd)(const T* res, const T* dy, T* dh, T* d_in, T m, bool relu, int64_t hid);
+  // the recurrence's GEMMs over a weight packed once (rnn_gemm.inc): panels of `panel`
+  // columns; pack_bt packs W (n x k) for A W^T, pack_b W (k x n) for A W, into
+  // packed_size(n, k) elements; gemm_packed: C = A times it, or C += it when acc
+  int64_t panel;
+  void (*pack_bt)(const T* w, int64_t n, int64_t k, T* wp);
+  void (*pack_b)(const T* w, int64_t k, int64_t n, T* wp);
+  void (*gemm_packed)(const T* a, int64_t lda, const T* wp, int64_t m, int64_t n, int64_t k,
+                      T* c, int64_t ldc, bool acc);
+  int64_t packed_size(int64_t n, int64_t k) const { return (n + panel - 1) / panel * panel * k; }
 };
 
 // The loops of the ISA kernel_isa() names (rnn_isa.cc).

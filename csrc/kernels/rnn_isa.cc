@@ -12,6 +12,7 @@
 namespace mindlite {
 namespace rnn_avx512 {
 #include "kernels/simd_math.h"
+#include "kernels/rnn_gemm.inc"   // NOLINT(build/include): packed recurrence GEMMs
 #include "kernels/rnn_gates.inc"  // NOLINT(build/include): the loops, for this ISA
 }  // namespace rnn_avx512
 }  // namespace mindlite
@@ -23,6 +24,7 @@ namespace rnn_avx512 {
 namespace mindlite {
 namespace rnn_avx2 {
 #include "kernels/simd_math.h"
+#include "kernels/rnn_gemm.inc"   // NOLINT(build/include)
 #include "kernels/rnn_gates.inc"  // NOLINT(build/include)
 }  // namespace rnn_avx2
 }  // namespace mindlite
@@ -34,6 +36,7 @@ namespace rnn_avx2 {
 namespace mindlite {
 namespace rnn_base {
 #include "kernels/simd_math.h"
+#include "kernels/rnn_gemm.inc"   // NOLINT(build/include)
 #include "kernels/rnn_gates.inc"  // NOLINT(build/include)
 }  // namespace rnn_base
 }  // namespace mindlite
