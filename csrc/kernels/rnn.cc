@@ -117,6 +117,10 @@ std::unique_ptr<T[]> buffer(int64_t n) {
   return std::unique_ptr<T[]>(new T[static_cast<size_t>(n > 0 ? n : 1)]);
 }
 
+// A second thread for a large layer, unless mindlite's thread count is forced to 1
+// (set_num_threads) or the process may use one CPU; the results never depend on it.
+bool two_threads() { return max_threads() >= 2 && get_num_threads() != 1; }
+
 // Steps per task when a layer of `work` GEMM multiply-adds overlaps (about 4 tasks), else all.
 int64_t chunk_steps(int64_t steps, int64_t work) {
   return steps >= 2 && work >= g_overlap_mnk ? (steps + 3) / 4 : (steps > 0 ? steps : 1);
@@ -166,7 +170,7 @@ void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c
   // of samples (a sample's state never meets another's), each on its own thread. The blocks
   // are a rule of the shapes alone, so the results do not depend on the threads.
   const bool split = d.t >= 2 && N >= 2 * kMinBlock && rows * gh * (d.i + H) >= g_overlap_mnk;
-  const bool threads = split && max_threads() >= 2 && get_num_threads() != 1;
+  const bool threads = split && two_threads();
   auto project = [=, p = proj.get()](int64_t r0, int64_t r1) {
     gemm<T>(false, true, r1 - r0, gh, d.i, x + r0 * d.i, d.i, w_ih, d.i, T(0), p + r0 * gh, gh);
   };
@@ -248,15 +252,13 @@ void rnn_backward(int mode, const RnnDims& d, const T* x, const T* w_ih, const T
     gemm<T>(true, false, gh, H, nr, d_rec + r0 * gh, gh, reserve + r0 * wid, wid, beta, dw_hh,
             H);  // h_prev, read in place from the reserve
   };
-  auto weights = [=](int64_t a, int64_t b, T beta) {
-    dx_of(a, b);
-    dw_ih_of(a, b, beta);
-    dw_hh_of(a, b, beta);
-  };
-  if (d.t == 0) weights(0, 0, T(0));  // zero weight gradients
+  if (d.t == 0) {  // zero weight gradients
+    dw_ih_of(0, 0, T(0));
+    dw_hh_of(0, 0, T(0));
+  }
   auto whp = buffer<T>(fns.packed_size(H, gh));     // W_hh (gh x H) packed for dh += d W_hh
   fns.pack_b(w_hh, gh, H, whp.get());
-  ChunkQueue jobs(chunk < d.t);
+  ChunkQueue jobs(chunk < d.t && two_threads());   // off: each job at once, the same order
   for (int64_t t = d.t - 1; t >= 0; --t) {
     const T* m = mask + t * N;
     const T* res = reserve + t * N * wid;

@@ -148,10 +148,9 @@ static inline __attribute__((always_inline)) V vexp(V x) {
   return x != x ? x : y;
 }
 
-// vexp(x) for x in [kNormalLo, 0] (or NaN), bit for bit: the same reduction and polynomial,
-// with 2^n as one multiply (n >= -125 there, so p 2^n is normal and both ways are exact).
-// Callers check the range themselves (Softmax's x - max: any lane below takes vexp).
-template <class V> static ML_AI V vexp_normal(V x) {
+// vexp's reduction and kTerms-term polynomial with 2^n applied as one multiply: exact (so
+// vexp's bits) where n >= -125, i.e. x >= -86; no clamps, NaN propagates.
+template <class V, int kTerms = VT<V>::kExpTerms> static ML_AI V vexp_one_scale(V x) {
   typedef VT<V> K;
   typedef typename K::T T;
   typedef typename K::I I;
@@ -159,23 +158,21 @@ template <class V> static ML_AI V vexp_normal(V x) {
   const V n = t - K::kMagic;
   const V r = (x - n * K::kLn2Hi) - n * K::kLn2Lo;
   const I ni = (I)t - (I)splat<V>(K::kMagic);
-  return exp_poly<V>(r, 0) * (V)((ni + isplat<V>(K::kBias)) << K::kMant);
+  return exp_poly<V, kTerms>(r, 0) * (V)((ni + isplat<V>(K::kBias)) << K::kMant);
 }
+
+// vexp(x) for x in [-86, 0] (or NaN), bit for bit (n >= -125 there, so p 2^n is normal and
+// one multiply is as exact as vexp's two). Callers check the range themselves (Softmax's
+// x - max: a row with a lane below takes vexp).
+template <class V> static ML_AI V vexp_normal(V x) { return vexp_one_scale<V>(x); }
 
 // exp(x) for x <= 0 (or NaN) whose result is rounded to float16 afterwards (Softmax's
 // float16 rows): inputs below -87 are raised to it (exp < 2^-125: zero in any float16
-// result, and 2^n stays normal, so one multiply applies it), no overflow handling, a 6-term
-// Taylor polynomial (relative error < 3e-6 on |r| <= ln2/2, float16's spacing is 2^-10).
+// result, and 2^n stays normal), a 6-term Taylor polynomial (relative error < 3e-6 on
+// |r| <= ln2/2, float16's spacing is 2^-10).
 template <class V> static ML_AI V vexp_low(V x) {
-  typedef VT<V> K;
-  typedef typename K::T T;
-  typedef typename K::I I;
-  const V xc = x < T(-87) ? splat<V>(T(-87)) : x;
-  const V t = xc * T(1.4426950408889634) + K::kMagic;
-  const V n = t - K::kMagic;
-  const V r = (xc - n * K::kLn2Hi) - n * K::kLn2Lo;
-  const I ni = (I)t - (I)splat<V>(K::kMagic);
-  return exp_poly<V, 6>(r, 0) * (V)((ni + isplat<V>(K::kBias)) << K::kMant);
+  typedef typename VT<V>::T T;
+  return vexp_one_scale<V, 6>(x < T(-87) ? splat<V>(T(-87)) : x);
 }
 
 // expm1(a) for a in [kTanhLo, 0]: 2^n (e^r - 1) + (2^n - 1), no cancellation at n == 0.
