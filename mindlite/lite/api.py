@@ -240,15 +240,8 @@ class Model:
             data = x.get_data_to_numpy()
             args.append(_C.wrap(data, abstracts[i]) if data.flags.c_contiguous
                         else _MsTensor(data))
-        s = self._session
-        if before_callback is None and after_callback is None:
-            if s.direct is not None and not s.context.cpu.thread_num:
-                outs = s.direct.arrays(args)          # what LiteSession.run would do
-            else:
-                outs = [o.asnumpy() for o in s.run(args)]
-        else:
-            outs = [o.asnumpy() for o in s.run(args, _wrap_callback(before_callback),
-                                                _wrap_callback(after_callback))]
+        outs = self._session.run_arrays(args, _wrap_callback(before_callback),
+                                        _wrap_callback(after_callback))
         result = [Tensor._of(o, t.name) for t, o in zip(self._outputs, outs)]
         self._outputs = result
         return list(result)

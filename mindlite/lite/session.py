@@ -149,14 +149,28 @@ class LiteSession:
         env[CALLBACKS], env[DEPTH] = callbacks, depth
         return compiled.run(env, self, *callbacks)
 
+    def _direct(self, before=None, after=None):
+        """The DirectRun a run takes, or None: without callbacks or a context thread count."""
+        if before is None and after is None and not self.context.cpu.thread_num:
+            return self.direct
+        return None
+
+    def run_arrays(self, inputs, before=None, after=None):
+        """run, with the outputs as fresh numpy arrays (Model.predict's)."""
+        direct = self._direct(before, after)
+        if direct is not None:
+            return direct.arrays(inputs)
+        return [o.asnumpy() for o in self.run(inputs, before, after)]
+
     def run(self, inputs, before=None, after=None):
         """Run the main graph on input Tensors; returns the output Tensors."""
         if self.main is None:
             raise ValueError(f"{self.model.path}: the model's inputs have dynamic dims "
                              f"{self.input_dims}: call Model.resize(inputs, shapes) first")
+        direct = self._direct(before, after)
+        if direct is not None:
+            return direct(inputs)
         threads = self.context.cpu.thread_num
-        if self.direct is not None and before is None and after is None and not threads:
-            return self.direct(inputs)
         env = dict(zip(self.model.inputs, inputs))
         env[CALLBACKS] = (before, after)
         if threads:                  # the context's thread count, for this call's launches
