@@ -6,9 +6,9 @@
 // elementwise choice, MINDLITE_ISA honoured) picks the table. The vectors are 4 lanes wide
 // for every ISA, so results do not depend on the ISA either.
 //
-// Accumulators: float32 and float64 sums / means in float64 lanes (8 x 4 lanes per run of up
-// to kReduceBlock elements, blocks folded pairwise; float64 inputs pairwise from 1024-element
-// leaves, numpy's accuracy); integer sums in uint64 (wrapping, stored modulo the dtype like
+// Accumulators: float32 and float64 sums / means in float64 lanes (per run of up to
+// kReduceBlock elements, blocks folded pairwise; float32 runs add four inputs per lane in
+// float32 before widening; float64 inputs pairwise from 1024-element leaves, numpy's accuracy); integer sums in uint64 (wrapping, stored modulo the dtype like
 // numpy's); integer means in float64, truncated toward zero; max / min in the input dtype
 // with NaN sticking (np.max); products in the input dtype (integers wrap).
 #include "kernels/reduce.h"
