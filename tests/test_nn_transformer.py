@@ -86,6 +86,35 @@ def test_multihead_attention_equals_torch(kw, call):
     np.testing.assert_allclose(g.asnumpy(), tq.grad.numpy(), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("bf", [False, True])
+def test_self_attention_packed_projection_equals_torch(bf):
+    """query is key is value: one projection over the whole in_proj_weight, q's scale on the
+    weight (head_dim 3: 1/sqrt(3) rounds); outputs and every gradient equal PyTorch's."""
+    e, h, L, n = 12, 4, 5, 3
+    ours = nn.MultiheadAttention(e, h, batch_first=bf, dtype=ms.float64)
+    theirs = torch.nn.MultiheadAttention(e, h, batch_first=bf).double()
+    copy_from(ours, theirs)
+    r = np.random.default_rng(1)
+    x = r.standard_normal((n, L, e) if bf else (L, n, e))
+    kpm = np.zeros((n, L), bool)
+    kpm[2, -2:] = True
+    am = np.triu(np.ones((L, L), bool), 1)
+    out, w = ours(Tensor(x), Tensor(x), Tensor(x), Tensor(kpm), True, Tensor(am))
+    tx = torch.tensor(x, requires_grad=True)
+    tout, tw = theirs(tx, tx, tx, key_padding_mask=torch.tensor(kpm), attn_mask=torch.tensor(am))
+    np.testing.assert_allclose(out.asnumpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(w.asnumpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
+    params = ours.trainable_params()
+    gx, gw = ms.grad(lambda t: (ours(t, t, t, Tensor(kpm), True, Tensor(am))[0] ** 2).sum(),
+                     0, params)(Tensor(x))
+    (tout ** 2).sum().backward()
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+    tgrads = {name: p.grad.numpy() for name, p in theirs.named_parameters()}
+    for p, g in zip(params, gw):
+        np.testing.assert_allclose(g.asnumpy(), tgrads[p.name], rtol=1e-9, atol=1e-12,
+                                   err_msg=p.name)
+
+
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_transformer_layers_and_stack_equal_torch(norm_first):
     e, h, L, s, n = 8, 2, 4, 5, 2

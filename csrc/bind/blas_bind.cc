@@ -6,6 +6,9 @@
 //   _C.blas_threads_local(n) -> int  sets OpenBLAS's thread count for the next GEMMs (n >= 0;
 //                                    0: the library's global count), returns the previous one;
 //                                    -1 and nothing done when unattached
+//   _C.batch_gemm(a, b, out) -> bool
+//                                    BatchMatMul's stacked products on the attached BLAS
+//                                    (kernels/blas_gemm.h); False when it cannot read a / b
 //   _C.blas_single_enter() / _C.blas_single_exit()
 //                                    bracket a GEMM that is to run on one thread (_blas.matmul):
 //                                    counted, so concurrent callers restore the count once
@@ -27,6 +30,10 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+
+#include "bind/numpy_api.h"
+#include "kernels/blas_gemm.h"
 #include "kernels/blas_threads.h"
 
 namespace mindlite {
@@ -78,7 +85,75 @@ PyObject* py_blas_single_exit(PyObject*, PyObject*) {
   Py_RETURN_NONE;
 }
 
+// A (batches or 1, rows, cols) array as a GEMM operand (no copy), or false when BLAS cannot
+// read it in place (negative or element strides other than the matrix's own, a misaligned
+// stride). A dim of size 1 takes whatever stride suits.
+bool as_operand(PyArrayObject* x, int64_t batches, GemmOperand* op) {
+  const int64_t isz = PyArray_ITEMSIZE(x), rows = PyArray_DIM(x, 1), cols = PyArray_DIM(x, 2);
+  const int64_t sb = PyArray_STRIDE(x, 0), sr = PyArray_STRIDE(x, 1), sc = PyArray_STRIDE(x, 2);
+  op->data = static_cast<const char*>(PyArray_DATA(x));
+  op->batch_stride = PyArray_DIM(x, 0) == 1 ? 0 : sb;
+  if (PyArray_DIM(x, 0) != 1 && PyArray_DIM(x, 0) != batches) return false;
+  if (rows == 0 || cols == 0) {  // nothing to read (k == 0: the product is zeros)
+    op->trans = false;
+    op->ld = std::max<int64_t>(cols, 1);
+    return true;
+  }
+  if ((cols <= 1 || sc == isz) && (rows <= 1 || (sr > 0 && sr % isz == 0 && sr / isz >= cols))) {
+    op->trans = false;
+    op->ld = rows <= 1 ? std::max<int64_t>(cols, 1) : sr / isz;
+    return true;
+  }
+  if ((rows <= 1 || sr == isz) && sc > 0 && sc % isz == 0 && sc / isz >= rows) {
+    op->trans = true;  // stored as (cols x rows), rows ld apart
+    op->ld = sc / isz;
+    return true;
+  }
+  return false;
+}
+
+// _C.batch_gemm(a, b, out) -> bool: out = a @ b over the batch (kernels/blas_gemm.h) for
+// float32 / float64 arrays a (B or 1, M, K), b (B or 1, K, N), out (B, M, N) C-contiguous and
+// not overlapping them; False (nothing written) when BLAS cannot read a or b in place or none
+// is attached. Runs without the GIL.
+PyObject* py_batch_gemm(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (n != 3 || !PyArray_Check(args[0]) || !PyArray_Check(args[1]) || !PyArray_Check(args[2])) {
+    PyErr_SetString(PyExc_TypeError, "For 'BatchMatMul', batch_gemm takes (a, b, out) arrays");
+    return nullptr;
+  }
+  auto* a = reinterpret_cast<PyArrayObject*>(args[0]);
+  auto* b = reinterpret_cast<PyArrayObject*>(args[1]);
+  auto* out = reinterpret_cast<PyArrayObject*>(args[2]);
+  const int t = PyArray_TYPE(out);
+  if (PyArray_NDIM(a) != 3 || PyArray_NDIM(b) != 3 || PyArray_NDIM(out) != 3 ||
+      (t != NPY_FLOAT32 && t != NPY_FLOAT64) || PyArray_TYPE(a) != t || PyArray_TYPE(b) != t ||
+      !PyArray_IS_C_CONTIGUOUS(out) || !PyArray_ISWRITEABLE(out)) {
+    PyErr_SetString(PyExc_TypeError, "For 'BatchMatMul', batch_gemm takes 3-D float32 or "
+                    "float64 arrays of one dtype, 'out' C-contiguous and writeable");
+    return nullptr;
+  }
+  const int64_t batches = PyArray_DIM(out, 0), m = PyArray_DIM(out, 1), nn = PyArray_DIM(out, 2);
+  const int64_t k = PyArray_DIM(a, 2);
+  if (PyArray_DIM(a, 1) != m || PyArray_DIM(b, 1) != k || PyArray_DIM(b, 2) != nn) {
+    PyErr_SetString(PyExc_ValueError, "For 'BatchMatMul', batch_gemm's shapes do not chain: "
+                    "(B, M, K) @ (B, K, N) -> (B, M, N)");
+    return nullptr;
+  }
+  GemmOperand oa, ob;
+  if (!as_operand(a, batches, &oa) || !as_operand(b, batches, &ob)) Py_RETURN_FALSE;
+  if (batches * m * nn == 0) Py_RETURN_TRUE;
+  char* po = static_cast<char*>(PyArray_DATA(out));
+  bool done;
+  Py_BEGIN_ALLOW_THREADS
+  done = batch_gemm(t == NPY_FLOAT32 ? 0 : 1, batches, m, nn, k, oa, ob, po);
+  Py_END_ALLOW_THREADS
+  return PyBool_FromLong(done);
+}
+
 PyMethodDef kMethods[] = {
+    {"batch_gemm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_batch_gemm)),
+     METH_FASTCALL, "batch_gemm(a, b, out) -> bool: out = a @ b over the batch on BLAS, "
+     "in place of the operands' layouts (kernels/blas_gemm.h)."},
     {"blas_attach", py_blas_attach, METH_O,
      "blas_attach(path) -> bool: attach the loaded OpenBLAS at path (its thread control)."},
     {"blas_threads_local", py_blas_threads_local, METH_O,

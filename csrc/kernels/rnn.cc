@@ -19,7 +19,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/blas_threads.h"
+#include "kernels/blas_gemm.h"
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "kernels/rnn_overlap.h"
@@ -34,81 +34,14 @@ using rnn_overlap::t_single;
 
 constexpr int64_t kMinBlock = 8;  // samples of a block of the forward's time loop
 
-constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;  // CBLAS enum values
-
-template <class I, class T>
-using CblasGemm = void (*)(int, int, int, I, I, I, T, const T*, I, const T*, I, T, T*, I);
-
-void* g_gemm[2] = {nullptr, nullptr};  // [float, double]
-bool g_ilp64 = false;
-int64_t g_st_mnk = int64_t{1} << 23;    // GEMMs below this many multiply-adds: one thread
-
 int64_t g_overlap_mnk = int64_t{1} << 22;  // layers of at least this much GEMM work overlap
 
-// Runs a BLAS call on one thread when it is small (see rnn_set_blas) or while the layer's two
-// threads overlap, inside the process-wide counted bracket (kernels/blas_threads.h: the
-// setter is process-wide, so per-call save / restore from two threads would interleave).
-template <class F>
-void with_threads(int64_t mnk, F call) {
-  if (!(mnk < g_st_mnk || t_single)) return call();
-  blas_single_enter();
-  call();
-  blas_single_exit();
-}
-
-template <class T>
-constexpr int dt_index() {
-  return sizeof(T) == 4 ? 0 : 1;
-}
-
-// C (m x n, row stride ldc) = op(A) op(B) + beta C, row-major; A is (m x k) with row stride
-// lda, or (k x m) when ta; B (k x n) / (n x k) when tb.
+// C (m x n, row stride ldc) = op(A) op(B) + beta C on the attached BLAS (kernels/blas_gemm.h),
+// on one BLAS thread when small or while the layer's two threads overlap (t_single).
 template <class T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
           const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? T(0) : beta * c[i * ldc + j];
-    }
-    return;
-  }
-  void* fn = g_gemm[dt_index<T>()];
-  const int opa = ta ? kTrans : kNoTrans, opb = tb ? kTrans : kNoTrans;
-  if (fn && g_ilp64) {
-    return with_threads(m * n * k, [&] {
-      reinterpret_cast<CblasGemm<int64_t, T>>(fn)(kRowMajor, opa, opb, m, n, k, T(1), a, lda, b,
-                                                  ldb, beta, c, ldc);
-    });
-  }
-  const int64_t big = std::max({m, n, k, lda, ldb, ldc});
-  if (fn && big <= INT32_MAX) {  // a 32-bit-integer BLAS takes it
-    return with_threads(m * n * k, [&] {
-      reinterpret_cast<CblasGemm<int, T>>(fn)(kRowMajor, opa, opb, static_cast<int>(m),
-                                              static_cast<int>(n), static_cast<int>(k), T(1), a,
-                                              static_cast<int>(lda), b, static_cast<int>(ldb),
-                                              beta, c, static_cast<int>(ldc));
-    });
-  }
-  // no BLAS attached: the packed MatMul loop into a buffer, then C = buffer + beta C
-  const int64_t isz = sizeof(T);
-  const int64_t ashape[2] = {ta ? k : m, ta ? m : k}, astr[2] = {lda * isz, isz};
-  const int64_t bshape[2] = {tb ? n : k, tb ? k : n}, bstr[2] = {ldb * isz, isz};
-  const Operand oa{reinterpret_cast<const char*>(a), 2, ashape, astr, false};
-  const Operand ob{reinterpret_cast<const char*>(b), 2, bshape, bstr, false};
-  thread_local std::vector<T> buf;
-  buf.resize(static_cast<size_t>(m * n));
-  run_matmul(sizeof(T) == 4 ? kF32 : kF64, oa, ob, ta, tb, reinterpret_cast<char*>(buf.data()),
-             m, n, k);
-  for (int64_t i = 0; i < m; ++i) {
-    T* ci = c + i * ldc;
-    const T* bi = buf.data() + i * n;
-    if (beta == 0) {
-      std::memcpy(ci, bi, n * isz);
-    } else {
-      for (int64_t j = 0; j < n; ++j) ci[j] = bi[j] + beta * ci[j];
-    }
-  }
+  blas_gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, t_single);
 }
 
 // A work buffer of n elements, left uninitialised (every element is written before read).
@@ -144,17 +77,14 @@ int rnn_gates_per_mode(int mode) { return mode == kRnnLstm ? 4 : mode == kRnnGru
 int rnn_reserve_width(int mode) { return mode == kRnnLstm ? 7 : mode == kRnnGru ? 5 : 2; }
 
 void rnn_set_blas(void* sgemm, void* dgemm, bool ilp64, void* threads_local) {
-  g_gemm[0] = sgemm;
-  g_gemm[1] = dgemm;
-  g_ilp64 = ilp64;
-  if (threads_local) blas_threads_attach(reinterpret_cast<BlasSetThreadsFn>(threads_local));
+  blas_gemm_attach(sgemm, dgemm, ilp64, threads_local);
 }
 
-void rnn_set_single_thread_below(int64_t mnk) { g_st_mnk = mnk; }
+void rnn_set_single_thread_below(int64_t mnk) { blas_gemm_set_single_below(mnk); }
 
 void rnn_set_overlap_above(int64_t mnk) { g_overlap_mnk = mnk; }
 
-bool rnn_blas_attached() { return g_gemm[0] != nullptr && g_gemm[1] != nullptr; }
+bool rnn_blas_attached() { return blas_gemm_attached(); }
 
 template <class T>
 void rnn_forward(int mode, const RnnDims& d, const T* x, const T* h0, const T* c0,

@@ -25,6 +25,7 @@ from ._cext import _C
 # NOTE: 2**23 multiply-adds is ~0.2 ms on one AVX-512 core: above it a second thread's wake-up
 # and spin cost little against the halved GEMM; 256 x 256 x 256 (2**24) keeps BLAS's choice.
 ST_MNK = 1 << 23
+_GEMM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _loaded_openblas():
@@ -45,15 +46,27 @@ def _loaded_openblas():
     return (ours or found or [None])[0]
 
 
-OPENBLAS = _loaded_openblas()        # its path, found once (rnn_cpp.py attaches to it too)
+OPENBLAS = _loaded_openblas()        # its path, found once
 ATTACHED = bool(OPENBLAS) and _C.blas_attach(OPENBLAS)
+# its cblas_sgemm / cblas_dgemm for the C++ GEMMs (csrc/kernels/blas_gemm.h: the recurrent
+# layers, batch_gemm), with this module's one-thread limit
+GEMM = bool(OPENBLAS) and _C.rnn_attach_blas(OPENBLAS)
+_C.rnn_single_thread_below(ST_MNK)
 _enter, _exit = _C.blas_single_enter, _C.blas_single_exit
 
 
 def matmul(a, b, out, st_mnk=None):
-    """out = a @ b (np.matmul: 2-D or stacks of matrices, any strides BLAS takes without a
-    copy, transposed views included), on one BLAS thread when each matrix product has fewer
-    than st_mnk (default ST_MNK, read at the call) multiply-adds."""
+    """out = a @ b (2-D or stacks of matrices, any strides BLAS takes without a copy,
+    transposed views included), on one BLAS thread when each matrix product has fewer than
+    st_mnk (default ST_MNK, read at the call) multiply-adds. A 2-D float32 / float64 product
+    of ST_MNK or more runs on the C++ GEMM instead (_C.batch_gemm: split across mindlite's
+    thread pool, not OpenBLAS's threads, see csrc/kernels/blas_gemm.cc); smaller ones keep
+    np.matmul's bits (numpy takes its own dot loops for vector-like shapes)."""
+    if GEMM and st_mnk is None and a.ndim == 2 and b.ndim == 2 and out.dtype in _GEMM_DTYPES \
+            and a.shape[0] * a.shape[1] * b.shape[1] >= ST_MNK and a.dtype == out.dtype \
+            and b.dtype == out.dtype and out.flags.c_contiguous \
+            and _C.batch_gemm(a[None], b[None], out[None]):
+        return
     if ATTACHED and a.ndim >= 2 and b.ndim >= 2 and a.shape[-2] * a.shape[-1] * b.shape[-1] \
             < (ST_MNK if st_mnk is None else st_mnk):
         _enter()
@@ -63,3 +76,33 @@ def matmul(a, b, out, st_mnk=None):
             _exit()
     else:
         np.matmul(a, b, out=out)
+
+
+def batch_matmul(x, y, out):
+    """out = x @ y for stacks of matrices (x (..., M, K), y (..., K, N), either 2-D to broadcast
+    over the other's batch) on the attached BLAS in C++ (_C.batch_gemm): transposed views are
+    read in place through BLAS's transpose flags, and a batch of small products splits across
+    the thread pool, each product on one BLAS thread. Returns False (nothing written) where it
+    does not apply: other dtypes, no BLAS, layouts BLAS cannot read, a broadcast batch."""
+    if not GEMM or out.dtype not in _GEMM_DTYPES or x.dtype != out.dtype \
+            or y.dtype != out.dtype or x.ndim < 2 or y.ndim < 2:
+        return False
+    batch = out.shape[:-2]
+    n = 1
+    for d in batch:
+        n *= d
+    x3, y3 = _stack3(x, batch, n), _stack3(y, batch, n)
+    if x3 is None or y3 is None:
+        return False
+    return _C.batch_gemm(x3, y3, out.reshape((n,) + out.shape[-2:]))
+
+
+
+def _stack3(a, batch, n):
+    """a as (n or 1, rows, cols): a view where its batch dims merge (numpy's reshape copies
+    otherwise), None for a batch that broadcasts."""
+    if a.ndim == 2:
+        return a[None]
+    if a.shape[:-2] != batch:
+        return None
+    return a if a.ndim == 3 else a.reshape((n,) + a.shape[-2:])

@@ -5,10 +5,11 @@ points in csrc/bind/rnn_bind.cc). Same results as the numpy reference (rnn_numpy
 rounding: the input projection of all steps is one GEMM, each step one GEMM for the recurrence
 and one vectorised pass of the gate arithmetic, with no Python between the steps.
 
-The GEMMs call the cblas_?gemm of the OpenBLAS numpy loaded (attached here at import through
-_blas's lookup; without one the C++ packed MatMul loop runs them). As _blas.matmul does, a
-GEMM below _blas.ST_MNK multiply-adds (each step's recurrence at the usual sizes) runs on ONE
-BLAS thread, a larger one (the input projection, dx, dW) on OpenBLAS's thread count.
+The GEMMs call the cblas_?gemm of the OpenBLAS numpy loaded (attached by _blas at import;
+without one the C++ packed MatMul loop runs them). As _blas.matmul does, a GEMM below
+_blas.ST_MNK multiply-adds (each step's recurrence at the usual sizes) runs on ONE BLAS thread,
+a larger one (the input projection, dx, dW) split across mindlite's thread pool
+(csrc/kernels/blas_gemm.cc).
 """
 from ...common import dtype as mstype
 from ..registry import register_kernel
@@ -18,8 +19,7 @@ from ._cext import _C
 FLOATS = (mstype.float32, mstype.float64)
 MODES = {"LSTM": 0, "GRU": 1, "RNN_TANH": 2, "RNN_RELU": 3}
 
-BLAS = bool(_blas.OPENBLAS) and _C.rnn_attach_blas(_blas.OPENBLAS)
-_C.rnn_single_thread_below(_blas.ST_MNK)
+BLAS = _blas.GEMM                     # attached by _blas at import
 
 
 @register_kernel("RNNLayer", provider="cpp", dtypes=FLOATS, alloc="kernel")
