@@ -1,5 +1,5 @@
-"""GEMMs of the CPU kernels (MatMul, BatchMatMul, the convolutions' column GEMMs): np.matmul,
-run on ONE BLAS thread below ST_MNK multiply-adds per matrix.
+"""GEMMs of the CPU kernels (MatMul, BatchMatMul, the convolutions' column GEMMs): small
+products on ONE BLAS thread, large ones split across mindlite's thread pool.
 
 numpy's OpenBLAS threads every GEMM from M N K >= 2**19 on, and its worker threads then spin
 for a while after each call: a training step of small GEMMs (the digits MLP's 64 x 64 x 128,
@@ -10,11 +10,14 @@ thread 1.6 ms of CPU with one BLAS thread, 2.1-3.3 ms with OpenBLAS's choice, th
 it (csrc/bind/blas_bind.cc's enter / exit bracket). In numpy's pthreads OpenBLAS that setting
 is process-wide: the bracket counts the GEMMs inside it across threads and restores the count
 when the last one leaves, so concurrent calls never leave it changed, and another thread's
-large GEMM run meanwhile takes one thread. A GEMM splits M or N across threads, never K, so
-the result is the same on one thread or two.
+large GEMM run meanwhile takes one thread. From ST_MNK on, a 2-D float32 / float64 product
+goes to the C++ GEMM (csrc/kernels/blas_gemm.cc), which splits its rows or columns across
+mindlite's pool, each block one single-threaded cblas call, so OpenBLAS's own workers stay
+asleep: the result is the single-threaded product's bits at any thread count.
 
 The library is the OpenBLAS numpy loaded (found in /proc/self/maps); where there is none (an
-MKL or Accelerate numpy, another OS) ATTACHED is False and GEMMs run as numpy decides.
+MKL or Accelerate numpy, another OS) ATTACHED and GEMM are False and GEMMs run as numpy
+decides.
 """
 import os
 
@@ -59,16 +62,17 @@ def matmul(a, b, out, st_mnk=None):
     """out = a @ b (2-D or stacks of matrices, any strides BLAS takes without a copy,
     transposed views included), on one BLAS thread when each matrix product has fewer than
     st_mnk (default ST_MNK, read at the call) multiply-adds. A 2-D float32 / float64 product
-    of ST_MNK or more runs on the C++ GEMM instead (_C.batch_gemm: split across mindlite's
-    thread pool, not OpenBLAS's threads, see csrc/kernels/blas_gemm.cc); smaller ones keep
-    np.matmul's bits (numpy takes its own dot loops for vector-like shapes)."""
-    if GEMM and st_mnk is None and a.ndim == 2 and b.ndim == 2 and out.dtype in _GEMM_DTYPES \
-            and a.shape[0] * a.shape[1] * b.shape[1] >= ST_MNK and a.dtype == out.dtype \
-            and b.dtype == out.dtype and out.flags.c_contiguous \
+    of that many (and ST_MNK) or more runs on the C++ GEMM instead (_C.batch_gemm: split
+    across mindlite's thread pool, not OpenBLAS's threads, see csrc/kernels/blas_gemm.cc);
+    smaller ones keep np.matmul's bits (numpy takes its own dot loops for vector-like shapes)."""
+    limit = ST_MNK if st_mnk is None else st_mnk
+    if GEMM and a.ndim == 2 and b.ndim == 2 and out.dtype in _GEMM_DTYPES \
+            and a.shape[0] * a.shape[1] * b.shape[1] >= max(limit, ST_MNK) \
+            and a.dtype == out.dtype and b.dtype == out.dtype and out.flags.c_contiguous \
             and _C.batch_gemm(a[None], b[None], out[None]):
         return
     if ATTACHED and a.ndim >= 2 and b.ndim >= 2 and a.shape[-2] * a.shape[-1] * b.shape[-1] \
-            < (ST_MNK if st_mnk is None else st_mnk):
+            < limit:
         _enter()
         try:
             np.matmul(a, b, out=out)
