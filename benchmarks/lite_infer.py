@@ -6,7 +6,8 @@ Workloads: LeNet (1x32x32 input) and a 10-layer MLP (256 wide, ReLU between laye
 batch 1 and 32. Each model is converted to .ms once (mindlite.lite.converter) and built
 twice: by the Lite runtime (mindlite kernels), and with the onnxruntime delegate claiming
 every kernel, whose ONNX model and onnxruntime session are then timed directly
-(session.run with numpy feeds: no mindlite code on that path). Two Lite figures:
+(session.run with numpy feeds: no mindlite code on that path), with 1 and with 2 intra-op
+threads; the ratios are against the faster of the two. Two Lite figures:
 `predict` (the mindspore_lite API: Tensor.set_data_from_numpy, Model.predict,
 get_data_to_numpy) and `session` (LiteSession.run on ready mindlite Tensors: the runtime
 itself). Time: the best of `repeat` rounds, each the mean of N calls; the three figures'
@@ -45,6 +46,9 @@ class DeepMLP(nn.Cell):
         return self.body(x)
 
 
+ORT_THREADS = (1, 2)     # onnxruntime's intra-op threads: both timed, the faster compared
+
+
 def best(fns, number, repeat):
     """Per call seconds of each of `fns`: the minimum over `repeat` interleaved rounds."""
     times = [[] for _ in fns]
@@ -59,12 +63,15 @@ def bench(name, net, shape, repeat, number):
     data = convert(net, ms.Tensor(x))
     lite = mslite.Model()
     lite.build_from_buffer(data, mslite.Context(), name)
-    ctx = mslite.Context()
-    ctx.delegate = mslite.OnnxRuntimeDelegate(threads=1)
-    delegated = mslite.Model()
-    delegated.build_from_buffer(data, ctx, name)
-    (ort_kernel,) = delegated._session.main.units
-    sess, feed = ort_kernel.session, ort_kernel.feeds[0]
+    sessions = []
+    for threads in ORT_THREADS:
+        ctx = mslite.Context()
+        ctx.delegate = mslite.OnnxRuntimeDelegate(threads=threads)
+        delegated = mslite.Model()
+        delegated.build_from_buffer(data, ctx, name)
+        (ort_kernel,) = delegated._session.main.units
+        sessions.append((ort_kernel.session, ort_kernel.feeds[0]))
+    sess, feed = sessions[0]
 
     inputs = lite.get_inputs()
     inputs[0].set_data_from_numpy(x)
@@ -76,8 +83,9 @@ def bench(name, net, shape, repeat, number):
         inputs[0].set_data_from_numpy(x)
         return lite.predict(inputs)[0].get_data_to_numpy()
     session, args = lite._session, [ms.Tensor(x)]
-    t_predict, t_session, t_ort = best(
-        [predict, lambda: session.run(args), lambda: sess.run(None, {feed: x})], number, repeat)
+    ort_runs = [(lambda s=s, f=f: s.run(None, {f: x})) for s, f in sessions]
+    t_predict, t_session, *t_ort = best(
+        [predict, lambda: session.run(args)] + ort_runs, number, repeat)
     return name, t_predict, t_session, t_ort
 
 
@@ -92,11 +100,13 @@ def main():
         n = max(5, int((300 if batch == 1 else 60) * scale))
         rows.append(bench(f"LeNet b{batch}", LeNet(), (batch, 1, 32, 32), args.repeat, n))
         rows.append(bench(f"MLP10x256 b{batch}", DeepMLP(), (batch, 256), args.repeat, n))
-    print("onnxruntime: 1 intra-op thread; mindlite: its default kernels. Times in us.")
-    print(f"{'workload':<16}{'lite predict':>14}{'lite session':>14}{'onnxruntime':>13}"
-          f"{'predict/ort':>13}{'session/ort':>13}")
-    for name, tp, ts, to in rows:
-        print(f"{name:<16}{tp * 1e6:>14.1f}{ts * 1e6:>14.1f}{to * 1e6:>13.1f}"
+    print("onnxruntime with 1 and 2 intra-op threads, the ratios against the faster; "
+          "mindlite: its default kernels and thread pool. Times in us.")
+    print(f"{'workload':<16}{'lite predict':>14}{'lite session':>14}{'ort 1 thread':>14}"
+          f"{'ort 2 threads':>15}{'predict/ort':>13}{'session/ort':>13}")
+    for name, tp, ts, (t1, t2) in rows:
+        to = min(t1, t2)
+        print(f"{name:<16}{tp * 1e6:>14.1f}{ts * 1e6:>14.1f}{t1 * 1e6:>14.1f}{t2 * 1e6:>15.1f}"
               f"{tp / to:>12.2f}x{ts / to:>12.2f}x")
     print("target (issue 16): lite <= 1.0x onnxruntime at batch 1")
 

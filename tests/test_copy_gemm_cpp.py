@@ -154,3 +154,21 @@ def test_batch_matmul_op_transposed_flags_against_float64():
         Tensor(q.astype(np.float64)), Tensor(k.astype(np.float64)))
     want = np.broadcast_to(k.astype(np.float64).sum(1, keepdims=True), q.shape)
     np.testing.assert_allclose(g[0].asnumpy(), want, rtol=1e-12)
+
+
+def test_few_row_dense_splits_columns_with_the_same_bits():
+    """A batch-1 / batch-2 Dense (x @ w^T, w as stored) splits its output columns across the
+    pool: every column is the same dot product on any thread count."""
+    rng = np.random.default_rng(4)
+    mm = ops.MatMul(transpose_b=True)
+    for m, n, k in [(1, 256, 256), (2, 250, 300), (1, 37, 4000), (1, 1000, 100)]:
+        for dt in (np.float32, np.float64):
+            x = rng.standard_normal((m, k)).astype(dt)
+            w = rng.standard_normal((n, k)).astype(dt)
+            got = []
+            for threads in (1, 2):
+                with split(threads):
+                    got.append(mm(Tensor(x), Tensor(w)).asnumpy())
+            np.testing.assert_array_equal(got[0], got[1])
+            np.testing.assert_allclose(got[0], x.astype(np.float64) @ w.astype(np.float64).T,
+                                       rtol=1e-4 if dt == np.float32 else 1e-12, atol=1e-3)

@@ -67,6 +67,7 @@ def _run_ms(tmp_path, script, *args):
 
 
 def test_mindlite_files_run_in_mindspore(tmp_path, monkeypatch):
+    ms.set_seed(2)                 # the same weights whichever tests ran before
     rng = np.random.default_rng(4)
     x2 = Tensor(rng.standard_normal((2, 8)).astype(np.float32))
     img = Tensor(rng.standard_normal((2, 1, 32, 32)).astype(np.float32))
@@ -107,7 +108,11 @@ def test_mindlite_files_run_in_mindspore(tmp_path, monkeypatch):
         got = np.load(tmp_path / f"{name}.mindir_ms.npz")
         assert len(got.files) == len(expected), name
         for i, w in enumerate(expected):
-            np.testing.assert_allclose(got[f"arr_{i}"].astype(np.float64), w, rtol=1e-5,
+            # a float16 output is a rounding of float32 values the two frameworks may compute
+            # one float32 ulp apart (LayerNorm, GeLU): the cast can then land one float16 ulp
+            # apart (seen: 0.89941 against 0.89893)
+            rtol = 2.0 ** -10 if w.dtype == np.float16 else 1e-5
+            np.testing.assert_allclose(got[f"arr_{i}"].astype(np.float64), w, rtol=rtol,
                                        atol=1e-5, err_msg=name)
             assert got[f"arr_{i}"].dtype == w.dtype, name
 

@@ -98,7 +98,8 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_pool_functions(m.ptr()) ||
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
       !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr()) ||
-      !ml::add_graph_runner(m.ptr()) || !ml::add_guard_functions(m.ptr()) || !ml::add_fused_functions(m.ptr()) ||
+      !ml::add_graph_runner(m.ptr()) || !ml::add_guard_functions(m.ptr()) ||
+      !ml::add_fused_functions(m.ptr()) ||
       !ml::add_blas_functions(m.ptr()) || !ml::add_bias_functions(m.ptr()) ||
       !ml::add_f16_functions(m.ptr()) || !ml::add_rnn_functions(m.ptr()) ||
       !ml::add_norm_functions(m.ptr()) || !ml::add_pad_functions(m.ptr()) ||

@@ -13,6 +13,7 @@
 namespace mindlite {
 
 constexpr int64_t kDotRows = 2;
+constexpr uint32_t kFamilyMatmulBt = 9;  // split-search family (runtime/thread_pool.h)
 
 // a: (M,K) or (K,M) when transpose_a; b: (K,N) or (N,K) when transpose_b; out: C-contiguous
 // (M,N). Shapes and dtypes already validated.

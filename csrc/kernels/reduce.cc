@@ -8,8 +8,9 @@
 //
 // Accumulators: float32 and float64 sums / means in float64 lanes (per run of up to
 // kReduceBlock elements, blocks folded pairwise; float32 runs add four inputs per lane in
-// float32 before widening; float64 inputs pairwise from 1024-element leaves, numpy's accuracy); integer sums in uint64 (wrapping, stored modulo the dtype like
-// numpy's); integer means in float64, truncated toward zero; max / min in the input dtype
+// float32 before widening; float64 inputs pairwise from 1024-element leaves, numpy's
+// accuracy); integer sums in uint64 (wrapping, stored modulo the dtype like numpy's);
+// integer means in float64, truncated toward zero; max / min in the input dtype
 // with NaN sticking (np.max); products in the input dtype (integers wrap).
 #include "kernels/reduce.h"
 
