@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/blas_gemm.h"
 #include "kernels/rnn.h"
 
 namespace py = pybind11;
@@ -56,6 +57,13 @@ bool attach_blas(const std::string& path) {
       ilp64 = text && std::string(text).find("USE64BITINT") != std::string::npos;
     }
     rnn_set_blas(s, d, ilp64, dlsym(h, "openblas_set_num_threads_local"));
+    for (const char* q : {"scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
+                          "openblas_get_num_threads"}) {
+      if (void* fn = dlsym(h, q)) {  // the library's thread count caps blas_gemm's split
+        blas_gemm_set_thread_query(fn);
+        break;
+      }
+    }
     return true;  // the handle stays open, as the library stays loaded
   }
   dlclose(h);

@@ -5,6 +5,7 @@
 #include "kernels/blas_gemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "kernels/blas_threads.h"
@@ -23,6 +24,7 @@ using CblasGemm = void (*)(int, int, int, I, I, I, T, const T*, I, const T*, I, 
 void* g_gemm[2] = {nullptr, nullptr};  // [float, double]
 bool g_ilp64 = false;
 int64_t g_st_mnk = int64_t{1} << 23;    // GEMMs below this many multiply-adds: one thread
+std::atomic<int (*)()> g_blas_threads{nullptr};  // the library's openblas_get_num_threads
 // NOTE: a batch of products of at least this many multiply-adds in all splits across threads
 // (~10 us of work on one core: below it the launch costs more than it saves).
 constexpr int64_t kBatchSplitMnk = int64_t{1} << 18;
@@ -56,14 +58,23 @@ bool blas_gemm_attached() { return g_gemm[0] != nullptr && g_gemm[1] != nullptr;
 
 void blas_gemm_set_single_below(int64_t mnk) { g_st_mnk = mnk; }
 
+void blas_gemm_set_thread_query(void* get_num_threads) {
+  g_blas_threads.store(reinterpret_cast<int (*)()>(get_num_threads));
+}
+
 namespace {
 
-// Threads for a product of mnk multiply-adds that is not to run on one thread: the pool's
-// (forced or hardware) count when it is large, else 1.
-int gemm_threads(int64_t mnk) {
-  if (mnk < g_st_mnk) return 1;
-  return get_num_threads() > 0 ? get_num_threads() : max_threads();
+// mindlite's thread count (forced or hardware), capped by the library's own setting.
+int pool_threads() {
+  const int pool = get_num_threads() > 0 ? get_num_threads() : max_threads();
+  int (*query)() = g_blas_threads.load(std::memory_order_relaxed);
+  const int lib = query ? query() : pool;
+  return lib < pool ? (lib > 1 ? lib : 1) : pool;
 }
+
+// Threads for a product of mnk multiply-adds that is not to run on one thread: pool_threads()
+// when it is large, else 1.
+int gemm_threads(int64_t mnk) { return mnk < g_st_mnk ? 1 : pool_threads(); }
 
 }  // namespace
 
@@ -180,8 +191,7 @@ bool batch_gemm(int dt, int64_t batches, int64_t m, int64_t n, int64_t k, const 
       batch_range<double>(b0, b1, m, n, k, a, b, out, single);
     }
   };
-  const int threads = std::min<int64_t>(get_num_threads() > 0 ? get_num_threads()
-                                                              : max_threads(), batches);
+  const int threads = static_cast<int>(std::min<int64_t>(pool_threads(), batches));
   // large products thread inside BLAS; a batch of small ones splits over the batches
   if (batches < 2 || mnk >= g_st_mnk || mnk * batches < kBatchSplitMnk || threads < 2) {
     range(0, batches, false);

@@ -15,6 +15,10 @@ namespace mindlite {
 void blas_gemm_attach(void* sgemm, void* dgemm, bool ilp64, void* threads_local);
 bool blas_gemm_attached();
 void blas_gemm_set_single_below(int64_t mnk);
+// The library's openblas_get_num_threads: a large product splits across at most that many
+// of mindlite's threads, so OPENBLAS_NUM_THREADS=1 (or threadpoolctl's limit) keeps every
+// GEMM on the calling thread.
+void blas_gemm_set_thread_query(void* get_num_threads);
 
 // C (m x n, row stride ldc) = op(A) op(B) + beta C, row-major; A is (m x k) with row stride
 // lda, or (k x m) when ta; B (k x n) / (n x k) when tb. single: on one BLAS thread.
