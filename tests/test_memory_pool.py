@@ -66,6 +66,43 @@ def test_results_views_and_asnumpy_are_never_overwritten():
     assert pool.hits > hits0              # released buffers were reused meanwhile
 
 
+def test_free_base_refcount_calibrated():
+    bucket = [np.empty(16, np.uint8)[4:12].view(np.float32)]
+    for buf in bucket:
+        count = sys.getrefcount(buf.base)       # outside the assert: pytest keeps its operands
+        assert count == memory.FREE_BASE_REFCOUNT
+
+
+def test_large_buffers_start_on_a_huge_page_and_views_keep_them_busy():
+    """From 4 MiB, pool buffers are 2 MiB-aligned views into a larger array: a tensor, a view
+    of it, a numpy view of its asnumpy() (whose base is that array, not the buffer) or a
+    memoryview each keep the buffer from being handed out again."""
+    pool = runtime_pool()
+    big = (1024, 1024)
+    x = Tensor(np.random.default_rng(1).standard_normal(big).astype(np.float32))
+    first = ops.add(x, x)
+    assert first.asnumpy().ctypes.data % memory.HUGE_PAGE == 0
+    kept = []
+    for i in range(16):
+        r = ops.add(x, Tensor(np.float32(i)))
+        want = x.asnumpy() + np.float32(i)
+        kind = i % 4
+        if kind == 0:
+            kept.append(("tensor view", ops.reshape(r, (2048, 512)), want.reshape(2048, 512)))
+        elif kind == 1:
+            kept.append(("numpy view", r.asnumpy()[::5, 3:], want[::5, 3:]))
+        elif kind == 2:
+            kept.append(("memoryview", memoryview(r.asnumpy()), want))
+        del r
+        ops.relu(ops.mul(x, x))
+    for _ in range(8):
+        ops.add(x, x)
+    for what, held, want in kept:
+        got = held.asnumpy() if isinstance(held, Tensor) else np.asarray(held)
+        np.testing.assert_array_equal(got, want, err_msg=what)
+    assert pool.free_bytes() >= 0
+
+
 def test_released_buffer_is_reused_and_live_one_is_not():
     x = Tensor(np.ones(SHAPE, np.float32))
     r = ops.mul(x, x)
