@@ -4,7 +4,7 @@ every thread count, transposed operands read in place, bad arguments rejected be
 is written."""
 import numpy as np
 import pytest
-from helpers import ALL_DTYPES, arrays, noncontig, shapes, split
+from helpers import ALL_DTYPES, arrays, noncontig, run_threads, shapes, split
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -172,3 +172,28 @@ def test_few_row_dense_splits_columns_with_the_same_bits():
             np.testing.assert_array_equal(got[0], got[1])
             np.testing.assert_allclose(got[0], x.astype(np.float64) @ w.astype(np.float64).T,
                                        rtol=1e-4 if dt == np.float32 else 1e-12, atol=1e-3)
+
+
+def test_four_threads_share_the_pool_through_gemms_and_copies():
+    """Large MatMuls (split across the pool), BatchMatMuls (batches split), Transposes and
+    batch-1 Dense products from 4 threads at once: each thread's results are the bits one
+    thread alone gives (a thread that finds the pool busy runs its blocks itself)."""
+    rng = np.random.default_rng(6)
+    a = Tensor(rng.standard_normal((600, 300)).astype(np.float32))
+    b = Tensor(rng.standard_normal((300, 500)).astype(np.float32))
+    q = Tensor(rng.standard_normal((64, 32, 16)).astype(np.float32))
+    x1 = Tensor(rng.standard_normal((1, 256)).astype(np.float32))
+    w = Tensor(rng.standard_normal((256, 256)).astype(np.float32))
+    nt = ops.BatchMatMul(transpose_b=True)
+    dense = ops.MatMul(transpose_b=True)
+
+    def results():
+        return [ops.matmul(a, b).asnumpy(), nt(q, q).asnumpy(),
+                ops.transpose(q, (1, 0, 2)).asnumpy(), dense(x1, w).asnumpy()]
+    want = results()
+
+    def work(k):
+        for _ in range(15):
+            for got, ref in zip(results(), want):
+                np.testing.assert_array_equal(got, ref)
+    assert run_threads(work) == []

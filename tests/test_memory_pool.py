@@ -229,3 +229,38 @@ def test_four_threads_share_a_full_pool_without_aliasing():
         sys.setswitchinterval(old)
     assert not errors and not any(t.is_alive() for t in threads)
     assert pool.held_bytes == pool.cached_bytes() <= 3 << 18
+
+
+def test_four_threads_share_aligned_buffers_through_views():
+    """The same with buffers from 4 MiB (2 MiB-aligned views into larger arrays): each thread
+    keeps numpy views of its last buffers, which reference the owning array rather than the
+    buffer, and no other thread may be handed that memory meanwhile."""
+    pool = MemoryPool(max_bytes=3 * (6 << 20), max_per_bucket=2)
+    errors = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        keep = []
+        try:
+            for _ in range(150):
+                n = int(rng.integers(4, 7)) << 20
+                a = pool.alloc((n // 4,), F32, n)
+                assert a.ctypes.data % memory.HUGE_PAGE == 0
+                a[:64] = seed
+                keep = keep[-2:] + [a[:64:3]]           # views only: the buffer is dropped
+                del a
+                assert all((k == seed).all() for k in keep)
+        except Exception as e:          # reported from the main thread below
+            errors.append(e)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors and not any(t.is_alive() for t in threads)

@@ -72,20 +72,15 @@ int pool_threads() {
   return lib < pool ? (lib > 1 ? lib : 1) : pool;
 }
 
-// Threads for a product of mnk multiply-adds that is not to run on one thread: pool_threads()
-// when it is large, else 1.
-int gemm_threads(int64_t mnk) { return mnk < g_st_mnk ? 1 : pool_threads(); }
-
 }  // namespace
 
 template <class T>
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                const T* b, int64_t ldb, T beta, T* c, int64_t ldc, bool single) {
   if (m == 0 || n == 0) return;
-  const int nt = single || g_gemm[dt_index<T>()] == nullptr ? 1 : gemm_threads(m * n * k);
-  if (nt == 1 && m * n * k >= g_st_mnk) single = true;  // forced to one thread: same bits
-  if (nt > 1 && std::max(m, n) < 2 * nt) single = true;
-  if (nt > 1 && !single) {
+  const int nt = single || g_gemm[dt_index<T>()] == nullptr || m * n * k < g_st_mnk
+                     ? 1 : pool_threads();
+  if (nt > 1 && std::max(m, n) >= 2 * nt) {
     // NOTE: a large product splits its rows (or columns, when wider) across mindlite's pool,
     // each block on one BLAS thread, instead of OpenBLAS's own threads: those spin for a while
     // after every GEMM and took the second core from the pool's next kernels (a Transformer
@@ -116,6 +111,9 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
     blas_single_exit();
     return;
   }
+  // a large product that did not split (one thread, or too narrow) runs on one BLAS thread
+  // too: never on OpenBLAS's threads, and with the split's bits
+  if (g_gemm[dt_index<T>()] != nullptr && m * n * k >= g_st_mnk) single = true;
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? T(0) : beta * c[i * ldc + j];

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "kernels/isz_dispatch.h"
 #include "runtime/thread_pool.h"
 
 namespace mindlite {
@@ -76,13 +77,7 @@ void run_copy(const CopyPlan& p, const char* src, char* out) {
   const int64_t elems = runs * p.shape[p.nd - 1];
   if (elems == 0) return;
   auto body = [&](int64_t r0, int64_t r1) {
-    switch (p.isz) {
-      case 1: return rows<1>(p, src, out, r0, r1);
-      case 2: return rows<2>(p, src, out, r0, r1);
-      case 4: return rows<4>(p, src, out, r0, r1);
-      case 8: return rows<8>(p, src, out, r0, r1);
-      default: return rows<16>(p, src, out, r0, r1);
-    }
+    with_isz(p.isz, [&](auto b) { rows<decltype(b)::value>(p, src, out, r0, r1); });
   };
   const uint32_t key = split_key(kFamilyCopy, 0, static_cast<uint32_t>(p.isz));
   const SplitDecision d = runs > 1 ? decide_split(key, elems, 1) : SplitDecision{1, false};

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "kernels/isz_dispatch.h"
 #include "runtime/thread_pool.h"
 
 namespace mindlite {
@@ -30,13 +31,7 @@ void run_pad_rows(const PadRowsPlan& p, const char* x, char* out) {
   const int64_t n = p.a * p.ho;
   if (n == 0 || p.wo == 0) return;
   auto body = [&](int64_t r0, int64_t r1) {
-    switch (p.isz) {
-      case 1: return rows_loop<1>(p, x, out, r0, r1);
-      case 2: return rows_loop<2>(p, x, out, r0, r1);
-      case 4: return rows_loop<4>(p, x, out, r0, r1);
-      case 8: return rows_loop<8>(p, x, out, r0, r1);
-      default: return rows_loop<16>(p, x, out, r0, r1);
-    }
+    with_isz(p.isz, [&](auto b) { rows_loop<decltype(b)::value>(p, x, out, r0, r1); });
   };
   const int64_t elems = n * p.wo;
   const uint32_t key = split_key(kFamilyPad, 0, static_cast<uint32_t>(p.isz));

@@ -20,8 +20,6 @@
 #include <vector>
 
 #include "kernels/blas_gemm.h"
-#include "kernels/elementwise.h"
-#include "kernels/matmul.h"
 #include "kernels/rnn_overlap.h"
 #include "runtime/thread_pool.h"
 
