@@ -103,6 +103,38 @@ def test_large_buffers_start_on_a_huge_page_and_views_keep_them_busy():
     assert pool.free_bytes() >= 0
 
 
+def _mapping_of(address):
+    """(pathname or "", VmFlags) of the mapping of this process that holds `address`."""
+    found = None
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if "-" in fields[0] and not fields[0].endswith(":"):
+                lo, hi = (int(v, 16) for v in fields[0].split("-"))
+                found = (fields[5] if len(fields) > 5 else "") if lo <= address < hi else None
+            elif found is not None and fields[0] == "VmFlags:":
+                return found, fields[1:]
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="needs Linux /proc")
+def test_large_buffers_get_a_mapping_of_their_own_marked_for_huge_pages():
+    """Buffers from 4 MiB come from a mapping of their own with MADV_HUGEPAGE ("hg"), also
+    after a large free has raised glibc's mmap threshold: malloc then serves such sizes from
+    the brk heap, where only part of a buffer got huge pages."""
+    freed = np.ones(3 << 20, np.float64)        # 24 MiB: freeing it raises the threshold
+    del freed
+    for size in (1 << 22, 3 << 22):
+        buf = memory._new_buffer((size // 4,), F32, size)
+        assert buf.ctypes.data % memory.HUGE_PAGE == 0
+        name, flags = _mapping_of(buf.ctypes.data)
+        assert name != "[heap]" and "hg" in flags, (name, flags)
+        buf[:] = 1.5                              # writable, and owned through its views
+        base = buf.base
+        del buf
+        assert sys.getrefcount(base) == 2
+
+
 def test_released_buffer_is_reused_and_live_one_is_not():
     x = Tensor(np.ones(SHAPE, np.float32))
     r = ops.mul(x, x)
