@@ -119,10 +119,11 @@ def _mapping_of(address):
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="needs Linux /proc")
 def test_large_buffers_get_a_mapping_of_their_own_marked_for_huge_pages():
-    """Buffers from 4 MiB come from a mapping of their own with MADV_HUGEPAGE ("hg"), also
-    after a large free has raised glibc's mmap threshold: malloc then serves such sizes from
-    the brk heap, where only part of a buffer got huge pages."""
-    freed = np.ones(3 << 20, np.float64)        # 24 MiB: freeing it raises the threshold
+    """Buffers from 4 MiB come from a mapping of their own with MADV_HUGEPAGE ("hg"), not
+    from malloc, which serves such sizes from the brk heap (mindlite's malloc policy, or
+    glibc's own threshold once a large block was freed), where only part of a buffer got
+    huge pages."""
+    freed = np.ones(3 << 20, np.float64)        # 24 MiB: freeing it raises glibc's threshold
     del freed
     for size in (1 << 22, 3 << 22):
         buf = memory._new_buffer((size // 4,), F32, size)

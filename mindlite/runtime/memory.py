@@ -81,12 +81,12 @@ _MAP_PRIVATE_ANON = (getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYM
 def _huge_memory(nbytes):
     """nbytes of zeroed uint8 memory in a private anonymous mapping of its own, marked for
     transparent huge pages (madvise); numpy's allocator where the OS has no such advice.
-    NOTE: not malloc's memory: once the process has freed a large block, glibc raises its
-    mmap threshold (up to 32 MiB) and serves such sizes from the brk heap, where the huge
-    pages numpy asks for covered only 3 of 8 2 MiB pages of a 16 MiB buffer (read from
-    /proc/self/pagemap); a 2-rank 16 MB AllReduce into such a buffer took 6.0-6.5 ms
-    against 4.6-4.8 into a wholly huge one. The mapping is unmapped when the last view of
-    the array goes (mmap -> memoryview -> array)."""
+    NOTE: not malloc's memory: mindlite's malloc policy (csrc/runtime/malloc_policy.cc)
+    serves blocks under 32 MiB from the brk heap (as glibc itself does once the process has
+    freed a large block), where the huge pages numpy asks for covered only 3 of 8 2 MiB pages
+    of a 16 MiB buffer (read from /proc/self/pagemap); a 2-rank 16 MB AllReduce into such a
+    buffer took 6.0-6.5 ms against 4.6-4.8 into a wholly huge one. The mapping is unmapped
+    when the last view of the array goes (mmap -> memoryview -> array)."""
     if _MAP_PRIVATE_ANON is None:
         return np.empty(nbytes, dtype=np.uint8)
     mapping = mmap.mmap(-1, nbytes, flags=_MAP_PRIVATE_ANON)
