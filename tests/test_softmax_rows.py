@@ -96,3 +96,20 @@ def test_float_rows_fast_and_redone_exp(dtype, rows, cols, spread, data):
     tol = eps * (8 + np.abs(np.nan_to_num(x64 - x64.max(-1, keepdims=True), neginf=0)))
     ok = ~np.isnan(want)
     assert (np.abs(got[ok] - want[ok]) <= tol[ok] * want[ok] + np.finfo(dtype).tiny * 4).all()
+
+
+def test_row_maximum_in_every_lane_and_nan_anywhere():
+    """The row maximum (a butterfly over the running maxima's lanes, the lane loop when a NaN
+    is among them) wherever it sits: the softmax of a row with one large lane is 1 there, and
+    a NaN in any lane makes the whole row NaN, for float32 and float64, on 64-lane rows."""
+    for dtype in (np.float32, np.float64):
+        eye = np.eye(64, dtype=dtype) * 2000 - 1000
+        np.testing.assert_array_equal(ops.softmax(Tensor(eye), -1).asnumpy(),
+                                      np.eye(64, dtype=dtype))
+        x = np.zeros((64, 64), dtype)
+        x[np.arange(64), np.arange(64)] = np.nan
+        x[:, 0] = np.where(np.arange(64) == 0, np.nan, 5.0)
+        assert np.isnan(ops.softmax(Tensor(x), -1).asnumpy()).all()
+        ties = np.where(np.eye(64, dtype=bool), dtype(0.0), dtype(-0.0)) - np.arange(64) * 0.0
+        got = ops.softmax(Tensor(ties), -1).asnumpy()
+        np.testing.assert_array_equal(got, np.full((64, 64), 1 / 64, dtype))
