@@ -27,15 +27,16 @@ OVERLAP_WORKER = os.path.join(os.path.dirname(WORKER), "test_comm_overlap_worker
 LIMIT = 150
 
 
-def _launch(n, suite, timeout=LIMIT, hostfile=None, worker=WORKER, **env):
-    """mpiexec -n n (on loopback; with a hostfile listing localhost when given)."""
+def _launch(n, suite, timeout=LIMIT, hostfile=None, worker=WORKER, prefix=(), **env):
+    """mpiexec -n n (on loopback; with a hostfile listing localhost when given; `prefix`
+    runs mpiexec under another command, e.g. taskset)."""
     full = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                 OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONUNBUFFERED="1", **env)
     hosts = ["--hostfile", str(hostfile)] if hostfile is not None else []
     t0 = time.monotonic()
-    proc = subprocess.run([MPIEXEC, *hosts, "-n", str(n), "--oversubscribe", sys.executable,
-                           worker, suite], env=full, capture_output=True, text=True,
-                          timeout=timeout, errors="replace")
+    proc = subprocess.run([*prefix, MPIEXEC, *hosts, "-n", str(n), "--oversubscribe",
+                           sys.executable, worker, suite], env=full, capture_output=True,
+                          text=True, timeout=timeout, errors="replace")
     return proc, time.monotonic() - t0
 
 
@@ -51,6 +52,19 @@ def test_suite_on_every_rank(suite, n, tmp_path):
     assert proc.returncode == 0, out[-4000:]
     for r in range(n):
         assert f"OK {suite} rank {r}" in out, out[-4000:]
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="needs taskset (util-linux)")
+def test_collectives_on_a_crowded_node():
+    """Two ranks on one CPU (taskset): more ranks than CPUs, so the shape check and the data
+    wait in MPI's blocking calls, which Open MPI then makes yield the CPU while polling
+    (communication/_mpi.py, _crowded); every result, gradient and error as elsewhere."""
+    cpu = str(min(os.sched_getaffinity(0)))
+    proc, _ = _launch(2, "collectives", prefix=("taskset", "-c", cpu), MINDLITE_TEST_CROWDED="1")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    for r in range(2):
+        assert f"OK collectives rank {r}" in out, out[-4000:]
 
 
 @pytest.mark.parametrize("n", [2, 4])
