@@ -191,9 +191,10 @@ def move(op, group, comm, nbytes, method, *args):
     CPUs: mpiexec --oversubscribe) Open MPI yields the CPU while it polls, and the blocking
     form is used at every size: 4 ranks on 2 cores, 1-4 KB went 0.15-0.25x -> 0.20-0.36x
     raw mpi4py's bandwidth."""
-    if nbytes >= BLOCKING_MIN or STATE.get("crowded"):
-        if not _CHECK[0]:
-            wait(op, group, comm.Ibarrier())
+    crowded = STATE.get("crowded")
+    if nbytes >= BLOCKING_MIN or crowded:
+        if not _CHECK[0] and not crowded:     # meet politely first (on a crowded node MPI
+            wait(op, group, comm.Ibarrier())  # yields while it polls anyway)
         with pending(op, group):
             getattr(comm, method)(*args)
     else:
