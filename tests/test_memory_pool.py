@@ -117,7 +117,8 @@ def _mapping_of(address):
     raise AssertionError(f"no mapping holds {address:#x}")
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="needs Linux /proc")
+@pytest.mark.skipif(not os.path.exists("/sys/kernel/mm/transparent_hugepage"),
+                    reason="needs Linux with transparent huge pages (/proc, /sys/kernel/mm)")
 def test_large_buffers_get_a_mapping_of_their_own_marked_for_huge_pages():
     """Buffers from 4 MiB come from a mapping of their own with MADV_HUGEPAGE ("hg"), not
     from malloc, which serves such sizes from the brk heap (mindlite's malloc policy, or

@@ -90,7 +90,10 @@ def _huge_memory(nbytes):
     if _MAP_PRIVATE_ANON is None:
         return np.empty(nbytes, dtype=np.uint8)
     mapping = mmap.mmap(-1, nbytes, flags=_MAP_PRIVATE_ANON)
-    mapping.madvise(mmap.MADV_HUGEPAGE)
+    try:
+        mapping.madvise(mmap.MADV_HUGEPAGE)
+    except OSError:                 # a kernel built without transparent huge pages
+        pass
     return np.frombuffer(mapping, dtype=np.uint8)
 
 
