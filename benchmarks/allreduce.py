@@ -11,10 +11,12 @@ Launches itself under `mpiexec` on this machine (loopback, shared memory):
    Bandwidth = buffer bytes / time. Target: mindlite >= 0.9x raw at >= 1 MB.
    mindlite's call includes its cross-rank shape/dtype check (a 16-byte allreduce) and the
    op dispatch; MINDLITE_COMM_CHECK=0 removes the check (also measured).
-2. One data-parallel training step of train_digits.py's CNN, batch 64 per rank, on 1 and 2
-   ranks (each rank single-threaded: BLAS and mindlite's pool at one thread): samples/s over
-   all ranks. Target: 2 ranks >= 1.5x one rank (on 2 cores; other load on the machine makes
-   the numbers noisy).
+2. One data-parallel training step of train_digits.py's CNN, batch 64 per rank, on 2 ranks,
+   against rank 0 training alone (no reducer) in windows taking turns with the 2-rank ones
+   in the same launch, the other rank asleep in a barrier meanwhile (each rank single-
+   threaded: BLAS and mindlite's pool at one thread); samples/s over all ranks, best and
+   median window; 3 launches. Target: 2 ranks >= 1.5x one rank (on 2 cores; other load on
+   the machine makes the numbers noisy).
 3. The same 2-rank step with the gradient reduction overlapped with backward
    (nn.DistributedGradReducer overlap=True) and after it (overlap=False), with
    the default bucket size (32 MB: the CNN's 55 KB of gradients make one bucket, final only
@@ -93,36 +95,48 @@ def _dp_step_worker(quick, overlap, bucket):
     from train_digits import CNN
     _C.set_num_threads(1)
     init()
-    n = get_group_size()
+    n, r = get_group_size(), get_rank()
+
+    def make_step():
+        ms.set_seed(0)
+        net = CNN()
+        return nn.TrainOneStepCell(nn.WithLossCell(
+            net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
+            nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    alone = make_step() if r == 0 else None     # one process's step: no gradient reducer
     if n > 1:
         fusion = {} if bucket is None else {
             "comm_fusion": {"allreduce": {"mode": "size", "config": bucket}}}
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                      gradients_mean=True, **fusion)
-    ms.set_seed(0)
-    net = CNN()
-    step = nn.TrainOneStepCell(nn.WithLossCell(
-        net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
-        nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    step = make_step()
     if step.grad_reducer is not None and overlap is not None:
         step.grad_reducer.overlap = overlap
-    rng = np.random.RandomState(get_rank())
+    rng = np.random.RandomState(r)
     x = Tensor(rng.randn(64, 1, 8, 8).astype(np.float32))
     y = Tensor(rng.randint(0, 10, 64).astype(np.int32))
     for _ in range(5):
         step(x, y)
+        if alone is not None:
+            alone(x, y)
     windows, steps = (5, 20) if quick else (10, 40)
-    walls = []
-    for _ in range(windows):                    # several windows: the best and the median
+    walls = {"alone": [], "dp": []}
+
+    def window(kind, fn):
         ms.ops.Barrier()()
         t0 = time.perf_counter()
-        for _ in range(steps):
-            step(x, y)
+        if fn is not None:
+            for _ in range(steps):
+                fn(x, y)
         ms.ops.Barrier()()
-        walls.append(time.perf_counter() - t0)
-    if get_rank() == 0:
-        rates = sorted(64 * n * steps / w for w in walls)
-        print(f"DP {n} {rates[-1]} {rates[len(rates) // 2]}")
+        walls[kind].append(time.perf_counter() - t0)
+    for _ in range(windows):                    # the two take turns, window by window
+        window("alone", alone)                  # rank 0 alone, the others wait (asleep)
+        window("dp", step)
+    if r == 0:
+        one = sorted(64 * steps / w for w in walls["alone"])
+        every = sorted(64 * n * steps / w for w in walls["dp"])
+        print(f"DP {n} {every[-1]} {every[len(every) // 2]} {one[-1]} {one[len(one) // 2]}")
 
 
 def main():
@@ -178,24 +192,22 @@ def _median(values):
 
 
 def _dp_rate(n, quick, *args):
-    """(best, median) samples/s over the worker's timing windows."""
+    """(best, median) samples/s of the data-parallel windows over n ranks, then (best,
+    median) of rank 0 training alone in the windows between them."""
     for line in _launch(n, "dp", *quick, *args).splitlines():
         if line.startswith("DP "):
-            return tuple(float(v) for v in line.split()[2:4])
+            return tuple(float(v) for v in line.split()[2:6])
     raise SystemExit("the dp worker printed no rate")
 
 
 def _dp(quick):
-    runs = {1: [], 2: []}
-    for _ in range(2):                          # alternate 1 and 2 ranks (noise)
-        for n in (1, 2):
-            runs[n].append(_dp_rate(n, quick))
-    best = {n: max(r[0] for r in v) for n, v in runs.items()}
-    med = {n: sorted(r[1] for r in v)[-1] for n, v in runs.items()}
-    print(f"\nCNN training step, batch 64 per rank, one thread per rank (samples/s, best / "
-          f"median window of the better run):\n1 rank {best[1]:.0f} / {med[1]:.0f}, 2 ranks "
-          f"{best[2]:.0f} / {med[2]:.0f} -> {best[2] / best[1]:.2f}x / "
-          f"{med[2] / med[1]:.2f}x (target 1.5x)")
+    runs = [_dp_rate(2, quick) for _ in range(3)]
+    print("\nCNN training step, batch 64 per rank, one thread per rank (samples/s, best / "
+          "median window; 2-rank windows alternating with windows of rank 0 training alone "
+          "in the same launch, so both see the same load):")
+    for two_best, two_med, one_best, one_med in runs:
+        print(f"1 rank {one_best:.0f} / {one_med:.0f}, 2 ranks {two_best:.0f} / {two_med:.0f}"
+              f" -> {two_best / one_best:.2f}x / {two_med / one_med:.2f}x (target 1.5x)")
     print("\n2 ranks, gradient reduction after backward vs overlapped with it (samples/s, "
           "best window):")
     print(f"{'buckets':>12} {'after':>8} {'overlapped':>11} {'ratio':>6}")
