@@ -232,12 +232,26 @@ def test_release_all_keeps_live_arrays():
     np.testing.assert_array_equal(r.asnumpy(), 4)
 
 
+def _four_threads(work):
+    """work(0..3) on four threads at once, switching every 10 us; all must finish."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    finally:
+        sys.setswitchinterval(old)
+    assert not any(t.is_alive() for t in threads)
+
+
 def test_four_threads_share_a_full_pool_without_aliasing():
     # misses in several threads drop and re-create buckets at the byte cap: that used to
     # raise KeyError; no two live arrays may ever share a buffer
     pool = MemoryPool(max_bytes=3 << 18, max_per_bucket=2)
     errors = []
-    old = sys.getswitchinterval()
 
     def work(seed):
         rng = np.random.default_rng(seed)
@@ -252,16 +266,8 @@ def test_four_threads_share_a_full_pool_without_aliasing():
         except Exception as e:          # reported from the main thread below
             errors.append(e)
 
-    sys.setswitchinterval(1e-5)
-    try:
-        threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=60)
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors and not any(t.is_alive() for t in threads)
+    _four_threads(work)
+    assert not errors
     assert pool.held_bytes == pool.cached_bytes() <= 3 << 18
 
 
@@ -287,14 +293,5 @@ def test_four_threads_share_aligned_buffers_through_views():
         except Exception as e:          # reported from the main thread below
             errors.append(e)
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
-        threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=60)
-    finally:
-        sys.setswitchinterval(old)
-    assert not errors and not any(t.is_alive() for t in threads)
+    _four_threads(work)
+    assert not errors

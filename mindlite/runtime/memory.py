@@ -9,9 +9,10 @@ it, or an `asnumpy()` result a user kept all keep it busy.
 NOTE: handing the buffer itself out saves the view and reshape (~0.4 us of a
 ~1 us pooled allocation; a 256 x 256 float32 Add is ~8 us). Reusing warm
 pages avoids the page faults a fresh mmap costs on every large op. Buffers of
-4 MiB and more start on a 2 MiB boundary, so the transparent huge pages numpy
-asks for on them back the whole buffer (_new_buffer); their memory belongs to a
-larger array, which views of them reference, so the free test checks it too.
+4 MiB and more start on a 2 MiB boundary of a mapping of their own marked for
+transparent huge pages, which then back the whole buffer (_new_buffer); their
+memory belongs to a larger array, which views of them reference, so the free
+test checks it too.
 
 Bounds: at most MAX_PER_BUCKET buffers per size and POOL_MAX_BYTES held in all;
 a new size that would pass the byte cap first evicts free buffers of the sizes

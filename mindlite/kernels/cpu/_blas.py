@@ -101,7 +101,6 @@ def batch_matmul(x, y, out):
     return _C.batch_gemm(x3, y3, out.reshape((n,) + out.shape[-2:]))
 
 
-
 def _stack3(a, batch, n):
     """a as (n or 1, rows, cols): a view where its batch dims merge (numpy's reshape copies
     otherwise), None for a batch that broadcasts."""

@@ -116,7 +116,6 @@ class MultiheadAttention(Cell):
         qkv = ops.transpose(ops.reshape(qkv, (length, n, 3, h, hd)), (2, 1, 3, 0, 4))
         return tuple(ops.reshape(t, (n * h, length, hd)) for t in _SPLIT3(qkv))
 
-
     def construct(self, query, key, value, key_padding_mask=None, need_weights=True,
                   attn_mask=None, average_attn_weights=True):
         packed = self.same_dims and query is key and key is value and self.bias_k is None \
