@@ -6,6 +6,7 @@
 #pragma GCC target("avx2,fma,bmi,bmi2,popcnt,f16c")
 #define ML_HAS_FMA 1
 #define ML_VBYTES 32
+#define ML_NATIVE_VBYTES 32
 namespace mindlite {
 namespace isa_avx2 {
 #include "kernels/simd_math.h"

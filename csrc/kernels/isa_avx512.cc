@@ -6,6 +6,7 @@
 #pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma,bmi,bmi2,popcnt,f16c")
 #define ML_HAS_FMA 1
 #define ML_VBYTES 64
+#define ML_NATIVE_VBYTES 64
 namespace mindlite {
 namespace isa_avx512 {
 #include "kernels/simd_math.h"

@@ -9,6 +9,7 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma,bmi,bmi2,popcnt,f16c")
 #define ML_VBYTES 64
+#define ML_NATIVE_VBYTES 64
 namespace mindlite {
 namespace rnn_avx512 {
 #include "kernels/simd_math.h"
@@ -17,10 +18,12 @@ namespace rnn_avx512 {
 }  // namespace rnn_avx512
 }  // namespace mindlite
 #undef ML_VBYTES
+#undef ML_NATIVE_VBYTES
 #pragma GCC pop_options
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,bmi,bmi2,popcnt,f16c")
 #define ML_VBYTES 32
+#define ML_NATIVE_VBYTES 32
 namespace mindlite {
 namespace rnn_avx2 {
 #include "kernels/simd_math.h"
@@ -29,6 +32,7 @@ namespace rnn_avx2 {
 }  // namespace rnn_avx2
 }  // namespace mindlite
 #undef ML_VBYTES
+#undef ML_NATIVE_VBYTES
 #pragma GCC pop_options
 #endif
 

@@ -2,11 +2,14 @@
 //
 // NOTE: included by isa_*.cc INSIDE an ISA namespace, after `#pragma GCC target(...)` and with
 // ML_VBYTES (vector width in bytes) defined, so every ISA gets its own copy; it must not
-// include any header. Functions are written once for both precisions through VT<V> traits:
+// include any header. ML_NATIVE_VBYTES, where the includer defines it, says the target holds
+// such vectors in one register: 64 under AVX-512, 32 under AVX2 (GCC's pragma does not define
+// __AVX512F__ and the like in C++). Functions are written once for both precisions through VT<V> traits:
 //   vexp   Cody-Waite reduction x = n ln2 + r, Taylor polynomial of exp(r) on |r| <= ln2/2,
 //          2^n applied in two halves so subnormal results round once; NaN/inf exact.
 //   vexp_normal  vexp on [-86, 0] (results normal: 2^n in one multiply), same bits.
 //   vexp_low  exp of x <= 0 for float16 results: 6 terms, one 2^n multiply, no clamp above.
+//   vexp_tab  float32 exp on [-86, 0] from a table of 2^(j/N) and a cubic (Sigmoid's).
 //   vlog   x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(f/(2+f)) series (f = m-1);
 //          subnormal inputs pre-scaled; x<0 -> NaN, 0 -> -inf, inf -> inf.
 //   vtanh  -m/(m+2), m = expm1(-2|x|) from the same reduction (no cancellation near 0).
@@ -175,6 +178,55 @@ template <class V> static ML_AI V vexp_low(V x) {
   return vexp_one_scale<V, 6>(x < T(-87) ? splat<V>(T(-87)) : x);
 }
 
+// 2^(j/32), j = 0..31, rounded to float32: vexp_tab's table.
+static constexpr float kExp2Frac32[32] = {
+    1.0f,        1.0218972f,  1.04427373f, 1.06714046f, 1.09050775f, 1.1143868f,  1.13878858f,
+    1.1637249f,  1.18920708f, 1.21524739f, 1.24185777f, 1.26905096f, 1.29683959f, 1.32523668f,
+    1.35425556f, 1.38390994f, 1.41421354f, 1.44518077f, 1.47682619f, 1.50916445f, 1.54221082f,
+    1.5759809f,  1.61049032f, 1.64575553f, 1.68179286f, 1.71861935f, 1.75625217f, 1.79470909f,
+    1.8340081f,  1.87416768f, 1.91520655f, 1.95714414f};
+
+// exp(x) of float32 lanes x in [-86, 0] (kSub: [-104, 0]), where a variable two-vector shuffle
+// is one or two instructions (AVX-512: vpermi2ps, 32 entries; AVX2: 16). With N = 2 * lanes
+// table entries: n = round(x N / ln2), exp(x) = 2^k 2^((n mod N) / N) e^r with k = n div N and
+// |r| <= ln2 / 2N. The middle factor s comes from the table, e^r - 1 = q from a cubic Taylor
+// polynomial (error < 1e-8), s + s q by one FMA, and 2^k is added to its exponent bits where
+// k >= -125 (all of [-86, 0]: the result is normal); kSub adds -125 there and multiplies by the
+// rest of 2^k, so a subnormal result rounds once. About half of vexp's operations. Error: the
+// table's rounding plus the FMA's, within 1 ulp. Other inputs (NaN, out of range) give
+// meaningless lanes: callers clamp or select. SSE2 has no variable shuffle: Sigmoid keeps vexp.
+#if defined(ML_NATIVE_VBYTES) && ML_NATIVE_VBYTES == ML_VBYTES
+static constexpr bool kTabExp = true;
+#else
+static constexpr bool kTabExp = false;
+#endif
+template <class V, bool kSub = false> static ML_AI V vexp_tab(V x) {
+  typedef VT<V> K;
+  typedef typename K::I I;
+  static_assert(sizeof(typename K::T) == 4, "vexp_tab is float32");
+  constexpr int L = K::kLanes, N = 2 * L, kBits = N == 32 ? 5 : 4;
+  static_assert(N == 1 << kBits, "8 or 16 float32 lanes");
+  V lo, hi;
+  for (int i = 0; i < L; ++i) {
+    lo[i] = kExp2Frac32[i * (32 / N)];
+    hi[i] = kExp2Frac32[(i + L) * (32 / N)];
+  }
+  const V t = x * float(N * 1.4426950408889634) + K::kMagic;
+  const V n = t - K::kMagic;
+  const V r = (x - n * (K::kLn2Hi / N)) - n * (K::kLn2Lo / N);
+  const V q = ((r * (1.0f / 6) + 0.5f) * r + 1) * r;
+  const I ti = (I)t;
+  const V s = __builtin_shuffle(lo, hi, ti & (N - 1));
+  const V e = s * q + s;
+  const I k = (ti << (23 - kBits)) & isplat<V>(int32_t(0xFF800000u));  // k << 23
+  if constexpr (!kSub) {
+    return (V)((I)e + k);
+  } else {
+    const I k1 = k > isplat<V>(-125 << 23) ? k : isplat<V>(-125 << 23);
+    return (V)((I)e + k1) * (V)(k - k1 + isplat<V>(127 << 23));
+  }
+}
+
 // expm1(a) for a in [kTanhLo, 0]: 2^n (e^r - 1) + (2^n - 1), no cancellation at n == 0.
 template <class V> static inline __attribute__((always_inline)) V vexpm1_neg(V a) {
   typedef VT<V> K;
@@ -225,11 +277,53 @@ static inline __attribute__((always_inline)) V vlog(V x) {
 // NOTE: functions that combine two NaN intermediates (e * r, x * sigmoid, ...) return x itself
 // for a NaN x: which operand's NaN a product keeps depends on the operand order the compiler
 // picks, which can differ between the main loop and the tail, so a split could flip NaN signs.
+// Whether any lane of a compare result (lanes all ones or zero) is set: one vector test.
+template <class V> static ML_AI bool any_lane(typename VT<V>::I m) {
+#if defined(ML_NATIVE_VBYTES) && ML_NATIVE_VBYTES == 64 && ML_VBYTES == 64
+  return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
+#elif defined(ML_NATIVE_VBYTES) && ML_NATIVE_VBYTES == 32 && ML_VBYTES == 32
+  return !_mm256_testz_si256((__m256i)m, (__m256i)m);
+#elif ML_VBYTES == 16 && defined(__SSE2__)
+  return _mm_movemask_epi8((__m128i)m) != 0;
+#else
+  bool any = false;
+  for (int l = 0; l < VT<V>::kLanes; ++l) any |= m[l] != 0;
+  return any;
+#endif
+}
+
+// sigmoid of lanes >= -86 (no NaN), from e = e^-|x| with |x| past 86 taken as 86 (1 / (1 + e)
+// rounds to 1 there). float32: x >= 0 ? 1 / (1 + e) : e / (1 + e), one division, e by
+// vexp_tab; float64: 1 / (1 + e) and e times it, e by vexp_normal.
+template <class V> static ML_AI V vsigmoid_normal(V x) {
+  typedef typename VT<V>::T T;
+  const V a = vabs(x);
+  const V m = a > T(86) ? splat<V>(T(-86)) : -a;
+  if constexpr (sizeof(T) == 4 && kTabExp) {
+    const V e = vexp_tab(m);
+    return (x >= 0 ? splat<V>(T(1)) : e) / (1 + e);
+  } else {
+    const V e = vexp_normal(m), r = 1 / (1 + e);
+    return x >= 0 ? r : e * r;
+  }
+}
+
+// vsigmoid_normal's bits where x >= -86 (float32: e^-|x| with subnormal results, e^-104 past
+// 104, which differs from vsigmoid_normal's only where 1 / (1 + e) rounds to 1 either way);
+// a NaN x is returned as it is.
 template <class V> static inline __attribute__((always_inline)) V vsigmoid(V x) {
-  V e = vexp(-vabs(x));
-  V r = 1 / (1 + e);
-  r = x >= 0 ? r : e * r;
-  return x != x ? x : r;
+  typedef typename VT<V>::T T;
+  if constexpr (sizeof(T) == 4 && kTabExp) {
+    const V a = vabs(x);
+    const V e = vexp_tab<V, true>(a > T(104) ? splat<V>(T(-104)) : -a);
+    const V r = (x >= 0 ? splat<V>(T(1)) : e) / (1 + e);
+    return x != x ? x : r;
+  } else {
+    V e = vexp(-vabs(x));
+    V r = 1 / (1 + e);
+    r = x >= 0 ? r : e * r;
+    return x != x ? x : r;
+  }
 }
 
 // tanh|x| = -m / (m + 2) with m = expm1(-2|x|); beyond kTanhLo the result rounds to 1.
