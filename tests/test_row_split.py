@@ -71,14 +71,14 @@ def test_cumulative_split_equals_one_thread(fn, axis):
     _same(*_both(run))
 
 
-@pytest.mark.parametrize("mode", ["reflect", "edge", "circular"])
+@pytest.mark.parametrize("mode", ["reflect", "edge", "circular", "constant"])
 def test_pad_gather_split_equals_one_thread(mode):
     x = RNG.standard_normal((2, 800, 700)).astype(np.float32)
     pads = ((0, 0), (3, 2), (2, -1))
 
     def run():
         out = np.empty((2, 805, 701), np.float32)
-        pad_v3_cpp(x, out, pads, mode, None)
+        pad_v3_cpp(x, out, pads, mode, 2.5 if mode == "constant" else None)
         return (out,)
     _same(*_both(run))
 

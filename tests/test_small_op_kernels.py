@@ -2,6 +2,7 @@
 pad_small_numpy, resize_numba, sort_cpp, stat_numba): each gives the numpy reference kernel's
 results bitwise, NaN, ties and signed zeros included."""
 import importlib.util
+import math
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ from mindlite.kernels.cpu.linalg_numpy import cross_numpy
 from mindlite.kernels.cpu.linalg_stat_numpy import reduce_std_numpy
 from mindlite.kernels.cpu.cum_small_numba import cumprod_small_numba, cumsum_small_numba
 from mindlite.kernels.cpu.pad_small_numpy import pad_v3_small_numpy
+from mindlite.kernels.cpu import pad_cpp
+from mindlite.kernels.cpu._cext import _C
 from mindlite.kernels.cpu.pad_cpp import pad_v3_cpp
 from mindlite.kernels.cpu.resize_numba import _kernel as resize_small_numba
 from mindlite.kernels.cpu.resize_pad_numpy import _forward_kernel as resize_numpy
@@ -119,6 +122,38 @@ def test_small_pad_kernel_matches_reference(data, mode):
     for kernel in kernels:
         kernel(x, got, pads, mode, 2.5)
         assert got.tobytes() == want.tobytes(), kernel.__name__
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int8, np.int32,
+                                   np.uint8, np.bool_])
+@pytest.mark.parametrize("pads", [((2, 2), (2, 2)), ((0, 3), (1, 0)), ((3, -2), (-1, 2)),
+                                  ((0, 0), (4, 0)), ((-2, -3), (0, 0))])
+def test_constant_pad_rows_match_reference(dtype, pads):
+    """Constant mode through the C++ row gather (outputs past CONST_SMALL elements): the
+    reference's bits, the value cast as it casts it, one plane and several."""
+    rng = np.random.default_rng(1)
+    for shape in ((120, 90), (3, 2, 70, 40)):
+        x = (rng.standard_normal(shape) * 50).astype(dtype)
+        full = ((0, 0),) * (len(shape) - 2) + pads
+        out_shape = tuple(n + lo + hi for n, (lo, hi) in zip(shape, full))
+        assert math.prod(out_shape) > pad_cpp.CONST_SMALL
+        for value in (2.5, 3 if x.dtype.kind == "u" else -3, True, 0):
+            got, want = np.empty(out_shape, x.dtype), np.empty(out_shape, x.dtype)
+            pad_v3_numpy(x, want, full, "constant", value)
+            pad_v3_cpp(x, got, full, "constant", value)
+            assert got.tobytes() == want.tobytes(), (shape, value)
+
+
+def test_pad_rows_checks_fill():
+    x = np.ones((4, 4), np.float32)
+    out = np.empty((6, 4), np.float32)
+    rows, cols = np.array([-1, 0, 1, 2, 3, -1]), np.arange(4)
+    with pytest.raises(ValueError, match="'rows' must index"):
+        _C.pad_rows(x, out, rows, cols, 0, 4, 0)           # -1 needs a fill
+    with pytest.raises(TypeError, match="'fill' must be a one-element array"):
+        _C.pad_rows(x, out, rows, cols, 0, 4, 0, np.zeros(1, np.float64))
+    _C.pad_rows(x, out, rows, cols, 0, 4, 0, np.full(1, 7, np.float32))
+    assert out[0].tolist() == [7.0] * 4 and out[1:5].tolist() == x.tolist()
 
 
 def test_pad_fast_wrapper_modes_and_values():

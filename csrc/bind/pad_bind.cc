@@ -1,9 +1,10 @@
-// Fast-call entry point of PadV3's reflect / edge / circular gather (kernels/pad_rows.h), what
-// kernels/cpu/pad_numba.py calls:
-//   _C.pad_rows(x, out, rows, cols, ks, ke, lo)
+// Fast-call entry point of PadV3's row gather (kernels/pad_rows.h), what
+// kernels/cpu/pad_cpp.py calls:
+//   _C.pad_rows(x, out, rows, cols, ks, ke, lo[, fill])
 // x: C-contiguous, at least 2-D, seen as (A, H, W); out: C-contiguous, writeable, x's dtype, the
 // same leading dims, last two (len(rows), len(cols)); rows / cols: 1-D C-contiguous int64 in
 // [0, H) / [0, W); ks <= ke <= len(cols) with columns [ks - lo, ke - lo) inside [0, W).
+// fill (constant mode): a one-element array of x's dtype, written where rows / cols hold -1.
 // Everything is checked before anything is written (TypeError / ValueError "For 'PadV3', ...");
 // runs without the GIL.
 #include "bind/pad_bind.h"
@@ -19,7 +20,7 @@ PyObject* fail(PyObject* type, const char* what) {
   return nullptr;
 }
 
-PyArrayObject* index_array(PyObject* o, int64_t limit, const char* name) {
+PyArrayObject* index_array(PyObject* o, int64_t limit, const char* name, bool fill) {
   if (!PyArray_Check(o)) return nullptr;
   auto* a = reinterpret_cast<PyArrayObject*>(o);
   if (PyArray_TYPE(a) != NPY_INT64 || PyArray_NDIM(a) != 1 || !PyArray_IS_C_CONTIGUOUS(a)) {
@@ -29,7 +30,7 @@ PyArrayObject* index_array(PyObject* o, int64_t limit, const char* name) {
   }
   const auto* v = static_cast<const int64_t*>(PyArray_DATA(a));
   for (npy_intp k = 0; k < PyArray_DIM(a, 0); ++k) {
-    if (v[k] < 0 || v[k] >= limit) {
+    if (v[k] < (fill ? -1 : 0) || v[k] >= limit) {
       PyErr_Format(PyExc_ValueError, "For 'PadV3', '%s' must index an axis of size %lld, but "
                    "holds %lld", name, static_cast<long long>(limit),
                    static_cast<long long>(v[k]));
@@ -40,7 +41,9 @@ PyArrayObject* index_array(PyObject* o, int64_t limit, const char* name) {
 }
 
 PyObject* pad_rows(PyObject*, PyObject* const* args, Py_ssize_t n) {
-  if (n != 7) return fail(PyExc_TypeError, "pad_rows takes (x, out, rows, cols, ks, ke, lo)");
+  if (n != 7 && n != 8) {
+    return fail(PyExc_TypeError, "pad_rows takes (x, out, rows, cols, ks, ke, lo[, fill])");
+  }
   if (!PyArray_Check(args[0]) || !PyArray_Check(args[1])) {
     return fail(PyExc_TypeError, "'x' and 'out' must be numpy arrays");
   }
@@ -67,9 +70,18 @@ PyObject* pad_rows(PyObject*, PyObject* const* args, Py_ssize_t n) {
     }
     planes *= PyArray_DIM(x, d);
   }
+  const char* fill = nullptr;
+  if (n == 8) {
+    if (!PyArray_Check(args[7]) || PyArray_SIZE(reinterpret_cast<PyArrayObject*>(args[7])) != 1 ||
+        !PyArray_EquivTypes(PyArray_DESCR(reinterpret_cast<PyArrayObject*>(args[7])),
+                            PyArray_DESCR(x))) {
+      return fail(PyExc_TypeError, "'fill' must be a one-element array of the dtype of 'x'");
+    }
+    fill = static_cast<const char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(args[7])));
+  }
   const int64_t h = PyArray_DIM(x, nd - 2), w = PyArray_DIM(x, nd - 1);
-  PyArrayObject* rows = index_array(args[2], h, "rows");
-  PyArrayObject* cols = rows ? index_array(args[3], w, "cols") : nullptr;
+  PyArrayObject* rows = index_array(args[2], h, "rows", fill != nullptr);
+  PyArrayObject* cols = rows ? index_array(args[3], w, "cols", fill != nullptr) : nullptr;
   if (!cols) {
     if (!PyErr_Occurred()) fail(PyExc_TypeError, "'rows' and 'cols' must be numpy arrays");
     return nullptr;
@@ -90,7 +102,8 @@ PyObject* pad_rows(PyObject*, PyObject* const* args, Py_ssize_t n) {
   }
   const PadRowsPlan plan{planes, h, w, ho, wo,
                          static_cast<const int64_t*>(PyArray_DATA(rows)),
-                         static_cast<const int64_t*>(PyArray_DATA(cols)), ks, ke, lo, isz};
+                         static_cast<const int64_t*>(PyArray_DATA(cols)), ks, ke, lo, isz,
+                         fill};
   const char* px = static_cast<const char*>(PyArray_DATA(x));
   char* po = static_cast<char*>(PyArray_DATA(out));
   Py_BEGIN_ALLOW_THREADS
@@ -101,8 +114,8 @@ PyObject* pad_rows(PyObject*, PyObject* const* args, Py_ssize_t n) {
 
 PyMethodDef g_functions[] = {
     {"pad_rows", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(pad_rows)),
-     METH_FASTCALL, "pad_rows(x, out, rows, cols, ks, ke, lo): PadV3's reflect / edge / "
-     "circular gather over the last two axes (kernels/pad_rows.h)."},
+     METH_FASTCALL, "pad_rows(x, out, rows, cols, ks, ke, lo[, fill]): PadV3's gather over the last "
+     "two axes, any mode (kernels/pad_rows.h)."},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

@@ -12,16 +12,35 @@
 namespace mindlite {
 namespace {
 
+// n copies of the B-byte element at e: one, then doubling copies of what is written.
+template <int64_t B> void fill_elems(char* dst, const char* e, int64_t n) {
+  if (n <= 0) return;
+  std::memcpy(dst, e, B);
+  for (int64_t done = 1; done < n;) {
+    const int64_t k = done < n - done ? done : n - done;
+    std::memcpy(dst + done * B, dst, k * B);
+    done += k;
+  }
+}
+
 template <int64_t B>
 void rows_loop(const PadRowsPlan& p, const char* x, char* out, int64_t r0, int64_t r1) {
   const int64_t in_row = p.w * B, out_row = p.wo * B, keep = (p.ke - p.ks) * B;
   for (int64_t r = r0; r < r1; ++r) {  // r = a * ho + i
     const int64_t a = r / p.ho, i = r % p.ho;
-    const char* src = x + (a * p.h + p.rows[i]) * in_row;
     char* dst = out + r * out_row;
+    if (p.rows[i] < 0) {               // a constant row
+      fill_elems<B>(dst, p.fill, p.wo);
+      continue;
+    }
+    const char* src = x + (a * p.h + p.rows[i]) * in_row;
     if (keep > 0) std::memcpy(dst + p.ks * B, src + (p.ks - p.lo) * B, keep);
-    for (int64_t j = 0; j < p.ks; ++j) std::memcpy(dst + j * B, src + p.cols[j] * B, B);
-    for (int64_t j = p.ke; j < p.wo; ++j) std::memcpy(dst + j * B, src + p.cols[j] * B, B);
+    for (int64_t j = 0; j < p.ks; ++j) {
+      std::memcpy(dst + j * B, p.cols[j] < 0 ? p.fill : src + p.cols[j] * B, B);
+    }
+    for (int64_t j = p.ke; j < p.wo; ++j) {
+      std::memcpy(dst + j * B, p.cols[j] < 0 ? p.fill : src + p.cols[j] * B, B);
+    }
   }
 }
 

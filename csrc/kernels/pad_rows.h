@@ -12,10 +12,11 @@ constexpr uint32_t kFamilyPad = 7;  // split-search family (runtime/thread_pool.
 
 struct PadRowsPlan {
   int64_t a, h, w, ho, wo;   // planes, input rows / columns, output rows / columns
-  const int64_t* rows;       // ho input rows, each in [0, h)
-  const int64_t* cols;       // wo input columns, each in [0, w)
+  const int64_t* rows;       // ho input rows, each in [0, h) (or -1: fill)
+  const int64_t* cols;       // wo input columns, each in [0, w) (or -1: fill)
   int64_t ks, ke, lo;        // the kept block [ks, ke) reads columns [ks - lo, ke - lo)
   int64_t isz;               // bytes an element: 1, 2, 4, 8 or 16
+  const char* fill;          // constant mode: the element an index -1 writes; else nullptr
 };
 
 // Output rows split across the thread pool (each row whole on one thread: bitwise the same
