@@ -1,7 +1,8 @@
 """Softmax rows in C++ (kernels/softmax_loops.inc).
 
-float32 / float64: exp by vexp_normal while every x - max of a row is in [-86, 0], the row done
-again with vexp when a lane is below: both ways checked against float64 here.
+float32 / float64: exp by vexp_neg_normal while every x - max of a row is in [-86, 0], the row
+done again with vexp_neg when a lane is below: both ways checked against float64 here, and
+against each other (the same bits: float32 takes vexp_tab under AVX-512 / AVX2).
 
 float16 Softmax over rows of 16 lanes or more: the float32 row loop with vexp_low and
 float32 sums (kernels/softmax_loops.inc, kSoftmaxToF16), whose result is rounded to float16
@@ -96,6 +97,20 @@ def test_float_rows_fast_and_redone_exp(dtype, rows, cols, spread, data):
     tol = eps * (8 + np.abs(np.nan_to_num(x64 - x64.max(-1, keepdims=True), neginf=0)))
     ok = ~np.isnan(want)
     assert (np.abs(got[ok] - want[ok]) <= tol[ok] * want[ok] + np.finfo(dtype).tiny * 4).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([np.float32, np.float64]), st.integers(1, 6),
+       st.floats(0.1, 20.0), st.integers(0, 2**32 - 1))
+def test_redone_row_gives_the_fast_rows_bits(dtype, vectors, spread, seed):
+    """A row of whole vectors, then the same row followed by a vector of -inf (exp 0: every
+    float64 lane sum unchanged), which takes the redo: the shared elements bitwise equal."""
+    x = (np.random.default_rng(seed).standard_normal(16 * vectors) * spread).astype(dtype)
+    y = np.concatenate([x, np.full(16, -np.inf, dtype)])
+    for op in (ops.softmax, ops.log_softmax):
+        fast = op(Tensor(x[None]), -1).asnumpy()[0]
+        redone = op(Tensor(y[None]), -1).asnumpy()[0]
+        assert fast.tobytes() == redone[:x.size].tobytes()
 
 
 def test_row_maximum_in_every_lane_and_nan_anywhere():

@@ -227,6 +227,28 @@ template <class V, bool kSub = false> static ML_AI V vexp_tab(V x) {
   }
 }
 
+// exp(x) for x <= 0, -inf or NaN (Softmax's x - max): float32 where kTabExp, vexp_tab with
+// subnormal results (below -104: 0) and a NaN returned as it is; else vexp.
+template <class V> static ML_AI V vexp_neg(V x) {
+  typedef typename VT<V>::T T;
+  if constexpr (sizeof(T) == 4 && kTabExp) {
+    const V e = vexp_tab<V, true>(x < T(-104) ? splat<V>(T(-104)) : x);
+    return x != x ? x : e;
+  } else {
+    return vexp(x);
+  }
+}
+
+// vexp_neg(x) for x in [-86, 0] bit for bit, without its clamp and NaN select (vexp_tab or
+// vexp_normal).
+template <class V> static ML_AI V vexp_neg_normal(V x) {
+  if constexpr (sizeof(typename VT<V>::T) == 4 && kTabExp) {
+    return vexp_tab(x);
+  } else {
+    return vexp_normal(x);
+  }
+}
+
 // expm1(a) for a in [kTanhLo, 0]: 2^n (e^r - 1) + (2^n - 1), no cancellation at n == 0.
 template <class V> static inline __attribute__((always_inline)) V vexpm1_neg(V a) {
   typedef VT<V> K;

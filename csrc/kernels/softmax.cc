@@ -1,7 +1,8 @@
 // Softmax, LogSoftmax and their gradients along the middle axis of C-contiguous (O, R, I)
 // arrays (see reduce.h). The loops (softmax_loops.inc) are compiled once per ISA as in
 // reduce.cc (included under each `#pragma GCC target`), on 64-byte vectors from simd_math.h
-// (vexp) for every ISA.
+// for every ISA: the forward exp of float32 is vexp_tab (table and cubic) where the vectors are
+// native (AVX-512, AVX2's 32-byte halves: ML_NATIVE_VBYTES), vexp otherwise and for float64.
 //
 //   Softmax         m = max (NaN sticks), e = exp(x - m), y = e * (1 / sum e)
 //   LogSoftmax      y = (x - m) - log(sum e)
@@ -31,6 +32,7 @@ constexpr int64_t kSmCols = 2048;  // NOTE: 256 re-walked 2048^2 rows 8x: 1.9x s
 #if defined(__x86_64__) && defined(__GNUC__)
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma,bmi,bmi2,popcnt,f16c")
+#define ML_NATIVE_VBYTES 64
 namespace mindlite {
 namespace softmax_avx512 {
 #include "kernels/simd_math.h"
@@ -38,6 +40,7 @@ namespace softmax_avx512 {
 #include "kernels/softmax_loops.inc"  // NOLINT(build/include): the loops, for this ISA
 }  // namespace softmax_avx512
 }  // namespace mindlite
+#undef ML_NATIVE_VBYTES
 #pragma GCC pop_options
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,bmi,bmi2,popcnt,f16c")
@@ -48,7 +51,9 @@ namespace softmax_avx2 {
 namespace half {
 #undef ML_VBYTES
 #define ML_VBYTES 32
+#define ML_NATIVE_VBYTES 32
 #include "kernels/simd_math.h"
+#undef ML_NATIVE_VBYTES
 #undef ML_VBYTES
 #define ML_VBYTES 64
 }  // namespace half
