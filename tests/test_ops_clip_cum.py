@@ -19,6 +19,7 @@ from mindlite import Tensor, ops
 from mindlite.abstract import abstract_tensor
 from mindlite.kernels import registry
 from mindlite.kernels.cpu import cum_numba
+from mindlite.kernels.cpu._cext import _C
 from mindlite.ops.operations import clip_cum_ops, reorder_ops
 from mindlite.pynative.grad import BPROPS, NON_DIFFERENTIABLE
 
@@ -233,13 +234,17 @@ def test_cumulative_functional_and_methods(policy):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
-def test_cumulative_large_fast_kernel_matches_reference(dtype):
-    """Arrays above cum_numba.MIN_SIZE take the numba loop under "ms": bitwise the numpy
-    reference's results ("vm") for every axis, flag and layout (ints wrap alike)."""
+def test_cumulative_large_fast_kernel_matches_reference(dtype, monkeypatch):
+    """Arrays above cum_numba.MIN_SIZE take the C++ rows (last axis, C-contiguous) or the
+    numba loop under "ms": bitwise the numpy reference's results ("vm") for every axis, flag
+    and layout (ints wrap alike)."""
     rng = np.random.default_rng(1)
     base = rng.uniform(0.9, 1.1, (40, 30, 24)) if dtype in (np.float32, np.float64) else \
         rng.integers(-3, 4, (40, 30, 24))
     base = base.astype(dtype)
+    calls = []
+    rows = _C.cum_rows
+    monkeypatch.setattr(_C, "cum_rows", lambda *a: (calls.append(1), rows(*a))[1])
     for x in (base, base[:, ::-1, :], np.swapaxes(base, 0, 2)):
         for prim in (ops.CumSum, ops.CumProd):
             for axis in range(-3, 3):
@@ -252,6 +257,7 @@ def test_cumulative_large_fast_kernel_matches_reference(dtype):
                         ms.set_context(backend_policy="ms")
                     assert got.tobytes() == want.tobytes(), (prim.__name__, axis, flags)
     assert cum_numba._J is not None                     # the numba loop did run
+    assert calls, "the C++ rows did not run"
 
 
 # ---- gradients -------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from helpers import run_threads
 
 from mindlite import _C
 from mindlite.kernels.cpu import _rows
+from mindlite.kernels.cpu.cum_cpp import cumprod_cpp, cumsum_cpp
 from mindlite.kernels.cpu.cum_numba import cumprod_numba, cumsum_numba
 from mindlite.kernels.cpu.pad_cpp import pad_v3_cpp
 from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
@@ -60,7 +61,7 @@ def test_topk_split_equals_one_thread(shape):
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])
-@pytest.mark.parametrize("fn", [cumsum_numba, cumprod_numba])
+@pytest.mark.parametrize("fn", [cumsum_numba, cumprod_numba, cumsum_cpp, cumprod_cpp])
 def test_cumulative_split_equals_one_thread(fn, axis):
     x = RNG.uniform(0.9, 1.1, (64, 130, 130)).astype(np.float32)
 

@@ -156,6 +156,22 @@ def test_pad_rows_checks_fill():
     assert out[0].tolist() == [7.0] * 4 and out[1:5].tolist() == x.tolist()
 
 
+def test_cum_rows_checks_and_empty_rows():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with pytest.raises(TypeError, match="For 'CumSum', the dtype must be"):
+        _C.cum_rows(x.astype(np.float16), np.empty((3, 4), np.float16), False, False, False)
+    with pytest.raises(ValueError, match="'out' must have the shape of 'x'"):
+        _C.cum_rows(x, np.empty((4, 3), np.float32), False, False, False)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _C.cum_rows(x.T, np.empty((4, 3), np.float32), False, False, False)
+    with pytest.raises(TypeError, match="x's dtype"):
+        _C.cum_rows(x, np.empty((3, 4), np.float64), False, False, False)
+    _C.cum_rows(np.empty((3, 0), np.float32), np.empty((3, 0), np.float32), True, True, True)
+    out = np.empty_like(x)
+    _C.cum_rows(x, out, False, True, True)         # exclusive, reverse
+    assert out.tolist() == (np.flip(np.cumsum(np.flip(x, -1), -1), -1) - x).tolist()
+
+
 def test_pad_fast_wrapper_modes_and_values():
     x = Tensor(np.arange(12, dtype=np.float32).reshape(1, 3, 4))
     want = np.pad(x.asnumpy(), ((0, 0), (1, 1), (2, 1)), mode="reflect")

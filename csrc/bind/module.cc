@@ -15,6 +15,7 @@
 #include "bind/conv_fused_bind.h"
 #include "bind/conv_small_bind.h"
 #include "bind/copy_bind.h"
+#include "bind/cum_bind.h"
 #include "bind/elementwise_bind.h"
 #include "bind/fast_path.h"
 #include "bind/fused_bind.h"
@@ -103,7 +104,7 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_blas_functions(m.ptr()) || !ml::add_bias_functions(m.ptr()) ||
       !ml::add_f16_functions(m.ptr()) || !ml::add_rnn_functions(m.ptr()) ||
       !ml::add_norm_functions(m.ptr()) || !ml::add_pad_functions(m.ptr()) ||
-      !ml::add_copy_functions(m.ptr())) {
+      !ml::add_copy_functions(m.ptr()) || !ml::add_cum_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);
