@@ -1,6 +1,6 @@
 """Kernels that split a large input's rows across two threads (kernels/cpu/_rows.py: topk,
-cumsum / cumprod, pad constant and reflect) give the bits of the same kernel on one thread,
-above and below the split size, and the helper runs both halves."""
+cumsum / cumprod, pad constant and reflect, the numba resizes) give the bits of the same
+kernel on one thread, above and below the split size, and the helper runs both halves."""
 import numpy as np
 import pytest
 from helpers import run_threads
@@ -10,6 +10,8 @@ from mindlite.kernels.cpu import _rows
 from mindlite.kernels.cpu.cum_cpp import cumprod_cpp, cumsum_cpp
 from mindlite.kernels.cpu.cum_numba import cumprod_numba, cumsum_numba
 from mindlite.kernels.cpu.pad_cpp import pad_v3_cpp
+from mindlite.kernels.cpu.resize_numba import _kernel as resize_numba
+from mindlite.kernels.cpu.resize_pad_numpy import _forward_kernel as resize_numpy
 from mindlite.kernels.cpu.resize_pad_numpy import pad_v3_numpy
 from mindlite.kernels.cpu.sort_numpy import topk_numpy
 
@@ -159,3 +161,25 @@ def test_pad_rows_rejects_bad_arguments_before_writing():
     assert not out.any()
     _C.pad_rows(x, out, rows, cols, 1, 5, 1)
     np.testing.assert_array_equal(out, np.pad(x, ((1, 1), (1, 1)), mode="reflect"))
+
+
+@pytest.mark.parametrize("linear,align,half", [(True, False, True), (False, False, False),
+                                               (True, True, False)])
+@pytest.mark.parametrize("shape,out_hw", [((1, 1, 700, 650), (1400, 1300)),
+                                          ((2, 3, 300, 200), (500, 450))])
+def test_resize_rows_split_equals_one_thread_and_reference(linear, align, half, shape, out_hw):
+    """Bilinear / nearest resizes of 1M+ output elements split their output rows; every
+    row as on one thread, and the numpy kernel's gather form bitwise."""
+    x = RNG.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[::101] = np.nan
+    out_shape = shape[:2] + out_hw
+
+    def run():
+        out = np.empty(out_shape, np.float32)
+        resize_numba(x, out, linear, align, half)
+        return (out,)
+    split, single = _both(run)
+    _same(split, single)
+    want = np.empty(out_shape, np.float32)
+    resize_numpy(x, want, linear, align, half)
+    assert split[0].tobytes() == want.tobytes()
