@@ -137,11 +137,21 @@ def test_constant_pad_rows_match_reference(dtype, pads):
         full = ((0, 0),) * (len(shape) - 2) + pads
         out_shape = tuple(n + lo + hi for n, (lo, hi) in zip(shape, full))
         assert math.prod(out_shape) > pad_cpp.CONST_SMALL
-        for value in (2.5, 3 if x.dtype.kind == "u" else -3, True, 0):
+        for value in (2.5, -3, True, 0, 300):
             got, want = np.empty(out_shape, x.dtype), np.empty(out_shape, x.dtype)
             pad_v3_numpy(x, want, full, "constant", value)
             pad_v3_cpp(x, got, full, "constant", value)
             assert got.tobytes() == want.tobytes(), (shape, value)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (120, 100)])
+def test_pad_value_cast_as_mindspore(shape):
+    """MindSpore 2.10 wraps an integer value into the tensor's dtype and truncates a float one
+    (uint8 -3 -> 253, int8 300 -> 44, int32 2.7 -> 2), on the small path and the C++ one."""
+    for dtype, value, want in ((np.uint8, -3, 253), (np.int8, 300, 44), (np.int32, 2.7, 2),
+                               (np.int64, -2.9, -2), (np.float16, 1e5, np.inf)):
+        y = ops.pad(Tensor(np.ones(shape, dtype)), (1, 1, 1, 1), value=value).asnumpy()
+        assert y.dtype == dtype and y[0, 0] == want and y[1, 1] == 1, (dtype, value)
 
 
 def test_pad_rows_checks_fill():

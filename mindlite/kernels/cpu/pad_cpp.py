@@ -23,7 +23,7 @@ import numpy as np
 from ..registry import register_kernel
 from ._cext import _C
 from .pad_small_numpy import pad_v3_small_numpy
-from .resize_pad_numpy import _pad_index
+from .resize_pad_numpy import _pad_index, fill_value
 
 
 CONST_SMALL = 1 << 13  # output elements up to which numpy's fill and copy take less time
@@ -73,6 +73,4 @@ def pad_v3_cpp(x, out, pads, mode, value):
     if mode != "constant":
         _C.pad_rows(*args)
         return
-    fill = np.empty(1, out.dtype)       # the value cast as resize_pad_numpy's fill casts it
-    fill.fill(value if out.dtype.kind == "f" or isinstance(value, bool) else int(value))
-    _C.pad_rows(*args, fill)
+    _C.pad_rows(*args, np.full(1, fill_value(value, out.dtype)))

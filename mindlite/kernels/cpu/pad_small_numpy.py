@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..registry import register_kernel
-from .resize_pad_numpy import _blocks, _pad_index, pad_v3_numpy
+from .resize_pad_numpy import _blocks, _pad_index, fill_value, pad_v3_numpy
 
 SMALL = 1 << 14            # output elements; the flat index plan is int64 (<= 128 KiB each)
 
@@ -47,7 +47,7 @@ def pad_v3_small_numpy(x, out, pads, mode, value):
         pad_v3_numpy(x, out, pads, mode, value)
         return
     if mode == "constant":
-        out.fill(value if out.dtype.kind == "f" or isinstance(value, bool) else int(value))
+        out.fill(fill_value(value, out.dtype))
         src, dst = _slices(x.shape, pads)
         out[dst] = x[src]
         return

@@ -75,6 +75,18 @@ def _copy_block(out, dst, x, src):
     split_rows(part, d0.stop - d0.start, out.size)
 
 
+def fill_value(value, dtype):
+    """PadV3's constant as an element of dtype, cast as MindSpore casts it: floats round,
+    other values truncate to an integer that wraps into an integer dtype (-3 -> 253 in
+    uint8, 300 -> 44 in int8), bools stay bools."""
+    if dtype.kind != "f" and not isinstance(value, bool):
+        value = int(value)
+        if dtype.kind in "iu":
+            return np.array(value, np.uint64 if value > 0 else np.int64).astype(dtype)[()]
+    with np.errstate(over="ignore"):       # 1e5 -> float16 is inf, as fill() gives
+        return np.array(value).astype(dtype)[()]
+
+
 @register_kernel("PadV3", provider="numpy")
 def pad_v3_numpy(x, out, pads, mode, value):
     if out.size == 0:
@@ -88,7 +100,7 @@ def pad_v3_numpy(x, out, pads, mode, value):
         out[...] = y
         return
     if mode == "constant":
-        value = value if out.dtype.kind == "f" or isinstance(value, bool) else int(value)
+        value = fill_value(value, out.dtype)
         if out.size <= _SMALL_FILL:        # two numpy calls beat a loop over the borders
             out.fill(value)
             out[dst] = x[src]
