@@ -124,8 +124,9 @@ def notebook_text(path):
 
 
 def run_threads(work, n=4, timeout=60):
-    """work(k) for k in range(n), each on its own thread at once; the exceptions raised (a
-    list, empty when every call returned)."""
+    """work(k) for k in range(n), each on its own thread at once; the exceptions raised and a
+    TimeoutError for each thread still running after `timeout` s (a list, empty when every
+    call returned)."""
     import threading
     errors = []
 
@@ -139,4 +140,5 @@ def run_threads(work, n=4, timeout=60):
         t.start()
     for t in threads:
         t.join(timeout=timeout)
-    return errors
+    return errors + [TimeoutError(f"thread {k} still running after {timeout} s")
+                     for k, t in enumerate(threads) if t.is_alive()]

@@ -8,10 +8,10 @@ frees memory a live array uses; RSS stays flat over many cached large ops.
 import gc
 import os
 import sys
-import threading
 
 import numpy as np
 import pytest
+from helpers import run_threads
 
 from mindlite import Tensor, ops
 from mindlite.abstract import abstract_of_array
@@ -233,18 +233,14 @@ def test_release_all_keeps_live_arrays():
 
 
 def _four_threads(work):
-    """work(0..3) on four threads at once, switching every 10 us; all must finish."""
+    """work(0..3) on four threads at once (helpers.run_threads), switching every 10 us; all
+    must finish."""
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-5)
     try:
-        threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=60)
+        assert not run_threads(work)
     finally:
         sys.setswitchinterval(old)
-    assert not any(t.is_alive() for t in threads)
 
 
 def test_four_threads_share_a_full_pool_without_aliasing():

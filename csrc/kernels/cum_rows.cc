@@ -3,8 +3,6 @@
 // more than half of a 256 x 256 cumsum), 1.85x PyTorch's two threads there.
 #include "kernels/cum_rows.h"
 
-#include <type_traits>
-
 #include "runtime/thread_pool.h"
 
 namespace mindlite {

@@ -3,7 +3,7 @@ last two axes: issue 13's "pad" and "pad reflect" rows.
 
 Such a padding is a gather: output (a, i, j) = x (a, rows[i], cols[j]) over the (A, H, W)
 view of x, with the per-axis index tables of resize_pad_numpy._pad_index (negative padding
-included); in constant mode an index is -1 outside the input, where the value goes.
+included; in constant mode -1 outside the input, where the value goes).
 _C.pad_rows (csrc/kernels/pad_rows.cc) writes each output row once: the kept block [ks, ke)
 as one memcpy from the contiguous input columns [ks - lo, ke - lo), the padded columns one
 element each (a constant row by doubling copies), rows split across the thread pool. The
@@ -44,20 +44,13 @@ def _plan(shape, pads, mode):
     for n in shape[:-2]:
         a *= n
     (h, w), ((lo_h, hi_h), (lo, hi)) = shape[-2:], pads[-2:]
-    index = _const_index if mode == "constant" else _pad_index
-    rows = index(h, lo_h, hi_h, mode) if lo_h or hi_h else np.arange(h)
-    cols = index(w, lo, hi, mode) if lo or hi else np.arange(w)
+    rows = _pad_index(h, lo_h, hi_h, mode) if lo_h or hi_h else np.arange(h)
+    cols = _pad_index(w, lo, hi, mode) if lo or hi else np.arange(w)
     ks = max(lo, 0)
     ke = max(ks, ks + w - max(-lo, 0) - max(-hi, 0))  # the kept block: cols[j] == j - lo
     return ((a, h, w), (a, h + lo_h + hi_h, w + lo + hi),
             (np.ascontiguousarray(rows, np.int64), np.ascontiguousarray(cols, np.int64),
              ks, ke, lo))
-
-
-def _const_index(n, lo, hi, mode):
-    """Input index of every output position of one axis, -1 outside the input."""
-    p = np.arange(-lo, n + hi)
-    return np.where((p >= 0) & (p < n), p, -1)
 
 
 @register_kernel("PadV3", provider="cpp", when=_not_empty)
@@ -69,8 +62,6 @@ def pad_v3_cpp(x, out, pads, mode, value):
         pad_v3_small_numpy(x, out, pads, mode, value)
         return
     x3, o3, (rows, cols, ks, ke, lo) = plan
-    args = (np.ascontiguousarray(x).reshape(x3), out.reshape(o3), rows, cols, ks, ke, lo)
-    if mode != "constant":
-        _C.pad_rows(*args)
-        return
-    _C.pad_rows(*args, np.full(1, fill_value(value, out.dtype)))
+    fill = (np.full(1, fill_value(value, out.dtype)),) if mode == "constant" else ()
+    _C.pad_rows(np.ascontiguousarray(x).reshape(x3), out.reshape(o3), rows, cols, ks, ke, lo,
+                *fill)

@@ -25,8 +25,11 @@ from ._rows import split_rows
 
 @functools.lru_cache(maxsize=256)
 def _pad_index(n, lo, hi, mode):
-    """Input index of every output position of one axis (read-only, cached)."""
+    """Input index of every output position of one axis (read-only, cached); constant mode:
+    -1 outside the input (where the value goes)."""
     p = np.arange(-lo, n + hi)
+    if mode == "constant":
+        return _frozen(np.where((p >= 0) & (p < n), p, -1))
     if mode == "reflect":
         if n == 1:
             return _frozen(np.zeros_like(p))
@@ -81,8 +84,8 @@ def fill_value(value, dtype):
     uint8, 300 -> 44 in int8), bools stay bools."""
     if dtype.kind != "f" and not isinstance(value, bool):
         value = int(value)
-        if dtype.kind in "iu":
-            return np.array(value, np.uint64 if value > 0 else np.int64).astype(dtype)[()]
+        if dtype.kind in "iu":                 # modulo 2**64, then the dtype's own wrap
+            return np.array(value % (1 << 64), np.uint64).astype(dtype)[()]
     with np.errstate(over="ignore"):       # 1e5 -> float16 is inf, as fill() gives
         return np.array(value).astype(dtype)[()]
 
