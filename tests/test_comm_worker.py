@@ -12,6 +12,7 @@ import time
 import warnings
 
 import numpy as np
+from comm_lease_checks import leases     # tests/, this script's folder
 
 
 def _close(a, b, what, atol=1e-6):
@@ -91,6 +92,7 @@ def collectives():
                     lambda: ops.Receive(9, 0, (2,), ms.float32)())
     _gradients(ms, ops, Tensor, ReduceOp, r, n)
     _graph_mode(ms, ops, Tensor, n)
+    leases(ops, Tensor, ReduceOp, r, n, _close, _raises)
     # errors: mismatched shapes and dtypes are named on every rank; unknown groups
     _raises(ValueError, ["AllReduce", "rank 0", "rank 1", "shape and dtype"],
             lambda: ops.AllReduce()(Tensor(np.ones(r + 1, np.float32))))

@@ -103,13 +103,16 @@ def _crowded(world):
     """Whether this node runs more ranks than the CPUs they may use together (mpiexec
     --oversubscribe; the union of the local ranks' affinity masks, as bound ranks see one CPU
     each). Open MPI then yields the CPU while it polls, so the shape check waits in MPI's
-    blocking allreduce (see check_signature)."""
+    blocking allreduce (see check_signature). The verdict is the world's (crowded when any
+    node is): it picks between blocking and non-blocking calls, which must be the same on
+    every rank, since MPI never matches a blocking collective with a non-blocking one."""
     MPI = mpi_module()
     local = world.Split_type(MPI.COMM_TYPE_SHARED)
     try:
         cpus = set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else set()
         union = set().union(*local.allgather(cpus))
-        return bool(union) and local.Get_size() > len(union)
+        mine = bool(union) and local.Get_size() > len(union)
+        return bool(world.allreduce(int(mine), MPI.MAX))
     finally:
         local.Free()
 
@@ -169,11 +172,21 @@ def wait(op, group, request):
     NOTE: MPI's blocking calls busy-poll. With more ranks than free cores (a loaded machine,
     --oversubscribe) a rank waiting for a late peer then takes the core the peer needs: a
     56 KB allreduce with one rank 5 ms late was measured at 25-50 ms blocking, 5 ms here."""
-    if request.Test():
+    poll(op, group, request.Test)
+
+
+def wait_all(op, group, requests):
+    """wait() for every request of `requests` (MPI_Testall)."""
+    poll(op, group, lambda: STATE["mpi"].Request.Testall(requests))
+
+
+def poll(op, group, done):
+    """Call done() until it is true, as wait() tests a request."""
+    if done():
         return
     with pending(op, group):
         spin = time.monotonic() + SPIN_S
-        while not request.Test():
+        while not done():
             if time.monotonic() > spin:
                 time.sleep(5e-5)
 
@@ -204,13 +217,7 @@ def move(op, group, comm, nbytes, method, *args):
 def wait_probe(op, group, comm, source, tag, status):
     """Wait until a message from `source` with `tag` can be received (MPI_Iprobe, polled as
     in wait)."""
-    if comm.Iprobe(source, tag, status):
-        return
-    with pending(op, group):
-        spin = time.monotonic() + SPIN_S
-        while not comm.Iprobe(source, tag, status):
-            if time.monotonic() > spin:
-                time.sleep(5e-5)
+    poll(op, group, lambda: comm.Iprobe(source, tag, status))
 
 
 def check_signature(op, group, comm, sig):
@@ -247,4 +254,7 @@ def check_signature(op, group, comm, sig):
 
 
 def _show(sig):
-    return ", ".join(f"{dt}{list(shape)}" for shape, dt in sig) if sig else "no tensor"
+    """A signature as the error shows it: dtype[shape] per tensor, name=value per attribute
+    (an entry whose first item is a str)."""
+    return ", ".join(f"{a}={b}" if isinstance(a, str) else f"{np.dtype(b)}{list(a)}"
+                     for a, b in sig) if sig else "no tensor"

@@ -15,7 +15,7 @@ Before init, get_rank / get_group_size / get_local_rank / get_local_rank_size of
 answer 0 / 1 and release() does nothing, as in MindSpore 2.10; collectives, groups and
 named-group queries raise a RuntimeError naming the function.
 """
-from . import _mpi
+from . import _lease, _mpi
 
 __all__ = ["GlobalComm", "HCCL_WORLD_COMM_GROUP", "NCCL_WORLD_COMM_GROUP",
            "MCCL_WORLD_COMM_GROUP", "init", "release", "get_rank", "get_local_rank",
@@ -64,6 +64,7 @@ def release():
     with _mpi.LOCK:
         if GlobalComm.INITED:
             _mpi.stop()
+            _lease.forget()
             GlobalComm.INITED = False
 
 
@@ -175,6 +176,7 @@ def destroy_group(group):
     entry = _mpi.STATE["groups"].pop(group, None)
     if entry is None:
         raise ValueError(f"For 'destroy_group', the group '{group}' does not exist")
+    _lease.forget(group)
     if entry[0] is not None:
         _mpi.STATE.get("local", {}).pop(id(entry[0]), None)
         entry[0].Free()

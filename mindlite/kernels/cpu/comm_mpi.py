@@ -16,7 +16,7 @@ bfloat16; complex sums and products are MPI's.
 """
 import numpy as np
 
-from ...communication import _mpi
+from ...communication import _lease, _mpi
 from ..registry import register_kernel
 
 _OPS = {"sum": "SUM", "max": "MAX", "min": "MIN", "prod": "PROD"}
@@ -50,7 +50,7 @@ def _reduce_out(out):
 
 
 def _sig(*arrays):
-    return tuple((a.shape, a.dtype.str) for a in arrays)
+    return tuple((a.shape, a.dtype) for a in arrays)
 
 
 def _setup(name, group, *arrays):
@@ -67,10 +67,9 @@ def _size_check(name, comm, rank_size):
 
 @register_kernel("AllReduce", provider="mpi", priority=0)
 def all_reduce_mpi(x, out, op, group):
-    comm = _setup("AllReduce", group, x)
     recv = _reduce_out(out)
-    _mpi.move("AllReduce", group, comm, recv.nbytes, "Allreduce", _reduce_in(x), recv,
-              _mpi_op(op, x.dtype))
+    _lease.allreduce("AllReduce", group, _mpi.comm_of("AllReduce", group),
+                     ((x.shape, x.dtype), ("op", op)), _reduce_in(x), recv, _mpi_op(op, x.dtype))
     if recv is not out:
         np.copyto(out, recv, casting="unsafe")
 

@@ -1,0 +1,54 @@
+"""AllReduce's leased shape check (communication/_lease.py), run on every rank by the
+collectives suite of tests/test_comm_worker.py (not a pytest module): results of leased
+calls, a rank leaving the leased signature (an error on every rank, or a new common
+signature), the doubling of the checked calls a signature needs after its lease ended, and
+an op differing across ranks. Raises on the first difference."""
+import numpy as np
+
+
+def leases(ops, Tensor, ReduceOp, r, n, close, raises):
+    from mindlite.communication import _lease, _mpi
+    world = _mpi.STATE["world_name"]
+    _lease.forget()
+
+    def lease():
+        return _lease._LEASES[world]
+
+    def reduce(shape, k, op=ReduceOp.SUM, dtype=np.float32):
+        x = np.arange(np.prod(shape), dtype=dtype).reshape(shape) + r * k
+        got = ops.AllReduce(op)(Tensor(x)).asnumpy()
+        want = sum(np.arange(np.prod(shape), dtype=dtype).reshape(shape) + q * k
+                   for q in range(n)) if op == ReduceOp.SUM else x - r * k + (n - 1) * k
+        close(got, want, f"AllReduce {op} of {shape}, call {k}")
+
+    a, b = (2, 3), (5,)
+    for k in range(6):                       # leased from the third call on
+        reduce(a, k)
+        assert (lease().sig is not None) == (k >= 1), (k, lease().sig)
+    sig_a = lease().sig
+    raises(ValueError, ["AllReduce", "rank 0", "same shape and dtype", "float32[2, 3]"],
+           lambda: ops.AllReduce()(Tensor(np.ones((3, 2) if r == 0 else a, np.float32))))
+    assert lease().sig is None and lease().need[sig_a] == 4, (lease().sig, lease().need)
+    raises(ValueError, ["AllReduce", f"rank {n - 1}", "op=max", "op=sum"],
+           lambda: ops.AllReduce(ReduceOp.MAX if r == n - 1 else ReduceOp.SUM)(
+               Tensor(np.ones(a, np.float32))))
+    for k in range(4):                       # four checked calls in a row lease it again
+        reduce(a, k)
+    assert lease().sig == sig_a
+    reduce(b, 1)                             # every rank moves on: no error, a new size
+    assert lease().sig is None and lease().need[sig_a] == 8
+    for k in range(15):                      # A A B A A B ...: one more lease at most
+        reduce(b if k % 3 == 2 else a, k)
+    assert lease().need[sig_a] == 8, lease().need
+    for k in range(3):                       # a leased MAX, then an int32 whose size differs
+        reduce((4,), k, ReduceOp.MAX)
+    raises(ValueError, ["AllReduce", "int32[", "float32[4]"],
+           lambda: ops.AllReduce(ReduceOp.MAX)(
+               Tensor(np.ones(4, np.float32) if r else np.ones(7, np.int32))))
+    big = (1 << 18,)                         # 1 MB: the blocking data call after the flag
+    for k in range(3):
+        reduce(big, k)
+    assert lease().sig is not None
+    raises(ValueError, ["AllReduce", "float32[262144]", "float32[262145]"],
+           lambda: ops.AllReduce()(Tensor(np.ones(big[0] + (r == 0), np.float32))))
+    reduce(big, 5)
