@@ -20,6 +20,7 @@ from ...communication import _lease, _mpi
 from ..registry import register_kernel
 
 _OPS = {"sum": "SUM", "max": "MAX", "min": "MIN", "prod": "PROD"}
+_PLANS = {}                         # AllReduce: (op, dtype) -> (reduced as float32, MPI op)
 _BOOL_OPS = {"sum": "LOR", "max": "LOR", "min": "LAND", "prod": "LAND"}
 
 
@@ -67,9 +68,17 @@ def _size_check(name, comm, rank_size):
 
 @register_kernel("AllReduce", provider="mpi", priority=0)
 def all_reduce_mpi(x, out, op, group):
-    recv = _reduce_out(out)
-    _lease.allreduce("AllReduce", group, _mpi.comm_of("AllReduce", group),
-                     ((x.shape, x.dtype), ("op", op)), _reduce_in(x), recv, _mpi_op(op, x.dtype))
+    comm = _mpi.comm_of("AllReduce", group)
+    dtype = x.dtype
+    plan = _PLANS.get((op, dtype))
+    if plan is None:
+        plan = _PLANS[(op, dtype)] = (_half(dtype), _mpi_op(op, dtype))
+    if plan[0]:
+        send, recv = x.astype(np.float32), np.empty(out.shape, np.float32)
+    else:
+        send, recv = (x if x.flags.c_contiguous else np.ascontiguousarray(x)), out
+    _lease.allreduce("AllReduce", group, comm, ((x.shape, dtype), ("op", op)), send, recv,
+                     plan[1])
     if recv is not out:
         np.copyto(out, recv, casting="unsafe")
 
