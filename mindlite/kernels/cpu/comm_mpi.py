@@ -74,7 +74,7 @@ def all_reduce_mpi(x, out, op, group):
     if plan is None:
         plan = _PLANS[(op, dtype)] = (_half(dtype), _mpi_op(op, dtype))
     if plan[0]:
-        send, recv = x.astype(np.float32), np.empty(out.shape, np.float32)
+        send, recv = np.ascontiguousarray(x, np.float32), np.empty(out.shape, np.float32)
     else:
         send, recv = (x if x.flags.c_contiguous else np.ascontiguousarray(x)), out
     _lease.allreduce("AllReduce", group, comm, ((x.shape, dtype), ("op", op)), send, recv,
