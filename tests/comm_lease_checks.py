@@ -45,6 +45,13 @@ def leases(ops, Tensor, ReduceOp, r, n, close, raises):
     raises(ValueError, ["AllReduce", "int32[", "float32[4]"],
            lambda: ops.AllReduce(ReduceOp.MAX)(
                Tensor(np.ones(4, np.float32) if r else np.ones(7, np.int32))))
+    held, lease().meet = lease().meet, False     # an MPI 3 library: a fresh flag allreduce
+    for k in range(3):
+        reduce((7,), k)
+    assert lease().sig is not None
+    raises(ValueError, ["AllReduce", "float32[7]", "float32[8]"],
+           lambda: ops.AllReduce()(Tensor(np.ones(7 + (r == n - 1), np.float32))))
+    lease().meet = held
     big = (1 << 18,)                         # 1 MB: the blocking data call after the flag
     for k in range(3):
         reduce(big, k)
