@@ -8,8 +8,9 @@ allreduce of a hash: communication/_mpi.check_signature), waited for politely (t
 then yielding the CPU between tests); the data then moves by communication/_mpi.move:
 MPI's non-blocking collective waited for the same way below 1 MB, its blocking one (tuned
 algorithms, every rank present) from 1 MB, and at every size on a crowded node (more ranks
-than CPUs, where Open MPI yields while it polls). Send / Receive / Barrier are non-blocking
-calls waited for politely.
+than CPUs, where Open MPI yields while it polls). AllReduce checks its reduce op too, and once
+a signature repeats the check travels beside the data (communication/_lease.py). Send /
+Receive / Barrier are non-blocking calls waited for politely.
 Booleans reduce with logical or (SUM, MAX) and logical and (MIN, PROD); float16 reduces in
 float32 and travels as 16-bit patterns otherwise (MPI 3.x has no half type); so does
 bfloat16; complex sums and products are MPI's.
