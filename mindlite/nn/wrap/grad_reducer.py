@@ -32,6 +32,8 @@ import weakref
 
 import numpy as np
 
+from ..._C import wrap as _wrap      # (array, its abstract) -> Tensor
+from ...abstract import abstract_of_array
 from ...common.tensor import Tensor
 from ...communication import _mpi, auto_parallel
 from ...communication.management import GlobalComm
@@ -124,7 +126,7 @@ class DistributedGradReducer(Cell):
     def construct(self, grads):
         grads = tuple(grads)
         if len(grads) != len(self.shapes) or not all(
-                isinstance(g, Tensor) and tuple(g.shape) == s for g, s in zip(grads, self.shapes)):
+                isinstance(g, Tensor) and g.shape == s for g, s in zip(grads, self.shapes)):
             self._hook.drop()
             raise ValueError("For 'DistributedGradReducer', 'grads' must hold one Tensor per "
                              f"parameter with its shape {self.shapes}, but got "
@@ -158,9 +160,12 @@ class DistributedGradReducer(Cell):
             np.multiply(buf, buf.dtype.type(1.0 / self.degree), out=buf, casting="unsafe")
         offset = 0
         for i in bucket:
-            n = arrays[i].size
-            part = buf[offset:offset + n].reshape(self.shapes[i])
-            out[i] = Tensor.from_numpy(part.astype(arrays[i].dtype, copy=False))
+            a = arrays[i]
+            n = a.size
+            part = buf[offset:offset + n].reshape(a.shape)
+            if part.dtype != a.dtype:       # half types were reduced in float32
+                part = part.astype(a.dtype)
+            out[i] = _wrap(part, abstract_of_array(part))
             offset += n
 
 
