@@ -18,7 +18,10 @@ lease, so a program alternating A, A, B pays for one scratch call per doubling, 
 period.
 
 Everything that decides the lease (the checked signatures and the flags) is the same on
-every rank, so all ranks make the same MPI calls in the same order.
+every rank, so all ranks make the same MPI calls in the same order. A group's lease (and its
+flag buffer) serves one call at a time, as MPI itself orders a group's collectives by the
+order of the calls: two threads calling collectives on one group at once is already an
+erroneous program in MPI; on different groups they use different leases.
 
 Where the data moves by a blocking call on an uncrowded node (from _mpi.BLOCKING_MIN bytes),
 the ranks must meet politely first anyway (see _mpi.move): there the flag is waited for
