@@ -7,7 +7,7 @@ import numpy as np
 
 
 def leases(ops, Tensor, ReduceOp, r, n, close, raises):
-    from mindlite.communication import _lease, _mpi
+    from mindlite.communication import _lease, _mpi, create_group, destroy_group, init, release
     world = _mpi.STATE["world_name"]
     _lease.forget()
 
@@ -59,3 +59,17 @@ def leases(ops, Tensor, ReduceOp, r, n, close, raises):
     raises(ValueError, ["AllReduce", "float32[262144]", "float32[262145]"],
            lambda: ops.AllReduce()(Tensor(np.ones(big[0] + (r == 0), np.float32))))
     reduce(big, 5)
+    create_group("leased", [1, 0])          # a group's lease is freed with the group
+    if r < 2:
+        for k in range(3):
+            got = ops.AllReduce(group="leased")(Tensor(np.full(3, r + k, np.float32)))
+            close(got.asnumpy(), np.full(3, 1 + 2 * k), "group AllReduce")
+        assert _lease._LEASES["leased"].sig is not None
+    destroy_group("leased")
+    assert "leased" not in _lease._LEASES
+    release()                               # and every lease with the communicators
+    assert not _lease._LEASES
+    init()
+    for k in range(3):
+        reduce(a, k + 20)
+    assert lease().sig == sig_a and not lease().need    # a fresh lease on the new world

@@ -63,8 +63,8 @@ def release():
     init it does nothing (as MindSpore)."""
     with _mpi.LOCK:
         if GlobalComm.INITED:
+            _lease.forget()             # its persistent requests before their communicators
             _mpi.stop()
-            _lease.forget()
             GlobalComm.INITED = False
 
 
