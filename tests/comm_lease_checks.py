@@ -2,7 +2,10 @@
 collectives suite of tests/test_comm_worker.py (not a pytest module): results of leased
 calls, a rank leaving the leased signature (an error on every rank, or a new common
 signature), the doubling of the checked calls a signature needs after its lease ended, and
-an op differing across ranks. Raises on the first difference."""
+an op differing across ranks, the leases' lifetime, and two threads reducing on two groups
+at once. Raises on the first difference."""
+import threading
+
 import numpy as np
 
 
@@ -73,3 +76,34 @@ def leases(ops, Tensor, ReduceOp, r, n, close, raises):
     for k in range(3):
         reduce(a, k + 20)
     assert lease().sig == sig_a and not lease().need    # a fresh lease on the new world
+    _threads_on_two_groups(ops, Tensor, r, n, create_group, destroy_group, _lease)
+
+
+def _threads_on_two_groups(ops, Tensor, r, n, create_group, destroy_group, _lease):
+    """Two threads of every rank reduce on two groups at once (MPI_THREAD_MULTIPLE): each
+    group's lease serves its own calls, and every result is right."""
+    create_group("thread_a", list(range(n)))
+    create_group("thread_b", list(range(n)))
+    errors = []
+
+    def work(group, shape, scale):
+        try:
+            for k in range(30):
+                x = np.full(shape, (r + 1) * scale + k, np.float32)
+                got = ops.AllReduce(group=group)(Tensor(x)).asnumpy()
+                want = sum((q + 1) * scale + k for q in range(n))
+                if not (got == want).all():
+                    raise AssertionError(f"{group} call {k}: {got.ravel()[:3]} != {want}")
+        except Exception as e:              # reported after the join
+            errors.append(repr(e))
+    threads = [threading.Thread(target=work, args=("thread_a", (5,), 1.0)),
+               threading.Thread(target=work, args=("thread_b", (1 << 18,), 10.0))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors and not any(t.is_alive() for t in threads), errors
+    assert _lease._LEASES["thread_a"].sig is not None
+    assert _lease._LEASES["thread_b"].sig is not None
+    destroy_group("thread_a")
+    destroy_group("thread_b")
