@@ -18,15 +18,17 @@ from mindlite.kernels.cpu.sort_numpy import topk_numpy
 RNG = np.random.default_rng(0)
 
 
-def _both(run):
-    """run() with the split, then on one thread (_C's forced thread count)."""
+def _split_result(run):
+    """run() with the split, then on one thread (_C's forced thread count): the two give the
+    same bits and dtypes; returns the split run's result."""
     split = run()
     _C.set_num_threads(1)
     try:
         single = run()
     finally:
         _C.set_num_threads(0)
-    return split, single
+    _same(split, single)
+    return split
 
 
 def _same(a, b):
@@ -59,7 +61,7 @@ def test_topk_split_equals_one_thread(shape):
         v, i = np.empty(shape[:-1] + (k,), np.float32), np.empty(shape[:-1] + (k,), np.int32)
         topk_numpy(x, v, i, k)
         return v, i
-    _same(*_both(run))
+    _split_result(run)
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])
@@ -71,7 +73,7 @@ def test_cumulative_split_equals_one_thread(fn, axis):
         out = np.empty_like(x)
         fn(x, out, axis, False, axis == 1)
         return (out,)
-    _same(*_both(run))
+    _split_result(run)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "edge", "circular", "constant"])
@@ -83,7 +85,7 @@ def test_pad_gather_split_equals_one_thread(mode):
         out = np.empty((2, 805, 701), np.float32)
         pad_v3_cpp(x, out, pads, mode, 2.5 if mode == "constant" else None)
         return (out,)
-    _same(*_both(run))
+    _split_result(run)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "edge", "circular"])
@@ -100,8 +102,7 @@ def test_pad_rows_equal_numpy_pad(mode, pads):
         out = np.empty(shape, np.float32)
         pad_v3_cpp(x, out, pads, mode, None)
         return (out,)
-    split, single = _both(run)
-    _same(split, single)
+    split = _split_result(run)
     np.testing.assert_array_equal(split[0], np.pad(x, pads, mode=np_mode))
 
 
@@ -113,8 +114,7 @@ def test_pad_constant_split_equals_one_thread():
         out = np.empty((1035, 1033), np.float32)
         pad_v3_numpy(x, out, pads, "constant", 1.5)
         return (out,)
-    split, single = _both(run)
-    _same(split, single)
+    split = _split_result(run)
     np.testing.assert_array_equal(split[0][2:1032, :1029], x[:, 1:])
     assert (split[0][:2] == 1.5).all() and (split[0][:, 1029:] == 1.5).all()
 
@@ -178,8 +178,7 @@ def test_resize_rows_split_equals_one_thread_and_reference(linear, align, half, 
         out = np.empty(out_shape, np.float32)
         resize_numba(x, out, linear, align, half)
         return (out,)
-    split, single = _both(run)
-    _same(split, single)
+    split = _split_result(run)
     want = np.empty(out_shape, np.float32)
     resize_numpy(x, want, linear, align, half)
     assert split[0].tobytes() == want.tobytes()
