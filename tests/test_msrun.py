@@ -131,3 +131,13 @@ def test_several_machines_command_lines(tmp_path, capsys):
     with pytest.raises(SystemExit):
         msrun.parse_args(["--worker_num=2", "--local_worker_num=4", "train.py"])
     assert "exceeded local worker number: 4" in capsys.readouterr().err
+
+
+def test_console_script_is_declared():
+    """`pip install mindlite` puts `msrun` on PATH: pyproject's [project.scripts] names main."""
+    import importlib
+    import tomllib
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        target = tomllib.load(f)["project"]["scripts"]["msrun"]
+    module, func = target.split(":")
+    assert getattr(importlib.import_module(module), func) is msrun.main
