@@ -5,6 +5,8 @@ float in float32); bicubic and area through Pillow, per channel.
 
 Works on HW or HWC arrays of any channel count (an MNIST image is (28, 28, 1) uint8).
 """
+import functools
+
 import numpy as np
 
 _COEF_BITS = 11                     # OpenCV's INTER_RESIZE_COEF_BITS
@@ -27,31 +29,41 @@ def _linear_taps(src, dst, clamp_weight):
     return np.clip(i0, 0, src - 1), np.clip(i0 + 1, 0, src - 1), w1.astype(np.float32)
 
 
+@functools.lru_cache(maxsize=64)
+def _linear_plan(sh, sw, h, w, ndim, u8):
+    """The taps of one resize (cached per size: a dataset resizes every image alike;
+    lru_cache is thread-safe and bounded)."""
+    y0, y1, by = _linear_taps(sh, h, False)
+    x0, x1, ax = _linear_taps(sw, w, True)
+    extra = (1,) * (ndim - 2)
+    if u8:
+        a1 = np.rint(ax * _COEF_SCALE).astype(np.int32)
+        b1 = np.rint(by * _COEF_SCALE).astype(np.int32)
+        wx = ((_COEF_SCALE - a1).reshape(1, -1, *extra), a1.reshape(1, -1, *extra))
+        wy = ((_COEF_SCALE - b1).reshape(-1, 1, *extra), b1.reshape(-1, 1, *extra))
+    else:
+        wx = ((1 - ax).reshape(1, -1, *extra), ax.reshape(1, -1, *extra))
+        wy = ((1 - by).reshape(-1, 1, *extra), by.reshape(-1, 1, *extra))
+    return y0, y1, x0, x1, wx, wy
+
+
 def _linear_u8(img, h, w):
-    y0, y1, by = _linear_taps(img.shape[0], h, False)
-    x0, x1, ax = _linear_taps(img.shape[1], w, True)
-    a1 = np.rint(ax * _COEF_SCALE).astype(np.int32)
-    a0 = _COEF_SCALE - a1
-    b1 = np.rint(by * _COEF_SCALE).astype(np.int32)
-    b0 = _COEF_SCALE - b1
-    extra = (1,) * (img.ndim - 2)
+    y0, y1, x0, x1, (a0, a1), (b0, b1) = _linear_plan(*img.shape[:2], h, w, img.ndim, True)
     src = img.astype(np.int32)
-    rows = src[:, x0] * a0.reshape(1, -1, *extra) + src[:, x1] * a1.reshape(1, -1, *extra)
-    r0, r1 = rows[y0] >> 4, rows[y1] >> 4
-    b0, b1 = b0.reshape(-1, 1, *extra), b1.reshape(-1, 1, *extra)
-    out = (((b0 * r0) >> 16) + ((b1 * r1) >> 16) + 2) >> 2
-    return np.clip(out, 0, 255).astype(np.uint8)
+    rows = src[:, x0] * a0 + src[:, x1] * a1
+    rows >>= 4
+    out = (b0 * rows[y0]) >> 16
+    out += (b1 * rows[y1]) >> 16
+    out += 2
+    out >>= 2
+    return out.astype(np.uint8)          # a convex combination: 0..255 already
 
 
 def _linear_float(img, h, w):
-    y0, y1, by = _linear_taps(img.shape[0], h, False)
-    x0, x1, ax = _linear_taps(img.shape[1], w, True)
-    extra = (1,) * (img.ndim - 2)
+    y0, y1, x0, x1, (a0, a1), (b0, b1) = _linear_plan(*img.shape[:2], h, w, img.ndim, False)
     src = img.astype(np.float32)
-    ax = ax.reshape(1, -1, *extra)
-    rows = src[:, x0] * (1 - ax) + src[:, x1] * ax
-    by = by.reshape(-1, 1, *extra)
-    return (rows[y0] * (1 - by) + rows[y1] * by).astype(img.dtype)
+    rows = src[:, x0] * a0 + src[:, x1] * a1
+    return (rows[y0] * b0 + rows[y1] * b1).astype(img.dtype)
 
 
 def _nearest(img, h, w):
