@@ -166,3 +166,59 @@ def test_model_zoo_style_lenet_trains_and_evaluates(tmp_path):
     assert ckpts == ["checkpoint_lenet-4_43.ckpt", "checkpoint_lenet-5_43.ckpt"]  # keep 2
     acc = float(proc.stdout.split("{'Accuracy': ")[1].split("}")[0])
     assert acc > 0.85, out[-2000:]
+
+
+# Ops that refused or differed from what MindSpore 2.10 accepts (found by MindSpore's own CPU
+# op tests, tools/ms_compat/run_st_cpu.py); expected values printed by MindSpore 2.10.
+
+def test_conv2d_backprop_input_takes_its_kernel_from_the_weight():
+    from mindlite import Tensor, ops
+    dout = Tensor(np.array([[[[-5, -4, 0, 8], [-10, -2, 2, 3], [0, -2, -4, -7],
+                              [-3, -2, -3, -16]]]], np.float32))
+    w = Tensor(np.array([[[[1, 0, -1], [1, 0, -1], [1, 0, -1]]]], np.float32))
+    out = ops.Conv2DBackpropInput(4, 1)(dout, w, (1, 1, 6, 6))    # out_channel 4, kernel 1
+    assert out.asnumpy()[0, 0, 0].tolist() == [-5, -4, 5, 12, 0, -8]
+    assert out.asnumpy()[0, 0, 5].tolist() == [-3, -2, 0, -14, 3, 16]
+    with pytest.raises(ValueError, match="channels of 'input_size' \\(2\\)"):
+        ops.Conv2DBackpropInput(1, 3)(dout, w, (1, 2, 6, 6))
+
+
+def test_relu6_grad_passes_at_six():
+    from mindlite import Tensor
+    from mindlite.ops.operations import _grad_ops as G
+    x = Tensor(np.array([[1, 0, 6], [-2, 3, 6], [-3, 1, 8]], np.float32))
+    dy = Tensor(np.arange(1, 10, dtype=np.float32).reshape(3, 3))
+    assert G.ReLU6Grad()(dy, x).asnumpy().tolist() == [[1, 0, 3], [0, 5, 6], [0, 8, 0]]
+
+
+def test_bias_add_dtypes_and_vmap_with_a_batched_bias():
+    import mindlite as ms
+    from mindlite import Tensor, ops
+    for dt in (np.int8, np.uint16, np.uint64, np.float16, np.complex64, np.complex128):
+        x, b = np.arange(6).reshape(2, 3).astype(dt), np.array([1, 2, 3]).astype(dt)
+        out = ops.BiasAdd()(Tensor(x), Tensor(b))
+        assert out.dtype == ms.dtype.from_numpy_dtype(np.dtype(dt))
+        np.testing.assert_array_equal(out.asnumpy(), x + b)
+    rng = np.random.default_rng(0)
+    for fmt, c in (("NCHW", 4), ("NHWC", 6)):
+        x = rng.standard_normal((3, 2, 4, 5, 6)).astype(np.float32)
+        b = rng.standard_normal((3, c)).astype(np.float32)
+        for in_axes in ((0, 0), (None, 0), (0, None)):
+            xs = x if in_axes[0] == 0 else x[0]
+            bs = b if in_axes[1] == 0 else b[0]
+            got = ms.ops.vmap(_bias_add_nchw if fmt == "NCHW" else _bias_add_nhwc,
+                              in_axes=in_axes)(Tensor(xs), Tensor(bs)).asnumpy()
+            want = np.stack([ops.BiasAdd(data_format=fmt)(
+                Tensor(xs[i] if in_axes[0] == 0 else xs),
+                Tensor(bs[i] if in_axes[1] == 0 else bs)).asnumpy() for i in range(3)])
+            np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"{fmt} {in_axes}")
+
+
+def _bias_add_nchw(x, b):
+    from mindlite import ops
+    return ops.BiasAdd(data_format="NCHW")(x, b)
+
+
+def _bias_add_nhwc(x, b):
+    from mindlite import ops
+    return ops.BiasAdd(data_format="NHWC")(x, b)
