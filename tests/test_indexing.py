@@ -296,11 +296,11 @@ def test_gather(policy, a, data):
 def test_gather_out_of_range_leaves_everything_unchanged(policy):
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     x, idx = Tensor(a), Tensor(np.array([0, 3], np.int32))
-    with pytest.raises(ValueError, match=r"For 'Gather', the values of 'input_indices' must be "
-                                         r"in \[0, 3\), but got 3"):
+    with pytest.raises(ValueError, match=r"For 'Gather', the 'input_indices' should be in the "
+                                         r"range \[0, 3\), but got 3"):
         ops.Gather()(x, idx, 1)
-    with pytest.raises(ValueError, match="For 'Gather'"):
-        ops.gather(x, Tensor(np.array([-1], np.int64)), 0)
+    with pytest.raises(RuntimeError, match="For 'Gather'"):          # as MindSpore raises it
+        ops.gather(x, Tensor(np.array([-3], np.int64)), 0)
     same(x, a)
     same(idx, np.array([0, 3], np.int32))
     out = np.full((2, 2), 7, np.float32)                  # the kernel checks before writing

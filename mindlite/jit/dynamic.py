@@ -18,7 +18,10 @@ At run time the graph's primitives run on the real tensors (their own infer with
 concrete shapes), so results equal eager's. The cost of the trick: a rule that checks a
 dynamic dimension against a static one (e.g. adding a (None,) and a (5,) tensor) fails at
 compile time instead of at run time, and a result that happens to be equal for both probe
-sizes (n // 5000) is taken as static.
+sizes (n // 5000) is taken as static. A primitive whose rule also reads -1 as MindSpore's
+does (`infer_dynamic = True`: the broadcasting ops, BroadcastTo, Split, AddN) is inferred on
+the -1 shapes themselves when a probe run fails: a (-1, 32) and a (16, -1) operand broadcast
+to (16, 32), as in MindSpore, and the kernels check the real sizes at run time.
 
 Shape-dependent Python code: `x.shape` of a tensor with a dynamic dimension is a Shape
 node; its dynamic items are TupleGetItem nodes whose abstract is AbstractDynInt (an Int64
@@ -175,9 +178,16 @@ class DynamicMixin:
         self._dyn_last = None
         if not _has_dynamic(args):
             return infer_call(prim, abstracts)
-        outs = [infer_call(prim, tuple(self.probe_of(a, k, i in prim.const_inputs)
-                                       for i, a in enumerate(args))) for k in (0, 1)]
-        merged = _merge(prim, outs[0], outs[1])
+        try:
+            outs = [infer_call(prim, tuple(self.probe_of(a, k, i in prim.const_inputs)
+                                           for i, a in enumerate(args))) for k in (0, 1)]
+        except ValueError:
+            if not getattr(prim, "infer_dynamic", False):
+                raise
+            merged = infer_call(prim, abstracts)    # the rule's own handling of -1
+            outs = [_probe_abstract(merged, k) for k in (0, 1)]
+        else:
+            merged = _merge(prim, outs[0], outs[1])
         self._dyn_last = outs
         return merged
 

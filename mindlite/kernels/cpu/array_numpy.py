@@ -9,6 +9,7 @@ non-contiguous.
 """
 import numpy as np
 
+from ..kernel_def import IndexValueError
 from ..registry import register_kernel
 from ..views import share
 
@@ -157,18 +158,23 @@ def strided_slice_numpy(x, out, slices, shape):
 
 
 def _check_indices(op, indices, n):
-    """NOTE: index values are only known here, so this runs before anything is written."""
+    """Indices in [-n, n), negative ones counting from the end (as MindSpore's CPU kernel);
+    returns them in [0, n). NOTE: index values are only known here, so this runs before
+    anything is written; the message is MindSpore's (its value after the wrap, as there)."""
     if indices.size:
         lo, hi = indices.min(), indices.max()
-        if lo < 0 or hi >= n:
-            bad = lo if lo < 0 else hi
-            raise ValueError(f"For '{op}', the values of 'input_indices' must be in [0, {n}), "
-                             f"but got {bad}")
+        if lo < -n or hi >= n:
+            bad = lo + n if lo < -n else hi
+            raise IndexValueError(f"For '{op}', the 'input_indices' should be in the range "
+                                  f"[0, {n}), but got {bad}")
+        if lo < 0:
+            return np.where(indices < 0, indices + n, indices)
+    return indices
 
 
 @register_kernel("Gather", provider="numpy")
 def gather_numpy(x, indices, out, axis, batch_dims):
-    _check_indices("Gather", indices, x.shape[axis])
+    indices = _check_indices("Gather", indices, x.shape[axis])
     if batch_dims == 0:
         np.take(x, indices, axis=axis, out=out, mode="clip")
         return

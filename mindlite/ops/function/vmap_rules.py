@@ -7,11 +7,21 @@ result's (value, bdim). A call with no batched argument runs as it is. The rules
   so the example axes stay right-aligned with the unbatched ones, then the primitive runs;
 - MatMul / BatchMatMul: a batched-batch matmul (numpy broadcasting of the leading axes);
 - reductions, Softmax / LogSoftmax, ExpandDims, Squeeze, Transpose, Reshape, Concat, Stack,
-  Tile, BroadcastTo, BiasAdd: the example's axes shifted by one past the batch axis.
+  Tile, BroadcastTo, BiasAdd, Argmax / Argmin and their WithValue forms: the example's axes
+  shifted by one past the batch axis;
+- Gather: the axis shifted (params batched), the batch axis moved back in front (indices
+  batched), or batch_dims=1 (both batched);
+- GatherNd: a batched params' batch number put in front of each index tuple;
+- LayerNorm: the axes shifted, a batched gamma / beta applied after a unit-affine norm;
+- Cdist: the batch merged into Cdist's own batch dimension;
+- BCEWithLogitsLoss: elementwise with reduction 'none', then the reduction per example.
 Anything else raises NotImplementedError naming the primitive (never a silent loop).
 """
+import inspect
+
 from ...common.tensor import Tensor
-from ..operations import _base, array_ops, join_ops, logic_ops, math_ops, nn_ops, reduce_ops
+from ..operations import (_base, array_ops, join_ops, logic_ops, loss_ops, math_ops, nn_ops,
+                          norm_ops, reduce_ops, scatter_index_ops, slice_ops, stat_ops)
 from ..operations._base import cached_prim
 from ..primitive import const_value
 
@@ -179,6 +189,93 @@ def _bias_add(prim, args):
     return F.add(x, bias), 0
 
 
+def _respelled(prim, **changes):
+    """The shared primitive of prim's class with prim's __init__ attributes, some changed."""
+    names = [n for n in inspect.signature(type(prim).__init__).parameters if n != "self"]
+    return cached_prim(type(prim), *(changes[n] if n in changes else prim.attrs[n]
+                                     for n in names))
+
+
+def _arg_reduce(prim, args):
+    (x, _), = args
+    return _respelled(prim, axis=prim.attrs["axis"] % (x.ndim - 1) + 1)(x), 0
+
+
+def _gather(prim, args):
+    (x, bx), (idx, bi), (axis, _) = args
+    F = _F()
+    b = prim.attrs["batch_dims"]
+    nd = x.ndim - (1 if bx is not None else 0)
+    a = const_value(axis) % nd
+    if bi is None:                                  # params batched: one more leading axis
+        if not b:
+            return prim(x, idx, a + 1), 0
+        idx = F.broadcast_to(F.expand_dims(idx, 0), (x.shape[0],) + idx.shape)
+        return _respelled(prim, batch_dims=b + 1)(x, idx, a + 1), 0
+    if bx is None:
+        if b:
+            x = F.broadcast_to(F.expand_dims(x, 0), (idx.shape[0],) + x.shape)
+            return _respelled(prim, batch_dims=b + 1)(x, idx, a + 1), 0
+        return F.moveaxis(prim(x, idx, a), a, 0), 0   # the indices' batch axis lands at a
+    return _respelled(prim, batch_dims=b + 1)(x, idx, a + 1), 0
+
+
+def _gather_nd(prim, args):
+    """Indices batched only: the batch axis is already first. Params batched: each example's
+    index tuples get its batch number in front."""
+    (x, bx), (idx, bi) = args
+    if bx is None:
+        return prim(x, idx), 0
+    F = _F()
+    size = x.shape[0]
+    if bi is None:
+        idx = F.broadcast_to(F.expand_dims(idx, 0), (size,) + idx.shape)
+    iota = F.reshape(F.arange(0, size, 1, dtype=idx.dtype), (size,) + (1,) * (idx.ndim - 1))
+    iota = F.broadcast_to(iota, idx.shape[:-1] + (1,))
+    return prim(x, F.concat((iota, idx), -1)), 0
+
+
+def _layer_norm(prim, args):
+    (x, bx), (gamma, bg), (beta, bb) = args
+    F = _F()
+    size = next(v.shape[0] for v, b in args if b is not None)
+    if bx is None:
+        x = F.broadcast_to(F.expand_dims(x, 0), (size,) + x.shape)
+    nd = x.ndim - 1
+    bna = prim.attrs["begin_norm_axis"] % nd + 1
+    bpa = prim.attrs["begin_params_axis"] % nd + 1
+    shifted = _respelled(prim, begin_norm_axis=bna, begin_params_axis=bpa)
+    if bg is None and bb is None:
+        return shifted(x, gamma, beta), 0
+    ones = F.ones(x.shape[bpa:], x.dtype)
+    y, mean, var = shifted(x, ones, F.zeros_like(ones))
+    lead = (size,) + (1,) * (bpa - 1)
+    for t, bt, op in ((gamma, bg, F.mul), (beta, bb, F.add)):
+        y = op(y, F.reshape(t, lead + t.shape[1:]) if bt is not None else t)
+    return (y, mean, var), 0
+
+
+def _cdist(prim, args):
+    (x, bx), (y, by) = args
+    F = _F()
+    size = next(v.shape[0] for v, b in args if b is not None)
+    x, y = _broadcast_all((x, y), (bx, by), size)
+    if x.ndim == 3:                                  # 2-D examples: the batch is Cdist's own
+        return prim(x, y), 0
+    out = prim(F.reshape(x, (-1,) + x.shape[2:]), F.reshape(y, (-1,) + y.shape[2:]))
+    return F.reshape(out, (size, x.shape[1]) + out.shape[1:]), 0
+
+
+def _bce_with_logits(prim, args):
+    out, _ = _elementwise(cached_prim(type(prim), "none"), args)
+    reduction = prim.attrs["reduction"]
+    if reduction == "none":
+        return out, 0
+    axes = tuple(range(1, out.ndim))
+    F = _F()
+    return (F.mean(out, axes) if reduction == "mean" else F.sum(out, axes)), 0
+
+
 _RULES = {
     math_ops.MatMul: _matmul, math_ops.BatchMatMul: _matmul,
     nn_ops.Softmax: _axis_attr("axis"), nn_ops.LogSoftmax: _axis_attr("axis"),
@@ -186,6 +283,11 @@ _RULES = {
     array_ops.Transpose: _transpose, array_ops.Reshape: _reshape,
     join_ops.Concat: _join, join_ops.Stack: _join, array_ops.Tile: _tile,
     array_ops.BroadcastTo: _broadcast_to, nn_ops.BiasAdd: _bias_add,
+    reduce_ops.Argmax: _arg_reduce, reduce_ops.Argmin: _arg_reduce,
+    reduce_ops.ArgMaxWithValue: _arg_reduce, reduce_ops.ArgMinWithValue: _arg_reduce,
+    slice_ops.Gather: _gather, scatter_index_ops.GatherNd: _gather_nd,
+    norm_ops.LayerNorm: _layer_norm, stat_ops.Cdist: _cdist,
+    loss_ops.BCEWithLogitsLoss: _bce_with_logits,
 }
 for _cls in (reduce_ops.ReduceSum, reduce_ops.ReduceMean, reduce_ops.ReduceMax,
              reduce_ops.ReduceMin, reduce_ops.ReduceProd, reduce_ops.ReduceAll,

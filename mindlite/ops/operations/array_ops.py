@@ -216,6 +216,7 @@ def tile_bprop(prim, x, multiples, out, dout):
 class BroadcastTo(Primitive):
     """y = x broadcast to `shape` (-1 keeps the corresponding dim of x)."""
     input_names = ("input_x",)
+    infer_dynamic = True        # a -1 dim of x (graph mode) broadcasts to the target's size
 
     @prim_attr_register
     def __init__(self, shape):
@@ -241,7 +242,7 @@ class BroadcastTo(Primitive):
                     raise ValueError(f"For '{self.name}', -1 in 'shape' {list(target)} at a "
                                      f"position that 'input_x' {list(x.shape)} does not have")
                 d = xd
-            if xd is not None and xd != d and xd != 1:
+            if xd is not None and xd != d and xd not in (1, -1):
                 raise ValueError(f"For '{self.name}', 'input_x' of shape {list(x.shape)} cannot "
                                  f"be broadcast to 'shape' {list(target)}")
             out.append(d)

@@ -166,6 +166,7 @@ class AddN(Primitive):
     broadcasting, no promotion). Gradient dz for every input: the bprop returns one tuple of
     per-element gradients in the list position."""
     input_names = ("x",)
+    infer_dynamic = True
 
     @prim_attr_register
     def __init__(self):
@@ -181,11 +182,17 @@ class AddN(Primitive):
         for i, a in enumerate(xs):
             check_dtype(self, f"x[{i}]", a, mstype.NUMBER_TYPES)
         check_same_dtype(self, [(f"x[{i}]", a) for i, a in enumerate(xs)])
+        shape = xs[0].shape
         for i, a in enumerate(xs[1:], 1):
-            if a.shape != xs[0].shape:
-                raise ValueError(f"For '{self.name}', the shape of 'x[{i}]' should be same as "
-                                 f"'x[0]', but got {list(a.shape)} and {list(xs[0].shape)}")
-        return xs[0]
+            if a.shape != shape:
+                if len(a.shape) != len(shape) or any(
+                        d != e and d != -1 and e != -1 for d, e in zip(a.shape, shape)):
+                    raise ValueError(f"For '{self.name}', the shape of 'x[{i}]' should be same "
+                                     f"as 'x[0]', but got {list(a.shape)} and "
+                                     f"{list(xs[0].shape)}")
+                # a dynamic dim (-1, graph mode) takes the other input's size, as MindSpore
+                shape = tuple(e if d == -1 else d for d, e in zip(shape, a.shape))
+        return xs[0] if shape == xs[0].shape else tensor(xs[0].dtype, shape)
 
 
 @bprop_for(AddN)
