@@ -10,7 +10,7 @@ from .. import abstract as ab
 from ..abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..pynative.forward import (ForwardExecutor, K, L, S, T, _check_infer_result,
-                                _scalar_py_type)
+                                _scalar_py_type, check_no_inplace_cast)
 
 
 class Folded:
@@ -65,6 +65,7 @@ def infer_call(prim, args):
             t = target if i in prim.same_type_inputs else mstype.scalar_type(info.types[i])
             ins.append(ab.abstract_tensor(t, ()))
         elif i in prim.same_type_inputs and a.dtype is not target:
+            check_no_inplace_cast(prim, i, a.dtype, target)
             ins.append(ab.abstract_tensor(target, a.shape))
         else:
             ins.append(a)

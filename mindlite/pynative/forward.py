@@ -59,6 +59,17 @@ class OpRunInfo:
         self.output_abstract = None
 
 
+def check_no_inplace_cast(prim, i, dtype, target):
+    """A same-type group's promotion may cast an operand, never one the op updates in place
+    (prim.inplace_inputs: a cast copy would be updated instead): TypeError, as MindSpore's."""
+    if i in getattr(prim, "inplace_inputs", ()):
+        names = prim.input_names
+        arg = names[i] if names is not None and i < len(names) else f"input {i}"
+        raise TypeError(f"For '{prim.name}', data type conversion is not supported for the "
+                        f"input '{arg}' updated in place (a Parameter), so its data type "
+                        f"{dtype} cannot be converted to {target} automatically")
+
+
 class ForwardExecutor:
     def __init__(self, grad_executor):
         self.grad_executor = grad_executor
@@ -121,6 +132,7 @@ class ForwardExecutor:
                 info.types[i] = t
                 info.values[i] = _scalar_array(prim, i, info.args[i], t)
             elif kind == T and i in prim.same_type_inputs and info.types[i] is not target:
+                check_no_inplace_cast(prim, i, info.types[i], target)
                 info.types[i] = target
                 info.values[i] = info.values[i].astype(target.np)
 

@@ -14,14 +14,18 @@ result's (value, bdim). A call with no batched argument runs as it is. The rules
 - GatherNd: a batched params' batch number put in front of each index tuple;
 - LayerNorm: the axes shifted, a batched gamma / beta applied after a unit-affine norm;
 - Cdist: the batch merged into Cdist's own batch dimension;
-- BCEWithLogitsLoss: elementwise with reduction 'none', then the reduction per example.
+- BCEWithLogitsLoss: elementwise with reduction 'none', then the reduction per example;
+- the optimizer updates of optim_extra_ops (ApplyAdagrad, ApplyFtrl, ApplyGradientDescent,
+  ...): MindSpore's batch_rank attribute, states mapped and updated in place.
 Anything else raises NotImplementedError naming the primitive (never a silent loop).
 """
 import inspect
 
+from ...cache_limits import remember
 from ...common.tensor import Tensor
 from ..operations import (_base, array_ops, join_ops, logic_ops, loss_ops, math_ops, nn_ops,
-                          norm_ops, reduce_ops, scatter_index_ops, slice_ops, stat_ops)
+                          norm_ops, optim_extra_ops, reduce_ops, scatter_index_ops, slice_ops,
+                          stat_ops)
 from ..operations._base import cached_prim
 from ..primitive import const_value
 
@@ -189,11 +193,14 @@ def _bias_add(prim, args):
     return F.add(x, bias), 0
 
 
+def _init_names(prim):
+    return [n for n in inspect.signature(type(prim).__init__).parameters if n != "self"]
+
+
 def _respelled(prim, **changes):
     """The shared primitive of prim's class with prim's __init__ attributes, some changed."""
-    names = [n for n in inspect.signature(type(prim).__init__).parameters if n != "self"]
     return cached_prim(type(prim), *(changes[n] if n in changes else prim.attrs[n]
-                                     for n in names))
+                                     for n in _init_names(prim)))
 
 
 def _arg_reduce(prim, args):
@@ -276,6 +283,35 @@ def _bce_with_logits(prim, args):
     return (F.mean(out, axes) if reduction == "mean" else F.sum(out, axes)), 0
 
 
+_BATCHED = {}
+
+
+def _apply_optimizer(prim, args):
+    """An optimizer update of a batch of states at once: MindSpore's batch_rank attribute
+    (hyper-parameters one per example, or shared; the state updated in place)."""
+    size = next(v.shape[0] for v, b in args if b is not None)
+    F = _F()
+    vals = []
+    for (v, b), name in zip(args, prim.input_names):
+        if name in prim.state_inputs and b is None:
+            raise NotImplementedError(f"vmap: '{prim.name}' needs its state '{name}' mapped "
+                                      f"(it is updated in place)")
+        if name == prim.grad_input and b is None:
+            v = F.broadcast_to(F.expand_dims(v, 0), (size,) + v.shape)
+        elif name in prim.scalar_inputs and b is not None and v.ndim > 1:
+            v = F.reshape(v, (size,))                     # one (1,)-shaped value per example
+        vals.append(v)
+    key = (type(prim), tuple(sorted(prim.attrs.items())))
+    batched = _BATCHED.get(key)
+    if batched is None:
+        batched = _respelled(prim)
+        batched = type(batched)(*(batched.attrs[n] for n in _init_names(batched)))
+        batched.add_prim_attr("batch_rank", 1)
+        batched = remember(_BATCHED, key, batched)
+    out = batched(*vals)
+    return out, ((0,) * len(out) if isinstance(out, tuple) else 0)
+
+
 _RULES = {
     math_ops.MatMul: _matmul, math_ops.BatchMatMul: _matmul,
     nn_ops.Softmax: _axis_attr("axis"), nn_ops.LogSoftmax: _axis_attr("axis"),
@@ -289,6 +325,11 @@ _RULES = {
     norm_ops.LayerNorm: _layer_norm, stat_ops.Cdist: _cdist,
     loss_ops.BCEWithLogitsLoss: _bce_with_logits,
 }
+for _cls in (optim_extra_ops.ApplyRMSProp, optim_extra_ops.ApplyCenteredRMSProp,
+             optim_extra_ops.ApplyAdagrad, optim_extra_ops.ApplyAdadelta,
+             optim_extra_ops.ApplyAdaMax, optim_extra_ops.ApplyFtrl,
+             optim_extra_ops.ApplyProximalAdagrad, optim_extra_ops.ApplyGradientDescent):
+    _RULES[_cls] = _apply_optimizer
 for _cls in (reduce_ops.ReduceSum, reduce_ops.ReduceMean, reduce_ops.ReduceMax,
              reduce_ops.ReduceMin, reduce_ops.ReduceProd, reduce_ops.ReduceAll,
              reduce_ops.ReduceAny):

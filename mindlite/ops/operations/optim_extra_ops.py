@@ -21,14 +21,17 @@ ApplyFtrl            a' = accum + g^2; linear += g - (a'^-p - accum^-p) / lr var
                      computes l1 - linear where linear < 0 too, against its own formula)
 ApplyProximalAdagrad accum += g^2; r = lr / sqrt(accum); v = var - r g;
                      var = sign(v) max(|v| - r l1, 0) / (1 + r l2)
+ApplyGradientDescent var -= alpha delta (any number dtype but bool, as MindSpore's CPU kernel;
+                     alpha is converted to var's dtype)
 """
+from ...common import dtype as mstype
 from ...pynative.grad import non_differentiable
 from ..primitive import prim_attr_register
 from ..validator import check_bool
 from .optim_ops import _ApplyBase
 
 __all__ = ["ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta",
-           "ApplyAdaMax", "ApplyFtrl", "ApplyProximalAdagrad"]
+           "ApplyAdaMax", "ApplyFtrl", "ApplyProximalAdagrad", "ApplyGradientDescent"]
 
 
 class _ReturnsVar(_ApplyBase):
@@ -121,5 +124,17 @@ class ApplyProximalAdagrad(_ApplyBase):
         check_bool(self, "use_locking", use_locking)
 
 
+class ApplyGradientDescent(_ReturnsVar):
+    input_names = ("var", "alpha", "delta")
+    state_inputs = ("var",)
+    scalar_inputs = ("alpha",)
+    grad_input = "delta"
+    var_types = scalar_types = mstype.NUMBER_TYPES + mstype.COMPLEX_TYPES
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+
 non_differentiable(ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad, ApplyAdadelta, ApplyAdaMax,
-                   ApplyFtrl, ApplyProximalAdagrad)
+                   ApplyFtrl, ApplyProximalAdagrad, ApplyGradientDescent)

@@ -1,0 +1,82 @@
+"""Graph mode with dynamic dimensions where the probe inference fails (jit/dynamic.py): the
+primitives whose rule reads -1 as MindSpore's (broadcasting ops, BroadcastTo, Split, AddN)
+are inferred on the -1 shapes: (None, 32) with (16, None) broadcast to (16, 32) as in
+MindSpore's own tests; results equal eager's; a real size mismatch still raises at the call."""
+import numpy as np
+import pytest
+
+import mindlite as ms
+from mindlite import Tensor, context, nn
+from mindlite.ops import operations as P
+
+
+class Net(nn.Cell):
+    def __init__(self, op):
+        super().__init__()
+        self.op = op
+
+    def construct(self, *args):
+        return self.op(*args)
+
+
+class AddN2(nn.Cell):
+    def construct(self, x, y):
+        return P.AddN()((x, y))
+
+
+@pytest.fixture
+def graph_mode():
+    context.set_context(mode=context.GRAPH_MODE)
+    yield
+    context.set_context(mode=context.PYNATIVE_MODE)
+
+
+@pytest.mark.parametrize("op", [P.FloorDiv(), P.Mod(), P.FloorMod(), P.Sub(), P.Maximum(),
+                                P.Less()])
+def test_broadcast_of_a_dynamic_dim_with_a_static_one(graph_mode, op):
+    net = Net(op)
+    net.set_inputs(Tensor(shape=[None, 32], dtype=ms.float32),
+                   Tensor(shape=[16, None], dtype=ms.float32))
+    x = np.random.randn(16, 32).astype(np.float32)
+    y = (np.random.rand(16, 32) + 1).astype(np.float32)
+    got = net(Tensor(x), Tensor(y)).asnumpy()
+    context.set_context(mode=context.PYNATIVE_MODE)
+    want = op(Tensor(x), Tensor(y)).asnumpy()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_real_size_mismatch_still_raises(graph_mode):
+    net = Net(P.Add())
+    net.set_inputs(Tensor(shape=[None, 32], dtype=ms.float32),
+                   Tensor(shape=[16, None], dtype=ms.float32))
+    with pytest.raises(ValueError, match="Add"):
+        net(Tensor(np.ones((15, 32), np.float32)), Tensor(np.ones((16, 32), np.float32)))
+
+
+def test_broadcast_to_split_and_addn_on_dynamic_dims(graph_mode):
+    net = Net(P.BroadcastTo((2, 2, 3)))
+    net.set_inputs(Tensor(shape=[None, 3], dtype=ms.float32))
+    x = np.random.randn(2, 3).astype(np.float32)
+    np.testing.assert_array_equal(net(Tensor(x)).asnumpy(), np.broadcast_to(x, (2, 2, 3)))
+
+    net = Net(P.Split(-1, 2))
+    net.set_inputs(Tensor(shape=[2, 2, None], dtype=ms.int32))
+    a = np.arange(24, dtype=np.int32).reshape(2, 2, 6)
+    for got, want in zip(net(Tensor(a)), np.split(a, 2, -1)):
+        np.testing.assert_array_equal(got.asnumpy(), want)
+
+    net = AddN2()
+    net.set_inputs(Tensor(shape=[2, None, 2], dtype=ms.float32),
+                   Tensor(shape=[2, 3, None], dtype=ms.float32))
+    u, v = np.random.rand(2, 3, 2).astype(np.float32), np.random.rand(2, 3, 2).astype(np.float32)
+    np.testing.assert_array_equal(net(Tensor(u), Tensor(v)).asnumpy(), u + v)
+
+
+def test_broadcast_shape_reads_minus_one_as_mindspore():
+    from mindlite.ops.validator import broadcast_shape
+    op = P.Add()
+    assert broadcast_shape(op, (-1, 32), (16, -1)) == (16, 32)
+    assert broadcast_shape(op, (-1, 1), (-1,)) == (-1, -1)
+    assert broadcast_shape(op, (-1,), (1,)) == (-1,)
+    with pytest.raises(ValueError, match="Add"):
+        broadcast_shape(op, (2, 3), (4, 3))

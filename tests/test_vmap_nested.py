@@ -1,0 +1,143 @@
+"""ops.vmap of Cells and bound methods, vmap of a vmap, and the batch rules of Argmax/Argmin
+(+WithValue), Gather, GatherNd, LayerNorm, Cdist and BCEWithLogitsLoss (vmap_rules.py):
+results equal a loop over the examples (MindSpore's own op tests use these forms)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mindlite import Tensor, nn, ops
+from mindlite.ops import operations as P
+
+
+def _loop(fn, args, in_axes):
+    size = next(a.shape[ax] for a, ax in zip(args, in_axes) if ax is not None)
+    outs = []
+    for i in range(size):
+        ex = [Tensor(np.take(a, i, ax)) if ax is not None else Tensor(a)
+              for a, ax in zip(args, in_axes)]
+        out = fn(*ex)
+        outs.append([o.asnumpy() for o in (out if isinstance(out, tuple) else (out,))])
+    return [np.stack(col) for col in zip(*outs)]
+
+
+def _check(fn, args, in_axes, rtol=1e-5):
+    got = ops.vmap(fn, in_axes=in_axes)(*[Tensor(a) if ax is not None or isinstance(a, np.ndarray)
+                                          else a for a, ax in zip(args, in_axes)])
+    got = got if isinstance(got, tuple) else (got,)
+    for g, w in zip(got, _loop(fn, args, in_axes)):
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=rtol, atol=1e-6)
+
+
+class Scale(nn.Cell):
+    def __init__(self, k):
+        super().__init__()
+        self.k = k
+
+    def construct(self, x):
+        return ops.sum(x * self.k, -1)
+
+
+def test_vmap_of_a_cell_and_of_a_bound_method():
+    x = np.random.rand(4, 3, 5).astype(np.float32)
+    cell = Scale(2.0)
+    np.testing.assert_allclose(ops.vmap(cell)(Tensor(x)).asnumpy(), (x * 2).sum(-1), rtol=1e-6)
+    np.testing.assert_allclose(ops.vmap(cell.construct, in_axes=1)(Tensor(x)).asnumpy(),
+                               np.moveaxis(x * 2, 1, 0).sum(-1), rtol=1e-6)
+
+
+def _row_sum(u):
+    return P.ReduceSum()(u, 0)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2), st.integers(0, 1), st.integers(0, 1), st.integers(0, 1),
+       st.integers(0, 2 ** 31 - 1))
+def test_vmap_of_a_vmap_equals_two_loops(outer_in, inner_in, inner_out, outer_out, seed):
+    a = np.random.RandomState(seed).rand(2, 3, 4, 5).astype(np.float32)
+    f = ops.vmap(ops.vmap(_row_sum, in_axes=inner_in, out_axes=inner_out),
+                 in_axes=outer_in, out_axes=outer_out)
+    want = []
+    for i in range(a.shape[outer_in]):
+        s = np.take(a, i, outer_in)
+        rows = np.stack([np.take(s, j, inner_in).sum(0) for j in range(s.shape[inner_in])])
+        want.append(np.moveaxis(rows, 0, inner_out))
+    want = np.moveaxis(np.stack(want), 0, outer_out)
+    np.testing.assert_allclose(f(Tensor(a)).asnumpy(), want, rtol=1e-6)
+
+
+def test_vmap_of_a_vmap_with_an_unmapped_argument():
+    x = np.random.rand(2, 3, 4).astype(np.float32)
+    y = np.random.rand(4).astype(np.float32)
+    f = ops.vmap(ops.vmap(lambda a, b: a * b, in_axes=(0, None)), in_axes=(0, None))
+    np.testing.assert_allclose(f(Tensor(x), Tensor(y)).asnumpy(), x * y, rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", [P.Argmax(axis=-1), P.Argmin(axis=0), P.ArgMaxWithValue(1),
+                                P.ArgMinWithValue(-1)])
+def test_arg_reduce_rules(op):
+    x = np.random.RandomState(1).rand(3, 4, 5).astype(np.float32)
+    _check(lambda a: op(a), [x], (0,))
+    _check(lambda a: op(a), [x], (2,))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from([(0, 0), (0, None), (None, 0), (1, 0)]), st.integers(-2, 1),
+       st.integers(0, 2 ** 31 - 1))
+def test_gather_rule(axes, axis, seed):
+    rs = np.random.RandomState(seed)
+    x = rs.rand(3, 3, 5).astype(np.float32)
+    idx = rs.randint(-3, 3, (3, 2)).astype(np.int32)      # negative indices count from the end
+    ex_nd = 2
+    if axes[0] is None:
+        x = x[0]
+    if axes[1] is None:
+        idx = idx[0]
+    a = axis % ex_nd
+    idx = np.clip(idx, -x.shape[-ex_nd + a], x.shape[-ex_nd + a] - 1)
+    _check(lambda p, i: P.Gather()(p, i, axis), [x, idx], axes)
+
+
+def test_gather_rule_out_of_range_names_gather():
+    with pytest.raises(RuntimeError, match="For 'Gather', the 'input_indices' should be in "):
+        ops.vmap(lambda p, i: P.Gather()(p, i, 0))(Tensor(np.ones((2, 3), np.float32)),
+                                                   Tensor(np.array([[0, 3], [1, 0]], np.int32)))
+
+
+@pytest.mark.parametrize("axes", [(0, 0), (0, None), (None, 0)])
+def test_gather_nd_rule(axes):
+    rs = np.random.RandomState(2)
+    x = rs.rand(3, 4, 5).astype(np.float32)
+    idx = rs.randint(0, 4, (3, 2, 1)).astype(np.int32)
+    if axes[0] is None:
+        x = x[0]
+    if axes[1] is None:
+        idx = idx[0]
+    _check(lambda p, i: P.GatherNd()(p, i), [x, idx], axes)
+
+
+@pytest.mark.parametrize("axes", [(0, 0, 0), (0, None, None), (None, 0, 0), (1, 0, None)])
+def test_layer_norm_rule(axes):
+    rs = np.random.RandomState(3)
+    x = rs.rand(3, 3, 5).astype(np.float32)
+    gamma, beta = rs.rand(3, 5).astype(np.float32), rs.rand(3, 5).astype(np.float32)
+    args = [x if axes[0] is not None else x[0], gamma if axes[1] is not None else gamma[0],
+            beta if axes[2] is not None else beta[0]]
+    _check(lambda a, g, b: P.LayerNorm(-1, -1)(a, g, b), args, axes, rtol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 2, 3, 4)])
+def test_cdist_rule(shape):
+    rs = np.random.RandomState(4)
+    x, y = rs.rand(*shape).astype(np.float32), rs.rand(*shape).astype(np.float32)
+    _check(lambda a, b: P.Cdist(2.0)(a, b), [x, y], (0, 0), rtol=1e-4)
+    _check(lambda a, b: P.Cdist(1.0)(a, b), [x, y[0]], (0, None), rtol=1e-4)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_bce_with_logits_rule(reduction):
+    rs = np.random.RandomState(5)
+    logits, label = rs.randn(3, 2, 4).astype(np.float32), rs.rand(3, 2, 4).astype(np.float32)
+    weight, pos = rs.rand(4).astype(np.float32), rs.rand(3, 4).astype(np.float32)
+    _check(lambda a, b, w, p: P.BCEWithLogitsLoss(reduction)(a, b, w, p),
+           [logits, label, weight, pos], (0, 0, None, 0), rtol=1e-5)
