@@ -97,7 +97,7 @@ def erf_numpy(x, out):
 
 
 # ---- binary ops with integer edge cases ---------------------------------------------------
-@register_kernel("Pow", provider="numpy", dtypes=mstype.FLOAT_TYPES)
+@register_kernel("Pow", provider="numpy", dtypes=mstype.FLOAT_TYPES + mstype.COMPLEX_TYPES)
 def pow_numpy(x, y, out):
     with np.errstate(all="ignore"):
         np.power(x, y, out=out)
@@ -135,6 +135,12 @@ def truncate_div_int_numpy(x, y, out):
 
 
 # ---- Select, AddN, matrix products --------------------------------------------------------
+@register_kernel("ApproximateEqual", provider="numpy")
+def approximate_equal_numpy(x1, x2, out, tolerance):
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.less(np.abs(x1 - x2), tolerance, out=out)
+
+
 @register_kernel("Select", provider="numpy")
 def select_numpy(condition, x, y, out):
     np.copyto(out, y)

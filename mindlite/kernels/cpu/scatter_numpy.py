@@ -1,7 +1,8 @@
 """numpy reference kernels for scatter_ops (StridedSliceGrad, UnsortedSegmentSum,
-MaskedSelectGrad): each writes its input into a zeroed, preallocated output."""
+MaskedSelectGrad, ScatterNd): each writes its input into a zeroed, preallocated output."""
 import numpy as np
 
+from ..kernel_def import IndexValueError
 from ..registry import register_kernel
 
 
@@ -35,3 +36,23 @@ def masked_select_grad_numpy(x, mask, grad, out):
                          f"of 'mask' ({n}), but got {grad.shape[0]} values")
     out.fill(0)
     out[m] = grad
+
+
+@register_kernel("ScatterNd", provider="numpy")
+def scatter_nd_numpy(indices, updates, out):
+    """NOTE: index values are only known here; they are checked before anything is written."""
+    k = indices.shape[-1]
+    if indices.size:
+        flat = indices.reshape(-1, k)
+        if flat.min() < 0:
+            raise IndexValueError(f"For 'ScatterNd', each element in 'indice' must be greater "
+                                  f"than or equal to 0, but got {flat.min()}")
+        over = flat >= np.asarray(out.shape[:k])
+        if over.any():
+            row, col = np.argwhere(over)[0]
+            raise IndexValueError(f"For 'ScatterNd', each element in 'indices' should be "
+                                  f"smaller than the value of shape, but got {flat[row, col]} "
+                                  f"and got the value of shape {out.shape[col]}")
+    out[...] = 0
+    if indices.size:
+        np.add.at(out, tuple(indices[..., j] for j in range(k)), updates)

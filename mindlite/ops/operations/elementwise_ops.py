@@ -167,8 +167,10 @@ class Pow(BinaryOp):
     x = 1, +-1 for x = -1 and 0 otherwise (0 ** -n included); overflow wraps. Gradient
     (y x**(y-1), x**y ln x). Conventions: d/dx is 0 where y = 0 (also at x = 0, where
     0 * 0**-1 would be nan; as PyTorch); d/dy is 0 where x <= 0 (ln x is taken as 0 there,
-    MindSpore's x[x < 0] = 1 extended to x = 0, where x**y ln x -> 0 for y > 0)."""
-    valid_types = mstype.NUMBER_BF16_TYPES
+    MindSpore's x[x < 0] = 1 extended to x = 0, where x**y ln x -> 0 for y > 0). Complex
+    operands (as MindSpore 2.10 on the CPU): the principal branch, numpy's; gradient (y
+    x**(y-1), x**y ln x) with the complex log."""
+    valid_types = mstype.NUMBER_BF16_TYPES + mstype.COMPLEX_TYPES
 
 
 _pow = Pow()
@@ -186,7 +188,9 @@ def pow_bprop(prim, x, y, out, dout):
         else:
             dx = _mul(dout, _mul(_pow(x, y - 1), y))
     if needs_grad(y):
-        if isinstance(x, Tensor):
+        if isinstance(x, Tensor) and x.dtype in mstype.COMPLEX_TYPES:
+            log_x = _log(x)
+        elif isinstance(x, Tensor):
             log_x = _log(_select(_greater(x, 0), x, 1.0))
         else:
             log_x = math.log(x) if x > 0 else 0.0

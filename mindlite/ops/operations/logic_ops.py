@@ -1,4 +1,5 @@
-"""Comparison and logical primitives (Equal, Less, ..., LogicalAnd / Or / Not) and Select.
+"""Comparison and logical primitives (Equal, Less, ..., LogicalAnd / Or / Not,
+ApproximateEqual) and Select.
 Kernels: kernels/cpu/math_*.py. Re-exported by math_ops, so `math_ops.Equal` keeps working.
 
 Comparisons promote x and y to one dtype and return bool; logical ops take bool tensors
@@ -13,7 +14,7 @@ from ..validator import broadcast_shape, check_dtype, check_tensor, tensor
 from ._base import CompareOp, LogicalBinaryOp, UnaryOp, needs_grad
 
 __all__ = ["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
-           "LogicalNot", "LogicalAnd", "LogicalOr", "Select"]
+           "LogicalNot", "LogicalAnd", "LogicalOr", "Select", "ApproximateEqual"]
 
 
 class Equal(CompareOp):
@@ -57,8 +58,34 @@ class LogicalOr(LogicalBinaryOp):
     """z = x or y, bool inputs only (TypeError otherwise). Not differentiable."""
 
 
+class ApproximateEqual(Primitive):
+    """z = |x1 - x2| < tolerance -> bool (MindSpore's ApproximateEqual): float inputs of one
+    shape (no broadcasting, as MindSpore), promoted to one dtype; tolerance a Python float
+    (default 1e-5). Not differentiable."""
+    input_names = ("x1", "x2")
+    same_type_inputs = (0, 1)
+
+    @prim_attr_register
+    def __init__(self, tolerance=1e-5):
+        if not isinstance(tolerance, float):
+            raise TypeError(f"For '{self.name}', the type of 'tolerance' should be 'float', but "
+                            f"got type '{type(tolerance).__name__}'")
+
+    def infer(self, x1, x2):
+        check_dtype(self, "x1", x1, mstype.FLOAT_TYPES)
+        check_tensor(self, "x2", x2)
+        if x1.shape != x2.shape:
+            raise ValueError(f"For '{self.name}', arg 'x1' must have the same shape as 'x2'. "
+                             f"But got 'x1' shape: {list(x1.shape)}, 'x2' shape: "
+                             f"{list(x2.shape)}")
+        return tensor(mstype.bool_, x1.shape)
+
+    def kernel_params(self, x1, x2):
+        return {"tolerance": self.attrs["tolerance"]}
+
+
 non_differentiable(Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
-                   LogicalNot, LogicalAnd, LogicalOr)
+                   LogicalNot, LogicalAnd, LogicalOr, ApproximateEqual)
 
 
 class Select(Primitive):

@@ -1,7 +1,8 @@
 """Scatter primitives, the gradients of slicing and gathering (slice_ops.py): each writes its
 input into zeros. StridedSliceGrad (dy at a strided slice; also Slice's gradient),
-UnsortedSegmentSum (scatter-add by segment id; Gather's gradient) and MaskedSelectGrad (dy
-at a mask's True positions). Each has its own bprop (the matching slice / gather / select),
+UnsortedSegmentSum (scatter-add by segment id; Gather's gradient), MaskedSelectGrad (dy
+at a mask's True positions) and ScatterNd (updates added at index tuples; GatherNd's
+gradient). Each has its own bprop (the matching slice / gather / select),
 so grad(grad(f)) works through slicing. Kernels: kernels/cpu/scatter_numpy.py.
 """
 from ...common import dtype as mstype
@@ -12,7 +13,7 @@ from ..validator import (broadcast_shape, check_dtype, check_int, check_output_s
 from ._base import cached_prim, needs_grad
 from .slice_ops import MaskedSelect, StridedSlice, strided_slice_spec
 
-__all__ = ["StridedSliceGrad", "UnsortedSegmentSum", "MaskedSelectGrad"]
+__all__ = ["StridedSliceGrad", "UnsortedSegmentSum", "MaskedSelectGrad", "ScatterNd"]
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -133,3 +134,43 @@ def masked_select_grad_bprop(prim, x, mask, grad, out, dout):
     if not needs_grad(grad):
         return None, None, None
     return None, None, cached_prim(MaskedSelect)(dout, mask)
+
+
+class ScatterNd(Primitive):
+    """y = zeros(shape) with updates added at the index tuples indices[..., :k] (repeated
+    tuples accumulate; bool updates or-ed), k = indices.shape[-1] <= len(shape) and
+    updates.shape == indices.shape[:-1] + shape[k:]. Indices (int16/32/64) must lie in
+    [0, shape); the kernel checks them before writing, with MindSpore's messages.
+    Gradient: d updates = GatherNd(dy, indices)."""
+    input_names = ("indices", "updates", "shape")
+    const_inputs = (2,)
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer(self, indices, updates, shape):
+        check_dtype(self, "indices", indices, (mstype.int16,) + mstype.INDEX_TYPES)
+        check_tensor(self, "updates", updates)
+        shape = check_shape_arg(self, "shape", shape)
+        if not shape or any(d <= 0 for d in shape):
+            raise ValueError(f"For '{self.name}', 'shape' must be a non-empty tuple of "
+                             f"positive ints, but got {list(shape)}")
+        if not indices.shape or indices.shape[-1] > len(shape) or indices.shape[-1] < 1:
+            raise ValueError(f"For '{self.name}', the last dimension of 'indices' must be in "
+                             f"[1, len(shape) = {len(shape)}], but got 'indices' shape "
+                             f"{list(indices.shape)}")
+        want = indices.shape[:-1] + shape[indices.shape[-1]:]
+        if updates.shape != want:
+            raise ValueError(f"For '{self.name}', 'updates' must have shape indices.shape[:-1] "
+                             f"+ shape[indices.shape[-1]:] = {list(want)}, but got "
+                             f"{list(updates.shape)}")
+        return tensor(updates.dtype, check_output_size(self, "'shape'", shape))
+
+
+@bprop_for(ScatterNd)
+def scatter_nd_bprop(prim, indices, updates, shape, out, dout):
+    if not needs_grad(updates):
+        return None, None, None
+    from .scatter_index_ops import GatherNd
+    return None, cached_prim(GatherNd)(dout, indices), None
