@@ -10,7 +10,8 @@ BatchMatMul. A primitive with no batch rule, or control flow on a tensor inside 
 NotImplementedError naming it. Batched values carry their batch axis first internally;
 `out_axes` moves it where asked.
 
-`fn` may be a Cell (its construct is parsed, the cell its first argument) or a bound method.
+`fn` may be a Cell (its construct is parsed, the cell its first argument), a bound method or
+a @jit function (its Python function is parsed).
 A vmap of a vmap runs as one vmap over both batch axes: each argument's outer and inner
 mapped axes are moved first and merged into one axis of B1 * B2 (an argument mapped by one
 of them only is repeated along the other), the inner function is vmapped once over it, and
@@ -87,6 +88,9 @@ def _target(fn):
     construct with the cell, a bound method's function with its object, or fn itself."""
     if inspect.ismethod(fn):
         return fn.__func__, (fn.__self__,)
+    wrapped = getattr(fn, "__wrapped__", None)       # a @jit function: parsed as its function
+    if not inspect.isfunction(fn) and wrapped is not None:
+        return _target(wrapped)
     if not inspect.isfunction(fn) and callable(getattr(type(fn), "construct", None)):
         return type(fn).construct, (fn,)
     return fn, ()

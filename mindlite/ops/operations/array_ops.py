@@ -293,3 +293,7 @@ class Shape(_Plain):
 
 
 non_differentiable(Shape)
+
+
+# MindSpore's ops.operations.array_ops also holds these (code imports them from here)
+from .sort_ops import Cummax  # noqa: E402,F401

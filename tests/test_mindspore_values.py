@@ -1,0 +1,82 @@
+"""Values, dtypes and module paths MindSpore 2.10 gives where its own CPU op tests check them
+exactly (observed on MindSpore 2.10; each case names what it checks): BinaryCrossEntropy's
+bits (float16 op by op, sums in order), TopK(sorted=False), the functional cross_entropy with
+a weight of another float dtype, vmap of a @jit function, and the module paths the tests
+import from."""
+import numpy as np
+import pytest
+
+import mindlite as ms
+from mindlite import Tensor, ops
+from mindlite.ops import operations as P
+
+
+def _bce_inputs(dtype):
+    rs = np.random.RandomState(42)
+    return [rs.rand(20).astype(dtype) for _ in range(3)]
+
+
+@pytest.mark.parametrize("reduction,dtype,want", [
+    ("sum", np.float32, 14.894649505615234), ("mean", np.float32, 0.7447324991226196),
+    ("sum", np.float16, 14.890625), ("mean", np.float16, 0.74462890625)])
+def test_binary_cross_entropy_reductions_are_mindspores_bits(reduction, dtype, want):
+    p, t, w = _bce_inputs(dtype)
+    got = P.BinaryCrossEntropy(reduction)(Tensor(p), Tensor(t), Tensor(w)).asnumpy()
+    assert got == np.asarray(want, dtype)
+
+
+def test_binary_cross_entropy_float16_elementwise_in_float16():
+    p, t, w = _bce_inputs(np.float16)
+    one, eps = np.float16(1), np.float16(1e-12)
+    want = -w * (t * np.log(np.maximum(p, eps)) + (one - t) * np.log(np.maximum(one - p, eps)))
+    got = P.BinaryCrossEntropy("none")(Tensor(p), Tensor(t), Tensor(w)).asnumpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got[:3], [0.09552, 1.28613, 0.0351868], rtol=1e-3)
+
+
+def test_topk_unsorted_keeps_the_order_of_x():
+    x = np.array([[0.3, 0.9, 0.1, 0.5], [0.8, 0.2, 0.6, 0.4]], np.float32)
+    values, indices = P.TopK(False)(Tensor(x), 4)
+    np.testing.assert_array_equal(values.asnumpy(), x)          # MindSpore 2.10: x itself
+    np.testing.assert_array_equal(indices.asnumpy(), [[0, 1, 2, 3]] * 2)
+    values, indices = P.TopK(False)(Tensor(x), 2)
+    np.testing.assert_array_equal(indices.asnumpy(), [[1, 3], [0, 2]])
+    np.testing.assert_array_equal(values.asnumpy(), np.float32([[0.9, 0.5], [0.8, 0.6]]))
+    rs = np.random.RandomState(0)
+    big = rs.rand(3, 500).astype(np.float32)
+    v, i = P.TopK(False)(Tensor(big), 7)
+    assert (np.diff(i.asnumpy(), axis=-1) > 0).all()
+    np.testing.assert_array_equal(np.sort(v.asnumpy(), -1), np.sort(big, -1)[:, -7:])
+
+
+@pytest.mark.parametrize("x_dtype,w_dtype", [(np.float64, np.float32), (np.float32, np.float64)])
+def test_cross_entropy_weight_of_another_float_dtype(x_dtype, w_dtype):
+    """MindSpore 2.10's ops.cross_entropy takes them (Float64 result either way)."""
+    rs = np.random.RandomState(1)
+    x, t = rs.randn(3, 5).astype(x_dtype), np.array([0, 1, 4], np.int32)
+    w = rs.rand(5).astype(w_dtype)
+    got = ops.cross_entropy(Tensor(x), Tensor(t), Tensor(w))
+    assert got.dtype == ms.float64
+    logp = x.astype(np.float64) - np.log(np.exp(x.astype(np.float64)).sum(1, keepdims=True))
+    wt = w.astype(np.float64)[t]
+    np.testing.assert_allclose(got.asnumpy(), -(wt * logp[np.arange(3), t]).sum() / wt.sum(),
+                               rtol=1e-6)
+
+
+@ms.jit
+def _jit_pow(x, y):
+    return x.pow(y)
+
+
+def test_vmap_of_a_jit_function():
+    x = Tensor(np.array([[1, 2, 3], [3, 2, 1]], np.float32))
+    np.testing.assert_array_equal(ops.vmap(_jit_pow, (0, 0), 0)(x, x).asnumpy(),
+                                  [[1, 4, 27], [27, 4, 1]])
+
+
+def test_module_paths_mindspores_tests_import_from():
+    from mindlite.ops.operations._inner_ops import Cummin
+    from mindlite.ops.operations.array_ops import Cummax
+    from mindlite.train.serialization import export, load
+    from mindlite.train.export_api import export as export2
+    assert Cummin is P.Cummin and Cummax is P.Cummax and export is export2 and callable(load)
