@@ -80,3 +80,71 @@ def test_module_paths_mindspores_tests_import_from():
     from mindlite.train.serialization import export, load
     from mindlite.train.export_api import export as export2
     assert Cummin is P.Cummin and Cummax is P.Cummax and export is export2 and callable(load)
+
+
+def test_avg_pool_same_gradient_sums_windows_in_row_major_order():
+    # MindSpore 2.10's CPU AvgPoolGrad adds each window's share dy / count in the windows'
+    # row-major order: float32 2.2777777 where the reverse order gives 2.277778
+    x = Tensor(np.arange(36, dtype=np.float32).reshape(1, 1, 6, 6))
+    op = P.AvgPool(kernel_size=3, strides=2, pad_mode="SAME")
+    sens = Tensor(np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3))
+    dx = ops.grad(lambda a: op(a) * sens)(x).asnumpy()
+    assert dx[0, 0, 2, 4] == np.float32(2.2777777)
+    assert dx[0, 0, 4, 4] == np.float32(5.138889)
+    # and the values: every element gets the sum of its windows' dy / count
+    want = np.zeros((6, 6))
+    for r in range(3):
+        for c in range(3):
+            rows = range(2 * r, min(2 * r + 3, 6))
+            cols = range(2 * c, min(2 * c + 3, 6))
+            for i in rows:
+                for j in cols:
+                    want[i, j] += (3 * r + c + 1) / (len(rows) * len(cols))
+    np.testing.assert_allclose(dx[0, 0], want, rtol=1e-6)
+
+
+def test_adam_use_lazy_and_use_offload_kwargs():
+    # MindSpore 2.10's nn.Adam takes use_lazy / use_offload as kwargs; on dense gradients both
+    # are the plain Adam update
+    from mindlite import nn
+
+    def trained(**kw):
+        net = nn.Dense(3, 2)
+        net.weight.set_data(Tensor(np.arange(6, dtype=np.float32).reshape(2, 3) / 10))
+        net.bias.set_data(Tensor(np.array([0.5, -0.5], np.float32)))
+        opt = nn.Adam(net.trainable_params(), learning_rate=0.1, **kw)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+        for _ in range(3):
+            step(Tensor(np.ones((4, 3), np.float32)), Tensor(np.zeros((4, 2), np.float32)))
+        return net.weight.asnumpy()
+
+    plain = trained()
+    np.testing.assert_array_equal(trained(use_lazy=True), plain)
+    np.testing.assert_array_equal(trained(use_offload=True), plain)
+    params = nn.Dense(2, 2).trainable_params()
+    with pytest.raises(ValueError, match="can not both be True"):
+        nn.Adam(params, use_lazy=True, use_offload=True)
+    with pytest.raises(TypeError, match="use_lazy"):
+        nn.Adam(params, use_lazy=1)
+    with pytest.raises(KeyError, match="invalid keys"):
+        nn.Adam(params, foo=True)
+    with pytest.raises(ValueError, match="use_amsgrad"):
+        nn.Adam(params, use_lazy=True, use_amsgrad=True)
+
+
+def test_functional_top_k_is_topk_sorted_or_not():
+    # ops.functional.top_k (deprecated in MindSpore, still used by its op tests)
+    x = Tensor(np.array([[1, 3, 2, 5], [4, 0, 6, 2]], np.float32))
+    v, i = ops.functional.top_k(x, 2)
+    assert v.asnumpy().tolist() == [[5, 3], [6, 4]] and i.asnumpy().tolist() == [[3, 1], [2, 0]]
+    v, i = ops.functional.top_k(x, 4, False)
+    assert v.asnumpy().tolist() == x.asnumpy().tolist()
+
+
+def test_functional_approximate_equal_module_path():
+    from mindlite.ops.function.math_func import approximate_equal
+    got = approximate_equal(Tensor(np.array([1.0, 2.0], np.float32)),
+                            Tensor(np.array([1.05, 2.5], np.float32)), 0.1)
+    assert got.asnumpy().tolist() == [True, False]
+    with pytest.raises(ValueError, match="same shape"):
+        approximate_equal(Tensor(np.ones(2, np.float32)), Tensor(np.ones(3, np.float32)))

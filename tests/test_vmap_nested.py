@@ -1,6 +1,7 @@
-"""ops.vmap of Cells and bound methods, vmap of a vmap, and the batch rules of Argmax/Argmin
-(+WithValue), Gather, GatherNd, LayerNorm, Cdist and BCEWithLogitsLoss (vmap_rules.py):
-results equal a loop over the examples (MindSpore's own op tests use these forms)."""
+"""ops.vmap of Cells, bound methods and primitives, vmap of a vmap, and the batch rules of
+Argmax/Argmin (+WithValue), Gather, GatherNd, LayerNorm, Cdist, BCEWithLogitsLoss, the pools
+and their gradients, ScatterNd (vmap_rules.py): results equal a loop over the examples
+(MindSpore's own op tests use these forms)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -141,3 +142,46 @@ def test_bce_with_logits_rule(reduction):
     weight, pos = rs.rand(4).astype(np.float32), rs.rand(3, 4).astype(np.float32)
     _check(lambda a, b, w, p: P.BCEWithLogitsLoss(reduction)(a, b, w, p),
            [logits, label, weight, pos], (0, 0, None, 0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("op", [P.MaxPool(2, 2, "VALID"), P.AvgPool(3, 2, "SAME"),
+                                P.MaxPool(3, 1, "SAME")])
+@pytest.mark.parametrize("axes", [(0,), (2,)])
+def test_pool_rule_folds_the_batch_into_n(op, axes):
+    rs = np.random.RandomState(3)
+    _check(lambda x: op(x), [rs.randn(3, 2, 2, 6, 5).astype(np.float32)] if axes == (0,) else
+           [rs.randn(2, 2, 3, 6, 5).astype(np.float32)], axes)
+
+
+def test_pool_gradient_under_vmap_equals_a_loop():
+    rs = np.random.RandomState(4)
+    x = rs.randn(3, 1, 2, 6, 6).astype(np.float32)
+    dy = rs.randn(3, 1, 2, 3, 3).astype(np.float32)
+    for op in (P.MaxPool(2, 2, "VALID"), P.AvgPool(2, 2, "VALID")):
+        def grad(a, d, op=op):
+            return ops.grad(lambda t: op(t) * d)(a)
+        _check(grad, [x, dy], (0, 0))
+
+
+@pytest.mark.parametrize("axes", [(0, 0, None), (0, None, None), (None, 0, None)])
+def test_scatter_nd_rule(axes):
+    rs = np.random.RandomState(5)
+    idx = rs.randint(0, 3, (2, 4, 2)).astype(np.int32)
+    upd = rs.randn(2, 4, 5).astype(np.float32)
+    idx = idx if axes[0] is not None else idx[0]
+    upd = upd if axes[1] is not None else upd[0]
+    _check(lambda i, u, s: P.ScatterNd()(i, u, s), [idx, upd, (3, 3, 5)], axes)
+
+
+def test_vmap_of_a_primitive_runs_its_rule():
+    rs = np.random.RandomState(6)
+    x = rs.randn(2, 2, 3, 6, 6).astype(np.float32)
+    got = ops.vmap(P.MaxPool(2, 2, "VALID"), in_axes=2)(Tensor(x)).asnumpy()
+    want = np.stack([P.MaxPool(2, 2, "VALID")(Tensor(x[:, :, i])).asnumpy() for i in range(3)])
+    np.testing.assert_array_equal(got, want)
+    a, b = rs.randn(3, 2).astype(np.float32), rs.randn(2).astype(np.float32)
+    np.testing.assert_allclose(ops.vmap(P.Add(), in_axes=(0, None), out_axes=1)(
+        Tensor(a), Tensor(b)).asnumpy(), (a + b).T)
+    i, v = ops.vmap(P.ArgMaxWithValue(axis=0))(Tensor(a))      # a tuple result
+    np.testing.assert_array_equal(v.asnumpy(), a.max(1))
+    np.testing.assert_array_equal(i.asnumpy(), a.argmax(1))

@@ -31,7 +31,7 @@ _UFUNCS = {
 # ---- ufuncs whose domain edges (x/0, log(-1), exp overflow, sin(inf)) would warn ----------
 _QUIET_UFUNCS = {
     "Exp": np.exp, "Log": np.log, "Sqrt": np.sqrt, "Sin": np.sin, "Cos": np.cos,
-    "Reciprocal": np.reciprocal, "Div": np.true_divide, "RealDiv": np.true_divide,
+    "Reciprocal": np.reciprocal, "Div": np.true_divide,
     "FloorDiv": np.floor_divide, "FloorMod": np.remainder, "Mod": np.fmod,
 }
 
@@ -68,6 +68,25 @@ for _table, _make in ((_UFUNCS, _plain_kernel), (_QUIET_UFUNCS, _quiet_kernel)):
         _fn = _make(_ufunc)
         _fn.__name__ = _fn.__qualname__ = f"{_snake(_op)}_numpy"
         register_kernel(_op, provider="numpy")(_fn)
+
+
+@register_kernel("RealDiv", provider="numpy")
+def real_div_numpy(x, y, out):
+    """x / y; ints stay ints as MindSpore's CPU kernel: the quotient truncated toward zero,
+    x / 0 saturated to the dtype's max (x > 0) or min (x < 0), 0 / 0 = 0, overflow wraps."""
+    with np.errstate(all="ignore"):
+        if out.dtype.kind not in "iu":
+            np.true_divide(x, y, out=out)
+            return
+        x, y = np.broadcast_arrays(x, y)
+        zero = y == 0
+        q = np.abs(x) // np.where(zero, 1, np.abs(y)).astype(x.dtype)     # |x| // |y| >= 0
+        neg = (x < 0) != (y < 0)
+        np.copyto(out, np.where(neg, -q, q), casting="unsafe")
+        if zero.any():
+            info = np.iinfo(out.dtype)
+            sat = np.where(x > 0, info.max, np.where(x < 0, info.min, 0))
+            np.copyto(out, sat.astype(out.dtype), where=zero)
 
 
 # ---- unary ops with more than one ufunc -------------------------------------------------
@@ -132,6 +151,15 @@ def truncate_div_int_numpy(x, y, out):
         inexact = np.remainder(x, y) != 0
     # floor and trunc differ by one where the quotient is inexact and negative
     np.add(out, inexact & ((x < 0) != (y < 0)), out=out, casting="unsafe")
+
+
+@register_kernel("SquaredDifference", provider="numpy")
+def squared_difference_numpy(x, y, out):
+    np.subtract(x, y, out=out)
+    if out.dtype.kind == "c":
+        np.multiply(out, np.conj(out), out=out)
+    else:
+        np.multiply(out, out, out=out)
 
 
 # ---- Select, AddN, matrix products --------------------------------------------------------

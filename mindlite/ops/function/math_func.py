@@ -15,7 +15,7 @@ __all__ = ['add', 'sub', 'mul', 'div', 'true_divide', 'floor_div', 'floor_mod', 
            'cos', 'sign', 'floor', 'ceil', 'round', 'reciprocal', 'erf', 'maximum', 'minimum',
            'equal', 'not_equal', 'ne', 'less', 'lt', 'less_equal', 'le', 'greater', 'gt',
            'greater_equal', 'ge', 'logical_and', 'logical_or', 'logical_not', 'where', 'select',
-           'addn', 'matmul', 'bmm', 'clamp', 'clip']
+           'addn', 'matmul', 'bmm', 'clamp', 'clip', 'approximate_equal']
 
 _abs, _neg, _exp, _log = P.Abs(), P.Neg(), P.Exp(), P.Log()
 _sqrt, _rsqrt, _square = P.Sqrt(), P.Rsqrt(), P.Square()
@@ -35,6 +35,12 @@ _reshape = A.Reshape()
 
 
 # ---- arithmetic ---------------------------------------------------------------------------
+def approximate_equal(x, other, tolerance=1e-5):
+    """|x - other| < tolerance (the ApproximateEqual primitive: its checks, a float tolerance,
+    same shapes)."""
+    return P.ApproximateEqual(tolerance)(x, other)
+
+
 def add(input, other):
     return _add(input, other)
 

@@ -23,7 +23,7 @@ from ..operations.creation_ops import Assign
 from ..operations.slice_ops import Gather, Slice
 from ._typed_prims import typed_prim as _prim
 
-__all__ = ["sort", "argsort", "topk", "cummax", "cummin", "gather_elements", "gather_d",
+__all__ = ["sort", "argsort", "topk", "top_k", "cummax", "cummin", "gather_elements", "gather_d",
            "gather_nd", "scatter", "scatter_add", "index_select", "index_add",
            "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_elements",
            "masked_fill", "nonzero", "count_nonzero", "narrow", "chunk", "unstack", "unbind",
@@ -75,6 +75,11 @@ def _swap_last(x, dim):
     perm = list(range(x.ndim))
     perm[dim], perm[-1] = perm[-1], perm[dim]
     return tuple(perm)
+
+
+def top_k(input_x, k, sorted=True):
+    """MindSpore's deprecated top_k: TopK(sorted)(input_x, k) along the last axis."""
+    return _prim(SO.TopK, sorted)(input_x, k)
 
 
 def topk(input, k, dim=None, largest=True, sorted=True):

@@ -121,6 +121,10 @@ def vmap(fn, in_axes=0, out_axes=0):
         if len(sizes) != 1:
             raise ValueError(f"For '{api}', the mapped axes must have one size and at least one "
                              f"argument must be mapped, but got sizes {sorted(sizes)}")
+        if isinstance(target, Primitive):                 # vmap(P.MaxPool(...)): its rule
+            return _place_prim(api, vmap_rules.apply(target, [
+                (m, 0) if m is not None else (a, None) for a, m in zip(args, values)]),
+                out_axes, sizes.pop())
         graph, template = _parse(target, examples)
         env = {}
         it = ((a, m) for a, m in zip(args, values) if isinstance(a, Tensor))
@@ -227,6 +231,19 @@ def _run(graph, env):
         else:
             env[node.id] = vmap_rules.apply(fn, args)
     return _ref(graph.output, env)
+
+
+def _place_prim(api, out, out_axes, size):
+    """A primitive's batched result (one tensor or a tuple) with its batch axes at out_axes."""
+    value, bdim = out
+    if not isinstance(value, tuple):
+        return vmap_rules.place(value, bdim, out_axes, size)
+    axes = out_axes if isinstance(out_axes, (tuple, list)) else [out_axes] * len(value)
+    if len(axes) != len(value):
+        raise ValueError(f"For '{api}', 'out_axes' must have one entry per output "
+                         f"({len(value)}), but got {out_axes!r}")
+    bdims = bdim if isinstance(bdim, tuple) else (bdim,) * len(value)
+    return tuple(vmap_rules.place(v, b, a, size) for v, b, a in zip(value, bdims, axes))
 
 
 def _place(api, out, template, out_axes, size):

@@ -15,6 +15,10 @@ result's (value, bdim). A call with no batched argument runs as it is. The rules
 - LayerNorm: the axes shifted, a batched gamma / beta applied after a unit-affine norm;
 - Cdist: the batch merged into Cdist's own batch dimension;
 - BCEWithLogitsLoss: elementwise with reduction 'none', then the reduction per example;
+- pools and their gradients (MaxPool, AvgPool, MaxPoolGrad, ..., 3-D forms): the batch folded
+  into the op's own N axis, every tensor operand alike;
+- ScatterNd: each example's index tuples get its batch number in front, the shape a leading
+  batch axis;
 - the optimizer updates of optim_extra_ops (ApplyAdagrad, ApplyFtrl, ApplyGradientDescent,
   ...): MindSpore's batch_rank attribute, states mapped and updated in place.
 Anything else raises NotImplementedError naming the primitive (never a silent loop).
@@ -24,8 +28,8 @@ import inspect
 from ...cache_limits import remember
 from ...common.tensor import Tensor
 from ..operations import (_base, array_ops, join_ops, logic_ops, loss_ops, math_ops, nn_ops,
-                          norm_ops, optim_extra_ops, reduce_ops, scatter_index_ops, slice_ops,
-                          stat_ops)
+                          norm_ops, optim_extra_ops, pool_nd_ops, pool_ops, reduce_ops,
+                          scatter_index_ops, scatter_ops, slice_ops, stat_ops)
 from ..operations._base import cached_prim
 from ..primitive import const_value
 
@@ -283,6 +287,37 @@ def _bce_with_logits(prim, args):
     return (F.mean(out, axes) if reduction == "mean" else F.sum(out, axes)), 0
 
 
+def _fold_batch(prim, args):
+    """Ops on (N, ...) tensors whose examples are independent along N (pools and their
+    gradients): (B, N, ...) runs as (B * N, ...), every tensor operand alike."""
+    F = _F()
+    size = next(v.shape[0] for v, b in args if b is not None)
+    vals = []
+    for v, b in args:
+        if isinstance(v, Tensor):
+            if b is None:
+                v = F.broadcast_to(F.expand_dims(v, 0), (size,) + v.shape)
+            v = F.reshape(v, (-1,) + v.shape[2:])
+        vals.append(v)
+    out = prim(*vals)
+
+    def unfold(o):
+        return F.reshape(o, (size, -1) + o.shape[1:])
+    if isinstance(out, tuple):
+        return tuple(unfold(o) for o in out), (0,) * len(out)
+    return unfold(out), 0
+
+
+def _scatter_nd(prim, args):
+    (idx, bi), (upd, bu), (shape, _) = args
+    F = _F()
+    size = next(v.shape[0] for v, b in args if b is not None)
+    idx, upd = _broadcast_all((idx, upd), (bi, bu), size)
+    iota = F.reshape(F.arange(0, size, 1, dtype=idx.dtype), (size,) + (1,) * (idx.ndim - 1))
+    iota = F.broadcast_to(iota, idx.shape[:-1] + (1,))
+    return prim(F.concat((iota, idx), -1), upd, (size,) + tuple(const_value(shape))), 0
+
+
 _BATCHED = {}
 
 
@@ -323,8 +358,11 @@ _RULES = {
     reduce_ops.ArgMaxWithValue: _arg_reduce, reduce_ops.ArgMinWithValue: _arg_reduce,
     slice_ops.Gather: _gather, scatter_index_ops.GatherNd: _gather_nd,
     norm_ops.LayerNorm: _layer_norm, stat_ops.Cdist: _cdist,
-    loss_ops.BCEWithLogitsLoss: _bce_with_logits,
+    loss_ops.BCEWithLogitsLoss: _bce_with_logits, scatter_ops.ScatterNd: _scatter_nd,
 }
+for _cls in (pool_ops.MaxPool, pool_ops.MaxPoolGrad, pool_ops.MaxPoolGradGrad, pool_ops.AvgPool,
+             pool_ops.AvgPoolGrad, pool_nd_ops.AvgPool3D, pool_nd_ops.AvgPool3DGrad):
+    _RULES[_cls] = _fold_batch
 for _cls in (optim_extra_ops.ApplyRMSProp, optim_extra_ops.ApplyCenteredRMSProp,
              optim_extra_ops.ApplyAdagrad, optim_extra_ops.ApplyAdadelta,
              optim_extra_ops.ApplyAdaMax, optim_extra_ops.ApplyFtrl,

@@ -21,7 +21,7 @@ from .creation_ops import ZerosLike
 from .logic_ops import GreaterEqual, LessEqual, Select
 
 _OWN = ["Neg", "Add", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "FloorMod", "Mod",
-        "TruncateDiv", "Maximum", "Minimum", "AddN", "MatMul", "BatchMatMul"]
+        "TruncateDiv", "Maximum", "Minimum", "SquaredDifference", "AddN", "MatMul", "BatchMatMul"]
 
 _select, _zeros_like = Select(), ZerosLike()
 _greater_equal, _less_equal = GreaterEqual(), LessEqual()
@@ -86,8 +86,11 @@ class Div(BinaryOp):
     valid_types = mstype.FLOAT_BF16_COMPLEX_TYPES
 
 
-class RealDiv(Div):
-    """z = x / y, as Div (true division; int inputs give float32)."""
+class RealDiv(BinaryOp):
+    """z = x / y. Floats and complex as Div; unlike Div, int inputs stay ints (MindSpore 2.10's
+    CPU RealDiv): the quotient truncated toward zero (-7 / 2 = -3), x / 0 the dtype's max for
+    x > 0, its min for x < 0, 0 / 0 = 0. Bool is a TypeError. Gradient as Div's."""
+    valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 _div = Div()
@@ -159,6 +162,22 @@ def maximum_minimum_bprop(prim, x, y, out, dout):
     dx = _select(to_x, dout, 0.0) if needs_grad(x) else None
     dy = _select(to_x, 0.0, dout) if needs_grad(y) else None
     return dx, dy
+
+
+class SquaredDifference(BinaryOp):
+    """z = (x - y)**2, for complex (x - y) * conj(x - y) = |x - y|**2 (MindSpore's CPU kernel).
+    Float, int32/int64 and complex inputs, as MindSpore 2.10 (other ints and bool are a
+    TypeError). Gradient (2 (x - y), -2 (x - y)), no conjugate for complex (as MindSpore)."""
+    valid_types = mstype.FLOAT_TYPES + (mstype.int32, mstype.int64) + mstype.COMPLEX_TYPES
+
+
+_sub = Sub()
+
+
+@bprop_for(SquaredDifference)
+def squared_difference_bprop(prim, x, y, out, dout):
+    grad = _mul(_mul(dout, _sub(x, y)), 2.0)
+    return (grad if needs_grad(x) else None), (_neg(grad) if needs_grad(y) else None)
 
 
 class AddN(Primitive):
