@@ -80,3 +80,13 @@ def test_broadcast_shape_reads_minus_one_as_mindspore():
     assert broadcast_shape(op, (-1,), (1,)) == (-1,)
     with pytest.raises(ValueError, match="Add"):
         broadcast_shape(op, (2, 3), (4, 3))
+
+
+def test_elementwise_gradient_primitives_match_dynamic_dims(graph_mode):
+    from mindlite.ops.operations import _grad_ops as G
+    net = Net(G.EluGrad())
+    net.set_inputs(Tensor(shape=[3, None], dtype=ms.float32),
+                   Tensor(shape=[None, 10], dtype=ms.float32))
+    dy, y = np.random.randn(3, 10).astype(np.float32), np.random.randn(3, 10).astype(np.float32)
+    got = net(Tensor(dy), Tensor(y)).asnumpy()
+    np.testing.assert_allclose(got, dy * np.where(y > 0, 1, y + 1), rtol=1e-6)

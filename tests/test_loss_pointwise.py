@@ -1,7 +1,8 @@
-"""L2Loss and SigmoidCrossEntropyWithLogits (ops/operations/loss_pointwise_ops.py) against
-float64 numpy references (0-d, empty, NaN/inf inputs, float16 through float64), their
-gradients by finite differences, and the checks MindSpore 2.10 makes (observed there: L2Loss
-of an int32 tensor is a TypeError, SCE's label must have logits' shape and dtype)."""
+"""L2Loss, SigmoidCrossEntropyWithLogits and KLDivLoss (loss_pointwise_ops.py) against float64
+numpy references (0-d, empty, NaN/inf inputs, float16 through float64), their gradients by
+finite differences, and the checks MindSpore 2.10 makes (observed there: L2Loss of an int32
+tensor is a TypeError, SCE's label must have logits' shape and dtype, KLDivLoss's values on
+its op test's inputs)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -69,3 +70,56 @@ def test_checks_as_mindspore():
 def test_grad_through_l2_loss_in_a_cell_graph():
     x = Tensor(np.array([2.4, 3.2, 1.2], np.float32))
     np.testing.assert_allclose(ops.grad(P.L2Loss())(x).asnumpy(), x.asnumpy())
+
+
+def _kl_reference(x, y, reduction):
+    with np.errstate(all="ignore"):
+        loss = np.where(y > 0, y * (np.log(np.where(y > 0, y, 1)) - x), 0)
+        return {"none": loss, "sum": loss.sum(), "mean": loss.sum() / loss.size,
+                "batchmean": loss.sum() / x.shape[0]}[reduction]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([(3,), (2, 3), (4, 1, 2), (0, 2)]),
+       st.sampled_from([np.float16, np.float32, np.float64]),
+       st.sampled_from(["none", "sum", "mean", "batchmean"]), st.integers(0, 2 ** 31 - 1))
+def test_kl_div_loss_equals_numpy(shape, dtype, reduction, seed):
+    rs = np.random.RandomState(seed)
+    x = np.log(rs.uniform(0.05, 1, shape)).astype(dtype)
+    y = rs.uniform(-0.5, 1.5, shape).astype(dtype)                # some labels <= 0: 0 loss
+    got = P.KLDivLoss(reduction)(Tensor(x), Tensor(y)).asnumpy()
+    want = _kl_reference(x.astype(np.float64), y.astype(np.float64), reduction)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, want, rtol=2e-3 if dtype == np.float16 else 1e-5,
+                               atol=1e-3 if dtype == np.float16 else 1e-6)
+
+
+def test_kl_div_loss_mindspore_values_and_checks():
+    x = np.log(np.array([[0.3, 0.7], [0.5, 0.5]], np.float32))
+    y = np.array([[-1, 1], [1, -1]], np.float32)
+    for reduction, want in (("none", [[0, 0.35667494], [0.69314718, 0]]),
+                            ("mean", 0.26245553), ("sum", 1.04982212),
+                            ("batchmean", 0.52491106)):
+        np.testing.assert_allclose(P.KLDivLoss(reduction)(Tensor(x), Tensor(y)).asnumpy(), want,
+                                   rtol=1e-6)
+    with pytest.raises(ValueError, match="reduction"):
+        P.KLDivLoss("max")
+    with pytest.raises(ValueError, match="must be equal"):
+        P.KLDivLoss()(Tensor(np.ones(2, np.float32)), Tensor(np.ones(3, np.float32)))
+    with pytest.raises(TypeError, match="KLDivLoss"):
+        P.KLDivLoss()(Tensor(np.ones(2, np.int32)), Tensor(np.ones(2, np.int32)))
+    with pytest.raises(RuntimeError, match="batchmean"):
+        P.KLDivLoss("batchmean")(Tensor(np.float32(0.5)), Tensor(np.float32(2)))
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean", "batchmean"])
+def test_kl_div_loss_gradient(reduction):
+    rs = np.random.RandomState(1)
+    x = np.log(rs.uniform(0.1, 1, (2, 3)))
+    y = rs.uniform(0.2, 1.5, (2, 3))                                # y > 0: smooth in both
+    check_grad(lambda a, b: P.KLDivLoss(reduction)(a, b), x, y, rtol=1e-4)
+    # MindSpore's dx where y <= 0 is still -y (its KLDivLossGrad); the label gets 0 there
+    from mindlite import ops
+    gx, gy = ops.grad(lambda a, b: P.KLDivLoss("sum")(a, b), (0, 1))(
+        Tensor(np.array([-1.2, -0.7], np.float32)), Tensor(np.array([-1.0, 0.0], np.float32)))
+    assert gx.asnumpy().tolist() == [1.0, 0.0] and gy.asnumpy().tolist() == [0.0, 0.0]

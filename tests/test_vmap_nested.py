@@ -185,3 +185,25 @@ def test_vmap_of_a_primitive_runs_its_rule():
     i, v = ops.vmap(P.ArgMaxWithValue(axis=0))(Tensor(a))      # a tuple result
     np.testing.assert_array_equal(v.asnumpy(), a.max(1))
     np.testing.assert_array_equal(i.asnumpy(), a.argmax(1))
+
+
+@pytest.mark.parametrize("begin,end,strides", [((2, 0, 0), (3, 2, 3), (1, 1, 1)),
+                                               ((0, 1, 0), (3, 2, 3), (2, 1, 2))])
+def test_strided_slice_grad_rule(begin, end, strides):
+    from mindlite.ops.operations import _grad_ops as G
+    x_shape = (3, 2, 3)
+    sl = np.zeros(x_shape)[tuple(slice(b, e, s) for b, e, s in zip(begin, end, strides))]
+    dy = np.random.RandomState(7).randn(4, *sl.shape).astype(np.float32)
+    _check(lambda d: G.StridedSliceGrad()(d, x_shape, begin, end, strides), [dy], (0,))
+
+
+def test_vmap_of_a_cell_with_a_jit_construct():
+    from mindlite import jit
+
+    class Double(nn.Cell):
+        @jit
+        def construct(self, x):
+            return x * 2
+
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    np.testing.assert_array_equal(ops.vmap(Double(), in_axes=1)(Tensor(x)).asnumpy(), (x * 2).T)

@@ -13,6 +13,7 @@
 Errors are eager's (grad positions out of range, a non-Tensor output, a sensitivity that
 does not match), raised at compile time with the source line.
 """
+import numbers
 import types
 
 import numpy as np
@@ -191,10 +192,12 @@ def _split_output(parser, api, out, has_aux):
     else:
         outs, aux = (out if isinstance(out, tuple) else (out,)), ()
     for o in outs:
-        if not _is_tensor(parser, o):
+        if not _is_tensor(parser, o) and not isinstance(o, numbers.Number):
             raise parser.error(TypeError(f"For '{api}', the function's output must be a Tensor or "
                                          f"a tuple of Tensors, but got {_kind(parser, o)}"))
-    return outs, aux
+    # a Python number (a constant-folded Size, len(), a shape entry) contributes zeros, as in
+    # MindSpore and pynative (ops/composite.py)
+    return tuple(o for o in outs if _is_tensor(parser, o)), aux
 
 
 def _kind(parser, v):

@@ -92,7 +92,10 @@ def _target(fn):
     if not inspect.isfunction(fn) and wrapped is not None:
         return _target(wrapped)
     if not inspect.isfunction(fn) and callable(getattr(type(fn), "construct", None)):
-        return type(fn).construct, (fn,)
+        construct = type(fn).construct
+        while not inspect.isfunction(construct) and hasattr(construct, "__wrapped__"):
+            construct = construct.__wrapped__           # a @jit construct: its function
+        return construct, (fn,)
     return fn, ()
 
 

@@ -19,6 +19,7 @@ result's (value, bdim). A call with no batched argument runs as it is. The rules
   into the op's own N axis, every tensor operand alike;
 - ScatterNd: each example's index tuples get its batch number in front, the shape a leading
   batch axis;
+- StridedSliceGrad: the batch a leading full slice (masks shifted by one bit);
 - the optimizer updates of optim_extra_ops (ApplyAdagrad, ApplyFtrl, ApplyGradientDescent,
   ...): MindSpore's batch_rank attribute, states mapped and updated in place.
 Anything else raises NotImplementedError naming the primitive (never a silent loop).
@@ -318,6 +319,22 @@ def _scatter_nd(prim, args):
     return prim(F.concat((iota, idx), -1), upd, (size,) + tuple(const_value(shape))), 0
 
 
+def _strided_slice_grad(prim, args):
+    (dy, bd), shapex, begin, end, strides = args
+    if any(b is not None for _, b in args[1:]):
+        raise NotImplementedError("vmap: 'StridedSliceGrad' with a batched shape, begin, end "
+                                  "or strides has no batch rule")
+    if bd is None:
+        return prim(dy, *(v for v, _ in args[1:])), None
+    size = dy.shape[0]
+    shifted = _respelled(prim, **{n: prim.attrs[n] << 1 for n in (
+        "begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")})
+    lead = [(size,), (0,), (size,), (1,)]
+    vals = [tuple(head) + tuple(const_value(v)) for head, (v, _) in
+            zip(lead, (shapex, begin, end, strides))]
+    return shifted(dy, *vals), 0
+
+
 _BATCHED = {}
 
 
@@ -359,6 +376,7 @@ _RULES = {
     slice_ops.Gather: _gather, scatter_index_ops.GatherNd: _gather_nd,
     norm_ops.LayerNorm: _layer_norm, stat_ops.Cdist: _cdist,
     loss_ops.BCEWithLogitsLoss: _bce_with_logits, scatter_ops.ScatterNd: _scatter_nd,
+    scatter_ops.StridedSliceGrad: _strided_slice_grad,
 }
 for _cls in (pool_ops.MaxPool, pool_ops.MaxPoolGrad, pool_ops.MaxPoolGradGrad, pool_ops.AvgPool,
              pool_ops.AvgPoolGrad, pool_nd_ops.AvgPool3D, pool_nd_ops.AvgPool3DGrad):

@@ -17,7 +17,7 @@ from .creation_ops import (Assign, AssignAdd, Eye, Fill, Ones, OnesLike,  # noqa
                            Range, Zeros, ZerosLike)
 
 __all__ = ["Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten", "Tile", "BroadcastTo",
-           "Cast", "Shape"]
+           "Cast", "Shape", "Size", "DType"]
 
 
 def _F():
@@ -292,8 +292,41 @@ class Shape(_Plain):
         return AbstractScalar(x.shape)
 
 
-non_differentiable(Shape)
+class Size(_Plain):
+    """The number of elements of x as a Python int (constant-folded, as Shape; MindSpore's
+    Size). Its gradient is zeros of x (non-differentiable)."""
+    input_names = ("input_x",)
+    constant_folded = True
+
+    def infer(self, x):
+        check_tensor(self, "input_x", x)
+        n = 1
+        for d in x.shape:
+            n *= d
+        return AbstractScalar(n)
+
+
+class DType(_Plain):
+    """The dtype of x (constant-folded; MindSpore's DType)."""
+    input_names = ("input_x",)
+    constant_folded = True
+
+    def infer(self, x):
+        check_tensor(self, "input_x", x)
+        return AbstractScalar(x.dtype)
+
+
+non_differentiable(Shape, Size, DType)
 
 
 # MindSpore's ops.operations.array_ops also holds these (code imports them from here)
 from .sort_ops import Cummax  # noqa: E402,F401
+
+
+def __getattr__(name):
+    """array_ops.Unstack (MindSpore's path) without importing index_extra_ops at load time
+    (it imports math ops that import this module)."""
+    if name == "Unstack":
+        from .index_extra_ops import Unstack
+        return Unstack
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,9 +18,17 @@ __all__ = ["StridedSliceGrad", "UnsortedSegmentSum", "MaskedSelectGrad", "Scatte
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
 
+def _count(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 class StridedSliceGrad(Primitive):
     """dx = zeros of shape `shapex` with dx[begin:end:strides] = dy, the slice taken with the
-    same masks as StridedSlice (MindSpore's StridedSliceGrad); dy must have the slice's shape.
+    same masks as StridedSlice (MindSpore's StridedSliceGrad); dy must have the slice's shape
+    or, as MindSpore accepts, its number of elements.
     Positions the slice visits get dy, every other position 0."""
     input_names = ("dy", "shapex", "begin", "end", "strides")
     const_inputs = (1, 2, 3, 4)
@@ -42,7 +50,9 @@ class StridedSliceGrad(Primitive):
                 for n, v in (("begin", begin), ("end", end), ("strides", strides))]
         masks = tuple(self.attrs[n] for n in _MASKS)
         slices, final = strided_slice_spec(self, shapex, *args, masks)
-        if dy.shape != final:
+        if dy.shape != final and _count(dy.shape) != _count(final):
+            # MindSpore takes any dy with the slice's number of elements (its shape with unit
+            # axes dropped or added, e.g. (4, 2) for a (1, 4, 2) slice)
             raise ValueError(f"For '{self.name}', 'dy' must have the shape of the slice "
                              f"{list(final)}, but got {list(dy.shape)}")
         return shapex, slices
@@ -62,7 +72,11 @@ def strided_slice_grad_bprop(prim, dy, shapex, begin, end, strides, out, dout):
     if not needs_grad(dy):
         return None, None, None, None, None
     sl = cached_prim(StridedSlice, *(prim.attrs[n] for n in _MASKS))
-    return sl(dout, begin, end, strides), None, None, None, None
+    g = sl(dout, begin, end, strides)
+    if g.shape != dy.shape:                      # a dy given with the slice's size only
+        from .array_ops import Reshape
+        g = cached_prim(Reshape)(g, dy.shape)
+    return g, None, None, None, None
 
 
 class UnsortedSegmentSum(Primitive):
