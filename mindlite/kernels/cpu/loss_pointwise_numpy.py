@@ -1,6 +1,6 @@
 """numpy reference kernels of ops/operations/loss_pointwise_ops.py: L2Loss,
-SigmoidCrossEntropyWithLogits and KLDivLoss. float16 inputs are computed in float32 and rounded once;
-every input may be 0-d, empty or non-contiguous."""
+SigmoidCrossEntropyWithLogits (and its Grad) and KLDivLoss. float16 inputs are computed in
+float32 and rounded once; every input may be 0-d, empty or non-contiguous."""
 import numpy as np
 
 from ..registry import register_kernel

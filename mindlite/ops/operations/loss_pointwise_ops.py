@@ -23,7 +23,6 @@ from ..primitive import Primitive, prim_attr_register
 from ..validator import check_dtype, check_same_dtype, tensor
 from . import math_ops as M
 from . import nn_ops as N
-from .loss_ops import check_reduction
 
 __all__ = ["L2Loss", "SigmoidCrossEntropyWithLogits", "SigmoidCrossEntropyWithLogitsGrad",
            "KLDivLoss"]
