@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mindlite import Tensor
+import mindlite as ms
+from mindlite import Tensor, ops
 from mindlite.ops import operations as P
 
 from gradcheck import check_grad
@@ -70,3 +71,63 @@ def test_gradient_is_gather_nd():
     check_grad(lambda u: P.ScatterNd()(idx, u, (2, 2)), np.random.rand(3))
     idx = Tensor(np.array([[1], [0]], np.int64))
     check_grad(lambda u: P.ScatterNd()(idx, u, (3, 2)), np.random.rand(2, 2))
+
+
+# ---- ScatterNdUpdate ---------------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([((5,), 1), ((4, 3), 1), ((4, 3), 2), ((2, 3, 4), 2)]),
+       st.sampled_from([np.float32, np.int8, np.uint16, np.complex64, np.float16]),
+       st.integers(0, 2 ** 31 - 1))
+def test_scatter_nd_update_equals_numpy(shape_k, dtype, seed):
+    shape, k = shape_k
+    rs = np.random.RandomState(seed)
+    x = (rs.randn(*shape) * 5).astype(dtype)
+    n = rs.randint(1, 4)
+    rows = rs.choice(int(np.prod(shape[:k])), n, replace=False)       # distinct tuples
+    idx = np.stack(np.unravel_index(rows, shape[:k]), -1).astype(np.int32)
+    upd = (rs.randn(n, *shape[k:]) * 5).astype(dtype)
+    want = x.copy()
+    want[tuple(idx[:, j] for j in range(k))] = upd
+    var = ms.Parameter(Tensor(x), name="var")
+    out = P.ScatterNdUpdate()(var, Tensor(idx), Tensor(upd))
+    np.testing.assert_array_equal(out.asnumpy(), want)
+    np.testing.assert_array_equal(var.asnumpy(), want)                  # in place
+
+
+def test_scatter_nd_update_mindspore_behaviour():
+    var = ms.Parameter(Tensor(np.zeros((3, 2), np.float32)), name="var")
+    P.ScatterNdUpdate()(var, Tensor(np.array([[0], [2], [0]], np.int32)),
+                        Tensor(np.array([[1., 2], [3, 4], [5, 6]], np.float32)))
+    assert var.asnumpy().tolist() == [[5, 6], [0, 0], [3, 4]]            # the last one wins
+    before = var.asnumpy().copy()
+    with pytest.raises(RuntimeError, match="Some errors occurred"):
+        P.ScatterNdUpdate()(var, Tensor(np.array([[5]], np.int32)), Tensor(np.ones((1, 2),
+                                                                                np.float32)))
+    with pytest.raises(RuntimeError, match="less than 0"):
+        P.ScatterNdUpdate()(var, Tensor(np.array([[-1]], np.int32)), Tensor(np.ones((1, 2),
+                                                                                 np.float32)))
+    np.testing.assert_array_equal(var.asnumpy(), before)                # nothing written
+    with pytest.raises(TypeError, match="input_x"):
+        P.ScatterNdUpdate()(var, Tensor(np.array([[0]], np.int32)), Tensor(np.ones((1, 2))))
+    with pytest.raises(TypeError, match="input_x"):
+        P.ScatterNdUpdate()(Tensor(np.zeros(2, np.bool_)), Tensor(np.array([[0]], np.int32)),
+                            Tensor(np.ones(1, np.bool_)))
+    with pytest.raises(ValueError, match="'updates' must have shape"):
+        P.ScatterNdUpdate()(var, Tensor(np.array([[0]], np.int32)), Tensor(np.ones((2, 2),
+                                                                                np.float32)))
+
+
+def test_scatter_nd_update_gradient():
+    # MindSpore's bprop: dout for input_x, GatherNd(dout, indices) for updates
+    from mindlite.ops.operations.scatter_ops import scatter_nd_update_bprop
+    from mindlite.pynative.grad import GRAD_EXECUTOR
+    idx = Tensor(np.array([[1], [0]], np.int32))
+    x, u = Tensor(np.zeros((3, 2), np.float32)), Tensor(np.ones((2, 2), np.float32))
+    dout = Tensor(np.arange(6, dtype=np.float32).reshape(3, 2))
+    tape = GRAD_EXECUTOR.open_tape()
+    try:
+        gx, _, gu = scatter_nd_update_bprop(P.ScatterNdUpdate(), x, idx, u, None, dout)
+    finally:
+        GRAD_EXECUTOR.close_tape(tape)
+    assert gx.asnumpy().tolist() == dout.asnumpy().tolist()
+    assert gu.asnumpy().tolist() == [[2, 3], [0, 1]]

@@ -153,6 +153,13 @@ def truncate_div_int_numpy(x, y, out):
     np.add(out, inexact & ((x < 0) != (y < 0)), out=out, casting="unsafe")
 
 
+@register_kernel("Lerp", provider="numpy")
+def lerp_numpy(start, end, weight, out):
+    w = weight.astype(out.dtype, copy=False)
+    with np.errstate(all="ignore"):
+        np.copyto(out, start + w * (end - start))
+
+
 @register_kernel("SquaredDifference", provider="numpy")
 def squared_difference_numpy(x, y, out):
     np.subtract(x, y, out=out)

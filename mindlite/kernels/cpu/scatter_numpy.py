@@ -1,5 +1,6 @@
 """numpy reference kernels for scatter_ops (StridedSliceGrad, UnsortedSegmentSum,
-MaskedSelectGrad, ScatterNd): each writes its input into a zeroed, preallocated output."""
+MaskedSelectGrad, ScatterNd): each writes its input into a zeroed, preallocated output;
+ScatterNdUpdate writes into input_x itself."""
 import numpy as np
 
 from ..kernel_def import IndexValueError
@@ -56,3 +57,25 @@ def scatter_nd_numpy(indices, updates, out):
     out[...] = 0
     if indices.size:
         np.add.at(out, tuple(indices[..., j] for j in range(k)), updates)
+
+
+@register_kernel("ScatterNdUpdate", provider="numpy", alloc="kernel")
+def scatter_nd_update_numpy(x, indices, updates):
+    """NOTE: index values are only known here; they are checked before anything is written
+    (MindSpore's messages; it ends a kernel error with the sentence below)."""
+    if not x.flags.writeable:
+        raise ValueError("For 'ScatterNdUpdate', 'input_x' is backed by a read-only array and "
+                         "cannot be written in place")
+    k = indices.shape[-1]
+    flat = indices.reshape(-1, k)
+    if flat.size:
+        if flat.min() < 0:
+            raise IndexValueError(f"The int value({flat.min()}) is less than 0.")
+        over = flat >= np.asarray(x.shape[:k])
+        if over.any():
+            row = np.argwhere(over)[0][0]
+            raise IndexValueError(f"For 'ScatterNdUpdate', the index {flat[row].tolist()} is "
+                                  f"out of range for 'input_x' of shape {list(x.shape)}. Some "
+                                  f"errors occurred! The error message is as above")
+        x[tuple(flat[:, j] for j in range(k))] = updates.reshape((len(flat),) + x.shape[k:])
+    return x

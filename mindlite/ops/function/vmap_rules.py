@@ -3,7 +3,7 @@
 `apply(prim, args)` gets the primitive and its arguments as (value, bdim) pairs, bdim 0 for a
 batched Tensor (its batch axis first) and None for anything unbatched, and returns the
 result's (value, bdim). A call with no batched argument runs as it is. The rules:
-- elementwise (unary/binary ops, Select, Cast, activations): batched operands get unit axes
+- elementwise (unary/binary ops, Select, Cast, Lerp, activations): batched operands get unit axes
   so the example axes stay right-aligned with the unbatched ones, then the primitive runs;
 - MatMul / BatchMatMul: a batched-batch matmul (numpy broadcasting of the leading axes);
 - reductions, Softmax / LogSoftmax, ExpandDims, Squeeze, Transpose, Reshape, Concat, Stack,
@@ -390,7 +390,8 @@ for _cls in (reduce_ops.ReduceSum, reduce_ops.ReduceMean, reduce_ops.ReduceMax,
              reduce_ops.ReduceMin, reduce_ops.ReduceProd, reduce_ops.ReduceAll,
              reduce_ops.ReduceAny):
     _RULES[_cls] = _reduce
-_ELEMENTWISE = (_base.UnaryOp, _base.BinaryOp, logic_ops.Select, array_ops.Cast)
+_ELEMENTWISE = (_base.UnaryOp, _base.BinaryOp, logic_ops.Select, array_ops.Cast,
+                math_ops.Lerp)
 
 
 def apply(prim, args):

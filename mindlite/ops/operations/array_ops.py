@@ -323,10 +323,15 @@ non_differentiable(Shape, Size, DType)
 from .sort_ops import Cummax  # noqa: E402,F401
 
 
+_ELSEWHERE = {"Unstack": "index_extra_ops", "SpaceToDepth": "space_depth_ops",
+              "DepthToSpace": "space_depth_ops"}
+
+
 def __getattr__(name):
-    """array_ops.Unstack (MindSpore's path) without importing index_extra_ops at load time
-    (it imports math ops that import this module)."""
-    if name == "Unstack":
-        from .index_extra_ops import Unstack
-        return Unstack
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """array_ops.Unstack, SpaceToDepth, ... (MindSpore's paths) without importing their
+    modules at load time (they import math ops that import this module)."""
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)

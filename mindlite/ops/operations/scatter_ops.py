@@ -1,19 +1,22 @@
 """Scatter primitives, the gradients of slicing and gathering (slice_ops.py): each writes its
 input into zeros. StridedSliceGrad (dy at a strided slice; also Slice's gradient),
 UnsortedSegmentSum (scatter-add by segment id; Gather's gradient), MaskedSelectGrad (dy
-at a mask's True positions) and ScatterNd (updates added at index tuples; GatherNd's
-gradient). Each has its own bprop (the matching slice / gather / select),
+at a mask's True positions), ScatterNd (updates added at index tuples; GatherNd's
+gradient) and ScatterNdUpdate (input_x[index tuples] = updates, in place). Each has its own bprop (the matching slice / gather / select),
 so grad(grad(f)) works through slicing. Kernels: kernels/cpu/scatter_numpy.py.
 """
 from ...common import dtype as mstype
+from ...common.tensor import Tensor
 from ...pynative.grad import bprop_for
+from ...pynative.inplace import log_write, own_buffer
 from ..primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_dtype, check_int, check_output_size,
                          check_shape_arg, check_tensor, tensor)
 from ._base import cached_prim, needs_grad
 from .slice_ops import MaskedSelect, StridedSlice, strided_slice_spec
 
-__all__ = ["StridedSliceGrad", "UnsortedSegmentSum", "MaskedSelectGrad", "ScatterNd"]
+__all__ = ["StridedSliceGrad", "UnsortedSegmentSum", "MaskedSelectGrad", "ScatterNd",
+           "ScatterNdUpdate"]
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -188,3 +191,52 @@ def scatter_nd_bprop(prim, indices, updates, shape, out, dout):
         return None, None, None
     from .scatter_index_ops import GatherNd
     return None, cached_prim(GatherNd)(dout, indices), None
+
+
+class ScatterNdUpdate(Primitive):
+    """input_x[indices[..., :k]] = updates, in place (MindSpore's ScatterNdUpdate), returning
+    input_x's data; k = indices.shape[-1] <= rank, updates.shape == indices.shape[:-1] +
+    input_x.shape[k:]; a repeated index tuple takes its last update. Every dtype but bool
+    (as MindSpore's CPU); updates of a lower dtype are cast up, a cast of input_x is a
+    TypeError. Indices (int32/int64) must lie in [0, shape): a negative or too large one is a
+    RuntimeError before anything is written. Gradient as MindSpore's: dout for input_x,
+    GatherNd(dout, indices) for updates."""
+    input_names = ("input_x", "indices", "updates")
+    same_type_inputs = (0, 2)
+    inplace_inputs = (0,)     # a compiled graph's step owns it first (jit/kernel_graph.py)
+
+    @prim_attr_register
+    def __init__(self, use_locking=True):
+        if not isinstance(use_locking, bool):
+            raise TypeError(f"For '{self.name}', 'use_locking' must be a bool, but got "
+                            f"{type(use_locking).__name__}")
+
+    def __call__(self, input_x, indices, updates):
+        if isinstance(input_x, Tensor):
+            own_buffer(input_x)         # copy-on-write: views of input_x keep their values
+            result = Primitive.__call__(self, input_x, indices, updates)
+            log_write(input_x, self.name)
+            return result
+        return Primitive.__call__(self, input_x, indices, updates)
+
+    def infer(self, x, indices, updates):
+        check_dtype(self, "input_x", x, tuple(t for t in mstype.ALL_TYPES
+                                              if t is not mstype.bool_))
+        check_dtype(self, "indices", indices, mstype.INDEX_TYPES)
+        if not indices.shape or not 1 <= indices.shape[-1] <= len(x.shape):
+            raise ValueError(f"For '{self.name}', the last dimension of 'indices' must be in "
+                             f"[1, rank of 'input_x' = {len(x.shape)}], but got 'indices' shape "
+                             f"{list(indices.shape)}")
+        want = indices.shape[:-1] + x.shape[indices.shape[-1]:]
+        if updates.shape != want:
+            raise ValueError(f"For '{self.name}', 'updates' must have shape indices.shape[:-1] "
+                             f"+ input_x.shape[indices.shape[-1]:] = {list(want)}, but got "
+                             f"{list(updates.shape)}")
+        return x
+
+
+@bprop_for(ScatterNdUpdate)
+def scatter_nd_update_bprop(prim, x, indices, updates, out, dout):
+    from .scatter_index_ops import GatherNd
+    d_updates = cached_prim(GatherNd)(dout, indices) if needs_grad(updates) else None
+    return (dout if needs_grad(x) else None), None, d_updates
