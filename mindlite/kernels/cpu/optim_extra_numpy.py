@@ -131,3 +131,47 @@ def apply_gradient_descent_numpy(var, alpha, delta):
     step = hyper(alpha, var) * delta
     var -= step.astype(var.dtype, copy=False)
     return var
+
+
+@register_kernel("ApplyProximalGradientDescent", provider="numpy", alloc="kernel")
+def apply_proximal_gradient_descent_numpy(var, alpha, l1, l2, delta):
+    check_writeable("ApplyProximalGradientDescent", var=var)
+    dt = var.dtype
+    alpha, l1, l2 = (hyper(a, var) for a in (alpha, l1, l2))
+    with np.errstate(all="ignore"):
+        prox = var - alpha * delta
+        shrunk = np.maximum(np.abs(prox) - alpha * l1, dt.type(0))
+        new_var = np.sign(prox) * shrunk / (dt.type(1) + alpha * l2)
+    var[...] = new_var
+    return var
+
+
+@register_kernel("ApplyAdagradV2", provider="numpy", alloc="kernel")
+def apply_adagrad_v2_numpy(var, accum, lr, grad, epsilon, update_slots):
+    check_writeable("ApplyAdagradV2", var=var, accum=accum)
+    lr, eps = hyper(lr, var), var.dtype.type(epsilon)
+    with np.errstate(all="ignore"):
+        new_accum = accum + grad * grad if update_slots else accum.copy()
+        step = lr * grad / (np.sqrt(new_accum) + eps)
+    accum[...] = new_accum
+    var -= step.astype(var.dtype, copy=False)
+    return var, accum
+
+
+@register_kernel("ApplyAdamWithAmsgrad", provider="numpy", alloc="kernel")
+def apply_adam_with_amsgrad_numpy(var, m, v, vhat, beta1_power, beta2_power, lr, grad, beta1,
+                                  beta2, epsilon, use_locking):
+    check_writeable("ApplyAdamWithAmsgrad", var=var, m=m, v=v, vhat=vhat)
+    dt = var.dtype
+    b1p, b2p, lr = (hyper(a, var) for a in (beta1_power, beta2_power, lr))
+    b1, b2, eps = dt.type(beta1), dt.type(beta2), dt.type(epsilon)
+    with np.errstate(all="ignore"):
+        new_m = b1 * m + (1 - b1) * grad
+        new_v = b2 * v + (1 - b2) * grad * grad
+        new_vhat = np.maximum(vhat, new_v)
+        step = lr * np.sqrt(1 - b2p) / (1 - b1p) * new_m / (np.sqrt(new_vhat) + eps)
+    m[...] = new_m
+    v[...] = new_v
+    vhat[...] = new_vhat
+    var -= step.astype(dt, copy=False)
+    return var, m, v, vhat

@@ -384,7 +384,9 @@ for _cls in (pool_ops.MaxPool, pool_ops.MaxPoolGrad, pool_ops.MaxPoolGradGrad, p
 for _cls in (optim_extra_ops.ApplyRMSProp, optim_extra_ops.ApplyCenteredRMSProp,
              optim_extra_ops.ApplyAdagrad, optim_extra_ops.ApplyAdadelta,
              optim_extra_ops.ApplyAdaMax, optim_extra_ops.ApplyFtrl,
-             optim_extra_ops.ApplyProximalAdagrad, optim_extra_ops.ApplyGradientDescent):
+             optim_extra_ops.ApplyProximalAdagrad, optim_extra_ops.ApplyGradientDescent,
+             optim_extra_ops.ApplyProximalGradientDescent, optim_extra_ops.ApplyAdagradV2,
+             optim_extra_ops.ApplyAdamWithAmsgrad):
     _RULES[_cls] = _apply_optimizer
 for _cls in (reduce_ops.ReduceSum, reduce_ops.ReduceMean, reduce_ops.ReduceMax,
              reduce_ops.ReduceMin, reduce_ops.ReduceProd, reduce_ops.ReduceAll,
