@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mindlite as ms
-from mindlite import Tensor, ops
+from mindlite import Tensor
 from mindlite.ops import operations as P
 
 from gradcheck import check_grad

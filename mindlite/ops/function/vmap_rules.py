@@ -15,8 +15,8 @@ result's (value, bdim). A call with no batched argument runs as it is. The rules
 - LayerNorm: the axes shifted, a batched gamma / beta applied after a unit-affine norm;
 - Cdist: the batch merged into Cdist's own batch dimension;
 - BCEWithLogitsLoss: elementwise with reduction 'none', then the reduction per example;
-- pools and their gradients (MaxPool, AvgPool, MaxPoolGrad, ..., 3-D forms): the batch folded
-  into the op's own N axis, every tensor operand alike;
+- pools and their gradients (MaxPool, AvgPool, MaxPoolGrad, ..., 3-D forms), LRN and LRNGrad:
+  the batch folded into the op's own N axis, every tensor operand alike;
 - ScatterNd: each example's index tuples get its batch number in front, the shape a leading
   batch axis;
 - StridedSliceGrad: the batch a leading full slice (masks shifted by one bit);
@@ -28,9 +28,9 @@ import inspect
 
 from ...cache_limits import remember
 from ...common.tensor import Tensor
-from ..operations import (_base, array_ops, join_ops, logic_ops, loss_ops, math_ops, nn_ops,
-                          norm_ops, optim_extra_ops, pool_nd_ops, pool_ops, reduce_ops,
-                          scatter_index_ops, scatter_ops, slice_ops, stat_ops)
+from ..operations import (_base, array_ops, join_ops, local_norm_ops, logic_ops, loss_ops,
+                          math_ops, nn_ops, norm_ops, optim_extra_ops, pool_nd_ops, pool_ops,
+                          reduce_ops, scatter_index_ops, scatter_ops, slice_ops, stat_ops)
 from ..operations._base import cached_prim
 from ..primitive import const_value
 
@@ -368,6 +368,8 @@ _RULES = {
     math_ops.MatMul: _matmul, math_ops.BatchMatMul: _matmul,
     nn_ops.Softmax: _axis_attr("axis"), nn_ops.LogSoftmax: _axis_attr("axis"),
     array_ops.Squeeze: _axis_attr("axis"), array_ops.ExpandDims: _expand_dims,
+    local_norm_ops.L2Normalize: lambda prim, args: (_respelled(prim, axis=prim.attrs["axis"] % (
+        args[0][0].ndim - 1) + 1)(args[0][0]), 0),
     array_ops.Transpose: _transpose, array_ops.Reshape: _reshape,
     join_ops.Concat: _join, join_ops.Stack: _join, array_ops.Tile: _tile,
     array_ops.BroadcastTo: _broadcast_to, nn_ops.BiasAdd: _bias_add,
@@ -379,7 +381,8 @@ _RULES = {
     scatter_ops.StridedSliceGrad: _strided_slice_grad,
 }
 for _cls in (pool_ops.MaxPool, pool_ops.MaxPoolGrad, pool_ops.MaxPoolGradGrad, pool_ops.AvgPool,
-             pool_ops.AvgPoolGrad, pool_nd_ops.AvgPool3D, pool_nd_ops.AvgPool3DGrad):
+             pool_ops.AvgPoolGrad, pool_nd_ops.AvgPool3D, pool_nd_ops.AvgPool3DGrad,
+             local_norm_ops.LRN, local_norm_ops.LRNGrad):
     _RULES[_cls] = _fold_batch
 for _cls in (optim_extra_ops.ApplyRMSProp, optim_extra_ops.ApplyCenteredRMSProp,
              optim_extra_ops.ApplyAdagrad, optim_extra_ops.ApplyAdadelta,

@@ -198,6 +198,7 @@ _ELSEWHERE = {
     "MaxPoolGradWithArgmaxV2": "pool_ops", "BatchNormGrad": "norm_ops",
     "DropoutGrad": "norm_ops", "LayerNormGrad": "norm_ops", "NLLLossGrad": "loss_ops",
     "StridedSliceGrad": "scatter_ops", "SigmoidCrossEntropyWithLogitsGrad": "loss_pointwise_ops",
+    "LRNGrad": "local_norm_ops",
 }
 
 

@@ -2,8 +2,9 @@
 input into zeros. StridedSliceGrad (dy at a strided slice; also Slice's gradient),
 UnsortedSegmentSum (scatter-add by segment id; Gather's gradient), MaskedSelectGrad (dy
 at a mask's True positions), ScatterNd (updates added at index tuples; GatherNd's
-gradient) and ScatterNdUpdate (input_x[index tuples] = updates, in place). Each has its own bprop (the matching slice / gather / select),
-so grad(grad(f)) works through slicing. Kernels: kernels/cpu/scatter_numpy.py.
+gradient) and ScatterNdUpdate (input_x[index tuples] = updates, in place). Each has its own
+bprop (the matching slice / gather / select), so grad(grad(f)) works through slicing.
+Kernels: kernels/cpu/scatter_numpy.py.
 """
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
