@@ -1,7 +1,6 @@
 """IOU, BoundingBoxDecode and NMSWithMask (detection_ops.py) against loop references of
 MindSpore 2.10's CPU rules (inclusive sizes for IOU and the decode, exclusive for NMS, its
 bitonic order of tied scores), MindSpore's values, and their non-differentiable marks."""
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
