@@ -159,14 +159,16 @@ negative, absolute = neg, abs
 
 def clamp(input, min=None, max=None):
     """min(max(input, min), max); a bound may be a number or a tensor (broadcast, promoted).
-    Where min > max the result is max. At least one bound must be given."""
+    Where min > max the result is max. At least one bound must be given. The gradient is 1
+    where min <= input <= max, the bounds included (MindSpore's clamp; Maximum / Minimum would
+    split it at a bound), 0 elsewhere; nan stays nan."""
     if min is None and max is None:
         raise ValueError("For 'clamp', at least one of 'min' and 'max' must not be None")
     out = input
     if min is not None:
-        out = _maximum(out, min)
+        out = _select(_less(out, min), _maximum(out, min), out)
     if max is not None:
-        out = _minimum(out, max)
+        out = _select(_greater(out, max), _minimum(out, max), out)
     return out
 
 

@@ -18,13 +18,13 @@ from ..validator import (broadcast_shape, check_bool, check_dtype, check_same_dt
 from ._base import BinaryOp, UnaryOp, cached_prim, needs_grad
 from .array_ops import Reshape
 from .creation_ops import ZerosLike
-from .logic_ops import GreaterEqual, LessEqual, Select
+from .logic_ops import Equal, Greater, Less, Select
 
 _OWN = ["Neg", "Add", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "FloorMod", "Mod",
         "TruncateDiv", "Maximum", "Minimum", "SquaredDifference", "AddN", "MatMul", "BatchMatMul"]
 
 _select, _zeros_like = Select(), ZerosLike()
-_greater_equal, _less_equal = GreaterEqual(), LessEqual()
+_greater, _less, _equal = Greater(), Less(), Equal()
 
 
 def zeros_grad(x):
@@ -146,21 +146,25 @@ def floor_mod_bprop(prim, x, y, out, dout):
 
 
 class Maximum(BinaryOp):
-    """z = max(x, y); nan if either is nan (as MindSpore). Gradient goes to x where x >= y,
-    to y elsewhere (ties give the whole gradient to x)."""
+    """z = max(x, y); nan if either is nan (as MindSpore). Gradient goes to x where x > y, to y
+    where x < y (or a nan compares false), and half to each where x == y (MindSpore 2.10's
+    MaximumGrad splits ties: maximum(x, 0) has gradient 0.5 at x = 0)."""
     valid_types = mstype.REAL_TYPES
 
 
 class Minimum(BinaryOp):
-    """z = min(x, y); nan if either is nan. Gradient goes to x where x <= y (ties to x)."""
+    """z = min(x, y); nan if either is nan. Gradient goes to x where x < y, half to each on a
+    tie (as Maximum)."""
     valid_types = mstype.REAL_TYPES
 
 
 @bprop_for(Maximum, Minimum)
 def maximum_minimum_bprop(prim, x, y, out, dout):
-    to_x = (_greater_equal if type(prim) is Maximum else _less_equal)(x, y)
-    dx = _select(to_x, dout, 0.0) if needs_grad(x) else None
-    dy = _select(to_x, 0.0, dout) if needs_grad(y) else None
+    to_x = (_greater if type(prim) is Maximum else _less)(x, y)
+    tie = _equal(x, y)
+    half = _mul(dout, 0.5)
+    dx = _select(to_x, dout, _select(tie, half, 0.0)) if needs_grad(x) else None
+    dy = _select(to_x, 0.0, _select(tie, half, dout)) if needs_grad(y) else None
     return dx, dy
 
 
