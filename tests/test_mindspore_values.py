@@ -148,3 +148,37 @@ def test_functional_approximate_equal_module_path():
     assert got.asnumpy().tolist() == [True, False]
     with pytest.raises(ValueError, match="same shape"):
         approximate_equal(Tensor(np.ones(2, np.float32)), Tensor(np.ones(3, np.float32)))
+
+
+def _layer_norm_grad_mindspore(x, dy, var, mean, gamma, eps, bna, bpa):
+    """MindSpore's LayerNormGrad formula (its op test's reference), valid for any statistics."""
+    norm_axis = tuple(range(bna, x.ndim))
+    param_axis = tuple(range(bpa))
+    num = int(np.prod([x.shape[i] for i in norm_axis]))
+    gamma = gamma.reshape((1,) * bpa + x.shape[bpa:])
+    sum1 = np.sum(-0.5 * dy * gamma * (x - mean) * (var + eps) ** -1.5, norm_axis, keepdims=True)
+    sum2 = np.sum(dy * gamma, norm_axis, keepdims=True)
+    sum3 = np.sum(-2.0 * (x - mean), norm_axis, keepdims=True)
+    dx = (dy * gamma * (var + eps) ** -0.5 + sum1 * 2.0 / num * (x - mean)
+          + (-(var + eps) ** -0.5 * sum2 + sum1 * sum3 / num) / num)
+    dg = np.sum(dy * (var + eps) ** -0.5 * (x - mean), param_axis)
+    return dx, dg, np.sum(dy, param_axis)
+
+
+@pytest.mark.parametrize("consistent", [True, False])
+def test_layer_norm_grad_is_mindspores_for_any_statistics(consistent):
+    rs = np.random.RandomState(20)
+    x, dy, gamma = rs.rand(3, 4), rs.rand(3, 4), rs.rand(4)
+    if consistent:
+        mean, var = x.mean(1, keepdims=True), x.var(1, keepdims=True)
+    else:                                   # MindSpore's vmap test passes random statistics
+        mean, var = rs.rand(3, 1), rs.rand(3, 1)
+    from mindlite.ops.operations._grad_ops import LayerNormGrad
+    got = LayerNormGrad(1, 1, 1e-7)(Tensor(x), Tensor(dy), Tensor(var), Tensor(mean),
+                                      Tensor(gamma))
+    for g, w in zip(got, _layer_norm_grad_mindspore(x, dy, var, mean, gamma, 1e-7, 1, 1)):
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-10)
+    got32 = LayerNormGrad(1, 1, 1e-7)(*(Tensor(a.astype(np.float32)) for a in
+                                          (x, dy, var, mean, gamma)))
+    np.testing.assert_allclose(got32[0].asnumpy(), _layer_norm_grad_mindspore(
+        x, dy, var, mean, gamma, 1e-7, 1, 1)[0], rtol=1e-5, atol=1e-6)

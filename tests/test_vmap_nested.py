@@ -207,3 +207,18 @@ def test_vmap_of_a_cell_with_a_jit_construct():
 
     x = np.arange(6, dtype=np.float32).reshape(3, 2)
     np.testing.assert_array_equal(ops.vmap(Double(), in_axes=1)(Tensor(x)).asnumpy(), (x * 2).T)
+
+
+@pytest.mark.parametrize("axes", [(0, 0, 0, 0, 0), (0, 0, 0, 0, None), (1, 0, 1, 1, None)])
+def test_layer_norm_grad_rule(axes):
+    rs = np.random.RandomState(8)
+    shapes = {0: (2, 3, 4), 1: (3, 2, 4)}
+    x = rs.rand(*shapes[axes[0]]).astype(np.float32)
+    dy = rs.rand(*shapes[axes[1]]).astype(np.float32)
+    st_shape = {0: (2, 3, 1), 1: (3, 2, 1)}
+    var = rs.rand(*st_shape[axes[2]]).astype(np.float32)
+    mean = rs.rand(*st_shape[axes[3]]).astype(np.float32)
+    gamma = rs.rand(2, 4).astype(np.float32) if axes[4] == 0 else rs.rand(4).astype(np.float32)
+    from mindlite.ops.operations import _grad_ops as G
+    _check(lambda a, b, c, d, e: G.LayerNormGrad(-1, -1)(a, b, c, d, e),
+           [x, dy, var, mean, gamma], axes, rtol=1e-4)

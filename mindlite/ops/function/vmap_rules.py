@@ -13,6 +13,8 @@ result's (value, bdim). A call with no batched argument runs as it is. The rules
   batched), or batch_dims=1 (both batched);
 - GatherNd: a batched params' batch number put in front of each index tuple;
 - LayerNorm: the axes shifted, a batched gamma / beta applied after a unit-affine norm;
+  LayerNormGrad: the axes shifted, dx from dy * gamma with unit gamma, dgamma / dbeta summed
+  per example;
 - Cdist: the batch merged into Cdist's own batch dimension;
 - BCEWithLogitsLoss: elementwise with reduction 'none', then the reduction per example;
 - pools and their gradients (MaxPool, AvgPool, MaxPoolGrad, ..., 3-D forms), LRN and LRNGrad:
@@ -267,6 +269,26 @@ def _layer_norm(prim, args):
     return (y, mean, var), 0
 
 
+def _layer_norm_grad(prim, args):
+    """dx(dy, gamma) = dx(dy * gamma, ones): the primitive on the batch with unit gamma; dgamma
+    and dbeta summed over each example's own leading axes."""
+    F = _F()
+    size = next(v.shape[0] for v, b in args if b is not None)
+    x, dy, var, mean, gamma = _broadcast_all(*zip(*args), size)
+    nd = x.ndim - 1
+    bna = prim.attrs["begin_norm_axis"] % nd + 1
+    bpa = prim.attrs["begin_params_axis"] % nd + 1
+    g = F.reshape(gamma, (size,) + (1,) * (bpa - 1) + gamma.shape[1:])
+    ones = F.ones(x.shape[bpa:], x.dtype)
+    shifted = _respelled(prim, begin_norm_axis=bna, begin_params_axis=bpa)
+    dx = shifted(x, dy * g, var, mean, ones)[0]
+    xhat = (x - mean) * F.rsqrt(var + prim.attrs["epsilon"])
+    axes = tuple(range(1, bpa))
+    dg = F.sum(dy * xhat, axes) if axes else dy * xhat
+    db = F.sum(dy, axes) if axes else dy
+    return (dx, dg, db), 0
+
+
 def _cdist(prim, args):
     (x, bx), (y, by) = args
     F = _F()
@@ -376,7 +398,8 @@ _RULES = {
     reduce_ops.Argmax: _arg_reduce, reduce_ops.Argmin: _arg_reduce,
     reduce_ops.ArgMaxWithValue: _arg_reduce, reduce_ops.ArgMinWithValue: _arg_reduce,
     slice_ops.Gather: _gather, scatter_index_ops.GatherNd: _gather_nd,
-    norm_ops.LayerNorm: _layer_norm, stat_ops.Cdist: _cdist,
+    norm_ops.LayerNorm: _layer_norm, norm_ops.LayerNormGrad: _layer_norm_grad,
+    stat_ops.Cdist: _cdist,
     loss_ops.BCEWithLogitsLoss: _bce_with_logits, scatter_ops.ScatterNd: _scatter_nd,
     scatter_ops.StridedSliceGrad: _strided_slice_grad,
 }
