@@ -6,8 +6,9 @@
 // dcols (Cg T x N P) = W_g^T (Cg T x Og) @ dout_g (Og x N P) whose store adds every column
 // into dx at its taps (a col2im), the threads on disjoint input channels.
 // Filter gradient: per group dw_g[o][(c, t)] = sum over (n, p) of dout[n][o][p] im2col[(c, t)]
-// [(n, p)], both rows copied, per chunk of kDotChunk columns, into contiguous zero-padded rows
-// and multiplied by the ISA's dot-product tile (conv_gemm.h).
+// [(n, p)]: per chunk of columns (n, p), dout's rows and the im2col rows are copied into
+// contiguous buffers (threads on rows), then one GEMM with K = the chunk's columns adds into
+// dw (chunks in order, so the sums do not depend on the threads).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -15,75 +16,26 @@
 #include "kernels/conv_engine.h"
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_geom.h"
+#include "kernels/conv_pack.h"
 #include "runtime/thread_pool.h"
 
 namespace mindlite {
 namespace {
 
-constexpr int64_t kDotChunk = 1024;   // columns per chunk of the filter gradient
-constexpr int kDotRa = 4, kDotRb = 6;
+constexpr int64_t kFilterChunkBytes = int64_t(16) << 20;   // the filter gradient's buffers
 
-// ---- input gradient, stride > 1 --------------------------------------------------------------
+// w' of the stride-1 input gradient (see the top) at the live taps of its geometry:
+// wt (C, Og nt) with wt[g Cg + c][o nt + t] = w[g Og + o][c][kt - 1 - taps[t].index].
 template <class T>
-struct InCtx {
-  const T* dout;        // the group's first dout channel of sample 0
-  int64_t ds_n, plane;  // dout's sample stride (O P), P
-  int nr;
-  T* dx;                // the group's first dx channel of sample 0
-  int64_t xs_n, h, w, ow, sh, sw;
-  const Tap* taps;
-  int64_t nt;
-};
-
-template <class T>
-void pack_dout(const void* p, int64_t k0, int64_t kc, int64_t j0, int64_t cols, T* dst) {
-  const InCtx<T>& c = *static_cast<const InCtx<T>*>(p);
-  ColRun runs[kGemmMaxNr];
-  const int nrun = split_runs(j0, cols, c.plane, 0, false, runs);
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    T* d = dst + kk * c.nr;
-    const T* src = c.dout + (k0 + kk) * c.plane;
-    for (int r = 0; r < nrun; ++r) {
-      std::memcpy(d + runs[r].q0, src + runs[r].n * c.ds_n + runs[r].p0, runs[r].len * sizeof(T));
-    }
-    std::fill(d + cols, d + c.nr, T(0));
-  }
-}
-
-template <class T>
-void store_col2im(const void* p, int64_t i0, int64_t i1, int64_t j0, int64_t cols,
-                  const T* cb) {
-  const InCtx<T>& c = *static_cast<const InCtx<T>*>(p);
-  ColRun runs[kGemmMaxNr];
-  const int nrun = split_runs(j0, cols, c.plane, c.ow, true, runs);
-  for (int64_t i = i0; i < i1; ++i) {
-    const int64_t ch = i / c.nt;
-    const Tap& tap = c.taps[i - ch * c.nt];
-    const T* src = cb + (i - i0) * c.nr;
-    for (int r = 0; r < nrun; ++r) {
-      const ColRun& run = runs[r];
-      const int64_t iy = run.oy * c.sh + tap.dy;
-      if (iy < 0 || iy >= c.h) continue;
-      T* row = c.dx + run.n * c.xs_n + (ch * c.h + iy) * c.w;
-      const int64_t off = run.ox0 * c.sw + tap.dx;
-      int64_t lo, hi;
-      tap_range(off, c.sw, c.w, run.len, &lo, &hi);
-      const T* s = src + run.q0;
-      for (int64_t q = lo; q < hi; ++q) row[off + q * c.sw] += s[q];
-    }
-  }
-}
-
-// w' of the stride-1 input gradient (see the top), all taps.
-template <class T>
-void flip_weights(const T* w, const ConvGeom& g, T* wt) {
+void flip_weights(const T* w, const ConvGeom& g, const std::vector<Tap>& taps, T* wt) {
   const int64_t cg = g.c / g.group, og = g.o / g.group, kt = g.kh * g.kw;
+  const int64_t nt = static_cast<int64_t>(taps.size());
   for (int64_t gi = 0; gi < g.group; ++gi) {
     for (int64_t o = 0; o < og; ++o) {
       for (int64_t ch = 0; ch < cg; ++ch) {
         const T* src = w + ((gi * og + o) * cg + ch) * kt;
-        T* dst = wt + ((gi * cg + ch) * og + o) * kt;
-        for (int64_t t = 0; t < kt; ++t) dst[kt - 1 - t] = src[t];
+        T* dst = wt + ((gi * cg + ch) * og + o) * nt;
+        for (int64_t t = 0; t < nt; ++t) dst[t] = src[kt - 1 - taps[t].index];
       }
     }
   }
@@ -128,64 +80,92 @@ void im2col_row(const T* x, int64_t xs_n, const ConvGeom& g, int64_t ch, const T
   }
 }
 
+// The filter gradient's GEMM: dw_g (Og x Cg nt) = doutT (Og x J) @ colsT (J x Cg nt) per chunk
+// of J columns (sample, position): doutT rows read in place (lda J), B panels transposed out
+// of the im2col rows `cols` (Cg nt x J), C added into dw at each column's tap.
 template <class T>
-struct FilterCtx {
-  const T* dout;          // the group's first dout channel of sample 0
-  const T* x;             // the group's first x channel of sample 0
-  T* dw;                  // the group's first weight row
-  const ConvGeom* g;
+struct FilterIo {
+  const T* cols;        // (Cg nt, J)
+  int64_t ld;           // J
+  int nr;
+  T* dw;                // the group's first weight row
   const Tap* taps;
-  int64_t nt, og, cg, kt, nblocks;
-  bool pointwise;
-  PoolErrors* errors;
+  int64_t nt, cg, kt;
+  bool first;           // the first chunk: write, else add
 };
 
-// Rows [b0, b1) of 6-row blocks of the (Cg nt) im2col rows, every output channel.
 template <class T>
-void filter_blocks(const FilterCtx<T>& c, int64_t b0, int64_t b1) {
+void pack_cols_t(const void* p, int64_t k0, int64_t kc, int64_t j0, int64_t cols, T* dst) {
+  const FilterIo<T>& c = *static_cast<const FilterIo<T>*>(p);
+  for (int64_t q = 0; q < cols; ++q) {
+    const T* src = c.cols + (j0 + q) * c.ld + k0;
+    for (int64_t kk = 0; kk < kc; ++kk) dst[kk * c.nr + q] = src[kk];
+  }
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    for (int64_t q = cols; q < c.nr; ++q) dst[kk * c.nr + q] = T(0);
+  }
+}
+
+template <class T>
+void store_dw(const void* p, int64_t i0, int64_t i1, int64_t j0, int64_t cols, const T* cb) {
+  const FilterIo<T>& c = *static_cast<const FilterIo<T>*>(p);
+  for (int64_t i = i0; i < i1; ++i) {
+    const T* src = cb + (i - i0) * c.nr;
+    T* row = c.dw + i * c.cg * c.kt;
+    if (c.nt == c.kt) {                         // every tap: the columns are dw's own
+      T* d = row + j0;
+      if (c.first) {
+        for (int64_t q = 0; q < cols; ++q) d[q] = src[q];
+      } else {
+        for (int64_t q = 0; q < cols; ++q) d[q] += src[q];
+      }
+      continue;
+    }
+    int64_t ch = j0 / c.nt, t = j0 - ch * c.nt;
+    for (int64_t q = 0; q < cols; ++q) {
+      T& d = row[ch * c.kt + c.taps[t].index];
+      d = c.first ? src[q] : d + src[q];
+      if (++t == c.nt) {
+        t = 0;
+        ++ch;
+      }
+    }
+  }
+}
+
+// Fills rows [r0, r1) of the chunk buffers: doutT rows o < og (when r0 == 0 on the calling
+// thread) and the im2col rows (c, t) of x_g over columns [j0, j0 + len).
+template <class T>
+struct ChunkIo {
+  const T* dout;
+  const T* x;
+  const ConvGeom* g;
+  const Tap* taps;
+  int64_t nt, og, rows, j0, len, ld;
+  bool pointwise;
+  T* doutt;
+  T* cols;
+};
+
+template <class T>
+void fill_chunk(const ChunkIo<T>& c, int64_t r0, int64_t r1) {
   const ConvGeom& g = *c.g;
-  const GemmDot<T>& dot = gemm_dot<T>();
-  const int64_t k = c.cg * c.nt, plane = g.oh * g.ow, total = g.n * plane;
-  const int64_t r0 = b0 * kDotRb, r1 = std::min(k, b1 * kDotRb);
-  if (r1 <= r0) return;
-  const int64_t chunk = std::min(kDotChunk, round_up(total, dot.lanes));
-  T* dbuf = conv_buffer<T>(kBufDoutRows, c.og * chunk);
-  T* xbuf = conv_buffer<T>(kBufColRows, (r1 - r0) * chunk);
-  for (int64_t j0 = 0; j0 < total; j0 += chunk) {
-    const int64_t len = std::min(chunk, total - j0), lp = round_up(len, dot.lanes);
-    for (int64_t o = 0; o < c.og; ++o) {         // dout rows, contiguous over the chunk
-      T* d = dbuf + o * chunk;
+  const int64_t plane = g.oh * g.ow;
+  for (int64_t r = r0; r < r1; ++r) {
+    if (r < c.og) {                             // a dout row
+      T* d = c.doutt + r * c.ld;
       int64_t q = 0;
-      while (q < len) {
-        const int64_t j = j0 + q, n = j / plane, p = j - n * plane;
-        const int64_t run = std::min(plane - p, len - q);
-        std::memcpy(d + q, c.dout + (n * g.o + o) * plane + p, run * sizeof(T));
+      while (q < c.len) {
+        const int64_t j = c.j0 + q, n = j / plane, p = j - n * plane;
+        const int64_t run = std::min(plane - p, c.len - q);
+        std::memcpy(d + q, c.dout + (n * g.o + r) * plane + p, run * sizeof(T));
         q += run;
       }
-      std::fill(d + len, d + lp, T(0));
+      continue;
     }
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t ch = r / c.nt;
-      T* d = xbuf + (r - r0) * chunk;
-      im2col_row(c.x, g.c * g.h * g.w, g, ch, c.taps[r - ch * c.nt], j0, len, c.pointwise, d);
-      std::fill(d + len, d + lp, T(0));
-    }
-    for (int64_t r = r0; r < r1; r += kDotRb) {
-      const int rb = static_cast<int>(std::min<int64_t>(kDotRb, r1 - r));
-      for (int64_t o = 0; o < c.og; o += kDotRa) {
-        const int ra = static_cast<int>(std::min<int64_t>(kDotRa, c.og - o));
-        T tile[kDotRa * kDotRb];
-        dot.dot(lp, dbuf + o * chunk, chunk, ra, xbuf + (r - r0) * chunk, chunk,
-                rb, tile, kDotRb);
-        for (int a = 0; a < ra; ++a) {
-          for (int b = 0; b < rb; ++b) {
-            const int64_t kk = r + b, ch = kk / c.nt;
-            T& out = c.dw[((o + a) * c.cg + ch) * c.kt + c.taps[kk - ch * c.nt].index];
-            out = j0 == 0 ? tile[a * kDotRb + b] : out + tile[a * kDotRb + b];
-          }
-        }
-      }
-    }
+    const int64_t kk = r - c.og, ch = kk / c.nt;
+    im2col_row(c.x, g.c * g.h * g.w, g, ch, c.taps[kk - ch * c.nt], c.j0, c.len, c.pointwise,
+               c.cols + kk * c.ld);
   }
 }
 
@@ -198,11 +178,12 @@ void conv_gemm_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom& 
   const int64_t plane = g.oh * g.ow;
   if (g.n * g.c * g.h * g.w == 0) return;
   if (g.sh == 1 && g.sw == 1) {
-    T* wt = conv_buffer<T>(kBufFlippedW, g.c * og * kt);
-    flip_weights(w, g, wt);
     const ConvGeom t{g.n, g.o, g.oh, g.ow, g.c, g.kh, g.kw, g.h, g.w, 1, 1, g.dh, g.dw,
                      g.dh * (g.kh - 1) - g.pt, g.dw * (g.kw - 1) - g.pl, g.group};
-    conv_gemm_forward<T>(dout, wt, nullptr, dx, t, ConvEpilogue<T>{}, threads);
+    const std::vector<Tap> ttaps = live_taps(t);
+    T* wt = conv_buffer<T>(kBufFlippedW, g.c * og * static_cast<int64_t>(ttaps.size()));
+    flip_weights(w, g, ttaps, wt);
+    conv_forward_taps<T>(dout, wt, false, dx, t, ttaps, ConvEpilogue<T>{}, threads);
     return;
   }
   std::fill(dx, dx + g.n * g.c * g.h * g.w, T(0));
@@ -220,10 +201,10 @@ void conv_gemm_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom& 
       }
     }
     pack_a_cols(lw, k, k, og, apack);
-    InCtx<T> c{dout + gi * og * plane, g.o * plane, plane, gemm_tile<T>().nr,
+    ConvColIo<T> c{dout + gi * og * plane, g.o * plane, plane, gemm_tile<T>().nr,
                dx + gi * cg * g.h * g.w, g.c * g.h * g.w, g.h, g.w, g.ow, g.sh, g.sw,
                taps.data(), nt};
-    GemmJob<T> job{k, g.n * plane, og, apack, &pack_dout<T>, &store_col2im<T>, &c};
+    GemmJob<T> job{k, g.n * plane, og, apack, conv_pack<T>().rows, conv_pack<T>().col2im, &c};
     gemm_parallel(job, threads, nt);
   }
 }
@@ -234,29 +215,36 @@ void conv_gemm_backprop_filter(const T* dout, const T* x, T* dw, const ConvGeom&
   const int64_t cg = g.c / g.group, og = g.o / g.group, kt = g.kh * g.kw;
   const int64_t total = g.n * g.oh * g.ow;
   const std::vector<Tap> taps = live_taps(g);
-  const int64_t nt = static_cast<int64_t>(taps.size());
+  const int64_t nt = static_cast<int64_t>(taps.size()), k = cg * nt;
   if (nt < kt || total == 0) std::fill(dw, dw + g.o * cg * kt, T(0));
-  if (nt == 0 || total == 0 || cg == 0) return;
+  if (nt == 0 || total == 0 || cg == 0 || og == 0) return;
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 &&
                          g.pl == 0 && g.oh == g.h && g.ow == g.w;
-  const int64_t nblocks = (cg * nt + kDotRb - 1) / kDotRb;
+  // chunks of at most kFilterChunkBytes of buffers, a multiple of the K block
+  const int64_t per_col = (og + k) * static_cast<int64_t>(sizeof(T));
+  const int64_t chunk = std::min(total, std::max<int64_t>(
+      kGemmKc, kFilterChunkBytes / per_col / kGemmKc * kGemmKc));
+  T* doutt = conv_buffer<T>(kBufDoutRows, og * chunk);
+  T* cols = conv_buffer<T>(kBufColRows, k * chunk);
   for (int64_t gi = 0; gi < g.group; ++gi) {
-    FilterCtx<T> c{dout + gi * og * g.oh * g.ow, x + gi * cg * g.h * g.w, dw + gi * og * cg * kt,
-                   &g, taps.data(), nt, og, cg, kt, nblocks, pointwise, nullptr};
-    const int nth = static_cast<int>(std::min<int64_t>(threads, nblocks));
-    if (nth <= 1) {
-      filter_blocks(c, 0, nblocks);
-      continue;
+    for (int64_t j0 = 0; j0 < total; j0 += chunk) {
+      const int64_t len = std::min(chunk, total - j0);
+      ChunkIo<T> io{dout + gi * og * g.oh * g.ow, x + gi * cg * g.h * g.w, &g, taps.data(), nt,
+                    og, og + k, j0, len, chunk, pointwise, doutt, cols};
+      const int nth = static_cast<int>(std::min<int64_t>(threads, io.rows / 8 + 1));
+      if (nth <= 1) {
+        fill_chunk(io, 0, io.rows);
+      } else {
+        pool_run(nth, nth, [](void* p, int tid, int n) {
+          const ChunkIo<T>& c = *static_cast<const ChunkIo<T>*>(p);
+          fill_chunk(c, c.rows * tid / n, c.rows * (tid + 1) / n);
+        }, &io);
+      }
+      FilterIo<T> f{cols, chunk, gemm_tile<T>().nr, dw + gi * og * cg * kt, taps.data(), nt,
+                    cg, kt, j0 == 0};
+      GemmJob<T> job{og, k, len, doutt, &pack_cols_t<T>, &store_dw<T>, &f, chunk};
+      gemm_parallel(job, threads);
     }
-    PoolErrors errors;
-    c.errors = &errors;
-    pool_run(nth, nth, [](void* p, int tid, int n) {
-      const FilterCtx<T>& cx = *static_cast<const FilterCtx<T>*>(p);
-      cx.errors->guard([&] {
-        filter_blocks(cx, cx.nblocks * tid / n, cx.nblocks * (tid + 1) / n);
-      });
-    }, &c);
-    errors.rethrow();
   }
 }
 

@@ -24,6 +24,9 @@
 #include <cmath>
 #include <cstdint>
 
+#include <vector>
+
+#include "kernels/conv_geom.h"
 #include "kernels/conv_small.h"
 
 namespace mindlite {
@@ -75,6 +78,12 @@ void conv_pack_weights(const T* w, const ConvGeom& g, T* packed);
 template <class T>
 void conv_gemm_forward(const T* x, const T* w, const T* packed, T* out, const ConvGeom& g,
                        const ConvEpilogue<T>& ep, int threads);
+
+// conv_gemm_forward's core for the live taps `taps` of g: a the weights restricted to them,
+// row-major (O, C / group * taps), or packed for g when `packed`.
+template <class T>
+void conv_forward_taps(const T* x, const T* a, bool packed, T* out, const ConvGeom& g,
+                       const std::vector<Tap>& taps, const ConvEpilogue<T>& ep, int threads);
 
 // dx (N, C, H, W) = Conv2DBackpropInput(dout (N, O, OH, OW), w); dx is overwritten.
 template <class T>

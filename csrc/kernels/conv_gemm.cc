@@ -18,12 +18,11 @@ void pack_a_rows(const T* src, int64_t ld, int64_t m, int64_t k, T* dst) {
     const int64_t kc = std::min(kGemmKc, k - k0);
     for (int64_t i = 0; i < m; i += mr) {
       const int rows = static_cast<int>(std::min<int64_t>(mr, m - i));
-      for (int r = 0; r < rows; ++r) {
-        const T* s = src + (i + r) * ld + k0;
-        for (int64_t kk = 0; kk < kc; ++kk) dst[kk * mr + r] = s[kk];
-      }
-      for (int r = rows; r < mr; ++r) {
-        for (int64_t kk = 0; kk < kc; ++kk) dst[kk * mr + r] = T(0);
+      const T* s = src + i * ld + k0;
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        T* d = dst + kk * mr;
+        for (int r = 0; r < rows; ++r) d[r] = s[r * ld + kk];
+        for (int r = rows; r < mr; ++r) d[r] = T(0);
       }
       dst += kc * mr;
     }
@@ -100,8 +99,24 @@ void gemm_run(const GemmJob<T>& job, int64_t i0, int64_t i1, int64_t p0, int64_t
       const T* ablk = job.a + k0 * mpad;
       for (int64_t i = r0; i < r1; i += mr) {
         const T* ap = ablk + i * kc;
+        const bool rows_in_place = job.lda > 0 && i + mr <= job.m;
+        if (job.lda > 0 && !rows_in_place) {        // the partial last panel, packed
+          T* tail = conv_buffer<T>(kBufPanelA, mr * kc);
+          for (int64_t kk = 0; kk < kc; ++kk) {
+            for (int r = 0; r < mr; ++r) {
+              tail[kk * mr + r] = i + r < job.m ? job.a[(i + r) * job.lda + k0 + kk] : T(0);
+            }
+          }
+          ap = tail;
+        }
         for (int64_t jb = 0; jb < jn; ++jb) {
-          t.tile(kc, ap, bbuf + jb * kGemmKc * nr, cbuf + (jb * rows + (i - r0)) * nr, k0 > 0);
+          T* cp = cbuf + (jb * rows + (i - r0)) * nr;
+          const T* bp = bbuf + jb * kGemmKc * nr;
+          if (rows_in_place) {
+            t.tile_rows(kc, job.a + i * job.lda + k0, job.lda, bp, cp, k0 > 0);
+          } else {
+            t.tile(kc, ap, bp, cp, k0 > 0);
+          }
         }
       }
     }

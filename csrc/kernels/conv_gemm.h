@@ -42,7 +42,7 @@ class PoolErrors {
   std::atomic<bool> failed_{false};
 };
 
-constexpr int64_t kGemmKc = 256;        // K block (a 12 x 256 float A panel: 12 KiB, in L1)
+constexpr int64_t kGemmKc = 256;        // K block (a 12 x 256 float A panel: 12 KiB)
 constexpr int kGemmMaxMr = 12;
 constexpr int kGemmMaxNr = 32;          // float lanes of two AVX-512 vectors
 
@@ -50,10 +50,16 @@ constexpr int kGemmMaxNr = 32;          // float lanes of two AVX-512 vectors
 template <class T>
 using GemmTileFn = void (*)(int64_t kc, const T* a, const T* b, T* c, bool accumulate);
 
+// The same with tile row r read at a + r lda (A row-major, not packed).
+template <class T>
+using GemmTileRowsFn = void (*)(int64_t kc, const T* a, int64_t lda, const T* b, T* c,
+                                bool accumulate);
+
 template <class T>
 struct GemmTile {
   int mr, nr;
   GemmTileFn<T> tile;
+  GemmTileRowsFn<T> tile_rows;
 };
 
 // The register tile of the instruction set kernel_isa() names (conv_gemm_isa.cc).
@@ -61,7 +67,7 @@ template <class T>
 const GemmTile<T>& gemm_tile();
 
 // The engine's per-thread work buffers, by use (two uses never share one buffer).
-enum ConvBuf : int { kBufPanelB = 0, kBufPanelC, kBufPackedW, kBufFlippedW, kBufLiveW,
+enum ConvBuf : int { kBufPanelB = 0, kBufPanelC, kBufPanelA, kBufPackedW, kBufFlippedW, kBufLiveW,
                      kBufPackedWt, kBufDoutRows, kBufColRows, kNumConvBufs };
 
 // A per-thread buffer of at least `count` T, 64-byte aligned; grown, never shrunk, kept until
@@ -101,10 +107,11 @@ using StoreC = void (*)(const void* ctx, int64_t i0, int64_t i1, int64_t j0, int
 template <class T>
 struct GemmJob {
   int64_t m, n, k;
-  const T* a;         // packed by pack_a_rows / pack_a_cols
+  const T* a;         // packed by pack_a_rows / pack_a_cols, or row-major when lda > 0
   PackB<T> pack_b;
   StoreC<T> store;
   const void* ctx;
+  int64_t lda = 0;    // > 0: A read in place, rows lda apart (a partial last panel is packed)
 };
 
 // Runs the rows [i0, i1) (i0 a multiple of MR) and column panels [p0, p1) of `job` on the

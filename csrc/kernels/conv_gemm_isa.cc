@@ -4,8 +4,15 @@
 // 110 GFLOP/s on one Zen 4 core with packed operands, OpenBLAS's sgemm 95); AVX2: 6 x 2 ymm
 // (12 of 16); baseline: 4 x 2 xmm.
 #include <cstring>
+#include <vector>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+#include "kernels/conv_engine.h"
 #include "kernels/conv_gemm.h"
+#include "kernels/conv_pack.h"
 #include "kernels/elementwise.h"
 
 namespace mindlite {
@@ -17,6 +24,7 @@ namespace conv_gemm_avx512 {
 #define CG_VB 64
 #define CG_MR 12
 #include "kernels/conv_gemm_tile.inc"
+#include "kernels/conv_pack.inc"
 #undef CG_VB
 #undef CG_MR
 }  // namespace conv_gemm_avx512
@@ -28,6 +36,7 @@ namespace conv_gemm_avx2 {
 #define CG_VB 32
 #define CG_MR 6
 #include "kernels/conv_gemm_tile.inc"
+#include "kernels/conv_pack.inc"
 #undef CG_VB
 #undef CG_MR
 }  // namespace conv_gemm_avx2
@@ -38,6 +47,7 @@ namespace conv_gemm_base {
 #define CG_VB 16
 #define CG_MR 4
 #include "kernels/conv_gemm_tile.inc"
+#include "kernels/conv_pack.inc"
 #undef CG_VB
 #undef CG_MR
 }  // namespace conv_gemm_base
@@ -49,6 +59,8 @@ struct Tiles {
   GemmTile<double> d;
   GemmDot<float> df;
   GemmDot<double> dd;
+  ConvPack<float> pf;
+  ConvPack<double> pd;
 };
 
 Tiles make_tiles() {
@@ -57,15 +69,21 @@ Tiles make_tiles() {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (!std::strcmp(isa, "avx512")) {
     conv_gemm_avx512::fill(&t.f, &t.d, &t.df, &t.dd);
+    conv_gemm_avx512::fill_pack(&t.pf);
+    conv_gemm_avx512::fill_pack(&t.pd);
     return t;
   }
   if (!std::strcmp(isa, "avx2")) {
     conv_gemm_avx2::fill(&t.f, &t.d, &t.df, &t.dd);
+    conv_gemm_avx2::fill_pack(&t.pf);
+    conv_gemm_avx2::fill_pack(&t.pd);
     return t;
   }
 #endif
   (void)isa;
   conv_gemm_base::fill(&t.f, &t.d, &t.df, &t.dd);
+  conv_gemm_base::fill_pack(&t.pf);
+  conv_gemm_base::fill_pack(&t.pd);
   return t;
 }
 
@@ -94,6 +112,16 @@ const GemmDot<float>& gemm_dot<float>() {
 template <>
 const GemmDot<double>& gemm_dot<double>() {
   return tiles().dd;
+}
+
+template <>
+const ConvPack<float>& conv_pack<float>() {
+  return tiles().pf;
+}
+
+template <>
+const ConvPack<double>& conv_pack<double>() {
+  return tiles().pd;
 }
 
 }  // namespace mindlite
