@@ -4,6 +4,8 @@
 //   _C.conv_forward(x, w, out, stride, dilation, pads, group)
 //   _C.conv_backprop_input(dout, w, dx, stride, dilation, pads, group)
 //   _C.conv_backprop_filter(dout, x, dw, stride, dilation, pads, group)
+//   _C.conv_depthwise_forward / _input / _filter: the same arguments, for depthwise
+//       convolutions (group == input channels; kernels/conv_depthwise.h)
 //   _C.conv_forward_fused(x, w, bias, residual, out, stride, dilation, pads, group, act)
 //       out = act(Conv2D(x, w) + bias + residual); bias (O,) or None, residual out's shape or
 //       None, act 0 none / 1 ReLU / 2 ReLU6 / 3 HSwish / 4 SiLU (kernels/conv_engine.h).
@@ -16,6 +18,7 @@
 
 #include "bind/array_args.h"
 #include "bind/conv_args.h"
+#include "kernels/conv_depthwise.h"
 #include "kernels/conv_engine.h"
 #include "kernels/conv_gemm.h"
 
@@ -24,10 +27,13 @@ namespace {
 
 using Ctx = FloatCtx;
 
-constexpr ConvNames kNames[3] = {
-    {"mindlite._C.conv_forward", "x", "w", "out"},
-    {"mindlite._C.conv_backprop_input", "dout", "w", "dx"},
-    {"mindlite._C.conv_backprop_filter", "dout", "x", "dw"},
+constexpr ConvNames kNames[2][3] = {
+    {{"mindlite._C.conv_forward", "x", "w", "out"},
+     {"mindlite._C.conv_backprop_input", "dout", "w", "dx"},
+     {"mindlite._C.conv_backprop_filter", "dout", "x", "dw"}},
+    {{"mindlite._C.conv_depthwise_forward", "x", "w", "out"},
+     {"mindlite._C.conv_depthwise_input", "dout", "w", "dx"},
+     {"mindlite._C.conv_depthwise_filter", "dout", "x", "dw"}},
 };
 constexpr ConvNames kFusedNames = {"mindlite._C.conv_forward_fused", "x", "w", "out"};
 
@@ -60,8 +66,8 @@ bool run_nogil(const Ctx& cx, F&& f) {
   return !no_memory;
 }
 
-PyObject* call(ConvKind kind, PyObject* const* args, Py_ssize_t nargs) {
-  const ConvNames& nm = kNames[kind];
+PyObject* call(ConvKind kind, bool depthwise, PyObject* const* args, Py_ssize_t nargs) {
+  const ConvNames& nm = kNames[depthwise][kind];
   Ctx cx{nm.fn};
   const char* sig = kind == kConvForward  ? "(x, w, out, stride, dilation, pads, group)"
                     : kind == kConvInput ? "(dout, w, dx, stride, dilation, pads, group)"
@@ -72,6 +78,12 @@ PyObject* call(ConvKind kind, PyObject* const* args, Py_ssize_t nargs) {
   PyArrayObject* out = b0 ? float_array(&cx, nm.out, args[2], 4, true) : nullptr;
   ConvGeom g;
   if (!out || !params(cx, nm, kind, a0, b0, out, args + 3, &g)) return nullptr;
+  if (depthwise && g.group != g.c) {
+    PyErr_Format(PyExc_ValueError, "For '%s', a depthwise convolution needs 'group' equal to "
+                 "the input channels %lld, but got %lld", cx.fn, static_cast<long long>(g.c),
+                 static_cast<long long>(g.group));
+    return nullptr;
+  }
   PyArrayObject* a = dense_in(a0, out, nullptr);
   PyArrayObject* b = a ? dense_in(b0, out, nullptr) : nullptr;
   if (!b) {
@@ -80,7 +92,18 @@ PyObject* call(ConvKind kind, PyObject* const* args, Py_ssize_t nargs) {
   }
   const int threads = conv_threads(conv_macs(g));
   const bool ok = run_nogil(cx, [&] {
-    if (kind == kConvForward) {
+    if (depthwise) {
+      if (kind == kConvForward) {
+        MINDLITE_FLOAT_DISPATCH(cx.dt, depthwise_forward<T>(data<T>(a), data<T>(b), nullptr,
+                                                           data<T>(out), g, 0, threads));
+      } else if (kind == kConvInput) {
+        MINDLITE_FLOAT_DISPATCH(cx.dt, depthwise_input<T>(data<T>(a), data<T>(b), data<T>(out),
+                                                         g, threads));
+      } else {
+        MINDLITE_FLOAT_DISPATCH(cx.dt, depthwise_filter<T>(data<T>(a), data<T>(b),
+                                                          data<T>(out), g, threads));
+      }
+    } else if (kind == kConvForward) {
       MINDLITE_FLOAT_DISPATCH(cx.dt, conv_gemm_forward<T>(data<T>(a), data<T>(b), nullptr,
                                                          data<T>(out), g, ConvEpilogue<T>{},
                                                          threads));
@@ -99,15 +122,27 @@ PyObject* call(ConvKind kind, PyObject* const* args, Py_ssize_t nargs) {
 }
 
 PyObject* py_forward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  return call(kConvForward, args, nargs);
+  return call(kConvForward, false, args, nargs);
 }
 
 PyObject* py_input(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  return call(kConvInput, args, nargs);
+  return call(kConvInput, false, args, nargs);
 }
 
 PyObject* py_filter(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  return call(kConvFilter, args, nargs);
+  return call(kConvFilter, false, args, nargs);
+}
+
+PyObject* py_dw_forward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  return call(kConvForward, true, args, nargs);
+}
+
+PyObject* py_dw_input(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  return call(kConvInput, true, args, nargs);
+}
+
+PyObject* py_dw_filter(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  return call(kConvFilter, true, args, nargs);
 }
 
 // An optional operand of the fused call: None, or a float array of `nd` dims and shape want.
@@ -183,6 +218,15 @@ PyMethodDef g_methods[] = {
     {"conv_backprop_filter", MINDLITE_FASTCALL(py_filter),
      "conv_backprop_filter(dout, x, dw, stride, dilation, pads, group): dw = the filter "
      "gradient of Conv2D."},
+    {"conv_depthwise_forward", MINDLITE_FASTCALL(py_dw_forward),
+     "conv_depthwise_forward(x, w, out, stride, dilation, pads, group): out = Conv2D(x, w), "
+     "group == input channels."},
+    {"conv_depthwise_input", MINDLITE_FASTCALL(py_dw_input),
+     "conv_depthwise_input(dout, w, dx, stride, dilation, pads, group): the input gradient "
+     "of a depthwise Conv2D."},
+    {"conv_depthwise_filter", MINDLITE_FASTCALL(py_dw_filter),
+     "conv_depthwise_filter(dout, x, dw, stride, dilation, pads, group): the filter gradient "
+     "of a depthwise Conv2D."},
     {"conv_forward_fused", MINDLITE_FASTCALL(py_fused),
      "conv_forward_fused(x, w, bias, residual, out, stride, dilation, pads, group, act): "
      "out = act(Conv2D(x, w) + bias + residual); bias / residual may be None; act 0 none, "

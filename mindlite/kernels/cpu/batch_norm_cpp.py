@@ -8,8 +8,10 @@ gradient in two passes (the sums of dy and dy (x - mean), then dx). The channels
 the thread pool. Other layouts and mixed dtypes (float16 data with float32 statistics) run
 the numpy kernels (norm_numpy.py), which are the reference in tests.
 
-Measured (float32, thread CPU time, on the loaded 2-core machine): ResNet18's first
-BatchNorm at 3x32x32, batch 16 (x (16, 64, 16, 16)) ...
+Measured (float32, best of 20 calls, wall time on the loaded 2-core machine), numpy -> these:
+x (16, 64, 16, 16) (ResNet18's first BatchNorm at 3x32x32, batch 16) forward 329 -> 113 us,
+backward 520 -> 144 us; (16, 96, 16, 16) 484 -> 163 / 800 -> 215 us; (16, 256, 2, 2)
+198 -> 36 / 220 -> 38 us; (16, 512, 1, 1) 33 -> 30 / 30 -> 41 us.
 """
 from ...common import dtype as mstype
 from ..registry import register_kernel
