@@ -84,38 +84,40 @@ void gemm_run(const GemmJob<T>& job, int64_t i0, int64_t i1, int64_t p0, int64_t
   const int64_t rows = r1 - r0;
   const int64_t mpad = round_up(job.m, mr);
   const int64_t jb_max = panels_per_block(rows, nr);
-  T* bbuf = conv_buffer<T>(kBufPanelB, jb_max * kGemmKc * nr);
+  T* bbuf = conv_buffer<T>(kBufPanelB, kGemmKc * nr);
   T* cbuf = conv_buffer<T>(kBufPanelC, jb_max * rows * nr);
   for (int64_t pb = p0; pb < p1; pb += jb_max) {
     const int64_t jn = std::min(jb_max, p1 - pb);
     if (job.k == 0) std::fill(cbuf, cbuf + jn * rows * nr, T(0));
     for (int64_t k0 = 0; k0 < job.k; k0 += kGemmKc) {
       const int64_t kc = std::min(kGemmKc, job.k - k0);
+      const T* ablk = job.a + k0 * mpad;
+      // A read in place: the partial last panel (rows past m) packed once per K block
+      const int64_t full_end = job.lda > 0 ? std::min(r1, job.m / mr * mr) : r1;
+      T* tail = nullptr;
+      if (full_end < r1) {
+        tail = conv_buffer<T>(kBufPanelA, mr * kc);
+        for (int64_t kk = 0; kk < kc; ++kk) {
+          for (int r = 0; r < mr; ++r) {
+            tail[kk * mr + r] = full_end + r < job.m
+                                    ? job.a[(full_end + r) * job.lda + k0 + kk] : T(0);
+          }
+        }
+      }
+      // one B panel at a time, then every row panel against it (B stays in L1, the A block
+      // of all rows in L2)
       for (int64_t jb = 0; jb < jn; ++jb) {
         const int64_t j0 = (pb + jb) * nr;
-        job.pack_b(job.ctx, k0, kc, j0, std::min<int64_t>(nr, job.n - j0),
-                   bbuf + jb * kGemmKc * nr);
-      }
-      const T* ablk = job.a + k0 * mpad;
-      for (int64_t i = r0; i < r1; i += mr) {
-        const T* ap = ablk + i * kc;
-        const bool rows_in_place = job.lda > 0 && i + mr <= job.m;
-        if (job.lda > 0 && !rows_in_place) {        // the partial last panel, packed
-          T* tail = conv_buffer<T>(kBufPanelA, mr * kc);
-          for (int64_t kk = 0; kk < kc; ++kk) {
-            for (int r = 0; r < mr; ++r) {
-              tail[kk * mr + r] = i + r < job.m ? job.a[(i + r) * job.lda + k0 + kk] : T(0);
-            }
-          }
-          ap = tail;
-        }
-        for (int64_t jb = 0; jb < jn; ++jb) {
-          T* cp = cbuf + (jb * rows + (i - r0)) * nr;
-          const T* bp = bbuf + jb * kGemmKc * nr;
-          if (rows_in_place) {
-            t.tile_rows(kc, job.a + i * job.lda + k0, job.lda, bp, cp, k0 > 0);
+        job.pack_b(job.ctx, k0, kc, j0, std::min<int64_t>(nr, job.n - j0), bbuf);
+        T* cjb = cbuf + jb * rows * nr;
+        for (int64_t i = r0; i < r1; i += mr) {
+          T* cp = cjb + (i - r0) * nr;
+          if (job.lda == 0) {
+            t.tile(kc, ablk + i * kc, bbuf, cp, k0 > 0);
+          } else if (i < full_end) {
+            t.tile_rows(kc, job.a + i * job.lda + k0, job.lda, bbuf, cp, k0 > 0);
           } else {
-            t.tile(kc, ap, bp, cp, k0 > 0);
+            t.tile(kc, tail, bbuf, cp, k0 > 0);
           }
         }
       }

@@ -17,7 +17,7 @@
 
 namespace mindlite {
 
-constexpr int64_t kRunMin = 16;   // output rows at least this wide are packed run by run
+constexpr int64_t kRunMin = 4;    // output rows at least this wide are packed run by run
 
 template <class T>
 struct ConvFwdIo {
