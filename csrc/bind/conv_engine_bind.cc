@@ -8,7 +8,8 @@
 //       convolutions (group == input channels; kernels/conv_depthwise.h)
 //   _C.conv_forward_fused(x, w, bias, residual, out, stride, dilation, pads, group, act)
 //       out = act(Conv2D(x, w) + bias + residual); bias (O,) or None, residual out's shape or
-//       None, act 0 none / 1 ReLU / 2 ReLU6 / 3 HSwish / 4 SiLU (kernels/conv_engine.h).
+//       None, act 0 none / 1 ReLU / 2 ReLU6 / 3 HSwish / 4 SiLU (kernels/conv_engine.h); a
+//       depthwise geometry (group == input channels > 1) runs the depthwise loops.
 // Shapes are checked as the small-convolution entry points check them (bind/conv_args.h)
 // before any memory is touched; inputs of any layout are copied C-contiguous; the loops run
 // without the GIL on the thread pool (conv_threads picks how many threads).
@@ -194,7 +195,17 @@ PyObject* py_fused(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         ep.bias = bias ? data<T>(bias) : nullptr;
         ep.residual = res ? data<T>(res) : nullptr;
         ep.act = static_cast<int>(act);
-        conv_gemm_forward<T>(data<T>(x), data<T>(w), nullptr, data<T>(out), g, ep, threads);
+        if (g.group > 1 && g.group == g.c) {          // depthwise: its own loops
+          depthwise_forward<T>(data<T>(x), data<T>(w), ep.bias, data<T>(out), g,
+                               ep.residual ? 0 : ep.act, threads);
+          if (ep.residual) {                          // then + residual, act, in place
+            T* o = data<T>(out);
+            const int64_t total = g.n * g.o * g.oh * g.ow;
+            for (int64_t i = 0; i < total; ++i) o[i] = conv_act(o[i] + ep.residual[i], ep.act);
+          }
+        } else {
+          conv_gemm_forward<T>(data<T>(x), data<T>(w), nullptr, data<T>(out), g, ep, threads);
+        }
       });
     });
   }

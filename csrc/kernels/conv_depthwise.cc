@@ -23,9 +23,14 @@ DwPlane plane_of(int64_t h, int64_t w, int64_t oh, int64_t ow, const ConvGeom& g
   return p;
 }
 
+// The per-thread phase buffer of p, zeroed: the loops only ever write the positions a plane
+// covers, so its padding and slack stay zero for every plane of this geometry.
 template <class T>
 T* phase_buffer(const DwPlane& p, int lanes) {
-  return conv_buffer<T>(kBufDwPhases, p.sw * p.hp * p.wq + 2 * lanes);
+  const int64_t size = p.sw * p.hp * p.wq + 2 * lanes;
+  T* ph = conv_buffer<T>(kBufDwPhases, size);
+  std::fill(ph, ph + size, T(0));
+  return ph;
 }
 
 // Runs body(c0, c1) over [0, count) channels on `threads` threads.

@@ -1,0 +1,124 @@
+"""Conv2D epilogue fusion for the large convolutions: `Conv2D(x, w)` followed by any of
+`BiasAdd(., bias)`, `Add(., residual)` and `ReLU` / `ReLU6`, in that order (what a Lite model's
+Conv2DFusion / AddFusion nodes, nn.Conv2d + nn.ReLU6, and ResNet's `relu(bn(conv(x)) + x)` with
+the BatchNorm folded, come to), becomes one CNode calling FusedConvAct (conv_fused_ops.py),
+whose kernel applies the bias, the residual and the activation in the convolution engine's
+output loop: one pass over the output instead of up to four, and no intermediate tensors.
+
+    run(graph, manager) -> bool      (the pass interface; True when the graph changed)
+
+This covers the Conv2D nodes eager runs through the convolution engine or the depthwise kernel
+(kernels/cpu/conv_engine_cpp.py, conv_depthwise_cpp.py); LeNet-size ones are
+conv_biasadd_fusion's (fuse_conv.py), which runs first. Fused when: every value but the last
+has that one user and no graph returns it, each op is the framework's own primitive with only
+built-in kernels, the dtype is float32 / float64 and the shapes static, BiasAdd is NCHW with a
+1-D bias of the output's dtype, the residual has the output's shape and dtype (no
+broadcasting), and no side-effect node lies between the Conv2D and the last fused node. The
+fused kernel computes bit for bit what the unfused kernels give.
+"""
+from ...ir.anf import CNode, ValueNode
+from ...ops.operations.conv_fused_ops import FLOAT_DTYPES, FusedConvAct
+from .fuse_conv import _bias_of
+from .fuse_elementwise import epochs, output_ids, prim_of
+from .fuse_matmul import _only_user, replace_chains
+from .fuse_matmul import value_abstract as _abstract
+
+
+def _engine_selected(x, w):
+    from ...kernels import registry
+    from ...kernels.cpu._cext import _C
+    try:
+        kdef = registry.select_kernel("Conv2D", "CPU", x.dtype, input_abstracts=(x, w))
+    except (TypeError, NotImplementedError, ValueError):
+        return False
+    return kdef.fn in (_C.conv_forward, _C.conv_depthwise_forward)
+
+
+def _conv(node):
+    """FusedConvAct's geometry attributes of `node` when it is a plain float Conv2D call that
+    eager runs through the engine or the depthwise kernel, else None."""
+    if not isinstance(node, CNode) or node.side_effect or len(node.inputs) != 3:
+        return None
+    prim = node.inputs[0].value if isinstance(node.inputs[0], ValueNode) else None
+    from ...kernels import registry
+    from ...ops.operations.conv_ops import Conv2D
+    if type(prim) is not Conv2D:
+        return None
+    a = prim.attrs
+    pad = a["pad"] if a["pad_mode"] == "pad" else 0
+    attrs = (a["out_channel"], a["kernel_size"], a["pad_mode"], pad, a["stride"],
+             a["dilation"], a["group"])
+    if prim != Conv2D(attrs[0], attrs[1], 1, *attrs[2:]) or any(
+            not k.builtin for k in registry.kernels_for("Conv2D")):
+        return None
+    x, w = _abstract(node.inputs[1]), _abstract(node.inputs[2])
+    if getattr(node.abstract, "dtype", None) not in FLOAT_DTYPES or not _engine_selected(x, w):
+        return None
+    return attrs
+
+
+def _residual_add(node, users, outputs):
+    """(Add node, residual input) when the one user of `node` is an Add of it and a tensor of
+    its shape and dtype, else (None, None)."""
+    us = users.get(node, ())
+    if len(us) != 1 or node.id in outputs:
+        return None, None
+    add, index = us[0]
+    if add.graph is not node.graph or index not in (1, 2) or len(add.inputs) != 3 or \
+            prim_of(add, {"Add": 0}) != "Add" or add.inputs[1] is add.inputs[2]:
+        return None, None
+    other = add.inputs[3 - index]
+    mine, theirs = node.abstract, _abstract(other)
+    if getattr(theirs, "dtype", None) is not mine.dtype or \
+            tuple(getattr(theirs, "shape", ())) != tuple(mine.shape):
+        return None, None
+    return add, other
+
+
+def _chain(conv, users, outputs, epoch):
+    """(bias, BiasAdd, Add, residual, activation node, activation name) after `conv`; the
+    nodes that do not apply are None."""
+    same = epoch[conv.id]
+    bias_add = _only_user(conv, users, outputs, "BiasAdd")
+    bias = _bias_of(bias_add, conv) if bias_add is not None else None
+    if bias is None or epoch[bias_add.id] != same:
+        bias, bias_add = None, None
+    add, residual = _residual_add(bias_add or conv, users, outputs)
+    if add is not None and epoch[add.id] != same:
+        add, residual = None, None
+    last = add or bias_add or conv
+    act, name = None, "none"
+    for op, attr in (("ReLU", "relu"), ("ReLU6", "relu6")):
+        node = _only_user(last, users, outputs, op)
+        if node is not None and prim_of(node, {op: 0}) == op and epoch[node.id] == same:
+            act, name = node, attr
+            break
+    return bias, bias_add, add, residual, act, name
+
+
+def run(graph, manager):
+    """Fuse every engine-sized Conv2D -> BiasAdd / Add / ReLU(6) chain reachable from `graph`."""
+    changed = False
+    outputs = output_ids(manager)
+    users = manager.users
+    for g in manager.graphs():
+        fused = {}                                   # last node id -> (fused node, dropped ids)
+        epoch = epochs(g)
+        for conv in g.order:
+            attrs = _conv(conv)
+            if attrs is None:
+                continue
+            bias, bias_add, add, residual, act, name = _chain(conv, users, outputs, epoch)
+            last = act or add or bias_add
+            if last is None:
+                continue
+            prim = FusedConvAct(*attrs, bias is not None, residual is not None, name)
+            inputs = [ValueNode(prim, prim), conv.inputs[1], conv.inputs[2]]
+            inputs += [n for n in (bias, residual) if n is not None]
+            node = CNode(g, inputs, last.abstract, last.debug, last.name)
+            drop = {n.id for n in (conv, bias_add, add, act) if n is not None} - {last.id}
+            fused[last.id] = (node, drop, last)
+        changed = replace_chains(g, manager, fused) or changed
+    if changed:
+        manager.rebuild()
+    return changed
