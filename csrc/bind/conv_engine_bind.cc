@@ -8,7 +8,8 @@
 //       convolutions (group == input channels; kernels/conv_depthwise.h)
 //   _C.conv_forward_fused(x, w, bias, residual, out, stride, dilation, pads, group, act)
 //       out = act(Conv2D(x, w) + bias + residual); bias (O,) or None, residual out's shape or
-//       None, act 0 none / 1 ReLU / 2 ReLU6 / 3 HSwish / 4 SiLU (kernels/conv_engine.h); a
+//       None, act 0 none / 1 ReLU / 2 ReLU6 / 3 HSwish / 4 SiLU / 5 Clip(0, 6)
+//       (kernels/conv_engine.h); a
 //       depthwise geometry (group == input channels > 1) runs the depthwise loops.
 // Shapes are checked as the small-convolution entry points check them (bind/conv_args.h)
 // before any memory is touched; inputs of any layout are copied C-contiguous; the loops run
@@ -241,7 +242,7 @@ PyMethodDef g_methods[] = {
     {"conv_forward_fused", MINDLITE_FASTCALL(py_fused),
      "conv_forward_fused(x, w, bias, residual, out, stride, dilation, pads, group, act): "
      "out = act(Conv2D(x, w) + bias + residual); bias / residual may be None; act 0 none, "
-     "1 ReLU, 2 ReLU6, 3 HSwish, 4 SiLU."},
+     "1 ReLU, 2 ReLU6, 3 HSwish, 4 SiLU, 5 Maximum(., 0) then Minimum(., 6)."},
     {nullptr, nullptr, 0, nullptr}};
 
 #undef MINDLITE_FASTCALL

@@ -31,8 +31,10 @@
 
 namespace mindlite {
 
+// kConvActClip06: Maximum(v, 0) then Minimum(., 6) with the Maximum / Minimum kernels' rules
+// (NaN kept, -0 kept): ONNX's Clip(0, 6), the ReLU6 of an exported MobileNet.
 enum ConvAct : int { kConvActNone = 0, kConvActRelu, kConvActRelu6, kConvActHSwish,
-                     kConvActSiLU, kConvNumActs };
+                     kConvActSiLU, kConvActClip06, kConvNumActs };
 
 template <class T>
 struct ConvEpilogue {
@@ -61,6 +63,10 @@ inline T conv_act(T v, int act) {
     }
     case kConvActSiLU:
       return v * (T(1) / (T(1) + std::exp(-v)));
+    case kConvActClip06: {
+      const T m = (v > T(0) || v != v) ? v : T(0);
+      return (m < T(6) || m != m) ? m : T(6);
+    }
     default:
       return v;
   }

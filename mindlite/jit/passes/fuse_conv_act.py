@@ -1,9 +1,11 @@
 """Conv2D epilogue fusion for the large convolutions: `Conv2D(x, w)` followed by any of
-`BiasAdd(., bias)`, `Add(., residual)` and `ReLU` / `ReLU6`, in that order (what a Lite model's
-Conv2DFusion / AddFusion nodes, nn.Conv2d + nn.ReLU6, and ResNet's `relu(bn(conv(x)) + x)` with
-the BatchNorm folded, come to), becomes one CNode calling FusedConvAct (conv_fused_ops.py),
-whose kernel applies the bias, the residual and the activation in the convolution engine's
-output loop: one pass over the output instead of up to four, and no intermediate tensors.
+`BiasAdd(., bias)`, `Add(., residual)` and `ReLU` / `ReLU6` / `Minimum(Maximum(., lo), hi)`
+(ONNX's Clip as imported; lo and hi stay inputs, read at run time), in that order (what a
+Lite model's Conv2DFusion / AddFusion nodes, nn.Conv2d + nn.ReLU6 and ResNet's
+`relu(bn(conv(x)) + x)` with the BatchNorm folded come to), becomes one CNode calling
+FusedConvAct (conv_fused_ops.py), whose kernel applies the bias, the residual and the
+activation in the convolution engine's output loop: one pass over the output instead of up
+to four, and no intermediate tensors.
 
     run(graph, manager) -> bool      (the pass interface; True when the graph changed)
 
@@ -75,9 +77,32 @@ def _residual_add(node, users, outputs):
     return add, other
 
 
+def _scalar_like(node, dtype):
+    """A Python number, or a tensor of one element of `dtype` (a Clip bound)."""
+    if isinstance(node, ValueNode) and type(node.value) in (int, float):
+        return True
+    ab = _abstract(node)
+    return getattr(ab, "dtype", None) is dtype and tuple(getattr(ab, "shape", (0,))) in ((), (1,))
+
+
+def _clip(last, users, outputs, same, epoch):
+    """(Maximum node, Minimum node, lo, hi) when `last`'s one user is Maximum(last, lo) and
+    that one's is Minimum(., hi), lo / hi scalars (ONNX's Clip as imported), else None."""
+    mx = _only_user(last, users, outputs, "Maximum")
+    if mx is None or len(mx.inputs) != 3 or epoch[mx.id] != same:
+        return None
+    mn = _only_user(mx, users, outputs, "Minimum")
+    if mn is None or len(mn.inputs) != 3 or epoch[mn.id] != same:
+        return None
+    lo, hi, dtype = mx.inputs[2], mn.inputs[2], last.abstract.dtype
+    if lo is last or hi is mx or not (_scalar_like(lo, dtype) and _scalar_like(hi, dtype)):
+        return None
+    return mx, mn, lo, hi
+
+
 def _chain(conv, users, outputs, epoch):
-    """(bias, BiasAdd, Add, residual, activation node, activation name) after `conv`; the
-    nodes that do not apply are None."""
+    """(bias, BiasAdd, Add, residual, activation nodes, activation name, clip bounds) after
+    `conv`; the parts that do not apply are None / ()."""
     same = epoch[conv.id]
     bias_add = _only_user(conv, users, outputs, "BiasAdd")
     bias = _bias_of(bias_add, conv) if bias_add is not None else None
@@ -87,13 +112,14 @@ def _chain(conv, users, outputs, epoch):
     if add is not None and epoch[add.id] != same:
         add, residual = None, None
     last = add or bias_add or conv
-    act, name = None, "none"
     for op, attr in (("ReLU", "relu"), ("ReLU6", "relu6")):
         node = _only_user(last, users, outputs, op)
         if node is not None and prim_of(node, {op: 0}) == op and epoch[node.id] == same:
-            act, name = node, attr
-            break
-    return bias, bias_add, add, residual, act, name
+            return bias, bias_add, add, residual, (node,), attr, ()
+    clip = _clip(last, users, outputs, same, epoch)
+    if clip is not None:
+        return bias, bias_add, add, residual, clip[:2], "clip", clip[2:]
+    return bias, bias_add, add, residual, (), "none", ()
 
 
 def run(graph, manager):
@@ -108,15 +134,16 @@ def run(graph, manager):
             attrs = _conv(conv)
             if attrs is None:
                 continue
-            bias, bias_add, add, residual, act, name = _chain(conv, users, outputs, epoch)
-            last = act or add or bias_add
+            bias, bias_add, add, residual, acts, name, bounds = _chain(conv, users, outputs,
+                                                                       epoch)
+            last = acts[-1] if acts else add or bias_add
             if last is None:
                 continue
             prim = FusedConvAct(*attrs, bias is not None, residual is not None, name)
             inputs = [ValueNode(prim, prim), conv.inputs[1], conv.inputs[2]]
-            inputs += [n for n in (bias, residual) if n is not None]
+            inputs += [n for n in (bias, residual) if n is not None] + list(bounds)
             node = CNode(g, inputs, last.abstract, last.debug, last.name)
-            drop = {n.id for n in (conv, bias_add, add, act) if n is not None} - {last.id}
+            drop = {n.id for n in (conv, bias_add, add, *acts) if n is not None} - {last.id}
             fused[last.id] = (node, drop, last)
         changed = replace_chains(g, manager, fused) or changed
     if changed:

@@ -7,26 +7,31 @@ FusedConvAct(out_channel, kernel_size, pad_mode, pad, stride, dilation, group, h
     act(Conv2D(x, w) + bias + residual): the Conv2D of those attributes (NCHW), then BiasAdd
     (bias 1-D, one value per output channel) when has_bias, then Add of `residual` (the
     output's shape and dtype) when has_residual, then the activation ('none', 'relu',
-    'relu6'), in that order, as the unfused nodes compute them. Inputs (x, w[, bias]
-    [, residual]). The kernels (kernels/cpu/conv_fused_act_cpp.py) run the convolution
+    'relu6', or 'clip': Maximum(., lo) then Minimum(., hi) of two more inputs lo, hi, as
+    ONNX's Clip imports), in that order, as the unfused nodes compute them. Inputs (x, w[, bias]
+    [, residual][, lo, hi]). The kernels (kernels/cpu/conv_fused_act_cpp.py) run the convolution
     engine or the depthwise kernel with the bias, the residual and the activation applied in
     its output loop, bit for bit what Conv2D, BiasAdd, Add and ReLU / ReLU6 give one by one.
 
 Gradient: the activation's gradient from the output (ReluGrad / ReLU6Grad: the output is in
-(0, 6) exactly where its input is), then Conv2D's two gradients, BiasAddGrad for the bias and
-the same value for the residual.
+(0, 6) exactly where its input is; clip06 recomputes the unclipped value and runs Maximum's and
+Minimum's own bprops, whose ties at lo and hi the output cannot tell), then Conv2D's two
+gradients, BiasAddGrad for the bias and the same value for the residual.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
+from ...pynative.grad import BPROPS, bprop_for
 from ..primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_same_dtype, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 from ._grad_ops import BiasAddGrad, ReLU6Grad, ReluGrad
 from .conv_ops import Conv2D, _family
+from .math_ops import Maximum, Minimum
 
 __all__ = ["FusedConvAct", "CONV_ACTIVATIONS"]
 
-CONV_ACTIVATIONS = {"none": 0, "relu": 1, "relu6": 2}     # the kernels' act codes
+# the kernels' act codes; "clip" is Minimum(Maximum(v, lo), hi) of two more inputs (ONNX's
+# Clip as imported), act 5 (its kernel form for lo = 0, hi = 6) when they hold those values
+CONV_ACTIVATIONS = {"none": 0, "relu": 1, "relu6": 2, "clip": 5}
 FLOAT_DTYPES = (mstype.float32, mstype.float64)
 
 
@@ -43,14 +48,23 @@ class FusedConvAct(Primitive):
                              f"{sorted(CONV_ACTIVATIONS)}, but got {activation!r}")
         self.conv = Conv2D(out_channel, kernel_size, 1, pad_mode, pad, stride, dilation, group)
         self.input_names = ("x", "weight") + (("bias",) if has_bias else ()) + (
-            ("residual",) if has_residual else ())
+            ("residual",) if has_residual else ()) + (("lo", "hi") if activation == "clip" else ())
 
     def infer(self, x, w, *rest):
         a = self.attrs
-        if len(rest) != int(a["has_bias"]) + int(a["has_residual"]):
+        if len(rest) != len(self.input_names) - 2:
             raise TypeError(f"For 'FusedConvAct', expected {len(self.input_names)} inputs "
                             f"{self.input_names}, but got {2 + len(rest)}")
         out = self.conv.infer(x, w)
+        if a["activation"] == "clip":
+            for arg, bound in zip(("lo", "hi"), rest[-2:]):
+                if not isinstance(bound, (int, float)):
+                    check_tensor(self, arg, bound)
+                    check_same_dtype(self, [("x", x), (arg, bound)])
+                    if tuple(bound.shape) not in ((), (1,)):
+                        raise ValueError(f"For 'FusedConvAct', '{arg}' must be a scalar, but "
+                                         f"got shape {list(bound.shape)}")
+            rest = rest[:-2]
         if a["has_bias"]:
             bias = rest[0]
             check_tensor(self, "bias", bias)
@@ -81,6 +95,16 @@ def fused_conv_act_bprop(prim, x, w, *rest):
         dz = cached_prim(ReluGrad)(dout, out)
     elif act == "relu6":
         dz = cached_prim(ReLU6Grad)(dout, out)
+    elif act == "clip":
+        a = prim.attrs
+        *inputs, lo, hi = inputs
+        inner = cached_prim(FusedConvAct, a["out_channel"], a["kernel_size"], a["pad_mode"],
+                            a["pad"], a["stride"], a["dilation"], a["group"], a["has_bias"],
+                            a["has_residual"], "none")
+        z = inner(x, w, *inputs)
+        m = cached_prim(Maximum)(z, lo)
+        dm, dhi = BPROPS[Minimum](cached_prim(Minimum), m, hi, out, dout)
+        dz, dlo = BPROPS[Maximum](cached_prim(Maximum), z, lo, m, dm)
     else:
         dz = dout
     _, bp_input, bp_filter = _family(prim.conv)
@@ -90,4 +114,6 @@ def fused_conv_act_bprop(prim, x, w, *rest):
         grads.append(cached_prim(BiasAddGrad)(dz) if needs_grad(inputs[0]) else None)
     if prim.attrs["has_residual"]:
         grads.append(dz if needs_grad(inputs[-1]) else None)
+    if act == "clip":
+        grads += [dlo, dhi]
     return tuple(grads)
