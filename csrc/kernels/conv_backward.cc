@@ -107,10 +107,11 @@ void pack_cols_t(const void* p, int64_t k0, int64_t kc, int64_t j0, int64_t cols
 }
 
 template <class T>
-void store_dw(const void* p, int64_t i0, int64_t i1, int64_t j0, int64_t cols, const T* cb) {
+void store_dw(const void* p, int64_t i0, int64_t i1, int64_t j0, int64_t cols, const T* cb,
+              int64_t ldc) {
   const FilterIo<T>& c = *static_cast<const FilterIo<T>*>(p);
   for (int64_t i = i0; i < i1; ++i) {
-    const T* src = cb + (i - i0) * c.nr;
+    const T* src = cb + (i - i0) * ldc;
     T* row = c.dw + i * c.cg * c.kt;
     if (c.nt == c.kt) {                         // every tap: the columns are dw's own
       T* d = row + j0;

@@ -55,10 +55,13 @@ struct ConvScratch {
 
 thread_local std::unique_ptr<ConvScratch> tls_scratch;
 
-// Column panels per block: the C buffer (rows x panels x NR) kept near L2-sized.
+// Column panels per block: the C buffer (rows x panels NR) kept near L2-sized, and wide enough
+// that a block's store writes long runs of each output row (rows of a large plane lie a page
+// or more apart: 128-byte runs cost a TLB miss each).
 int64_t panels_per_block(int64_t rows, int nr) {
-  constexpr int64_t kBudget = 96 * 1024;   // elements
-  return std::max<int64_t>(1, std::min<int64_t>(4, kBudget / std::max<int64_t>(1, rows * nr)));
+  constexpr int64_t kBudget = 128 * 1024;   // elements
+  return std::max<int64_t>(1, std::min<int64_t>(kGemmMaxPanels,
+                                                kBudget / std::max<int64_t>(1, rows * nr)));
 }
 
 }  // namespace
@@ -88,7 +91,8 @@ void gemm_run(const GemmJob<T>& job, int64_t i0, int64_t i1, int64_t p0, int64_t
   T* cbuf = conv_buffer<T>(kBufPanelC, jb_max * rows * nr);
   for (int64_t pb = p0; pb < p1; pb += jb_max) {
     const int64_t jn = std::min(jb_max, p1 - pb);
-    if (job.k == 0) std::fill(cbuf, cbuf + jn * rows * nr, T(0));
+    const int64_t ldc = jn * nr;                   // C buffer rows: the block's columns
+    if (job.k == 0) std::fill(cbuf, cbuf + rows * ldc, T(0));
     for (int64_t k0 = 0; k0 < job.k; k0 += kGemmKc) {
       const int64_t kc = std::min(kGemmKc, job.k - k0);
       const T* ablk = job.a + k0 * mpad;
@@ -109,24 +113,21 @@ void gemm_run(const GemmJob<T>& job, int64_t i0, int64_t i1, int64_t p0, int64_t
       for (int64_t jb = 0; jb < jn; ++jb) {
         const int64_t j0 = (pb + jb) * nr;
         job.pack_b(job.ctx, k0, kc, j0, std::min<int64_t>(nr, job.n - j0), bbuf);
-        T* cjb = cbuf + jb * rows * nr;
         for (int64_t i = r0; i < r1; i += mr) {
-          T* cp = cjb + (i - r0) * nr;
+          T* cp = cbuf + (i - r0) * ldc + jb * nr;
           if (job.lda == 0) {
-            t.tile(kc, ablk + i * kc, bbuf, cp, k0 > 0);
+            t.tile(kc, ablk + i * kc, bbuf, cp, ldc, k0 > 0);
           } else if (i < full_end) {
-            t.tile_rows(kc, job.a + i * job.lda + k0, job.lda, bbuf, cp, k0 > 0);
+            t.tile_rows(kc, job.a + i * job.lda + k0, job.lda, bbuf, cp, ldc, k0 > 0);
           } else {
-            t.tile(kc, tail, bbuf, cp, k0 > 0);
+            t.tile(kc, tail, bbuf, cp, ldc, k0 > 0);
           }
         }
       }
     }
-    for (int64_t jb = 0; jb < jn; ++jb) {
-      const int64_t j0 = (pb + jb) * nr;
-      job.store(job.ctx, i0, std::min(i1, job.m), j0, std::min<int64_t>(nr, job.n - j0),
-                cbuf + (jb * rows + (i0 - r0)) * nr);
-    }
+    const int64_t j0 = pb * nr;
+    job.store(job.ctx, i0, std::min(i1, job.m), j0, std::min(ldc, job.n - j0),
+              cbuf + (i0 - r0) * ldc, ldc);
   }
 }
 

@@ -45,15 +45,18 @@ class PoolErrors {
 constexpr int64_t kGemmKc = 256;        // K block (a 12 x 256 float A panel: 12 KiB)
 constexpr int kGemmMaxMr = 12;
 constexpr int kGemmMaxNr = 32;          // float lanes of two AVX-512 vectors
+constexpr int kGemmMaxPanels = 16;      // column panels stored at once (a block)
+constexpr int kGemmMaxStoreCols = kGemmMaxPanels * kGemmMaxNr;
 
-// c (MR x NR, rows NR apart) = (accumulate ? c : 0) + a (kc x MR) @ b (kc x NR).
+// c (MR x NR, rows ldc apart) = (accumulate ? c : 0) + a (kc x MR) @ b (kc x NR).
 template <class T>
-using GemmTileFn = void (*)(int64_t kc, const T* a, const T* b, T* c, bool accumulate);
+using GemmTileFn = void (*)(int64_t kc, const T* a, const T* b, T* c, int64_t ldc,
+                            bool accumulate);
 
 // The same with tile row r read at a + r lda (A row-major, not packed).
 template <class T>
 using GemmTileRowsFn = void (*)(int64_t kc, const T* a, int64_t lda, const T* b, T* c,
-                                bool accumulate);
+                                int64_t ldc, bool accumulate);
 
 template <class T>
 struct GemmTile {
@@ -99,11 +102,11 @@ template <class T>
 using PackB = void (*)(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t cols,
                        T* dst);
 
-// Writes C rows [i0, i1) x columns [j0, j0 + cols): c points at row i0 of a row-major buffer
-// with rows NR apart (column j0 first).
+// Writes C rows [i0, i1) x columns [j0, j0 + cols) (cols <= kGemmMaxStoreCols): c points at
+// row i0 of a row-major buffer with rows ldc apart (column j0 first).
 template <class T>
 using StoreC = void (*)(const void* ctx, int64_t i0, int64_t i1, int64_t j0, int64_t cols,
-                        const T* c);
+                        const T* c, int64_t ldc);
 
 template <class T>
 struct GemmJob {
