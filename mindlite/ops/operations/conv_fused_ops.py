@@ -13,9 +13,9 @@ FusedConvAct(out_channel, kernel_size, pad_mode, pad, stride, dilation, group, h
     engine or the depthwise kernel with the bias, the residual and the activation applied in
     its output loop, bit for bit what Conv2D, BiasAdd, Add and ReLU / ReLU6 give one by one.
 
-Gradient: the activation's gradient from the output (ReluGrad / ReLU6Grad: the output is in
-(0, 6) exactly where its input is; clip06 recomputes the unclipped value and runs Maximum's and
-Minimum's own bprops, whose ties at lo and hi the output cannot tell), then Conv2D's two
+Gradient: the activation's gradient (ReluGrad from the output; ReLU6, which passes the
+gradient at exactly 6, and clip, whose ties at lo and hi the output cannot tell, recompute the
+unactivated value and apply ReLU6Grad / Maximum's and Minimum's bprop rules to it), then Conv2D's two
 gradients, BiasAddGrad for the bias and the same value for the residual.
 """
 from ...common import dtype as mstype
@@ -87,21 +87,25 @@ class FusedConvAct(Primitive):
                 "has_bias": a["has_bias"], "has_residual": a["has_residual"]}
 
 
+def _unactivated(prim):
+    """`prim` without its activation (the value the activation reads)."""
+    a = prim.attrs
+    return cached_prim(FusedConvAct, a["out_channel"], a["kernel_size"], a["pad_mode"], a["pad"],
+                       a["stride"], a["dilation"], a["group"], a["has_bias"], a["has_residual"],
+                       "none")
+
+
 @bprop_for(FusedConvAct)
 def fused_conv_act_bprop(prim, x, w, *rest):
     *inputs, out, dout = rest
     act = prim.attrs["activation"]
     if act == "relu":
         dz = cached_prim(ReluGrad)(dout, out)
-    elif act == "relu6":
-        dz = cached_prim(ReLU6Grad)(dout, out)
+    elif act == "relu6":                       # ReLU6Grad passes at 6: it needs the input
+        dz = cached_prim(ReLU6Grad)(dout, _unactivated(prim)(x, w, *inputs))
     elif act == "clip":
-        a = prim.attrs
         *inputs, lo, hi = inputs
-        inner = cached_prim(FusedConvAct, a["out_channel"], a["kernel_size"], a["pad_mode"],
-                            a["pad"], a["stride"], a["dilation"], a["group"], a["has_bias"],
-                            a["has_residual"], "none")
-        z = inner(x, w, *inputs)
+        z = _unactivated(prim)(x, w, *inputs)
         m = cached_prim(Maximum)(z, lo)
         # Minimum's then Maximum's bprop (math_ops.py): ties go to the first input
         to_m, to_z = _less_equal(m, hi), _greater_equal(z, lo)
