@@ -23,6 +23,7 @@
 #include "kernels/conv_depthwise.h"
 #include "kernels/conv_engine.h"
 #include "kernels/conv_gemm.h"
+#include "kernels/conv_winograd.h"
 
 namespace mindlite {
 namespace {
@@ -218,6 +219,17 @@ PyObject* py_fused(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// _C.conv_winograd([on]) -> whether Winograd F(2x2, 3x3) was on; with a bool, sets it.
+PyObject* py_winograd(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs > 1 || (nargs == 1 && !PyBool_Check(args[0]))) {
+    PyErr_SetString(PyExc_TypeError, "For 'mindlite._C.conv_winograd', expected no argument or "
+                    "one bool");
+    return nullptr;
+  }
+  const bool was = nargs ? set_winograd(args[0] == Py_True) : winograd_enabled();
+  return PyBool_FromLong(was);
+}
+
 #define MINDLITE_FASTCALL(f) \
   reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(f)), METH_FASTCALL
 
@@ -243,6 +255,9 @@ PyMethodDef g_methods[] = {
      "conv_forward_fused(x, w, bias, residual, out, stride, dilation, pads, group, act): "
      "out = act(Conv2D(x, w) + bias + residual); bias / residual may be None; act 0 none, "
      "1 ReLU, 2 ReLU6, 3 HSwish, 4 SiLU, 5 Maximum(., 0) then Minimum(., 6)."},
+    {"conv_winograd", MINDLITE_FASTCALL(py_winograd),
+     "conv_winograd([on]) -> bool: whether 3 x 3 stride-1 convolutions use Winograd "
+     "F(2x2, 3x3) (off by default; MINDLITE_WINOGRAD=1); with a bool, sets it."},
     {nullptr, nullptr, 0, nullptr}};
 
 #undef MINDLITE_FASTCALL

@@ -10,6 +10,7 @@
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_geom.h"
 #include "kernels/conv_pack.h"
+#include "kernels/conv_winograd.h"
 
 namespace mindlite {
 namespace {
@@ -54,6 +55,10 @@ void conv_forward_taps(const T* x, const T* a, bool packed, T* out, const ConvGe
                        const std::vector<Tap>& taps, const ConvEpilogue<T>& ep, int threads) {
   const int64_t plane = g.oh * g.ow, og = g.o / g.group, cg = g.c / g.group;
   if (g.n * g.o * plane == 0) return;
+  if (!packed && winograd_applicable(g, taps)) {     // every tap live: a is w itself
+    conv_winograd_forward(x, a, out, g, ep, threads);
+    return;
+  }
   const int64_t nt = static_cast<int64_t>(taps.size()), k = cg * nt;
   const int64_t asize = packed ? packed_a_size<T>(og, k) : og * k;
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 &&

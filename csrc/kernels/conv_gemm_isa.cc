@@ -3,6 +3,7 @@
 // AVX-512: 12 rows x 2 zmm (24 accumulators of 32 registers; 12 x 32 floats measured at
 // 110 GFLOP/s on one Zen 4 core with packed operands, OpenBLAS's sgemm 95); AVX2: 6 x 2 ymm
 // (12 of 16); baseline: 4 x 2 xmm.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "kernels/conv_engine.h"
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_pack.h"
+#include "kernels/conv_winograd.h"
 #include "kernels/elementwise.h"
 
 namespace mindlite {
@@ -25,6 +27,7 @@ namespace conv_gemm_avx512 {
 #define CG_MR 12
 #include "kernels/conv_gemm_tile.inc"
 #include "kernels/conv_pack.inc"
+#include "kernels/conv_winograd.inc"
 #undef CG_VB
 #undef CG_MR
 }  // namespace conv_gemm_avx512
@@ -37,6 +40,7 @@ namespace conv_gemm_avx2 {
 #define CG_MR 6
 #include "kernels/conv_gemm_tile.inc"
 #include "kernels/conv_pack.inc"
+#include "kernels/conv_winograd.inc"
 #undef CG_VB
 #undef CG_MR
 }  // namespace conv_gemm_avx2
@@ -48,6 +52,7 @@ namespace conv_gemm_base {
 #define CG_MR 4
 #include "kernels/conv_gemm_tile.inc"
 #include "kernels/conv_pack.inc"
+#include "kernels/conv_winograd.inc"
 #undef CG_VB
 #undef CG_MR
 }  // namespace conv_gemm_base
@@ -61,6 +66,8 @@ struct Tiles {
   GemmDot<double> dd;
   ConvPack<float> pf;
   ConvPack<double> pd;
+  WinogradLoops<float> wf;
+  WinogradLoops<double> wd;
 };
 
 Tiles make_tiles() {
@@ -71,12 +78,14 @@ Tiles make_tiles() {
     conv_gemm_avx512::fill(&t.f, &t.d, &t.df, &t.dd);
     conv_gemm_avx512::fill_pack(&t.pf);
     conv_gemm_avx512::fill_pack(&t.pd);
+    conv_gemm_avx512::fill_winograd(&t.wf, &t.wd);
     return t;
   }
   if (!std::strcmp(isa, "avx2")) {
     conv_gemm_avx2::fill(&t.f, &t.d, &t.df, &t.dd);
     conv_gemm_avx2::fill_pack(&t.pf);
     conv_gemm_avx2::fill_pack(&t.pd);
+    conv_gemm_avx2::fill_winograd(&t.wf, &t.wd);
     return t;
   }
 #endif
@@ -84,6 +93,7 @@ Tiles make_tiles() {
   conv_gemm_base::fill(&t.f, &t.d, &t.df, &t.dd);
   conv_gemm_base::fill_pack(&t.pf);
   conv_gemm_base::fill_pack(&t.pd);
+  conv_gemm_base::fill_winograd(&t.wf, &t.wd);
   return t;
 }
 
@@ -122,6 +132,16 @@ const ConvPack<float>& conv_pack<float>() {
 template <>
 const ConvPack<double>& conv_pack<double>() {
   return tiles().pd;
+}
+
+template <>
+const WinogradLoops<float>& winograd_loops<float>() {
+  return tiles().wf;
+}
+
+template <>
+const WinogradLoops<double>& winograd_loops<double>() {
+  return tiles().wd;
 }
 
 }  // namespace mindlite
