@@ -123,6 +123,7 @@ def test_export_keeps_the_unfused_nodes():
                                                  ("clip", True, 1), ("none", False, 1)])
 def test_float64_gradients(monkeypatch, act, residual, group):
     monkeypatch.setattr(conv_engine_cpp, "MIN_MACS", 0)
+    monkeypatch.setattr(conv_engine_cpp, "MIN_ROWS", 0)
     rng = np.random.default_rng(7)
     x, w = rng.standard_normal((2, 4, 5, 4)), rng.standard_normal((4, 4 // group, 3, 3))
     b = rng.standard_normal(4)
