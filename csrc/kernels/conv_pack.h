@@ -52,6 +52,9 @@ struct ConvPack {
   StoreC<T> store_out;   // ctx: ConvFwdIo<T>
   PackB<T> rows;         // ctx: ConvColIo<T>
   StoreC<T> col2im;      // ctx: ConvColIo<T>
+  // in place: d[i][q] = act(d[i][q] + bias[i] (+ res[i][q])), rows x cols, rows ld apart
+  void (*epilogue)(T* d, int64_t ld, const T* res, int64_t rows, int64_t cols, const T* bias,
+                   int act);
 };
 
 // The packers of the instruction set kernel_isa() names.
