@@ -14,9 +14,9 @@ FusedConvAct(out_channel, kernel_size, pad_mode, pad, stride, dilation, group, h
     its output loop, bit for bit what Conv2D, BiasAdd, Add and ReLU / ReLU6 give one by one.
 
 Gradient: the activation's gradient (ReluGrad from the output; ReLU6, which passes the
-gradient at exactly 6, and clip, whose ties at lo and hi the output cannot tell, recompute the
-unactivated value and apply ReLU6Grad / Maximum's and Minimum's bprop rules to it), then Conv2D's two
-gradients, BiasAddGrad for the bias and the same value for the residual.
+gradient at exactly 6, and clip, whose ties at lo and hi the output cannot tell, recompute
+the unactivated value and apply ReLU6Grad / Maximum's and Minimum's bprop rules to it), then
+Conv2D's two gradients, BiasAddGrad for the bias and the same value for the residual.
 """
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
