@@ -16,7 +16,7 @@ from ..abstract import AbstractTensor
 from ..context import CONTEXT
 from ..ir.anf import CNode, FuncGraph, ParameterNode, ValueNode
 from ..jit.memory_plan import flat_refs
-from ..ops.primitive import Primitive
+from ..ir.primitive import Primitive
 from .base import PluginError
 
 

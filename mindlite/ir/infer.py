@@ -56,7 +56,7 @@ def infer_call(prim, args):
     ins = []
     for i, (kind, a) in enumerate(zip(info.kinds, args)):
         if kind == K:
-            from ..ops.primitive import const_value
+            from .primitive import const_value
             ins.append(const_value(a))
         elif kind == L:
             ins.append(tuple(x if isinstance(x, AbstractTensor)

@@ -25,7 +25,7 @@ from ..context import CONTEXT
 from ..device.passes import device_passes
 from ..ir.anf import MAKE_TUPLE, Location
 from ..ir.manager import lint
-from ..ops.primitive import _hashable
+from ..ir.primitive import _hashable
 from .dynamic import apply_signature, is_placeholder
 from .executor import run_graph
 from .guards import fast_guards

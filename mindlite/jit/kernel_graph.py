@@ -47,7 +47,7 @@ from ..context import CONTEXT
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from ..kernels import registry
 from ..kernels.kernel_def import KernelDef
-from ..ops.primitive import Primitive
+from ..ir.primitive import Primitive
 from ..pynative.forward import K, L, T, CNode as _OpNode
 from .parse_call import has_side_effect
 

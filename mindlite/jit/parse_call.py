@@ -25,7 +25,7 @@ from ..common.tensor import Tensor
 from ..ir.anf import PRINT, AnfNode, ParameterNode
 from ..ir.infer import Folded
 from .dynamic import is_dyn_int
-from ..ops.primitive import Primitive
+from ..ir.primitive import Primitive
 
 # Primitives that write their inputs in place or draw random numbers: never computed at
 # compile time, never removed as dead (their effect is the point), kept in statement order.

@@ -16,7 +16,7 @@ from ..abstract import AbstractTensor
 from ..ir.anf import FUNC, MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
 from ..ir.infer import Folded, infer_call
 from ..ir.manager import reachable_graphs
-from ..ops.primitive import Primitive
+from ..ir.primitive import Primitive
 
 
 def inline_graph_cell(parser, cell, args, kwargs):

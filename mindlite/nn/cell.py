@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 from ..common.parameter import Parameter
 from ..context import CONTEXT, GRAPH_MODE
-from ..ops.primitive import Primitive
+from ..ir.primitive import Primitive
 from ..pynative.grad import BPROPS, GRAD_EXECUTOR
 
 

@@ -34,7 +34,7 @@ import time
 from .. import _C
 from ..abstract import AbstractTensor
 from ..context import CONTEXT
-from ..ops.primitive import _init_parameters, _run_op, find_runner, signature_key
+from ..ir.primitive import _init_parameters, _run_op, find_runner, signature_key
 from ..pynative import runner as runner_mod
 from ..pynative.executor import PYNATIVE_EXECUTOR
 from ..pynative.forward import (K, CNode, ForwardExecutor, OpRunInfo, _infer_key,

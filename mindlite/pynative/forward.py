@@ -23,7 +23,7 @@ from ..abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..context import CONTEXT
-from ..ops.primitive import _hashable, _scalar_key, const_value, signature_key
+from ..ir.primitive import _hashable, _scalar_key, const_value, signature_key
 from ..backend.session import session_factory
 from ..kernels import registry
 from . import runner as runner_mod

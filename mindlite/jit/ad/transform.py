@@ -31,7 +31,7 @@ from ...abstract import AbstractTensor
 from ...common.tensor import Tensor
 from ...ir.anf import (MAKE_TUPLE, SWITCH, TUPLE_GETITEM, AnfNode, CNode, FuncGraph, IRPrim,
                        ValueNode)
-from ...ops.primitive import Primitive
+from ...ir.primitive import Primitive
 from ...pynative.grad import BPROPS, NON_DIFFERENTIABLE
 from ..errors import UnsupportedSyntaxError
 

@@ -12,7 +12,7 @@ import numpy as np
 from ...abstract import AbstractTensor
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, PRINT, CNode, FuncGraph, IRPrim, ValueNode
-from ...ops.primitive import Primitive
+from ...ir.primitive import Primitive
 
 MAX_ROUNDS = 16          # a pass that runs to a fixpoint stops after this many sweeps
 

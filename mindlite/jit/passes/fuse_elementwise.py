@@ -31,7 +31,7 @@ from ...common.tensor import Tensor
 from ...ir.anf import CNode, FuncGraph, ValueNode
 from ...kernels import registry
 from ...ops.operations.fused_ops import ELEMWISE_OPS, FLOAT_DTYPES, FusedElemwise, component
-from ...ops.primitive import Primitive
+from ...ir.primitive import Primitive
 
 MIN_NODES = 2
 MIN_ELEMENTS = 4096     # outputs smaller than this are fused only from MIN_SMALL_NODES ops

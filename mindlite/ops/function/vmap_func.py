@@ -16,7 +16,7 @@ import numbers
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, TUPLE_GETITEM, IRPrim, ValueNode
 from ...ir.manager import FuncGraphManager
-from ..primitive import Primitive
+from ...ir.primitive import Primitive
 from . import vmap_rules
 
 __all__ = ["vmap"]

@@ -11,7 +11,7 @@ not imported yet are found by the second check below, which imports them.
 """
 from ..._lazy import lazy_exports as _lazy_exports
 from ...kernels import registry as _registry
-from ..primitive import Primitive as _Primitive
+from ...ir.primitive import Primitive as _Primitive
 from . import custom_ops  # noqa: F401
 
 _MODULES = ("math_ops", "elementwise_ops", "logic_ops", "nn_ops", "array_ops", "join_ops",

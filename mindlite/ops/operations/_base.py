@@ -13,7 +13,7 @@ from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...pynative.grad import GRAD_EXECUTOR
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_same_dtype, check_tensor, tensor
 
 

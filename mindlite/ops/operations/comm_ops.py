@@ -16,7 +16,7 @@ from ...common import dtype as mstype
 from ...communication import _mpi
 from ...communication.management import GlobalComm
 from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_tensor, tensor
 from .array_ops import Cast
 from .logic_ops import Equal

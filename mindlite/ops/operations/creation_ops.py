@@ -15,7 +15,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...pynative.grad import non_differentiable
 from ...pynative.inplace import log_write, own_buffer
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (check_dtype, check_int, check_output_size, check_shape_arg,
                          check_tensor, check_type_arg, tensor)
 

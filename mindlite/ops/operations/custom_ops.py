@@ -25,7 +25,7 @@ from ...common import dtype as mstype
 from ...kernels import custom as custom_kernels
 from ...kernels import registry
 from ...pynative.grad import bprop_for
-from ..primitive import Primitive, clear_runner_caches, prim_attr_register
+from ...ir.primitive import Primitive, clear_runner_caches, prim_attr_register
 
 __all__ = ["Custom"]
 _UNSUPPORTED = ("hybrid", "akg", "tbe", "aicpu", "julia", "tvm", "pyboost", "ascendc")

@@ -30,7 +30,7 @@ FusedConv2DBiasAdd(out_channel, kernel_size, pad_mode, pad, stride, dilation, gr
 """
 from ...common import dtype as mstype
 from ...pynative.grad import BPROPS, GRAD_EXECUTOR, bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_same_dtype, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 from ._grad_ops import BiasAddGrad, ReluGrad

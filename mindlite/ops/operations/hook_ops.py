@@ -10,7 +10,7 @@ afterwards, whatever later happens to the inputs.
 """
 from ...common.tensor import Tensor
 from ...pynative.grad import GRAD_EXECUTOR, bprop_for
-from ..primitive import Primitive
+from ...ir.primitive import Primitive
 
 __all__ = ["HookBackward"]
 

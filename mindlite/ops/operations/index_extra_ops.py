@@ -4,7 +4,7 @@ Kernels: kernels/cpu/sort_scatter_numpy.py. Functional names: ops/function/sort_
 """
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_axes, check_axis, check_dtype, check_int,
                          check_tensor, tensor)
 from ._base import cached_prim, needs_grad

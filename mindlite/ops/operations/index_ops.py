@@ -20,7 +20,7 @@ Kernels: kernels/cpu/index_numpy.py.
 """
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_shape_arg, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 

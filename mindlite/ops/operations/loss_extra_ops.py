@@ -17,7 +17,7 @@ import numbers
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
 from ..function.grad_func import sum_to
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_same_dtype, tensor
 from ._base import cached_prim, needs_grad
 from .array_ops import Cast, Reshape

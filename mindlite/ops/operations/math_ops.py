@@ -12,7 +12,7 @@ backward sums it back to the input's shape and casts it to the input's dtype.
 """
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_bool, check_dtype, check_same_dtype,
                          check_tensor, tensor)
 from ._base import BinaryOp, UnaryOp, cached_prim, needs_grad

@@ -15,7 +15,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...pynative.grad import bprop_for
 from ...pynative.inplace import own_buffer
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_bool, check_dtype, check_int, check_same_dtype, tensor
 from .array_ops import Reshape
 from .conv_ops import check_nchw

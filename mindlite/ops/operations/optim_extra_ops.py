@@ -23,7 +23,7 @@ ApplyProximalAdagrad accum += g^2; r = lr / sqrt(accum); v = var - r g;
                      var = sign(v) max(|v| - r l1, 0) / (1 + r l2)
 """
 from ...pynative.grad import non_differentiable
-from ..primitive import prim_attr_register
+from ...ir.primitive import prim_attr_register
 from ..validator import check_bool
 from .optim_ops import _ApplyBase
 

@@ -13,7 +13,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...pynative.grad import GRAD_EXECUTOR, non_differentiable
 from ...pynative.inplace import log_write, own_buffer
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_tensor
 
 __all__ = ["SGD", "Adam", "AdamWeightDecay", "ApplyMomentum"]

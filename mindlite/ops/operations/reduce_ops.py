@@ -12,7 +12,7 @@ boolean reductions and the index-valued Argmax / Argmin are non-differentiable.
 """
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, const_value, prim_attr_register
+from ...ir.primitive import Primitive, const_value, prim_attr_register
 from ..validator import check_axes, check_axis, check_bool, check_dtype, check_int, tensor
 from ._base import cached_prim, needs_grad
 from .clip_cum_ops import CumProd

@@ -20,7 +20,7 @@ import numbers
 
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_output_size, tensor
 from ._base import cached_prim
 

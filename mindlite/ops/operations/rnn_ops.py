@@ -14,7 +14,7 @@ kernels/cpu/rnn_numpy.py.
 """
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, tensor
 from ._base import cached_prim, needs_grad
 

@@ -12,7 +12,7 @@ Kernels: kernels/cpu/sort_scatter_numpy.py.
 """
 from ...common import dtype as mstype
 from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_bool, check_dtype, check_int, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 from .sort_ops import GatherD, _check_index_shape
