@@ -49,7 +49,7 @@ from ..kernels import registry
 from ..kernels.kernel_def import KernelDef
 from ..ir.primitive import Primitive
 from ..pynative.forward import K, L, T, CNode as _OpNode
-from .parse_call import has_side_effect
+from ..ir.rules import has_side_effect
 
 ENABLED = True              # False: every graph runs on the interpreter (benchmarks compare)
 KERNEL, ALLOC, PRIM = 0, 1, 2

@@ -24,20 +24,10 @@ from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import PRINT, AnfNode, ParameterNode
 from ..ir.infer import Folded
+from ..ir.rules import SIDE_EFFECTS, has_side_effect  # noqa: F401  (named here too: old path)
 from .dynamic import is_dyn_int
 from ..ir.primitive import Primitive
 
-# Primitives that write their inputs in place or draw random numbers: never computed at
-# compile time, never removed as dead (their effect is the point), kept in statement order.
-SIDE_EFFECTS = frozenset(("Dropout", "Assign", "AssignAdd", "AssignSub", "ApplyMomentum", "SGD",
-                          "Adam", "AdamWeightDecay", "BatchNorm", "Custom"))
-
-
-def has_side_effect(prim):
-    return (prim.name in SIDE_EFFECTS or type(prim).__name__ in SIDE_EFFECTS
-            or bool(getattr(prim, "side_effect_mem", False))
-            or bool(getattr(prim, "state_inputs", ()))       # optimizer updates: in place
-            or bool(prim.attrs.get("side_effect_mem", False)))
 _CONTAINER_BUILTINS = (builtins.len, builtins.tuple, builtins.list, builtins.zip,
                        builtins.enumerate, builtins.reversed, builtins.dict)
 

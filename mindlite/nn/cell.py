@@ -11,7 +11,8 @@ from collections import OrderedDict
 from ..common.parameter import Parameter
 from ..context import CONTEXT, GRAPH_MODE
 from ..ir.primitive import Primitive
-from ..pynative.grad import BPROPS, GRAD_EXECUTOR
+from ..pynative.grad import GRAD_EXECUTOR
+from ..ir.rules import BPROPS
 
 
 class Cell:

@@ -17,7 +17,7 @@ from .. import _C, abstract
 from ..abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..runtime.memory import POOL_MIN_BYTES
-from .grad import NON_DIFFERENTIABLE
+from ..ir.rules import NON_DIFFERENTIABLE
 
 _wrap = _C.wrap          # (arr, abs) -> Tensor
 _recording = _C.grad_recording   # () -> the calling thread's grad recorder is open (no

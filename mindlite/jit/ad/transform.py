@@ -32,7 +32,7 @@ from ...common.tensor import Tensor
 from ...ir.anf import (MAKE_TUPLE, SWITCH, TUPLE_GETITEM, AnfNode, CNode, FuncGraph, IRPrim,
                        ValueNode)
 from ...ir.primitive import Primitive
-from ...pynative.grad import BPROPS, NON_DIFFERENTIABLE
+from ...ir.rules import BPROPS, NON_DIFFERENTIABLE
 from ..errors import UnsupportedSyntaxError
 
 

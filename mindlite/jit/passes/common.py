@@ -42,7 +42,7 @@ def is_pure(node):
     if isinstance(value, IRPrim):
         return value is not PRINT
     if isinstance(value, Primitive):
-        from ..parse_call import has_side_effect
+        from ...ir.rules import has_side_effect
         return not has_side_effect(value) and not is_random(value)
     return False
 

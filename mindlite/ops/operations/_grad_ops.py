@@ -2,7 +2,7 @@
 MindSpore's names and argument orders, each with its own bprop so grad(grad(f)) works.
 Kernels: kernels/cpu/grad_*.py."""
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_dtype, check_same_dtype, tensor
 

@@ -16,7 +16,7 @@ split a tie (leaky_relu, hardtanh at their kinks) it gives the average instead.
 """
 import numbers
 
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ...ir.primitive import prim_attr_register
 from ...common import dtype as mstype
 from ..validator import check_dtype

@@ -8,7 +8,7 @@ Eye, Range) and in-place Assign / AssignAdd live in creation_ops.py and are re-e
 here; slicing and gathering live in slice_ops.py. Kernels: kernels/cpu/array_*.py.
 """
 from ...abstract import AbstractScalar
-from ...pynative.grad import bprop_for, non_differentiable
+from ...ir.rules import bprop_for, non_differentiable
 from ...ir.primitive import Primitive, const_value, prim_attr_register
 from ..validator import (check_axes, check_axis, check_output_size, check_shape_arg,
                          check_tensor, check_type_arg, tensor)

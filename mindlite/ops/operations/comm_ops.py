@@ -15,7 +15,7 @@ from ...abstract import AbstractTensor
 from ...common import dtype as mstype
 from ...communication import _mpi
 from ...communication.management import GlobalComm
-from ...pynative.grad import bprop_for, non_differentiable
+from ...ir.rules import bprop_for, non_differentiable
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_tensor, tensor
 from .array_ops import Cast

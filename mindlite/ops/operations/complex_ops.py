@@ -16,7 +16,8 @@ ReduceMean ("gradient not support for complex type"); mindlite gives them by thi
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import BPROPS, GRAD_EXECUTOR, bprop_for
+from ...pynative.grad import GRAD_EXECUTOR
+from ...ir.rules import BPROPS, bprop_for
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_dtype, check_tensor, tensor
 from ._base import binary_shape, needs_grad

@@ -24,7 +24,7 @@ from ...abstract import AbstractTensor, abstract_tensor
 from ...common import dtype as mstype
 from ...kernels import custom as custom_kernels
 from ...kernels import registry
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ...ir.primitive import Primitive, clear_runner_caches, prim_attr_register
 
 __all__ = ["Custom"]

@@ -29,7 +29,8 @@ FusedConv2DBiasAdd(out_channel, kernel_size, pad_mode, pad, stride, dilation, gr
     (kernels/cpu/conv_fused_cpp.py).
 """
 from ...common import dtype as mstype
-from ...pynative.grad import BPROPS, GRAD_EXECUTOR, bprop_for
+from ...pynative.grad import GRAD_EXECUTOR
+from ...ir.rules import BPROPS, bprop_for
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_same_dtype, check_tensor, tensor
 from ._base import cached_prim, needs_grad

@@ -9,7 +9,8 @@ this very instance on the open grad tapes. Copies, not views: a result never cha
 afterwards, whatever later happens to the inputs.
 """
 from ...common.tensor import Tensor
-from ...pynative.grad import GRAD_EXECUTOR, bprop_for
+from ...pynative.grad import GRAD_EXECUTOR
+from ...ir.rules import bprop_for
 from ...ir.primitive import Primitive
 
 __all__ = ["HookBackward"]

@@ -3,7 +3,7 @@ and Unstack, each with its bprop or non-differentiable mark below it.
 Kernels: kernels/cpu/sort_scatter_numpy.py. Functional names: ops/function/sort_index_func.py.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for, non_differentiable
+from ...ir.rules import bprop_for, non_differentiable
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_axes, check_axis, check_dtype, check_int,
                          check_tensor, tensor)

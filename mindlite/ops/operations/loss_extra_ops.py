@@ -15,7 +15,7 @@ PReLU: x where x > 0 else weight * x, weight (1,) or (C,) along axis 1.
 import numbers
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ..function.grad_func import sum_to
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_same_dtype, tensor

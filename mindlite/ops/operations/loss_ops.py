@@ -8,7 +8,8 @@ constants (None: the grad APIs report zeros, as MindSpore's bprops do).
 """
 from ...cache_limits import remember
 from ...common import dtype as mstype
-from ...pynative.grad import GRAD_EXECUTOR, bprop_for
+from ...pynative.grad import GRAD_EXECUTOR
+from ...ir.rules import bprop_for
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (
     broadcast_shape,

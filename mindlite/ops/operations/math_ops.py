@@ -11,7 +11,7 @@ bool to float32. A bprop may return a gradient of the broadcast output shape:
 backward sums it back to the input's shape and casts it to the input's dtype.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_bool, check_dtype, check_same_dtype,
                          check_tensor, tensor)

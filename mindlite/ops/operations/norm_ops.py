@@ -13,7 +13,7 @@ import numbers
 from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ...pynative.inplace import own_buffer
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_bool, check_dtype, check_int, check_same_dtype, tensor

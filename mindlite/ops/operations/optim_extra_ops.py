@@ -22,7 +22,7 @@ ApplyFtrl            a' = accum + g^2; linear += g - (a'^-p - accum^-p) / lr var
 ApplyProximalAdagrad accum += g^2; r = lr / sqrt(accum); v = var - r g;
                      var = sign(v) max(|v| - r l1, 0) / (1 + r l2)
 """
-from ...pynative.grad import non_differentiable
+from ...ir.rules import non_differentiable
 from ...ir.primitive import prim_attr_register
 from ..validator import check_bool
 from .optim_ops import _ApplyBase

@@ -11,7 +11,8 @@ differentiable.
 """
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import GRAD_EXECUTOR, non_differentiable
+from ...pynative.grad import GRAD_EXECUTOR
+from ...ir.rules import non_differentiable
 from ...pynative.inplace import log_write, own_buffer
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_tensor

@@ -1,5 +1,5 @@
 """Other primitives: StopGradient (identity that blocks gradients)."""
-from ...pynative.grad import non_differentiable
+from ...ir.rules import non_differentiable
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_tensor
 

@@ -17,7 +17,7 @@ import numbers
 
 from ...common import dtype as mstype
 from ...common.limits import MAX_INT_ATTR
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_int, check_same_dtype, tensor
 from ._base import cached_prim

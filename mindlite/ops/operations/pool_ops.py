@@ -15,7 +15,7 @@ import math
 from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.limits import MAX_INT_ATTR
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_int, check_same_dtype, check_tensor, tensor
 from .conv_ops import check_nchw, check_str_choice, int_pair

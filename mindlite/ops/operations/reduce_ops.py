@@ -11,7 +11,7 @@ broadcast, compare, select, multiply, ...) so gradients are differentiable again
 boolean reductions and the index-valued Argmax / Argmin are non-differentiable.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for, non_differentiable
+from ...ir.rules import bprop_for, non_differentiable
 from ...ir.primitive import Primitive, const_value, prim_attr_register
 from ..validator import check_axes, check_axis, check_bool, check_dtype, check_int, tensor
 from ._base import cached_prim, needs_grad

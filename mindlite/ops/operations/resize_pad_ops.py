@@ -19,7 +19,7 @@ are an error.
 import numbers
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_output_size, tensor
 from ._base import cached_prim
