@@ -15,6 +15,7 @@ import importlib.util
 import sys
 
 MOVED = {
+    "mindlite.abstract": "mindlite.common.abstract",
     "mindlite.ops.primitive": "mindlite.ir.primitive",
 }
 

@@ -226,7 +226,7 @@ def _insert_copies(steps, values, loc, output, target):
 
 def _const_abstract(value):
     import numpy as np
-    from ..abstract import abstract_of_array
+    from ..common.abstract import abstract_of_array
     return value._abs if hasattr(value, "_abs") else abstract_of_array(np.asarray(value))
 
 

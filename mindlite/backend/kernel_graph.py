@@ -4,7 +4,7 @@ It holds the selected kernel and its bound launch function; execution_order
 lists the kernel nodes the runtime launches in order (one here; graph mode will
 make longer ones).
 """
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 
 
 class KernelNode:

@@ -74,7 +74,7 @@ def import_array(obj, op="from_dlpack"):
 
 def from_dlpack(dlpack):
     """A Tensor sharing memory with a DLPack producer (see the module docstring)."""
-    from .. import abstract
+    from . import abstract
     from .tensor import Tensor
     arr = import_array(dlpack)
     t = Tensor.__new__(Tensor)

@@ -13,7 +13,8 @@ import threading
 
 import numpy as np
 
-from .. import _C, abstract
+from .. import _C
+from . import abstract
 from . import dtype as mstype
 from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math

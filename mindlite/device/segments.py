@@ -12,7 +12,7 @@ raises a PluginError, or runs on CPU with a warning under device_fallback=True.
 """
 import warnings
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..context import CONTEXT
 from ..ir.anf import CNode, FuncGraph, ParameterNode, ValueNode
 from ..jit.memory_plan import flat_refs

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from ..abstract import AbstractTensor, abstract_of_array
+from ..common.abstract import AbstractTensor, abstract_of_array
 from ..backend.kernel_graph import KernelGraph, KernelNode
 from ..backend.session import register_session, session_factory
 from ..cache_limits import LRUCache

@@ -6,8 +6,8 @@ node's abstract is exactly the abstract eager would give the same call.
 args: an AbstractTensor per tensor input, the Python value of every constant, a tuple of
 those for list inputs (AddN, Concat).
 """
-from .. import abstract as ab
-from ..abstract import AbstractTensor
+from ..common import abstract as ab
+from ..common.abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..pynative.forward import (ForwardExecutor, K, L, S, T, _check_infer_result,
                                 _scalar_py_type)

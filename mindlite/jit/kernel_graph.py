@@ -41,7 +41,7 @@ cores, noisy): LeNet batch 1 about eager's time (its ~135 us are the kernels'), 
 import numpy as np
 
 from .. import _C
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..backend.session import session_factory
 from ..context import CONTEXT
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, ValueNode

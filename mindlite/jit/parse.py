@@ -22,7 +22,7 @@ import types
 import weakref
 
 from .. import cache_limits
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import AnfNode, FuncGraph, Location, MAKE_TUPLE, TUPLE_GETITEM, ValueNode

@@ -19,7 +19,7 @@ replace them: eager's Tensor indexing keeps runtime caches a graph cannot hold.
 import builtins
 import types
 
-from ..abstract import AbstractScalar
+from ..common.abstract import AbstractScalar
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import PRINT, AnfNode, ParameterNode

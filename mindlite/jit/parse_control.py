@@ -20,7 +20,7 @@ import ast
 
 import numpy as np
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import FUNC, SWITCH, TUPLE_GETITEM, AnfNode, ValueNode
 from .parse_stmt import Unknown, _assigned_names, _contains

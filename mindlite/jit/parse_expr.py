@@ -12,7 +12,7 @@ import functools
 import operator
 import types
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor

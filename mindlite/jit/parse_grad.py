@@ -17,7 +17,7 @@ import types
 
 import numpy as np
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import AnfNode, ValueNode
 from ..ops.operations._base import needs_grad

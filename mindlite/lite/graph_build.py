@@ -14,7 +14,7 @@ cannot take runs on mindlite's graph interpreter instead (Program.reason says wh
 """
 import numpy as np
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ValueNode

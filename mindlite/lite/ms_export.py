@@ -13,7 +13,7 @@ MakeTuple / TupleGetItem only route tensors.
 """
 import numpy as np
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ParameterNode, ValueNode
 from ..ir.manager import reachable_graphs

@@ -24,7 +24,7 @@ import threading
 import numpy as np
 
 from .. import _C
-from ..abstract import AbstractTensor, abstract_tensor
+from ..common.abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..jit.memory_plan import POOL_ARENAS, Arena

@@ -14,7 +14,7 @@ GRAPH_MODE does not parse `construct`. A GraphCell called from graph code (a GRA
 Cell's construct, a @jit function) has its graph inlined into the caller's graph
 (jit/parse_graph_cell.py), so the holder compiles as one graph.
 """
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import FuncGraph
 from .cell import Cell

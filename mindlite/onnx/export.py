@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from ..abstract import AbstractTensor, abstract_tensor
+from ..common.abstract import AbstractTensor, abstract_tensor
 from ..common.dtype import from_numpy_dtype
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim, ValueNode

@@ -282,7 +282,7 @@ def _param_name(name):
 def _abstract_of_info(vi, shape=None):
     """The abstract of a graph input; `shape` (from load_onnx's input_shapes) fixes the
     dimensions the file leaves open (dim_param) and must agree with the fixed ones."""
-    from ..abstract import abstract_tensor
+    from ..common.abstract import abstract_tensor
     tt = vi.type.tensor_type
     if not vi.type.HasField("tensor_type") or not tt.HasField("elem_type"):
         raise ValueError(f"input '{vi.name}' is not a tensor")

@@ -2,7 +2,7 @@
 expected and what was given, and is raised before any kernel runs."""
 import numbers
 
-from ..abstract import AbstractTensor, abstract_tensor
+from ..common.abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
 from ..common import limits
 

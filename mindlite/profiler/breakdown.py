@@ -32,7 +32,7 @@ import statistics
 import time
 
 from .. import _C
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..context import CONTEXT
 from ..ir.primitive import _init_parameters, _run_op, find_runner, signature_key
 from ..pynative import runner as runner_mod

@@ -17,9 +17,9 @@ same signature executes directly, and installs it in the primitive's runner cach
 """
 import numpy as np
 
-from .. import abstract
+from ..common import abstract
 from ..cache_limits import LRUCache
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..context import CONTEXT

@@ -13,8 +13,9 @@ finds it. The rest are Python closures over the same values.
 """
 import numpy as np
 
-from .. import _C, abstract
-from ..abstract import AbstractTensor
+from .. import _C
+from ..common import abstract
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..runtime.memory import POOL_MIN_BYTES
 from ..ir.rules import NON_DIFFERENTIABLE

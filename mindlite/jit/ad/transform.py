@@ -27,7 +27,7 @@ transform differentiates it through the bprops' own bprops.
 """
 import numpy as np
 
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common.tensor import Tensor
 from ...ir.anf import (MAKE_TUPLE, SWITCH, TUPLE_GETITEM, AnfNode, CNode, FuncGraph, IRPrim,
                        ValueNode)

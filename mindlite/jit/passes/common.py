@@ -9,7 +9,7 @@ caller may write it in place).
 """
 import numpy as np
 
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, PRINT, CNode, FuncGraph, IRPrim, ValueNode
 from ...ir.primitive import Primitive

@@ -13,7 +13,7 @@ inputs, then the bias and ReLU in numpy, in place, then the MaxPool kernel eager
 """
 import numpy as np
 
-from ...abstract import abstract_tensor
+from ...common.abstract import abstract_tensor
 from ...common import dtype as mstype
 from ...ops.operations.conv_ops import Conv2D
 from ..registry import register_kernel, select_kernel

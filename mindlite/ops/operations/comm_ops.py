@@ -11,7 +11,7 @@ on every rank, naming the op and each rank's inputs. Gradients: AllReduce(SUM) <
 AllGather <-> ReduceScatter(SUM), Broadcast -> the summed gradient on the root (zeros
 elsewhere), AlltoAll -> AlltoAll with split and concat axes swapped, Send <-> Receive.
 """
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common import dtype as mstype
 from ...communication import _mpi
 from ...communication.management import GlobalComm

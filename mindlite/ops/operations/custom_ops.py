@@ -20,7 +20,7 @@ import numbers
 
 import numpy as np
 
-from ...abstract import AbstractTensor, abstract_tensor
+from ...common.abstract import AbstractTensor, abstract_tensor
 from ...common import dtype as mstype
 from ...kernels import custom as custom_kernels
 from ...kernels import registry

@@ -7,7 +7,7 @@ ops.meshgrid): ops/function/stat_func.py.
 import math
 import numbers
 
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common import dtype as mstype
 from ...ir.rules import bprop_for, non_differentiable
 from ...ir.primitive import Primitive, prim_attr_register

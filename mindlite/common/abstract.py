@@ -13,8 +13,8 @@ match it before its data exists.
 import threading
 import weakref
 
-from . import cache_limits
-from .common import dtype as mstype
+from .. import cache_limits
+from . import dtype as mstype
 
 
 class AbstractTensor:
