@@ -25,10 +25,8 @@ import functools
 import inspect
 import threading
 
-import numpy as np
-
 from .. import _C, cache_limits, context
-from ..common.dtype import Type
+from ..common.signature import _PLAIN, _hashable, _int_tuple, _scalar_key, const_value  # noqa: F401
 from ..common.tensor import Tensor
 
 
@@ -113,40 +111,6 @@ def clear_runner_caches():
 
 
 context.CONTEXT.listeners.append(clear_runner_caches)
-
-
-# Constants that are already plain and hashable: const_value and _hashable return them as
-# they are (the hot path of calls like Reshape(x, (2, 3)) or ReduceSum(x, 1)).
-_PLAIN = frozenset((int, float, bool, str, type(None), Type))
-
-
-def _int_tuple(value):
-    for v in value:
-        if type(v) is not int:
-            return False
-    return True
-
-
-def _hashable(value):
-    """A hashable stand-in for a constant or attribute value. NOTE: bools and floats carry
-    their type, so that True / 1.0 never share a cache entry with 1 (1 == True == 1.0 in
-    Python): a cached runner or inference must not let a bad-typed constant through."""
-    t = type(value)
-    if t is bool or t is float:
-        return (t, value)
-    if t in _PLAIN or (t is tuple and _int_tuple(value)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    if isinstance(value, np.ndarray):
-        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
-    try:
-        hash(value)
-    except TypeError:
-        return ("id", id(value))
-    return value
 
 
 class Primitive(_C.PrimitiveBase):
@@ -236,38 +200,6 @@ def _runner_cache(key):
             cache_limits.drop_oldest_half(RUNNER_CACHES, cache_limits.RUNNER_CACHES_CAP)
         cache = RUNNER_CACHES.setdefault(key, RunnerCache())
     return cache
-
-
-def _scalar_key(value):
-    t = type(value)
-    if t is float or t is int or t is bool:
-        return t
-    if isinstance(value, np.generic):
-        if value.dtype.kind == "f":
-            return float
-        if value.dtype.kind == "b":
-            return bool
-        if value.dtype.kind in "iu":
-            return int
-    return ("value", _hashable(value))
-
-
-def const_value(value):
-    """A constant input as a plain Python value (Tensors and arrays become lists/scalars)."""
-    t = type(value)
-    if t in _PLAIN or (t is tuple and _int_tuple(value)):
-        return value
-    if isinstance(value, Tensor):
-        return value.asnumpy().tolist()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, list):
-        return tuple(const_value(v) for v in value)
-    if isinstance(value, tuple):
-        return tuple(const_value(v) for v in value)
-    return value
 
 
 def signature_key(prim, args):

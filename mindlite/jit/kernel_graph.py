@@ -48,7 +48,8 @@ from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from ..kernels import registry
 from ..kernels.kernel_def import KernelDef
 from ..ir.primitive import Primitive
-from ..pynative.forward import K, L, T, CNode as _OpNode
+from ..common.signature import K, L, T
+from ..pynative.forward import CNode as _OpNode
 from ..ir.rules import has_side_effect
 
 ENABLED = True              # False: every graph runs on the interpreter (benchmarks compare)
