@@ -16,6 +16,7 @@ import sys
 
 MOVED = {
     "mindlite.abstract": "mindlite.common.abstract",
+    "mindlite.kernels.views": "mindlite.common.views",
     "mindlite.ops.primitive": "mindlite.ir.primitive",
 }
 

@@ -26,8 +26,8 @@ from .. import _C
 from ..common import interop as _interop
 from ..common.interop import is_external
 from ..common.tensor import Tensor
-from ..kernels import views as _views
-from ..kernels.views import shared
+from ..common import views as _views
+from ..common.views import shared
 from .grad import GRAD_EXECUTOR
 
 

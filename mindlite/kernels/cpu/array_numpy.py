@@ -10,7 +10,7 @@ non-contiguous.
 import numpy as np
 
 from ..registry import register_kernel
-from ..views import share
+from ...common.views import share
 
 
 # ---- views -------------------------------------------------------------------------------
