@@ -27,7 +27,7 @@ from ..context import CONTEXT
 from ..device.base import DeviceAddress
 from ..device.registry import get_device_context
 from ..device.session import kernel_error
-from ..pynative.inplace import own_buffers
+from ..common.buffers import own_buffers
 from ..jit.kernel_graph import CONST
 
 POOL_MEMORY = 4             # buffer sets kept per compiled graph

@@ -57,7 +57,8 @@ def _broadcasts(x, other):
 def _write(x, compute):
     """x takes the value compute(x_old) in place (module docstring)."""
     from ..pynative.grad import GRAD_EXECUTOR
-    from ..pynative.inplace import adopt, own_buffer, snapshot
+    from ..pynative.inplace import adopt, snapshot
+    from .buffers import own_buffer
     if GRAD_EXECUTOR.recording:
         old = snapshot(x)
         result = compute(old)

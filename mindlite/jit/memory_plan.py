@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _C
 from .kernel_graph import CONST, KERNEL, PLANNED
-from ..pynative.inplace import own_buffers
+from ..common.buffers import own_buffers
 
 POOL_ARENAS = 4             # arenas kept per program for reuse (more threads make new ones)
 

@@ -21,7 +21,8 @@ import numpy as np
 from ...common.tensor import Tensor
 from ...pynative.grad import GRAD_EXECUTOR
 from ...common.interop import is_external
-from ...pynative.inplace import adopt, own_buffer, snapshot
+from ...pynative.inplace import adopt, snapshot
+from ...common.buffers import own_buffer
 from ..operations import array_ops as A
 from ..operations import logic_ops as L
 from ..operations import slice_ops as S

@@ -14,7 +14,8 @@ import numpy as np
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...ir.rules import non_differentiable
-from ...pynative.inplace import log_write, own_buffer
+from ...pynative.inplace import log_write
+from ...common.buffers import own_buffer
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (check_dtype, check_int, check_output_size, check_shape_arg,
                          check_tensor, check_type_arg, tensor)

@@ -14,7 +14,7 @@ from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...ir.rules import bprop_for
-from ...pynative.inplace import own_buffer
+from ...common.buffers import own_buffer
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_bool, check_dtype, check_int, check_same_dtype, tensor
 from .array_ops import Reshape

@@ -13,7 +13,8 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...pynative.grad import GRAD_EXECUTOR
 from ...ir.rules import non_differentiable
-from ...pynative.inplace import log_write, own_buffer
+from ...pynative.inplace import log_write
+from ...common.buffers import own_buffer
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_tensor
 
