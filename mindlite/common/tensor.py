@@ -19,6 +19,7 @@ from . import dtype as mstype
 from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
 from . import tensor_methods_complex
+from .api import PYNATIVE
 from . import interop
 
 _PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder (no data)
@@ -344,10 +345,9 @@ _C.set_tensor_type(Tensor)       # the type the C fast path creates results as
 
 
 def _log_write(t, op):
-    """An open grad call that used t fails at backward (pynative/inplace.py): the new buffer
-    replaces the values its recorded ops saw."""
-    from ..pynative.inplace import log_write
-    log_write(t, op)
+    """An open grad call that used t fails at backward (pynative/inplace.py, reached through
+    its slot): the new buffer replaces the values its recorded ops saw."""
+    PYNATIVE.log_write(t, op)
 
 
 from ..ops import functional as F  # noqa: E402  (functional needs Tensor defined first)

@@ -19,6 +19,7 @@ import os
 import threading
 import warnings
 
+from ..common import api
 from .base import DeviceContext, PluginError
 
 ENTRY_POINT_GROUP = "mindlite.devices"
@@ -186,3 +187,6 @@ def resolve_target(name):
                       f"(device_fallback=True)", RuntimeWarning, stacklevel=3)
         return "CPU"
     return name
+
+
+api.DEVICES.fill(resolve_target=resolve_target)

@@ -26,6 +26,7 @@ import inspect
 import threading
 
 from .. import _C, cache_limits, context
+from ..common.api import PYNATIVE
 from ..common.signature import _PLAIN, _hashable, _int_tuple, _scalar_key, const_value  # noqa: F401
 from ..common.tensor import Tensor
 
@@ -231,9 +232,9 @@ def _init_parameters(args):
 
 
 def _run_op(prim, name, args):
-    """Hand a primitive call to the PyNative executor (as MindSpore's _run_op)."""
-    from ..pynative.executor import PYNATIVE_EXECUTOR
-    return PYNATIVE_EXECUTOR.real_run_op(prim, name, args)
+    """Hand a primitive call to the PyNative executor (as MindSpore's _run_op), through its
+    slot (common/api.py: the executor sits above this floor)."""
+    return PYNATIVE.run_op(prim, name, args)
 
 
 def prim_attr_register(fn):

@@ -20,6 +20,7 @@ import warnings
 from collections import OrderedDict
 
 from .._C import guards_hold
+from ..common import api
 from ..common.tensor import Tensor
 from ..context import CONTEXT
 from ..device.passes import device_passes
@@ -374,3 +375,9 @@ def cell_graph_call(cell, args, kwargs):
                       f", so it runs eagerly (its sub-cells are still compiled): {err}",
                       stacklevel=3)
         return cell.construct(*args, **kwargs)
+
+
+api.GRAPH.fill(cell_call=cell_graph_call)
+
+
+api.GRAPH.fill(cell_call=cell_graph_call)

@@ -12,7 +12,7 @@ cached_prim (one primitive instance per attribute combination, so its runners ar
 from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import GRAD_EXECUTOR
+from ...common.api import PYNATIVE
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_same_dtype, check_tensor, tensor
 
@@ -87,7 +87,7 @@ def needs_grad(x):
     float-only op on an int). The backward pass is the calling thread's own."""
     if not (isinstance(x, Tensor) and x.dtype.kind in "fc"):
         return False
-    tracked = GRAD_EXECUTOR.backward_tracked
+    tracked = PYNATIVE.grad.backward_tracked
     return not tracked or id(x) in tracked[-1]
 
 

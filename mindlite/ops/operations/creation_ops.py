@@ -14,7 +14,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...ir.rules import non_differentiable
-from ...pynative.inplace import log_write
+from ...common.api import PYNATIVE
 from ...common.buffers import own_buffer
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (check_dtype, check_int, check_output_size, check_shape_arg,
@@ -175,7 +175,7 @@ class _AssignBase(_Const):
         value = self.scalar_value(variable.dtype, value)
         own_buffer(variable)              # copy-on-write: views of variable keep their values
         result = Primitive.__call__(self, variable, value)
-        log_write(variable, self.name)    # a grad call that used variable fails at backward
+        PYNATIVE.log_write(variable, self.name)   # a grad call that used it fails at backward
         return result
 
     def scalar_value(self, dtype, value):
