@@ -75,7 +75,6 @@ def import_array(obj, op="from_dlpack"):
 def from_dlpack(dlpack):
     """A Tensor sharing memory with a DLPack producer (see the module docstring)."""
     from . import abstract
-    from .tensor import Tensor
     arr = import_array(dlpack)
     t = Tensor.__new__(Tensor)
     t._arr = arr                                   # the registered array itself (own_buffer)
@@ -85,7 +84,6 @@ def from_dlpack(dlpack):
 
 def to_dlpack(tensor):
     """A DLPack capsule sharing the tensor's memory (MindSpore's `to_dlpack`)."""
-    from .tensor import Tensor
     if not isinstance(tensor, Tensor):
         raise TypeError(f"For 'to_dlpack', 'tensor' must be a Tensor, but got "
                         f"{type(tensor).__name__}")
@@ -123,4 +121,5 @@ class DLPackMethods:
 
 
 F = None                  # ops.functional, bound by tensor.py (unused: the protocol needs none)
+Tensor = None             # the Tensor class, bound by tensor.py (it imports this module)
 METHODS = DLPackMethods

@@ -20,7 +20,7 @@ from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
 from . import tensor_methods_complex
 from .api import PYNATIVE
-from . import interop
+from . import initializer, interop
 
 _PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder (no data)
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
@@ -352,6 +352,10 @@ def _log_write(t, op):
 
 from ..ops import functional as F  # noqa: E402  (functional needs Tensor defined first)
 
+# the modules holding Tensor's methods and helpers get F and the class itself from here, as
+# they cannot import this module (it imports them)
 for _m in _METHOD_MODULES:
     _m.F = F
+    _m.Tensor = Tensor
+initializer.Tensor = Tensor
 

@@ -22,8 +22,10 @@ from .buffers import own_buffer
 F = None      # mindlite.ops.functional, bound by tensor.py (functional imports Tensor)
 
 
+Tensor = None  # the Tensor class, bound by tensor.py (it imports this module)
+
+
 def _tensor_type():
-    from .tensor import Tensor
     return Tensor
 
 
