@@ -27,9 +27,9 @@ The CompiledGraph runs sequentially or on the GraphScheduler (backend/graph_sche
 from ..context import CONTEXT
 from ..device.registry import get_device_context
 from ..device.session import DeviceKernelDef
-from ..jit.kernel_graph import ALLOC, CONST, EXTERNAL, KERNEL, PARAM, PLANNED, PRIM, \
+from .lowering import ALLOC, CONST, EXTERNAL, KERNEL, PARAM, PLANNED, PRIM, \
     NotLowerable, Value, lower
-from ..jit.memory_plan import flat_refs, plan
+from .memory_plan import flat_refs, plan
 
 CPU = "CPU"
 
@@ -178,7 +178,7 @@ def _device_steps(kg, target, graph):
             rest = iter(optimized)
             steps = [next(rest) if s.kind == "device" else s for s in steps]
     elif target.graph_executor is not None:
-        from ..device.segments import super_kernels
+        from .segments import super_kernels
         steps = super_kernels(kg, steps, graph, target)
     return steps
 

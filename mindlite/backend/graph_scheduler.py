@@ -28,7 +28,7 @@ from ..device.base import DeviceAddress
 from ..device.registry import get_device_context
 from ..device.session import kernel_error
 from ..common.buffers import own_buffers
-from ..jit.kernel_graph import CONST
+from .lowering import CONST
 
 POOL_MEMORY = 4             # buffer sets kept per compiled graph
 

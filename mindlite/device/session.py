@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from ..common.abstract import AbstractTensor, abstract_of_array
-from ..backend.kernel_graph import KernelGraph, KernelNode
+from ..backend.single_op_graph import KernelGraph, KernelNode
 from ..backend.session import register_session, session_factory
 from ..cache_limits import LRUCache
 from ..context import CONTEXT

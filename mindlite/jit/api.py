@@ -23,14 +23,14 @@ from .._C import guards_hold
 from ..common import api
 from ..common.tensor import Tensor
 from ..context import CONTEXT
-from ..device.passes import device_passes
+from .passes.device import device_passes
 from ..ir.anf import MAKE_TUPLE, Location
 from ..ir.manager import lint
 from ..ir.primitive import _hashable
 from .dynamic import apply_signature, is_placeholder
 from .executor import run_graph
 from .guards import fast_guards
-from .kernel_graph import program_for
+from ..backend.lowering import program_for
 from .passes.pipeline import compile_passes
 from .errors import UnsupportedSyntaxError
 from .parse import Parser, function_ast, is_dyn, signature

@@ -19,7 +19,7 @@ from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ValueNode
 from ..ir.infer import Folded, infer_call
-from ..jit import kernel_graph
+from ..backend import lowering as kernel_graph
 from ..jit.executor import run_graph
 from ..jit.passes.pipeline import run_pipeline, skipping
 from .ops_map import IMPORT
@@ -167,7 +167,7 @@ class Program:
             kg, self.reason = None, str(err)
         self.prog = None
         if kg is not None:
-            from ..jit.memory_plan import GraphProgram
+            from ..backend.memory_plan import GraphProgram
             self.prog = GraphProgram(kg, kernel_graph._EPOCH[0])
             if self.prog.runner is None:
                 self.reason, self.prog = self.prog.reason, None

@@ -17,7 +17,7 @@ from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ParameterNode, ValueNode
 from ..ir.manager import reachable_graphs
-from ..jit.memory_plan import flat_refs
+from ..backend.memory_plan import flat_refs
 from ..ir.primitive import Primitive
 from . import schema as S
 from .ms_file import MsModel, MsNode, MsSubGraph, MsTensor

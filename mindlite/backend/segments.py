@@ -15,9 +15,9 @@ import warnings
 from ..common.abstract import AbstractTensor
 from ..context import CONTEXT
 from ..ir.anf import CNode, FuncGraph, ParameterNode, ValueNode
-from ..jit.memory_plan import flat_refs
+from .memory_plan import flat_refs
 from ..ir.primitive import Primitive
-from .base import PluginError
+from ..device.base import PluginError
 
 
 def _prim_nodes(graph):
@@ -104,5 +104,5 @@ def _close(run, steps, kg, graph, target, ref, index):
         warnings.warn(f"mindlite: {error}; it runs on CPU (device_fallback=True)",
                       RuntimeWarning, stacklevel=2)
         return [_cpu(s) for _, s in run]
-    from ..backend.graph_compiler import Step
+    from .graph_compiler import Step
     return [Step("super", target.name, kernel, tuple(ins), tuple(outs), kernel=kernel)]

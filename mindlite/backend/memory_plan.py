@@ -23,7 +23,7 @@ for itself, so two threads, or a graph run re-entered from a PRIM step, never sh
 import numpy as np
 
 from .. import _C
-from .kernel_graph import CONST, KERNEL, PLANNED
+from .lowering import CONST, KERNEL, PLANNED
 from ..common.buffers import own_buffers
 
 POOL_ARENAS = 4             # arenas kept per program for reuse (more threads make new ones)

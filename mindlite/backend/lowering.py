@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import _C
 from ..common.abstract import AbstractTensor
-from ..backend.session import session_factory
+from .session import session_factory
 from ..context import CONTEXT
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from ..kernels import registry
@@ -356,7 +356,7 @@ def program_for(compiled):
     if not ENABLED or _C.grad_recording():
         return None
     if CONTEXT.values["device_target"] != "CPU":    # a plugin device: backend/graph_compiler
-        from ..backend.graph_compiler import device_program
+        from .graph_compiler import device_program
         return device_program(compiled, _EPOCH[0])
     prog = getattr(compiled, "_program", None)
     if prog is not None and prog.epoch == _EPOCH[0]:

@@ -20,9 +20,9 @@ def skipped_passes(ctx):
 
 def device_passes():
     """A context manager: compiles inside it run the context's device pipeline."""
-    from ..context import CONTEXT
+    from ...context import CONTEXT
     if CONTEXT.values["device_target"] == "CPU":
         return contextlib.nullcontext()
-    from ..jit.passes.pipeline import skipping
-    from .registry import get_device_context
+    from .pipeline import skipping
+    from ...device.registry import get_device_context
     return skipping(*skipped_passes(get_device_context()))
