@@ -19,7 +19,7 @@ MOVED = {
     "mindlite.backend.kernel_graph": "mindlite.backend.single_op_graph",
     "mindlite.device.passes": "mindlite.jit.passes.device",
     "mindlite.device.segments": "mindlite.backend.segments",
-    "mindlite.jit.kernel_graph": "mindlite.backend.lowering",
+    "mindlite.jit.kernel_graph": "mindlite.backend.program",
     "mindlite.jit.memory_plan": "mindlite.backend.memory_plan",
     "mindlite.kernels.views": "mindlite.common.views",
     "mindlite.ops.primitive": "mindlite.ir.primitive",

@@ -1,7 +1,7 @@
 """Lowering a compiled FuncGraph to a KernelGraph, and running it with `_C.GraphRunner`.
 
     lower(graph) -> KernelGraph      raises NotLowerable(reason) for what stays interpreted
-    program_for(compiled)            the GraphProgram Compiled.run uses, or None
+(program.py turns a KernelGraph into the GraphProgram that Compiled.run uses.)
 
 What lowers: a graph without control flow, i.e. no child graphs (no Switch, loop or graph
 calls) and no Print; every CNode a Primitive call, MakeTuple or TupleGetItem (those two
@@ -31,7 +31,7 @@ Parameters are graph inputs read live at each step (in-place updates by earlier 
 seen). Lowered graphs are dropped when kernels are (un)registered or the context changes
 (the runner caches' listeners).
 
-For benchmarks (benchmarks/jit_forward.py): `ENABLED = False` runs every graph on the
+For benchmarks (benchmarks/jit_forward.py): `program.ENABLED = False` runs every graph on the
 interpreter (the @jit baseline); after a first call, `jf.compiled(args, {})._program` is the
 GraphProgram (`.kg` the steps, `.plan` the MemoryPlan, `.reason` why a graph was not
 lowered, `.held_bytes()` the arena memory kept between runs). Measured here (2 shared
@@ -52,7 +52,6 @@ from ..common.signature import K, L, T
 from ..pynative.forward import CNode as _OpNode
 from ..ir.rules import has_side_effect
 
-ENABLED = True              # False: every graph runs on the interpreter (benchmarks compare)
 KERNEL, ALLOC, PRIM = 0, 1, 2
 PARAM, CONST, PLANNED, EXTERNAL = "param", "const", "planned", "external"
 _EPOCH = [0]                # bumped when cached kernel selections go stale
@@ -347,25 +346,3 @@ def _aliasing_ok(kernel):
                                        + list(_C.BINARY_KERNELS.values())
                                        + [bias_add_numpy, _C.bias_add])))
     return kernel.builtin and id(kernel.fn) in _ALIASING[0]
-
-
-def program_for(compiled):
-    """The GraphProgram for a Compiled entry (lowered once per kernel-selection epoch), or None
-    when the interpreter must run it: not lowerable, the runner disabled or unbuilt, or the
-    calling thread's grad recorder recording."""
-    if not ENABLED or _C.grad_recording():
-        return None
-    if CONTEXT.values["device_target"] != "CPU":    # a plugin device: backend/graph_compiler
-        from .graph_compiler import device_program
-        return device_program(compiled, _EPOCH[0])
-    prog = getattr(compiled, "_program", None)
-    if prog is not None and prog.epoch == _EPOCH[0]:
-        return prog if prog.runner is not None else None
-    from .memory_plan import GraphProgram
-    epoch = _EPOCH[0]
-    try:
-        prog = GraphProgram(lower(compiled.graph), epoch)
-    except NotLowerable as err:
-        prog = GraphProgram(None, epoch, str(err))
-    compiled._program = prog
-    return prog if prog.runner is not None else None

@@ -1,8 +1,8 @@
-"""Buffer planning for a KernelGraph (MindSpore's SOMAS, made small), arenas, the program.
+"""Buffer planning for a KernelGraph (MindSpore's SOMAS, made small), and the arenas.
 
     plan(kg) -> MemoryPlan          slot per planned value, slot sizes, escaping slots
     check_plan(kg, plan)            raises AssertionError if a live buffer could be overwritten
-    GraphProgram(kg, epoch)         the C runner + a pool of arenas; called by Compiled.run
+    Arena(kg, plan)                 one run's buffers (program.py's GraphProgram pools them)
 
 Lifetimes: a planned value (a KERNEL step's output) is a buffer; it lives from its step to
 the last step that reads it or any value that may alias it (ALLOC views such as Reshape,
@@ -22,9 +22,7 @@ for itself, so two threads, or a graph run re-entered from a PRIM step, never sh
 """
 import numpy as np
 
-from .. import _C
 from .lowering import CONST, KERNEL, PLANNED
-from ..common.buffers import own_buffers
 
 POOL_ARENAS = 4             # arenas kept per program for reuse (more threads make new ones)
 
@@ -184,63 +182,3 @@ class Arena:
             for sl in self.plan.escaping:
                 self._fill(sl)
             self.stale = False
-
-
-class GraphProgram:
-    """A lowered graph ready to run (runner None: not lowerable, `reason` says why)."""
-
-    def __init__(self, kg, epoch, reason=None):
-        self.kg, self.epoch, self.reason = kg, epoch, reason
-        self.runner = self.plan = None
-        self.pool = []
-        if kg is None:
-            return
-        if not hasattr(_C, "GraphRunner"):
-            self.reason = "mindlite._C has no GraphRunner (rebuild the extension)"
-            return
-        self.plan = plan(kg)
-        outputs = list(flat_refs(kg.output))
-        transient = [v.index for v in kg.values if v.kind not in (PLANNED, CONST)]
-        steps = tuple((s.kind, s.fn, s.ins, s.outs, tuple(s.params), s.on_error, s.kwnames,
-                       getattr(s.prim, "name", None),          # the name the profiler shows
-                       (own_buffers, s.own) if s.own else None)
-                      for s in kg.steps)
-        try:
-            self.runner = _C.GraphRunner(steps, len(kg.values), tuple(kg.args),
-                                         tuple(outputs), tuple(v.abstract for v in kg.values),
-                                         tuple(transient))
-        except (TypeError, ValueError) as err:    # a step the C runner refuses: interpreted
-            self.reason = f"the C runner refused @{kg.name}: {err}"
-            return
-        self.template = _template(kg.output, iter(range(len(outputs))))
-
-    def held_bytes(self):
-        """Bytes the pooled arenas hold between runs (escaping slots are handed off)."""
-        return sum(b.nbytes for a in list(self.pool) for b in a.buffers if b is not None)
-
-    def __call__(self, args):
-        pool = self.pool
-        try:
-            arena = pool.pop()
-            arena.ready()
-        except IndexError:
-            arena = Arena(self.kg, self.plan)
-        try:
-            outs = self.runner(tuple(args), arena.values)
-            arena.handoff()
-        finally:
-            if len(pool) < POOL_ARENAS:
-                pool.append(arena)
-        return _build(self.template, outs)
-
-
-def _template(ref, counter):
-    if isinstance(ref, tuple):
-        return tuple(_template(r, counter) for r in ref)
-    return next(counter)
-
-
-def _build(template, outs):
-    if isinstance(template, tuple):
-        return tuple(_build(t, outs) for t in template)
-    return outs[template]

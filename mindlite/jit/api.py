@@ -30,7 +30,7 @@ from ..ir.primitive import _hashable
 from .dynamic import apply_signature, is_placeholder
 from .executor import run_graph
 from .guards import fast_guards
-from ..backend.lowering import program_for
+from ..backend.program import program_for
 from .passes.pipeline import compile_passes
 from .errors import UnsupportedSyntaxError
 from .parse import Parser, function_ast, is_dyn, signature

@@ -167,7 +167,7 @@ class Program:
             kg, self.reason = None, str(err)
         self.prog = None
         if kg is not None:
-            from ..backend.memory_plan import GraphProgram
+            from ..backend.program import GraphProgram
             self.prog = GraphProgram(kg, kernel_graph._EPOCH[0])
             if self.prog.runner is None:
                 self.reason, self.prog = self.prog.reason, None

@@ -95,7 +95,7 @@ class GraphCell(Cell):
 
     def construct(self, *inputs):
         from ..jit.executor import run_graph
-        from ..backend.lowering import program_for
+        from ..backend.program import program_for
         self._check_inputs(inputs)
         weights = [p.default for p in self.graph.parameters[len(self._inputs):]]
         values = list(inputs) + weights
