@@ -39,9 +39,10 @@ class Step:
     PRIM), "device" (a kernel-mode device kernel on device addresses), "super" (a graph-mode
     SuperKernel: host arrays in and out), "h2d" / "d2h" (copies). `own`: the graph inputs
     an "alloc" step writes in place (owned first, as the jit runner does; a side effect
-    ordered as "prim" steps are)."""
+    ordered as "prim" steps are). `ctx`: the DeviceContext of `device` (None on CPU), resolved
+    once by compile_graph so that running a step looks nothing up."""
     __slots__ = ("index", "kind", "device", "fn", "ins", "outs", "params", "kwnames", "prim",
-                 "kernel", "stream", "inplace", "on_error", "own")
+                 "kernel", "stream", "inplace", "on_error", "own", "ctx")
 
     def __init__(self, kind, device, fn, ins, outs, prim=None, kernel=None, params=(),
                  kwnames=None, inplace=(), on_error=None, own=()):
@@ -49,6 +50,7 @@ class Step:
         self.prim, self.kernel, self.params, self.kwnames = prim, kernel, params, kwnames
         self.inplace, self.on_error, self.own = inplace, on_error, own
         self.index = self.stream = 0
+        self.ctx = None
 
     @property
     def name(self):
@@ -115,6 +117,7 @@ def compile_graph(graph, parallel=False):
     steps, output = _insert_copies(steps, values, loc, kg.output, target)
     for i, s in enumerate(steps):
         s.index = i
+        s.ctx = target if s.device != CPU else None
     cg = CompiledGraph(kg.name, target, steps, values, loc, tuple(kg.args), output)
     _assign_streams(cg)
     _plan_memory(cg)
