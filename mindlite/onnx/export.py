@@ -26,24 +26,12 @@ from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim
 from . import _lib
 from ._lib import CUSTOM_DOMAIN, onnx_dtype  # noqa: F401 (re-exported)
 from .export_loop import emit_loop, loop_form
-from .export_op import Op
+from .export_op import CONVERTERS, Op, converter  # noqa: F401 (the registry; named here too)
 
 DEFAULT_OPSET = 13
 EXTERNAL_DATA_BYTES = (1 << 31) - (1 << 26)
 MIN_OPSET, MAX_OPSET = 13, 21
 PRODUCER = "mindlite"
-
-CONVERTERS = {}        # primitive name -> fn(Op) returning an ONNX name or a tuple of them
-
-
-def converter(*names):
-    """Register `fn(op)` as the ONNX converter of the primitives `names`."""
-    def deco(fn):
-        for n in names:
-            CONVERTERS[n] = fn
-        return fn
-    return deco
-
 
 class Model:
     """State shared by the main graph and its subgraphs: unique names, initializers."""

@@ -10,7 +10,8 @@ load_onnx reads it back as a Custom running the kernels registered for the type.
 import numpy as np
 
 from ..common import dtype as mstype
-from .export import CUSTOM_DOMAIN, converter, onnx_dtype
+from ._lib import CUSTOM_DOMAIN, onnx_dtype
+from .export_op import converter
 from .export_ops import _axes
 
 INT64_MAX = np.iinfo(np.int64).max

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..ops import operations as P
 from .import_ops import reduce_axes, scalar
-from .importer import CUSTOM_DOMAIN, Const, importer, ms_type
+from ._lib import CUSTOM_DOMAIN
+from .import_ctx import Const, importer, ms_type
 
 SELU_ALPHA, SELU_GAMMA = 1.67326319217681884765625, 1.05070102214813232421875
 

@@ -25,21 +25,12 @@ from ..ir.infer import Folded, infer_call
 from ..ir.manager import lint
 from . import _lib
 from ._lib import CUSTOM_DOMAIN
-from .import_ctx import Const, Ctx, ImportError_, ms_type, np_type  # noqa: F401 (re-exported)
+from .import_ctx import (IMPORTERS, Const, Ctx, ImportError_, importer,  # noqa: F401 (named here too)
+                         ms_type, np_type)
 from .reader import read_model
 
 
 MAX_FOLD_ELEMENTS = 1 << 26     # constant folding refuses larger results (damaged files)
-IMPORTERS = {}        # ONNX op type -> fn(ctx) returning the list of output values
-
-
-def importer(*op_types):
-    """Register `fn(ctx)` as the importer of the ONNX op types `op_types`."""
-    def deco(fn):
-        for t in op_types:
-            IMPORTERS[t] = fn
-        return fn
-    return deco
 
 
 class Scope:
