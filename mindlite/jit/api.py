@@ -33,7 +33,7 @@ from .guards import fast_guards
 from ..backend.program import program_for
 from .passes.pipeline import compile_passes
 from .errors import UnsupportedSyntaxError
-from .parse import Parser, function_ast, is_dyn, signature
+from .parse.parser import Parser, function_ast, is_dyn, signature
 from ..ir.anf import AnfNode
 
 CACHE_SIZE = 64

@@ -34,7 +34,7 @@ def _axes_tree(api, axes, args):
 
 def _parse(fn, examples):
     from ...jit.api import _as_params, _pack
-    from ...jit.parse import Parser, function_ast
+    from ...jit.parse.parser import Parser, function_ast
     from ...ir.anf import Location
     _, file = function_ast(fn)
     parser = Parser("vmap_" + getattr(fn, "__name__", "fn").replace("<", "").replace(">", ""),

@@ -12,13 +12,13 @@ import functools
 import operator
 import types
 
-from ..common.abstract import AbstractTensor
-from ..common import dtype as mstype
-from ..common.parameter import Parameter
-from ..common.tensor import Tensor
-from ..ir.anf import AnfNode, ParameterNode
-from .dynamic import has_dyn_int, is_dyn_int
-from .parse_stmt import Unknown
+from ...common.abstract import AbstractTensor
+from ...common import dtype as mstype
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
+from ...ir.anf import AnfNode, ParameterNode
+from ..dynamic import has_dyn_int, is_dyn_int
+from .stmt import Unknown
 
 _BIN = {ast.Add: ("__add__", "__radd__", operator.add),
         ast.Sub: ("__sub__", "__rsub__", operator.sub),
@@ -125,7 +125,7 @@ class ExprMixin:
         return self.make_closure(e, frame)
 
     def make_closure(self, node, frame):
-        from .parse import GraphClosure
+        from .parser import GraphClosure
         a = node.args
         defaults = [self.expr(d, frame) for d in a.defaults]
         kw = [None if d is None else self.expr(d, frame) for d in a.kw_defaults]
@@ -136,7 +136,7 @@ class ExprMixin:
         return self.get_attr(self.expr(e.value, frame), e.attr)
 
     def get_attr(self, obj, name, default=_NOT_FOUND):
-        from .parse import GraphMethod
+        from .parser import GraphMethod
         if isinstance(obj, AnfNode):
             a = obj.abstract
             if not isinstance(a, AbstractTensor):
@@ -209,7 +209,7 @@ class ExprMixin:
                             left, right, type(op).__name__)
 
     def _dunder(self, forward, reflected, fn, left, right, what):
-        from .parse import is_dyn
+        from .parser import is_dyn
         if fn in (operator.eq, operator.ne) and (has_dyn_int(left) or has_dyn_int(right)):
             return self.dyn_equal(fn, left, right)
         if not isinstance(left, AnfNode) and not isinstance(right, AnfNode):
@@ -219,7 +219,7 @@ class ExprMixin:
                     return fn(left, right)
                 except Exception as e:
                     raise self.error(e) from None
-        from .parse import is_tensor
+        from .parser import is_tensor
         if (is_dyn_int(left) or is_dyn_int(right)) and not (is_tensor(left) or is_tensor(right)):
             return self.scalar_binop(fn, left, right, what)
         if is_tensor(left) and hasattr(Tensor, forward):
@@ -234,7 +234,7 @@ class ExprMixin:
         if op is ast.Not:
             c = self.condition(v)
             if isinstance(c, AnfNode):
-                from ..ops.function import math_func
+                from ...ops.function import math_func
                 return self.call_value(math_func.logical_not, (c,), {})
             return not c
         if not isinstance(v, AnfNode):
@@ -269,7 +269,7 @@ class ExprMixin:
             same = left is right            # constant (so `bias is None` folds)
             return same if t is ast.Is else not same
         if t in (ast.In, ast.NotIn):
-            from .parse import is_dyn
+            from .parser import is_dyn
             if isinstance(left, AnfNode) or isinstance(right, AnfNode) or is_dyn(right):
                 if not any(x is left for x in (right if isinstance(right, (tuple, list)) else ())):
                     raise self.unsupported("'in' on tensors computed in the graph")
@@ -284,7 +284,7 @@ class ExprMixin:
         for nxt in e.values[1:]:
             c = self.condition(value)
             if isinstance(c, AnfNode):
-                from .parse_control import switch
+                from .control import switch
                 first = value
                 value = switch(self, c, (lambda f, n=nxt: self.expr(n, f)) if is_and
                                else (lambda f, v=first: v),
@@ -299,14 +299,14 @@ class ExprMixin:
     def e_IfExp(self, e, frame):
         c = self.condition(self.expr(e.test, frame))
         if isinstance(c, AnfNode):
-            from .parse_control import switch
+            from .control import switch
             return switch(self, c, lambda f: self.expr(e.body, f),
                           lambda f: self.expr(e.orelse, f), frame, "ifexp")
         return self.expr(e.body if c else e.orelse, frame)
 
     def e_LoopTest(self, e, frame):
         """The test of a `while` that breaks (parse_control.flag_loop made it)."""
-        from .parse_control import loop_test
+        from .control import loop_test
         return loop_test(self, e, frame)
 
     def condition(self, v):
@@ -324,7 +324,7 @@ class ExprMixin:
                                         "element is ambiguous; use .any() or .all()"))
         if a.dtype is mstype.bool_:
             return v
-        from ..ops.operations.array_ops import Cast
+        from ...ops.operations.array_ops import Cast
         return self.emit_prim(Cast(), (v, mstype.bool_))
 
     # ---- comprehensions (over constant iterables: unrolled) ------------------------------------

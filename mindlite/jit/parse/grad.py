@@ -17,10 +17,10 @@ import types
 
 import numpy as np
 
-from ..common.abstract import AbstractTensor
-from ..common.tensor import Tensor
-from ..ir.anf import AnfNode, ValueNode
-from ..ops.operations._base import needs_grad
+from ...common.abstract import AbstractTensor
+from ...common.tensor import Tensor
+from ...ir.anf import AnfNode, ValueNode
+from ...ops.operations._base import needs_grad
 
 NOT_MINE = object()
 
@@ -50,7 +50,7 @@ def special_call(parser, fn, args, kwargs):
     if construct is not None and construct in _methods():          # an optimizer (step.py)
         return parser.call_function(_methods()[construct], (fn,) + tuple(args), kwargs)
     if getattr(t, "bprop", None) is not None and construct is not None:
-        from .ad.custom import call_custom_cell
+        from ..ad.custom import call_custom_cell
         return call_custom_cell(parser, fn, args, kwargs)
     return NOT_MINE
 
@@ -61,13 +61,13 @@ _METHODS = {}
 def _methods():
     """Eager methods with a graph version (the optimizers' helpers: ad/step.py)."""
     if not _METHODS:
-        from .ad.step import graph_methods
+        from ..ad.step import graph_methods
         _METHODS.update(graph_methods())
     return _METHODS
 
 
 def _grad_apis():
-    from ..ops import composite
+    from ...ops import composite
     return (composite.grad, composite.value_and_grad)
 
 
@@ -75,7 +75,7 @@ def make_grad_fn(parser, api, args, kwargs):
     """`grad(f, ...)`, `value_and_grad(...)`, `GradOperation(...)(f, weights)` in graph code:
     made now (their arguments are constants; weights read as graph parameters are given back
     as the Parameters), so the gradient function's later call compiles (call_grad)."""
-    from .parse import is_dyn
+    from .parser import is_dyn
     args, kwargs = _const(args), {k: _const(v) for k, v in kwargs.items()}
     dyn = is_dyn(args) or is_dyn(kwargs)
     if dyn:          # eager's own check names the argument (e.g. weights that are Tensors)
@@ -92,7 +92,7 @@ def make_grad_fn(parser, api, args, kwargs):
 
 def _stand_in(v):
     """Graph values as zero Tensors of their abstract (for eager's argument checks only)."""
-    from .ad.transform import zeros_of
+    from ..ad.transform import zeros_of
     if isinstance(v, AnfNode) and isinstance(v.abstract, AbstractTensor):
         return zeros_of(v.abstract)
     if isinstance(v, (tuple, list)):
@@ -101,7 +101,7 @@ def _stand_in(v):
 
 
 def _const(v):
-    from ..ir.anf import ParameterNode
+    from ...ir.anf import ParameterNode
     if isinstance(v, ParameterNode) and v.default is not None:
         return v.default
     if isinstance(v, (tuple, list)):
@@ -120,7 +120,7 @@ def graph_needs_grad(parser, x):
     stack = getattr(parser, "ad_tracked", None)
     tracked = not stack or x in stack[-1]
     if tracked and a.dtype.kind == "c":
-        from .ad.transform import ADUnsupportedError
+        from ..ad.transform import ADUnsupportedError
         raise ADUnsupportedError(f"Graph autodiff does not support gradients through {a.dtype} "
                                  "values yet (use PYNATIVE mode for them)")
     return tracked
@@ -132,8 +132,8 @@ def _is_tensor(parser, v):
 
 
 def call_grad(parser, spec, args, kwargs):
-    from ..ops.composite import _structure
-    from .ad import backprop
+    from ...ops.composite import _structure
+    from ..ad import backprop
     api = spec.api
     if kwargs:
         raise parser.error(TypeError(f"For '{api}', the gradient function takes positional "
@@ -223,11 +223,11 @@ def _or_zeros(parser, node, g):
     returns a new Tensor (a constant output would be one object shared by every call)."""
     if isinstance(g, AnfNode):
         return g
-    from ..ops.operations.creation_ops import ZerosLike
+    from ...ops.operations.creation_ops import ZerosLike
     zeros = parser.emit_prim(_zeros_like(ZerosLike), (node,))
     if g is None:
         return zeros
-    from .ad.transform import _ADD
+    from ..ad.transform import _ADD
     return parser.emit_prim(_ADD, (zeros, g))
 
 

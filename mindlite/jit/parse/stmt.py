@@ -13,7 +13,7 @@ again (a tail call the executor runs without recursion).
 import ast
 import threading
 
-from ..ir.anf import AnfNode
+from ...ir.anf import AnfNode
 
 BREAK, CONTINUE = "break", "continue"
 MAX_UNROLL = 100000
@@ -178,7 +178,7 @@ class StmtMixin:
             if isinstance(obj, AnfNode) or isinstance(value, AnfNode):
                 raise self.unsupported(f"assigning the attribute '{target.attr}' a value "
                                        f"computed in the graph (a side effect)")
-            from ..nn.cell import Cell
+            from ...nn.cell import Cell
             if not isinstance(obj, Cell) and id(obj) not in self.locals:
                 raise self.unsupported(f"assigning the attribute '{target.attr}' of a "
                                        f"{type(obj).__name__} (a side effect that would happen "
@@ -235,7 +235,7 @@ class StmtMixin:
         cond = self.condition(self.expr(s.test, frame))
         if not isinstance(cond, AnfNode):
             return self.block(s.body if cond else s.orelse, frame, rest)
-        from .parse_control import switch
+        from .control import switch
         returns = _contains(s.body + s.orelse, (ast.Return,))
         if _contains(s.body + s.orelse, (ast.Break, ast.Continue)):
             raise self.unsupported("'break'/'continue' under an 'if' on a tensor value")
@@ -262,14 +262,14 @@ class StmtMixin:
 
     def s_While(self, s, frame, rest):
         if _contains(s.body, (ast.Break, ast.Continue)):
-            from .parse_control import loop_with_flags
+            from .control import loop_with_flags
             return loop_with_flags(self, s, frame, rest)
         for _ in range(MAX_UNROLL):
             cond = self.condition(self.expr(s.test, frame))
             if isinstance(cond, AnfNode):
                 if s.orelse:
                     raise self.unsupported("'while ... else' on a tensor condition")
-                from .parse_control import loop_graph
+                from .control import loop_graph
                 return loop_graph(self, s, frame)
             if not cond:
                 return self.block(s.orelse, frame, rest)
@@ -283,7 +283,7 @@ class StmtMixin:
 
     def s_For(self, s, frame, rest):
         if _contains(s.body, (ast.Break, ast.Continue)):
-            from .parse_control import loop_with_flags
+            from .control import loop_with_flags
             return loop_with_flags(self, s, frame, rest)
         return self.resume_for(s, self.iterate(self.expr(s.iter, frame)), 0, frame, rest)
 

@@ -12,11 +12,11 @@ graphs are all top-level) are copied as children of the current graph, each once
 file gave no abstract get one inferred from their copied inputs. The loaded graph itself is
 never changed: the passes that then run over the holder's graph edit the copies only.
 """
-from ..common.abstract import AbstractTensor
-from ..ir.anf import FUNC, MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
-from ..ir.infer import Folded, infer_call
-from ..ir.manager import reachable_graphs
-from ..ir.primitive import Primitive
+from ...common.abstract import AbstractTensor
+from ...ir.anf import FUNC, MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
+from ...ir.infer import Folded, infer_call
+from ...ir.manager import reachable_graphs
+from ...ir.primitive import Primitive
 
 
 def inline_graph_cell(parser, cell, args, kwargs):

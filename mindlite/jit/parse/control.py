@@ -20,10 +20,10 @@ import ast
 
 import numpy as np
 
-from ..common.abstract import AbstractTensor
-from ..common.tensor import Tensor
-from ..ir.anf import FUNC, SWITCH, TUPLE_GETITEM, AnfNode, ValueNode
-from .parse_stmt import Unknown, _assigned_names, _contains
+from ...common.abstract import AbstractTensor
+from ...common.tensor import Tensor
+from ...ir.anf import FUNC, SWITCH, TUPLE_GETITEM, AnfNode, ValueNode
+from .stmt import Unknown, _assigned_names, _contains
 
 
 def switch(parser, cond, true_fn, false_fn, frame, kind, names=False):
@@ -115,7 +115,7 @@ def loop_test(parser, e, frame):
     brk = parser.expr(e.flag, frame)
     if not isinstance(brk, AnfNode):
         return False if bool(brk) else parser.expr(e.test, frame)
-    from ..ops.function import math_func
+    from ...ops.function import math_func
     go = parser.call_value(math_func.logical_not, (brk,), {})
     cond = parser.condition(parser.expr(e.test, frame))
     if not isinstance(cond, AnfNode):

@@ -21,16 +21,16 @@ import textwrap
 import types
 import weakref
 
-from .. import cache_limits
-from ..common.abstract import AbstractTensor
-from ..common.parameter import Parameter
-from ..common.tensor import Tensor
-from ..ir.anf import AnfNode, FuncGraph, Location, MAKE_TUPLE, TUPLE_GETITEM, ValueNode
-from .errors import located, unsupported
-from .parse_call import CallMixin
-from .dynamic import DynamicMixin
-from .parse_expr import ExprMixin
-from .parse_stmt import StmtMixin, Return, parse_source
+from ... import cache_limits
+from ...common.abstract import AbstractTensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
+from ...ir.anf import AnfNode, FuncGraph, Location, MAKE_TUPLE, TUPLE_GETITEM, ValueNode
+from ..errors import located, unsupported
+from .call import CallMixin
+from ..dynamic import DynamicMixin
+from .expr import ExprMixin
+from .stmt import StmtMixin, Return, parse_source
 
 MAX_INLINE_DEPTH = 60
 _SOURCES = {}

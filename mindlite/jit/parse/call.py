@@ -19,14 +19,14 @@ replace them: eager's Tensor indexing keeps runtime caches a graph cannot hold.
 import builtins
 import types
 
-from ..common.abstract import AbstractScalar
-from ..common.parameter import Parameter
-from ..common.tensor import Tensor
-from ..ir.anf import PRINT, AnfNode, ParameterNode
-from ..ir.infer import Folded
-from ..ir.rules import SIDE_EFFECTS, has_side_effect  # noqa: F401  (named here too: old path)
-from .dynamic import is_dyn_int
-from ..ir.primitive import Primitive
+from ...common.abstract import AbstractScalar
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
+from ...ir.anf import PRINT, AnfNode, ParameterNode
+from ...ir.infer import Folded
+from ...ir.rules import SIDE_EFFECTS, has_side_effect  # noqa: F401  (named here too: old path)
+from ..dynamic import is_dyn_int
+from ...ir.primitive import Primitive
 
 _CONTAINER_BUILTINS = (builtins.len, builtins.tuple, builtins.list, builtins.zip,
                        builtins.enumerate, builtins.reversed, builtins.dict)
@@ -38,12 +38,12 @@ _MUTATING = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "
 
 
 def _overrides():
-    from . import standard_method
+    from .. import standard_method
     return standard_method.GRAPH_OVERRIDES
 
 
 def _is_constexpr(fn):
-    from .standard_method import CONSTEXPR, CONSTEXPR_MODULES
+    from ..standard_method import CONSTEXPR, CONSTEXPR_MODULES
     target = fn.__func__ if isinstance(fn, types.MethodType) else fn
     if not isinstance(target, types.FunctionType):
         return False
@@ -92,9 +92,9 @@ class CallMixin:
         return self.call_value(builtins.super, (cls, obj), {})
 
     def call_value(self, fn, args, kwargs):
-        from .parse import GraphClosure, GraphMethod, is_dyn
-        from ..nn.cell import Cell
-        from .parse_grad import NOT_MINE, special_call
+        from .parser import GraphClosure, GraphMethod, is_dyn
+        from ...nn.cell import Cell
+        from .grad import NOT_MINE, special_call
         special = special_call(self, fn, args, kwargs)     # grad calls, @jit, Cell.bprop
         if special is not NOT_MINE:
             return special
@@ -110,7 +110,7 @@ class CallMixin:
         if isinstance(fn, GraphClosure):
             return self.call_closure(fn, args, kwargs)
         if isinstance(fn, Cell) and getattr(type(fn), "_graph_cell", False):
-            from .parse_graph_cell import inline_graph_cell      # a loaded model: inlined
+            from .graph_cell import inline_graph_cell      # a loaded model: inlined
             return inline_graph_cell(self, fn, args, kwargs)
         if isinstance(fn, Cell):
             if fn.__dict__.get("_mp_dtype") is not None or "_mp_output" in fn.__dict__:
@@ -186,7 +186,7 @@ class CallMixin:
         return isinstance(fn, types.BuiltinMethodType) and isinstance(owner, (list, dict))
 
     def emit_prim(self, prim, args):
-        from .parse import is_dyn
+        from .parser import is_dyn
         args = tuple(self._tensor_arg(prim, i, a) for i, a in enumerate(args))
         effect = has_side_effect(prim)
         if not is_dyn(args) and not effect:
@@ -269,7 +269,7 @@ def _getattr(p, obj, name, *default):
 
 
 def _hasattr(p, obj, name):
-    from .parse_expr import _NOT_FOUND
+    from .expr import _NOT_FOUND
     return p.get_attr(obj, name, _NOT_FOUND) is not _NOT_FOUND
 
 
