@@ -92,7 +92,7 @@ class CallMixin:
         return self.call_value(builtins.super, (cls, obj), {})
 
     def call_value(self, fn, args, kwargs):
-        from .parser import GraphClosure, GraphMethod, is_dyn
+        from .values import GraphClosure, GraphMethod, is_dyn
         from ...nn.cell import Cell
         from .grad import NOT_MINE, special_call
         special = special_call(self, fn, args, kwargs)     # grad calls, @jit, Cell.bprop
@@ -186,7 +186,7 @@ class CallMixin:
         return isinstance(fn, types.BuiltinMethodType) and isinstance(owner, (list, dict))
 
     def emit_prim(self, prim, args):
-        from .parser import is_dyn
+        from .values import is_dyn
         args = tuple(self._tensor_arg(prim, i, a) for i, a in enumerate(args))
         effect = has_side_effect(prim)
         if not is_dyn(args) and not effect:

@@ -125,7 +125,7 @@ class ExprMixin:
         return self.make_closure(e, frame)
 
     def make_closure(self, node, frame):
-        from .parser import GraphClosure
+        from .values import GraphClosure
         a = node.args
         defaults = [self.expr(d, frame) for d in a.defaults]
         kw = [None if d is None else self.expr(d, frame) for d in a.kw_defaults]
@@ -136,7 +136,7 @@ class ExprMixin:
         return self.get_attr(self.expr(e.value, frame), e.attr)
 
     def get_attr(self, obj, name, default=_NOT_FOUND):
-        from .parser import GraphMethod
+        from .values import GraphMethod
         if isinstance(obj, AnfNode):
             a = obj.abstract
             if not isinstance(a, AbstractTensor):
@@ -209,7 +209,7 @@ class ExprMixin:
                             left, right, type(op).__name__)
 
     def _dunder(self, forward, reflected, fn, left, right, what):
-        from .parser import is_dyn
+        from .values import is_dyn
         if fn in (operator.eq, operator.ne) and (has_dyn_int(left) or has_dyn_int(right)):
             return self.dyn_equal(fn, left, right)
         if not isinstance(left, AnfNode) and not isinstance(right, AnfNode):
@@ -219,7 +219,7 @@ class ExprMixin:
                     return fn(left, right)
                 except Exception as e:
                     raise self.error(e) from None
-        from .parser import is_tensor
+        from .values import is_tensor
         if (is_dyn_int(left) or is_dyn_int(right)) and not (is_tensor(left) or is_tensor(right)):
             return self.scalar_binop(fn, left, right, what)
         if is_tensor(left) and hasattr(Tensor, forward):
@@ -269,7 +269,7 @@ class ExprMixin:
             same = left is right            # constant (so `bias is None` folds)
             return same if t is ast.Is else not same
         if t in (ast.In, ast.NotIn):
-            from .parser import is_dyn
+            from .values import is_dyn
             if isinstance(left, AnfNode) or isinstance(right, AnfNode) or is_dyn(right):
                 if not any(x is left for x in (right if isinstance(right, (tuple, list)) else ())):
                     raise self.unsupported("'in' on tensors computed in the graph")

@@ -75,7 +75,7 @@ def make_grad_fn(parser, api, args, kwargs):
     """`grad(f, ...)`, `value_and_grad(...)`, `GradOperation(...)(f, weights)` in graph code:
     made now (their arguments are constants; weights read as graph parameters are given back
     as the Parameters), so the gradient function's later call compiles (call_grad)."""
-    from .parser import is_dyn
+    from .values import is_dyn
     args, kwargs = _const(args), {k: _const(v) for k, v in kwargs.items()}
     dyn = is_dyn(args) or is_dyn(kwargs)
     if dyn:          # eager's own check names the argument (e.g. weights that are Tensors)
