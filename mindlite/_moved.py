@@ -18,7 +18,9 @@ MOVED = {
     "mindlite.abstract": "mindlite.common.abstract",
     "mindlite.backend.kernel_graph": "mindlite.backend.single_op_graph",
     "mindlite.device.passes": "mindlite.jit.passes.device",
+    "mindlite.device.session": "mindlite.backend.device_session",
     "mindlite.device.segments": "mindlite.backend.segments",
+    "mindlite.jit.executor": "mindlite.backend.interpreter",
     "mindlite.jit.kernel_graph": "mindlite.backend.program",
     "mindlite.jit.parse_call": "mindlite.jit.parse.call",
     "mindlite.jit.parse_control": "mindlite.jit.parse.control",
@@ -28,6 +30,7 @@ MOVED = {
     "mindlite.jit.parse_stmt": "mindlite.jit.parse.stmt",
     "mindlite.jit.memory_plan": "mindlite.backend.memory_plan",
     "mindlite.kernels.views": "mindlite.common.views",
+    "mindlite.ops.function.vmap_func": "mindlite.jit.vmap",
     "mindlite.ops.primitive": "mindlite.ir.primitive",
 }
 

@@ -26,7 +26,7 @@ The CompiledGraph runs sequentially or on the GraphScheduler (backend/graph_sche
 """
 from ..context import CONTEXT
 from ..device.registry import get_device_context
-from ..device.session import DeviceKernelDef
+from .device_session import DeviceKernelDef
 from .lowering import ALLOC, CONST, EXTERNAL, KERNEL, PARAM, PLANNED, PRIM, \
     NotLowerable, Value, lower
 from .memory_plan import flat_refs, plan

@@ -25,7 +25,7 @@ from .. import _C
 from ..common.tensor import Tensor
 from ..context import CONTEXT
 from ..device.base import DeviceAddress
-from ..device.session import kernel_error
+from .device_session import kernel_error
 from ..common.buffers import own_buffers
 from .lowering import CONST
 

@@ -49,7 +49,7 @@ def register_device(name, factory, *, override=False):
         for key in [k for k in _CONTEXTS if k[0] == name]:
             del _CONTEXTS[key]
         if name != "CPU":
-            from .session import register_device_session
+            from ..backend.device_session import register_device_session
             register_device_session(name)
 
 

@@ -28,7 +28,7 @@ from ..ir.anf import MAKE_TUPLE, Location
 from ..ir.manager import lint
 from ..ir.primitive import _hashable
 from .dynamic import apply_signature, is_placeholder
-from .executor import run_graph
+from ..backend.interpreter import run_graph
 from .guards import fast_guards
 from ..backend.program import program_for
 from .passes.pipeline import compile_passes

@@ -20,7 +20,7 @@ from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ValueNode
 from ..ir.infer import Folded, infer_call
 from ..backend import lowering as kernel_graph
-from ..jit.executor import run_graph
+from ..backend.interpreter import run_graph
 from ..jit.passes.pipeline import run_pipeline, skipping
 from .ops_map import IMPORT
 

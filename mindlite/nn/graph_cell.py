@@ -94,7 +94,7 @@ class GraphCell(Cell):
                                  f"{list(abstract.shape)} (-1: any), but got {list(shape)}")
 
     def construct(self, *inputs):
-        from ..jit.executor import run_graph
+        from ..backend.interpreter import run_graph
         from ..backend.program import program_for
         self._check_inputs(inputs)
         weights = [p.default for p in self.graph.parameters[len(self._inputs):]]

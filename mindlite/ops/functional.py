@@ -1,8 +1,9 @@
 """ops.functional: every functional op (ops.relu, ops.add, ...), one import for Tensor methods.
 
-The function modules (ops/function/*.py) are imported at the first `F.<name>` the
-namespace lacks, all at once (mindlite/_lazy.py); after that every name is a plain
-module attribute, so Tensor methods look F.add up at full speed.
+The function modules (ops/function/*.py; ops.vmap's module, a graph-mode transform, is
+jit/vmap.py, listed under its old path function.vmap_func: mindlite/_moved.py) are imported
+at the first `F.<name>` the namespace lacks, all at once (mindlite/_lazy.py); after that
+every name is a plain module attribute, so Tensor methods look F.add up at full speed.
 """
 from .._lazy import lazy_exports as _lazy_exports
 

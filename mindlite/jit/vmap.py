@@ -13,11 +13,11 @@ NotImplementedError naming it. Batched values carry their batch axis first inter
 import inspect
 import numbers
 
-from ...common.tensor import Tensor
-from ...ir.anf import MAKE_TUPLE, TUPLE_GETITEM, IRPrim, ValueNode
-from ...ir.manager import FuncGraphManager
-from ...ir.primitive import Primitive
-from . import vmap_rules
+from ..common.tensor import Tensor
+from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, IRPrim, ValueNode
+from ..ir.manager import FuncGraphManager
+from ..ir.primitive import Primitive
+from ..ops.function import vmap_rules
 
 __all__ = ["vmap"]
 
@@ -33,9 +33,9 @@ def _axes_tree(api, axes, args):
 
 
 def _parse(fn, examples):
-    from ...jit.api import _as_params, _pack
-    from ...jit.parse.parser import Parser, function_ast
-    from ...ir.anf import Location
+    from .api import _as_params, _pack
+    from .parse.parser import Parser, function_ast
+    from ..ir.anf import Location
     _, file = function_ast(fn)
     parser = Parser("vmap_" + getattr(fn, "__name__", "fn").replace("<", "").replace(">", ""),
                     Location(file, fn.__code__.co_firstlineno))
@@ -131,7 +131,7 @@ def _place(api, out, template, out_axes, size):
     if len(axes) != len(value):
         raise ValueError(f"For '{api}', 'out_axes' must have one entry per output "
                          f"({len(value)}), but got {out_axes!r}")
-    from ...jit.api import _unpack
+    from .api import _unpack
     bdims = bdim if isinstance(bdim, tuple) else (bdim,) * len(value)
     placed = tuple(vmap_rules.place(v, b, a, size) for v, b, a in zip(value, bdims, axes))
     return _unpack(template, placed)

@@ -20,13 +20,13 @@ import warnings
 import numpy as np
 
 from ..common.abstract import AbstractTensor, abstract_of_array
-from ..backend.single_op_graph import KernelGraph, KernelNode
-from ..backend.session import register_session, session_factory
+from .single_op_graph import KernelGraph, KernelNode
+from .session import register_session, session_factory
 from ..cache_limits import LRUCache
 from ..context import CONTEXT
 from ..kernels.kernel_def import KernelDef
 from ..runtime.cpu_kernel_runtime import CPUKernelRuntime
-from .base import KernelRequest, PluginError
+from ..device.base import KernelRequest, PluginError
 
 
 class DeviceKernelDef(KernelDef):
@@ -53,7 +53,7 @@ class DeviceSession:
     device_name = None
 
     def __init__(self):
-        from .registry import get_device_context
+        from ..device.registry import get_device_context
         self.context = get_device_context(self.device_name)
         self.runtime = CPUKernelRuntime()
         self.graphs = LRUCache("GRAPH_CAP")
