@@ -5,7 +5,7 @@
 
 What lowers: a graph without control flow, i.e. no child graphs (no Switch, loop or graph
 calls) and no Print; every CNode a Primitive call, MakeTuple or TupleGetItem (those two
-vanish: they only route values). Everything else runs on the interpreter (executor.py),
+vanish: they only route values). Everything else runs on the interpreter (interpreter.py),
 which also stays the oracle, and always runs while the grad recorder records (the tape
 needs each primitive call).
 
@@ -42,6 +42,7 @@ import numpy as np
 
 from .. import _C
 from ..common.abstract import AbstractTensor
+from ..common.api import PYNATIVE
 from .session import session_factory
 from ..context import CONTEXT
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, ValueNode
@@ -49,7 +50,6 @@ from ..kernels import registry
 from ..kernels.kernel_def import KernelDef
 from ..ir.primitive import Primitive
 from ..common.signature import K, L, T
-from ..pynative.forward import CNode as _OpNode
 from ..ir.rules import has_side_effect
 
 KERNEL, ALLOC, PRIM = 0, 1, 2
@@ -92,7 +92,7 @@ class KernelStep:
     output value indexes, bound params (passed after the arrays; the last len(kwnames) by
     keyword), error hook; `inplace`: inputs the output may share a buffer with (the kernel
     allows out aliasing them); `own`: graph inputs the kernel writes in place (ALLOC),
-    given private arrays first where a view shares them (pynative/inplace.own_buffers)."""
+    given private arrays first where a view shares them (common/buffers.own_buffers)."""
     __slots__ = ("kind", "fn", "ins", "outs", "params", "on_error", "prim", "kernel",
                  "inplace", "kwnames", "own")
 
@@ -249,8 +249,7 @@ def _lower_prim(kg, node, prim, refs, dummies):
     try:
         if prim.check_elim(*args)[0]:
             return _prim_step(kg, node, prim, refs)
-        from ..pynative.executor import PYNATIVE_EXECUTOR
-        info = PYNATIVE_EXECUTOR.forward_executor.prepare(prim, args, _OpNode)
+        info = PYNATIVE.prepare(prim, args)        # the eager executor's, through its slot
     except Exception as err:          # the interpreter runs it (and reports any real error)
         raise NotLowerable(f"{prim.name}: {type(err).__name__}: {err}") from None
     out = info.output_abstract

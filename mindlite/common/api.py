@@ -6,6 +6,8 @@ up (docs/architecture.md, the floors).
     PYNATIVE   the eager executor (filled by pynative/executor.py)
       run_op(prim, name, args)    the first call of a signature (PynativeExecutor.real_run_op)
       select_kernel(prim, args)   the KernelDef a call would run
+      prepare(prim, args)         a call's first-call steps 1-4 (cast, node, infer), for the
+                                  graph lowering (backend/lowering.py)
       grad                        the grad recorder (pynative/grad.GRAD_EXECUTOR): bprops read
                                   the running backward, in-place writers the open tapes
       log_write(t, op), snapshot(t), adopt(t, result)

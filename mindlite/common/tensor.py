@@ -350,12 +350,21 @@ def _log_write(t, op):
     PYNATIVE.log_write(t, op)
 
 
-from ..ops import functional as F  # noqa: E402  (functional needs Tensor defined first)
+F = None      # mindlite.ops.functional: bound by bind_functional (the ops floor is above)
 
-# the modules holding Tensor's methods and helpers get F and the class itself from here, as
-# they cannot import this module (it imports them)
+
+def bind_functional(functional):
+    """Tensor's operators and methods call ops.functional (`F`); mindlite/_wiring.py binds it
+    here and in the method modules once both are imported (functional imports Tensor)."""
+    global F
+    F = functional
+    for m in _METHOD_MODULES:
+        m.F = functional
+
+
+# the modules holding Tensor's methods and helpers get the class itself from here, as they
+# cannot import this module (it imports them)
 for _m in _METHOD_MODULES:
-    _m.F = F
     _m.Tensor = Tensor
 initializer.Tensor = Tensor
 

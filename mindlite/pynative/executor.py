@@ -36,5 +36,6 @@ class PynativeExecutor:
 
 PYNATIVE_EXECUTOR = PynativeExecutor()
 api.PYNATIVE.fill(run_op=PYNATIVE_EXECUTOR.real_run_op,
-                  select_kernel=PYNATIVE_EXECUTOR.select_kernel, grad=GRAD_EXECUTOR,
+                  select_kernel=PYNATIVE_EXECUTOR.select_kernel,
+                  prepare=PYNATIVE_EXECUTOR.forward_executor.prepare, grad=GRAD_EXECUTOR,
                   log_write=inplace.log_write, snapshot=inplace.snapshot, adopt=inplace.adopt)
