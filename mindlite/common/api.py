@@ -14,7 +14,9 @@ up (docs/architecture.md, the floors).
                                   in-place writes under the recorder (pynative/inplace.py)
     GRAPH      graph mode (filled by jit/api.py and jit/ad/entry.py)
       cell_call(cell, args)       a Cell's call under GRAPH_MODE
-      grad_entry                  jit/ad/entry: a grad function compiled with its forward
+      run_eagerly(cell)           GRAPH_MODE leaves this cell's construct eager (amp)
+      grad_entry                  jit/ad/entry: a grad function compiled with its forward,
+                                  graph_step (Model's training step as one graph)
     DEVICES    the device registry (filled by device/registry.py)
       resolve_target(name)        the check of set_context(device_target=...)
 

@@ -377,7 +377,19 @@ def cell_graph_call(cell, args, kwargs):
         return cell.construct(*args, **kwargs)
 
 
-api.GRAPH.fill(cell_call=cell_graph_call)
+def run_eagerly(cell):
+    """Under GRAPH_MODE, `cell` runs its construct eagerly (amp: it holds mixed-precision
+    cells whose casts a compiled graph would not keep)."""
+    _CELL_JIT[cell] = _EAGER
 
 
-api.GRAPH.fill(cell_call=cell_graph_call)
+api.GRAPH.fill(cell_call=cell_graph_call, run_eagerly=run_eagerly)
+
+
+def run_eagerly(cell):
+    """Under GRAPH_MODE, `cell` runs its construct eagerly (amp: it holds mixed-precision
+    cells whose casts a compiled graph would not keep)."""
+    _CELL_JIT[cell] = _EAGER
+
+
+api.GRAPH.fill(cell_call=cell_graph_call, run_eagerly=run_eagerly)
