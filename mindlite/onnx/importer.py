@@ -295,7 +295,7 @@ def load_onnx(path_or_model, input_shapes=None):
     ({input name: shape}) fixes dimensions the file leaves dynamic, so shape-dependent ops
     import. Raises ValueError naming the file, node and op type for what mindlite cannot
     import."""
-    from . import import_loop, import_ops, import_ops_array, import_ops_extra  # noqa: F401
+    from . import import_loop, import_ops, import_ops_activation, import_ops_array  # noqa: F401
     if input_shapes is not None and not isinstance(input_shapes, dict):
         raise TypeError(f"load_onnx: input_shapes must be a dict of input name -> shape, got "
                         f"{type(input_shapes).__name__}")

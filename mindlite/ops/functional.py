@@ -10,10 +10,10 @@ from .._lazy import lazy_exports as _lazy_exports
 _MODULES = ("function.math_func", "function.nn_func", "function.reduce_func",
             "function.array_func", "function.index_func", "function.grad_api",
             "function.loss_func", "function.conv_func", "function.activation_func",
-            "function.clip_cum_func", "function.clip_norm_func", "function.loss_more_func",
+            "function.clip_cum_func", "function.clip_norm_func", "function.loss_margin_nll_func",
             "function.vmap_func", "function.sort_index_func",
-            "function.nn_extra_func", "function.linalg_func", "function.stat_func",
-            "function.conv_extra_func", "function.loss_extra_func",
-            "function.random_extra_func", "function.complex_func")
+            "function.pool_resize_func", "function.linalg_func", "function.stat_func",
+            "function.conv_nd_func", "function.loss_distance_func",
+            "function.random_func", "function.complex_func")
 
 _LAZY = _lazy_exports(globals(), _MODULES)

@@ -4,7 +4,7 @@ AdaptiveMaxPool2D -> AdaptiveMaxPool2DGrad <-> AdaptiveMaxPool2DGradGrad,
 AvgPool3D <-> AvgPool3DGrad, MaxPool3DWithArgmax -> MaxPool3DGradWithArgmax <->
 MaxPool3DGradGradWithArgmax. Kernels: kernels/cpu/pool_nd_numpy.py; functional names
 (ops.adaptive_avg_pool1d/2d, adaptive_max_pool2d, avg_pool1d/3d, max_pool1d/3d):
-ops/function/nn_extra_func.py.
+ops/function/pool_resize_func.py.
 
 Adaptive pooling (input (C, H, W) or (N, C, H, W)): output cell i of an axis of size n
 pooled to m covers [floor(i n / m), ceil((i + 1) n / m)); output_size None keeps that axis.

@@ -1,5 +1,5 @@
 """More loss cells (mindspore.nn), each calling its functional loss (ops/function/
-loss_func.py, loss_extra_func.py, loss_more_func.py) or, for the cells MindSpore defines
+loss_func.py, loss_distance_func.py, loss_margin_nll_func.py) or, for the cells MindSpore defines
 with their own formula (FocalLoss, DiceLoss, MultiClassDiceLoss, RMSELoss, MAELoss), composing
 primitives here. Arguments, defaults and call signatures are MindSpore 2.10's; reductions
 'mean' / 'sum' / 'none'.

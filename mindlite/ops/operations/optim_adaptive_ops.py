@@ -2,7 +2,7 @@
 ApplyCenteredRMSProp, ApplyAdagrad, ApplyAdadelta, ApplyAdaMax, ApplyFtrl,
 ApplyProximalAdagrad. As optim_ops.py: state inputs are updated IN PLACE (copy-on-write
 when a view is alive), every input is validated before any write, hyper-parameters are
-scalars; none is differentiable. Kernels: kernels/cpu/optim_extra_*.py. Update rules (g the
+scalars; none is differentiable. Kernels: kernels/cpu/optim_adaptive_*.py. Update rules (g the
 gradient, all elementwise):
 
 ApplyRMSProp         ms = decay ms + (1 - decay) g^2; mom = momentum mom + lr g / sqrt(ms + eps);

@@ -1,4 +1,4 @@
-"""numpy kernels for loss_extra_ops: SmoothL1Loss / SmoothL1LossGrad, BinaryCrossEntropy /
+"""numpy kernels for pointwise_loss_ops: SmoothL1Loss / SmoothL1LossGrad, BinaryCrossEntropy /
 BinaryCrossEntropyGrad, PReLU / PReLUGrad. float16 computes in float32; reductions sum in
 the compute dtype ('mean' of an empty input is NaN, as numpy and PyTorch)."""
 import numpy as np

@@ -2,7 +2,7 @@
 ops.smooth_l1_loss, ops.binary_cross_entropy and ops.prelu, and usable as ops.SmoothL1Loss
 / ops.BinaryCrossEntropy / ops.PReLU), each with a gradient primitive and bprops to second
 order (the gradients' own bprops are written with elementwise primitives).
-Kernels: kernels/cpu/loss_extra_numpy.py.
+Kernels: kernels/cpu/pointwise_loss_numpy.py.
 
 SmoothL1Loss: 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = logits - labels;
 beta = 0: |d|); gradient clip(d / beta, -1, 1) (sign(d) for beta = 0).

@@ -3,7 +3,7 @@ primitives (so their gradients are those primitives' bprops), MindSpore 2.10 sig
 ops.conv1d (Conv2D over a unit height, as MindSpore does), ops.conv3d (one batched Conv2D per
 kernel depth tap, the taps summed: a 3-D cross-correlation), ops.conv_transpose2d
 (Conv2DBackpropInput; PyTorch's semantics: MindSpore 2.10 has no CPU kernel for it),
-ops.prelu (the PReLU primitive of loss_extra_ops, channel axis 1) and ops.glu
+ops.prelu (the PReLU primitive of pointwise_loss_ops, channel axis 1) and ops.glu
 (a * sigmoid(b)).
 """
 import math
@@ -13,10 +13,10 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import conv_ops as C
-from ..operations import loss_extra_ops as LX
+from ..operations import pointwise_loss_ops as LX
 from ..operations import math_ops as M
 from ..operations import nn_ops as N
-from . import nn_extra_func as NX
+from . import pool_resize_func as NX
 from ._typed_prims import typed_prim as _prim
 
 __all__ = ["conv1d", "conv3d", "conv_transpose2d", "prelu", "glu"]

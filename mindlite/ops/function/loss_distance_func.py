@@ -5,7 +5,7 @@ ops.smooth_l1_loss, huber_loss, binary_cross_entropy, kl_div, cosine_embedding_l
 margin_ranking_loss, triplet_margin_loss.
 
 smooth_l1_loss and binary_cross_entropy run one primitive each (SmoothL1Loss,
-BinaryCrossEntropy of loss_extra_ops); binary_cross_entropy clamps the logs' arguments at
+BinaryCrossEntropy of pointwise_loss_ops); binary_cross_entropy clamps the logs' arguments at
 1e-12 (MindSpore's CPU kernel: 27.631 for a wrong certain prediction). Huber uses
 m = min(|d|, delta): 0.5 m^2 + delta (|d| - m), which equals the textbook branches and has
 their gradient. kl_div takes log-probabilities and probabilities (0 * log 0 = 0; a negative
@@ -20,7 +20,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
-from ..operations import loss_extra_ops as LX
+from ..operations import pointwise_loss_ops as LX
 from ..operations import logic_ops as LG
 from ..operations import math_ops as M
 from ..operations import reduce_ops as R

@@ -1,4 +1,4 @@
-"""numpy reference kernels for optim_extra_ops: ApplyRMSProp, ApplyCenteredRMSProp,
+"""numpy reference kernels for optim_adaptive_ops: ApplyRMSProp, ApplyCenteredRMSProp,
 ApplyAdagrad, ApplyAdadelta, ApplyAdaMax, ApplyFtrl, ApplyProximalAdagrad (the update rules
 are in the primitives' module docstring).
 
