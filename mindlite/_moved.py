@@ -32,6 +32,7 @@ MOVED = {
     "mindlite.kernels.cpu.loss_extra_numpy": "mindlite.kernels.cpu.pointwise_loss_numpy",
     "mindlite.kernels.cpu.optim_extra_numpy": "mindlite.kernels.cpu.optim_adaptive_numpy",
     "mindlite.kernels.views": "mindlite.common.views",
+    "mindlite.nn.layer.activation_extra": "mindlite.nn.layer.activation",
     "mindlite.nn.layer.norm_extra": "mindlite.nn.layer.group_norm",
     "mindlite.nn.loss.loss_extra": "mindlite.nn.loss.functional_losses",
     "mindlite.onnx.export_ops_extra": "mindlite.onnx.export_ops_activation",
