@@ -16,7 +16,7 @@ from mindlite.jit.export_graph import graph_for_export  # noqa: E402
 from mindlite.onnx import OnnxGraphCell, export_onnx_model, load_onnx  # noqa: E402
 
 import test_onnx_export as ex  # noqa: E402
-import test_onnx_export_more as exm  # noqa: E402
+import test_onnx_export_layers as exm  # noqa: E402
 from test_onnx_import import F, I64, against_ort, make_model, one, x_of  # noqa: E402
 
 

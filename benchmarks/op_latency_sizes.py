@@ -1,7 +1,7 @@
 """Latency of issue 13's ops (cumsum, topk, sort, einsum, interpolate, pad, float16 softmax, and
 std / cross) against PyTorch at 4x4, 256x256 and 2048x2048, measured side by side.
 
-    python benchmarks/op_latency_extra.py [--sizes 4,256,2048] [--ops topk,sort] [--quick]
+    python benchmarks/op_latency_sizes.py [--sizes 4,256,2048] [--ops topk,sort] [--quick]
                                             [--torch-threads 2]
 
 Each row times mindlite and torch side by side: they take turns, one batch each per round,
