@@ -124,5 +124,17 @@ def check_type_arg(prim, arg, value):
                         f"{value!r}") from None
 
 
+def check_index_type(prim, arg, value):
+    """An index dtype argument (Argmax's output_type, a pooling's argmax_type): int32 or int64
+    (as a Type or anything mstype.to_type takes). Returns the Type."""
+    try:
+        t = mstype.to_type(value)
+    except TypeError:
+        t = None
+    if t is not mstype.int32 and t is not mstype.int64:
+        raise TypeError(f"For '{prim.name}', '{arg}' must be int32 or int64, but got {value!r}")
+    return t
+
+
 def tensor(dtype, shape):
     return abstract_tensor(dtype, tuple(shape))
