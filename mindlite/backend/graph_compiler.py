@@ -3,14 +3,14 @@
     compile_graph(graph, parallel=False) -> CompiledGraph   (None: control flow, interpreted)
 
 Stages, as MindSpore's GraphCompiler:
-  1. lowering + kernel selection   jit/kernel_graph.lower under the context's device_target:
+  1. lowering + kernel selection   backend/lowering.lower under the context's device_target:
                                    each node's kernel comes from the device's session
-                                   (device/session.py), so a node the device has no kernel
+                                   (backend/device_session.py), so a node the device has no kernel
                                    for already carries a CPU kernel (heterogeneous split)
   2. split                         kernel mode: the device's steps go through its
                                    KernelExecutor.split_graph / optimize_graph hooks; graph
                                    mode: maximal runs of supported nodes become sub-FuncGraphs
-                                   compiled as SuperKernels (device/segments.py)
+                                   compiled as SuperKernels (backend/segments.py)
   3. copies                        a value used on another device than its producer's gets a
                                    copy step (h2d / d2h) at the boundary, once per value
   4. streams                       per device, its res_manager.num_streams: a step continues
@@ -129,7 +129,7 @@ PARALLEL = None     # graph mode on a plugin device: None sequential, else a Gra
 
 
 def device_program(compiled, epoch):
-    """What jit's Compiled.run calls on a plugin device (jit/kernel_graph.program_for): the
+    """What jit's Compiled.run calls on a plugin device (backend/program.program_for): the
     CompiledGraph's runner, compiled once per kernel-selection epoch; None when the graph
     stays on the interpreter (control flow), whose eager ops then run on the device."""
     target = CONTEXT.values["device_target"]

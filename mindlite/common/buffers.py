@@ -24,7 +24,7 @@ def own_buffer(t):
 def own_buffers(*tensors):
     """own_buffer for each Tensor among `tensors`, at the cost of two dict checks when no view
     and no imported buffer exists (a compiled graph's in-place steps call it per run:
-    jit/kernel_graph.py)."""
+    backend/lowering.py)."""
     if _views._SHARED or _interop._EXTERNAL:
         for t in tensors:
             if isinstance(t, _C.TensorBase):       # a Tensor (its C base)

@@ -3,7 +3,7 @@
 Import (`from_dlpack(x)`, x a DLPack producer such as a torch tensor or an ndarray, or a
 legacy capsule): zero-copy. The Tensor views the producer's memory through a READ-ONLY
 numpy array registered here as external. mindlite's in-place writers go through
-`pynative/inplace.own_buffer`, which gives an external buffer's tensor a private copy before
+`common/buffers.own_buffer`, which gives an external buffer's tensor a private copy before
 writing (copy-on-write), so a mindlite write never reaches memory the producer owns; writes
 made by the producer itself are seen by the tensor (shared memory, as MindSpore documents
 for its `from_dlpack`). A kernel that would write without `own_buffer` meets a read-only

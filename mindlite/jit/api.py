@@ -5,7 +5,7 @@
     f(x, y)      signature = (dtype, shape) of every Tensor argument, the value of every
                  constant (ints, tuples, None...), the identity of objects (Cells)
                  -> cached compiled graph (bounded LRU, CACHE_SIZE per function) or a new
-                 compile: parse (jit/parse.py) -> DCE -> lint -> cache; a compile that fails
+                 compile: parse (jit/parse/parser.py) -> DCE -> lint -> cache; a compile that fails
                  leaves nothing in the cache.
     f.graph(x, y)                the compiled FuncGraph (print it with ir.dump_ir)
 Under set_context(mode=GRAPH_MODE), Cell.__call__ runs `construct` this way (the

@@ -5,7 +5,7 @@
                                            MatMul+BiasAdd+ReLU, elementwise groups; no user
                                            converter passes), then lowering to a KernelGraph
                                            with kernels selected through mindlite's kernel
-                                           registry and buffers preplanned (jit/memory_plan),
+                                           registry and buffers preplanned (backend/memory_plan.py),
                                            run by the C graph runner
 
 The scheduler (scheduler.py) builds one per Lite kernel (for kernel selection, shapes and

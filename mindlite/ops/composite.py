@@ -118,7 +118,7 @@ def _structure(positions, gx, gw, weights, single_weight):
 
 
 class _GradSpec:
-    """What a gradient function computes, for graph mode (jit/parse_grad.py reads it from the
+    """What a gradient function computes, for graph mode (jit/parse/grad.py reads it from the
     function's `_ml_grad`: inside @jit, and for a @jit function or a GRAPH_MODE Cell, the
     forward and backward compile into one graph, jit/ad/)."""
 

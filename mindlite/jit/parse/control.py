@@ -10,7 +10,7 @@
                              carried values; carried = the variables the body changes
     break/continue           flags (flag_loop), in loops on constants and on tensors alike
 
-Functions of the parser (`parser` is jit/parse.py's Parser), called from its statements and
+Functions of the parser (`parser` is jit/parse/parser.py's Parser), called from its statements and
 expressions only when a condition is a tensor or a loop breaks: this module is imported at
 that first use, not with the parser. NOTE: most graphs (a training step) have no such control
 flow, and with no bytecode cache (PYTHONDONTWRITEBYTECODE) its source compile (~3 ms) would

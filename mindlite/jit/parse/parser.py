@@ -10,9 +10,9 @@ every op on a node becomes a CNode whose abstract comes from the primitive's own
 methods, Cell.construct, user helpers, nested functions and lambdas) are parsed too and
 inlined, so `x - 1` becomes the same `Sub` primitive call eager makes. Control flow on a
 tensor value builds nested graphs: `if` -> Switch over two branch graphs, `while` -> a
-loop graph that calls itself. Statements: jit/parse_stmt.py; graphs for tensor control
-flow: jit/parse_control.py (imported at its first use); expressions and calls:
-jit/parse_expr.py, jit/parse_call.py.
+loop graph that calls itself. Statements: jit/parse/stmt.py; graphs for tensor control
+flow: jit/parse/control.py (imported at its first use); expressions and calls:
+jit/parse/expr.py, jit/parse/call.py.
 """
 import ast
 import inspect

@@ -4,7 +4,7 @@ tensor_setitem validates the whole assignment first (index range, value shape br
 the indexed shape, value dtype equal or safely castable for Tensors; Python values are
 converted to t's dtype), so a failed call leaves t unchanged. Then:
   - with no grad recorder open it writes with numpy into t's own array (after
-    pynative/inplace.own_buffer: a copy first when a live view shares that memory);
+    common/buffers.own_buffer: a copy first when a live view shares that memory);
   - while the recorder is open it is recorded, as MindSpore records it: the tapes' earlier
     references to t move to a snapshot of its old values, and t's new value is computed by
     differentiable primitives, new = Select(written, Gather(value, source), old), so the

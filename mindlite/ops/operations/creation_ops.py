@@ -167,7 +167,7 @@ class _AssignBase(_Const):
     `value` is converted to the variable's dtype (as MindSpore's implicit conversion)."""
     input_names = ("variable", "value")
     valid_types = mstype.ALL_TYPES
-    inplace_inputs = (0,)     # a compiled graph's step owns it first (jit/kernel_graph.py)
+    inplace_inputs = (0,)     # a compiled graph's step owns it first (backend/lowering.py)
 
     def __call__(self, variable, value):
         if not isinstance(variable, Tensor):
