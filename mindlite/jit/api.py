@@ -84,7 +84,7 @@ class Compiled:
         it = iter(args)
         for p in self.graph.parameters:
             values.append(p.default if p.default is not None else next(it))
-        prog = program_for(self)          # the lowered C runner (kernel_graph.py), or None
+        prog = program_for(self)          # the lowered C runner (backend/program.py), or None
         out = prog(values) if prog is not None else run_graph(self.graph, values)
         if self.template == ("leaf", 0):
             return out
@@ -375,15 +375,6 @@ def cell_graph_call(cell, args, kwargs):
                       f", so it runs eagerly (its sub-cells are still compiled): {err}",
                       stacklevel=3)
         return cell.construct(*args, **kwargs)
-
-
-def run_eagerly(cell):
-    """Under GRAPH_MODE, `cell` runs its construct eagerly (amp: it holds mixed-precision
-    cells whose casts a compiled graph would not keep)."""
-    _CELL_JIT[cell] = _EAGER
-
-
-api.GRAPH.fill(cell_call=cell_graph_call, run_eagerly=run_eagerly)
 
 
 def run_eagerly(cell):
