@@ -10,7 +10,6 @@ imports the new module when an old name is first asked for, so the table costs n
 (docs/architecture.md lists the floors).
 """
 import importlib
-import importlib.abc
 import importlib.util
 import sys
 
@@ -52,8 +51,9 @@ MOVED = {
 }
 
 
-class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds an old path of MOVED and loads it as the module at its new path."""
+class _MovedFinder:
+    """Finds an old path of MOVED and loads it as the module at its new path (a meta path
+    finder and its loader, by protocol: importlib.abc's classes would cost an import)."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname not in MOVED:

@@ -10,8 +10,6 @@ yields the results in the input's order, keeping at most `4 * workers` rows in f
 Exceptions in an operation propagate to the iterating thread, naming the operation.
 """
 import collections
-import concurrent.futures
-import multiprocessing
 import numbers
 
 import numpy as np
@@ -50,6 +48,8 @@ def ordered_map(fn, items, workers, processes):
         for item in items:
             yield fn(item)
         return
+    import concurrent.futures        # here: import mindlite does not load them
+    import multiprocessing
     if processes:
         pool = concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("fork"), initializer=_init_worker,
