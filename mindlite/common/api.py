@@ -1,7 +1,10 @@
 """The executors' handles on the ground floor, as MindSpore's mindspore/common/api.py holds
 `_pynative_executor` and `_cell_graph_executor`: slots that the executors above fill when they
 are imported, so that Tensor, Primitive, the op families and nn reach them without importing
-up (docs/architecture.md, the floors).
+up (docs/architecture.md, the floors). Also MindSpore's `mindspore.common.api` path, where
+MindSpore's own tests and older scripts import `jit` from: mindlite/__init__.py binds it.
+
+    jit        mindlite.jit (the jit floor's function), bound by mindlite/__init__.py
 
     PYNATIVE   the eager executor (filled by pynative/executor.py)
       run_op(prim, name, args)    the first call of a signature (PynativeExecutor.real_run_op)
@@ -58,6 +61,8 @@ class Slot:
     def __repr__(self):
         return f"Slot({self._name}: {sorted(k for k in self.__dict__ if k[0] != '_')})"
 
+
+jit = None            # `from mindspore.common.api import jit`: set by mindlite/__init__.py
 
 PYNATIVE = Slot("PYNATIVE")
 GRAPH = Slot("GRAPH")
