@@ -1,4 +1,4 @@
-"""Training callbacks of train/callback_extra.py and callback_ckpt.py under Model.train and
+"""Training callbacks of train/callback_monitor.py and callback_ckpt.py under Model.train and
 Model.fit: checkpoint files (names, cadence, keep_checkpoint_max, prefix renaming, async
 saves, appended info), early stopping, learning-rate changes, History and LambdaCallback."""
 import os

@@ -1,8 +1,9 @@
-"""Loss cells of nn/loss/loss_extra.py and the functional losses of loss_more_func.py: the
-values MindSpore 2.10 printed for seeded inputs (tests/data/loss_mindspore.json, written by
-running `cases` with mindspore's nn and Tensor), PyTorch for the two losses MindSpore's CPU
-build cannot run (SoftMarginLoss, TripletMarginLoss) and for CTC over generated inputs,
-float64 finite-difference gradients, errors."""
+"""Loss cells of nn/loss/functional_losses.py and the functional losses of
+loss_margin_nll_func.py: the values MindSpore 2.10 printed for seeded inputs
+(tests/data/loss_mindspore.json, written by running `cases` with mindspore's nn and Tensor),
+PyTorch for the two losses MindSpore's CPU build cannot run (SoftMarginLoss,
+TripletMarginLoss) and for CTC over generated inputs, float64 finite-difference gradients,
+errors."""
 import json
 import os
 

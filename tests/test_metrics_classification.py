@@ -1,4 +1,4 @@
-"""train.metrics_extra against MindSpore 2.10: the same seeded inputs through mindlite's
+"""train.metrics_classification against MindSpore 2.10: the same seeded inputs through mindlite's
 metrics give the values MindSpore printed (tests/data/metrics_mindspore.json, written by
 running this file's `compute` with mindspore.train in place of mindlite.train); plus errors,
 Model.eval with named metrics and the accumulation protocol."""

@@ -1,4 +1,4 @@
-"""nn activation cells of nn/layer/activation_extra.py: outputs against the functional ops
+"""nn activation cells of nn/layer/activation.py: outputs against the functional ops
 (or numpy), names and reprs as MindSpore 2.10 prints them, PReLU's slope Parameter and its
 gradients, get_activation's names, errors raised at the call."""
 import numpy as np

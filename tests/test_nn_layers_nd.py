@@ -1,4 +1,4 @@
-"""nn layers of conv_nd.py, pool_nd.py, resize_layers.py, norm_extra.py, cell_dict.py and the
+"""nn layers of conv_nd.py, pool_nd.py, resize_layers.py, group_norm.py, cell_dict.py and the
 Cell hooks: outputs equal MindSpore 2.10's on seeded inputs (tests/data/layers_mindspore.json,
 written by running the `*_cases` functions below with mindspore's nn and Tensor), numpy /
 PyTorch references where MindSpore's CPU build has no kernel (InstanceNorm, Unfold) or the
