@@ -31,7 +31,7 @@ demo: install
 	$(PYTHON) examples/train_digits.py
 
 test: install
-	$(PYTHON) -m pytest tests
+	$(PYTHON) -m pytest tests -rs
 
 bench: install
 	$(PYTHON) benchmarks/op_latency.py

@@ -5,7 +5,7 @@
                                            MatMul+BiasAdd+ReLU, elementwise groups; no user
                                            converter passes), then lowering to a KernelGraph
                                            with kernels selected through mindlite's kernel
-                                           registry and buffers preplanned (jit/memory_plan),
+                                           registry and buffers preplanned (backend/memory_plan.py),
                                            run by the C graph runner
 
 The scheduler (scheduler.py) builds one per Lite kernel (for kernel selection, shapes and
@@ -14,13 +14,13 @@ cannot take runs on mindlite's graph interpreter instead (Program.reason says wh
 """
 import numpy as np
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ValueNode
 from ..ir.infer import Folded, infer_call
-from ..jit import kernel_graph
-from ..jit.executor import run_graph
+from ..backend import lowering as kernel_graph
+from ..backend.interpreter import run_graph
 from ..jit.passes.pipeline import run_pipeline, skipping
 from .ops_map import IMPORT
 
@@ -167,7 +167,7 @@ class Program:
             kg, self.reason = None, str(err)
         self.prog = None
         if kg is not None:
-            from ..jit.memory_plan import GraphProgram
+            from ..backend.program import GraphProgram
             self.prog = GraphProgram(kg, kernel_graph._EPOCH[0])
             if self.prog.runner is None:
                 self.reason, self.prog = self.prog.reason, None

@@ -13,12 +13,12 @@ MakeTuple / TupleGetItem only route tensors.
 """
 import numpy as np
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ParameterNode, ValueNode
 from ..ir.manager import reachable_graphs
-from ..jit.memory_plan import flat_refs
-from ..ops.primitive import Primitive
+from ..backend.memory_plan import flat_refs
+from ..ir.primitive import Primitive
 from . import schema as S
 from .ms_file import MsModel, MsNode, MsSubGraph, MsTensor
 from .ops_map import EXPORT, LiteOp

@@ -19,7 +19,7 @@ import numpy as np
 from ..common import dtype as mstype
 from ..ir.anf import MAKE_TUPLE, CNode, ValueNode
 from ..ops import operations as P
-from ..ops.primitive import Primitive
+from ..ir.primitive import Primitive
 from . import schema as S
 
 ELEMENTWISE = {"Add": "AddFusion", "Sub": "SubFusion", "Mul": "MulFusion", "Div": "DivFusion",

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..common import dtype as mstype
 from ..ops import operations as P
-from .importer import importer, ms_type
+from .import_ctx import Const, importer, ms_type
 
 UNARY = {"Relu": P.ReLU, "Sigmoid": P.Sigmoid, "Tanh": P.Tanh, "Sqrt": P.Sqrt, "Exp": P.Exp,
          "Log": P.Log, "Neg": P.Neg, "Abs": P.Abs, "Erf": P.Erf, "Floor": P.Floor,
@@ -26,7 +26,6 @@ REDUCE = {"ReduceSum": P.ReduceSum, "ReduceMean": P.ReduceMean, "ReduceMax": P.R
 
 def scalar(ctx, value, like):
     """A 0-d constant of `like`'s dtype (keeps mindlite's promotion out of the way)."""
-    from .importer import Const
     return Const(np.asarray(value, ctx.abstract(like).dtype.np))
 
 
