@@ -31,9 +31,10 @@ class Delegate:
 class DelegateModel:
     """The kernels of one subgraph, their tensors' abstracts, and the subgraph's outputs."""
 
-    def __init__(self, model, kernels, abstracts, outputs=()):
+    def __init__(self, model, kernels, abstracts, outputs=(), folded=None):
         self.model, self.kernels, self.abstracts = model, list(kernels), abstracts
         self.outputs = list(outputs)
+        self.folded = {} if folded is None else folded     # tensors computed at build
 
     def used_after(self, end):
         """Tensors read by kernels[end:] or returned by the subgraph."""
@@ -67,7 +68,7 @@ class DelegateKernel:
 def _graph(model, kernels, abstracts, outs):
     """The FuncGraph of Lite kernels (mindlite primitives, weights as Parameters, inputs
     first as graph_for_export makes them) and its input tensor indices."""
-    b = GraphBuilder(model, "lite_delegate", abstracts)
+    b = GraphBuilder(model, "lite_delegate", abstracts, getattr(kernels[0], "folded", None))
     for k in kernels:
         b.add(k.node)
     pairs = sorted(zip(b.fg.parameters, b.sources), key=lambda ps: ps[0].default is not None)

@@ -17,7 +17,7 @@ import numpy as np
 from ..abstract import AbstractTensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
-from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ValueNode
+from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ParameterNode, ValueNode
 from ..ir.infer import Folded, infer_call
 from ..jit import kernel_graph
 from ..jit.executor import run_graph
@@ -52,10 +52,13 @@ class LiteBuildError(ValueError):
 
 class GraphBuilder:
     """Builds one FuncGraph from Lite nodes. `abstracts`: tensor index -> AbstractTensor of
-    the tensors that come from outside (graph inputs, other kernels' outputs)."""
+    the tensors that come from outside (graph inputs, other kernels' outputs); `folded`:
+    tensor index -> Tensor of those the scheduler computed at build (a Shape and what it
+    feeds), which the graph takes as constants."""
 
-    def __init__(self, model, name, abstracts):
+    def __init__(self, model, name, abstracts, folded=None):
         self.model, self.abstracts = model, abstracts
+        self.folded = {} if folded is None else folded
         self.fg = FuncGraph(name)
         self.env = {}                       # tensor index -> AnfNode
         self.sources = []                   # per parameter: tensor index (input) or Tensor
@@ -68,9 +71,10 @@ class GraphBuilder:
         if hit is not None:
             return hit
         lt = self.model.tensors[t]
-        if lt.const is not None:
-            p = self.fg.add_parameter(lt.name, lt.const._abs, default=lt.const)
-            self.sources.append(lt.const)
+        const = lt.const if lt.const is not None else self.folded.get(t)
+        if const is not None:
+            p = self.fg.add_parameter(lt.name, const._abs, default=const)
+            self.sources.append(const)
         else:
             a = self.abstracts.get(t)
             if a is None:
@@ -90,8 +94,13 @@ class GraphBuilder:
         return self.fg.add_parameter(name, value._abs, default=value)
 
     def const(self, i):
-        c = self.model.tensors[self.node.inputs[i]].const
+        t = self.node.inputs[i]
+        c = self.model.tensors[t].const
+        c = self.folded.get(t) if c is None else c
         return None if c is None else c.asnumpy()
+
+    def is_const(self, t):
+        return self.model.tensors[t].const is not None or t in self.folded
 
     def fail(self, msg):
         n = self.node
@@ -126,7 +135,7 @@ class GraphBuilder:
         if rule is None:
             self.fail("the op is not supported by mindlite's Lite runtime")
         for i in range(len(node.inputs)):
-            if self.model.tensors[node.inputs[i]].const is None:
+            if not self.is_const(node.inputs[i]):
                 self.input(i)
         try:
             outs = rule(self, node)
@@ -139,6 +148,16 @@ class GraphBuilder:
         for t, out in zip(node.outputs, outs):
             self.env[t] = out
         return [o.abstract for o in outs]
+
+    def constant(self, t):
+        """The value of tensor t as a Tensor when the graph makes it a constant (a rule that
+        gives one, as Shape's), else None."""
+        n = self.env[t]
+        if isinstance(n, ParameterNode) and n.default is not None:
+            return n.default
+        if isinstance(n, ValueNode) and isinstance(n.value, Tensor):
+            return n.value
+        return None
 
     def compile(self, outputs):
         """The Program computing tensors `outputs` (indices) from this graph's parameters."""
