@@ -7,6 +7,7 @@ FuncGraph between the user passes scheduled at before_fusion and at after_fusion
     Maximum(x, 0) [-> Minimum(., 6)] ReLU / ReLU6 (ONNX's Clip, as imported)
     PadV3(-inf, H and W) -> MaxPool  MaxPoolFusion with pad_mode PAD and its pad list
     Conv2D -> BiasAdd -> act         Conv2DFusion(x, w, b) with activation_type
+    Conv2DBackpropInput -> BiasAdd   Conv2dTransposeFusion(x, w, b) (ONNX's ConvTranspose)
     MatMul -> BiasAdd -> act         MatMulFusion(x, w, b) with activation_type
     Add/Sub/Mul/Div -> act           AddFusion/SubFusion/MulFusion/DivFusion with activation_type
     MatMul -> Add(1-D constant)      the bias of MatMulFusion (ONNX's Gemm, MatMul + Add)
@@ -29,8 +30,11 @@ from .layout import lower_tuple_ops
 from .ops_map import ACTIVATIONS, FUSED_ACTIVATIONS, LiteOp
 
 _HEADS = {"Conv2D": "Conv2DFusion", "MatMul": "MatMulFusion", "Add": "AddFusion",
-          "Sub": "SubFusion", "Mul": "MulFusion", "Div": "DivFusion"}
-_BIASED = ("Conv2D", "MatMul")
+          "Sub": "SubFusion", "Mul": "MulFusion", "Div": "DivFusion",
+          "Conv2DBackpropInput": "Conv2dTransposeFusion",
+          "Conv2DTranspose": "Conv2dTransposeFusion"}
+_BIASED = ("Conv2D", "MatMul", "Conv2DBackpropInput", "Conv2DTranspose")
+_TRANSPOSED = ("Conv2DBackpropInput", "Conv2DTranspose")
 
 
 def _prim_name(node):
@@ -222,8 +226,13 @@ def _fuse(head, manager, outputs):
         return False
     if name == "MatMul" and len(head.abstract.shape) != 2:
         return False
-    _, attrs, _ = EXPORT[name](head.inputs[0].value, head.inputs[1:])
-    inputs, last = list(head.inputs[1:]), head
+    args = head.inputs[1:]
+    if name in _TRANSPOSED:               # (dout, w, input_size): the size is an attribute
+        if not isinstance(args[2], ValueNode):
+            return False
+        args = args[:2] + [args[2].value]
+    _, attrs, _ = EXPORT[name](head.inputs[0].value, args)
+    inputs, last = list(head.inputs[1:3] if name in _TRANSPOSED else head.inputs[1:]), head
     if name in _BIASED:
         bias = _single_user(head, manager, outputs, lambda n: n in ("BiasAdd", "Add"))
         if bias is not None and _is_bias(bias, head):

@@ -337,7 +337,10 @@ def _imp_matmul(b, node):
     else:
         y = b.emit(P.BatchMatMul(a["transpose_a"], a["transpose_b"]), x, w)
     if len(node.inputs) > 2:
-        y = b.emit(P.Add(), y, b.input(2))
+        bias = b.input(2)
+        prim = P.Add() if rank(bias) != 1 else P.BiasAdd() if rank(y) == 2 else \
+            P.BiasAdd("NHWC")                # channel last: MatMul + BiasAdd fuse at rank 2
+        y = b.emit(prim, y, bias)
     return [activate(b, node, y)]
 
 

@@ -7,8 +7,9 @@ NHWC with their weights transposed, and a Transpose wherever an NHWC value meets
 needs the original NCHW layout (a Flatten, a Reshape, a graph output). mindlite's graphs are
 NCHW (MindSpore's layout); these passes rewrite them the same way, on the FuncGraph:
 
-    lower_tuple_ops     BatchNorm / LayerNorm whose only used output is 0 -> Lite's
-                        single-output FusedBatchNorm / LayerNormFusion
+    lower_tuple_ops     BatchNorm / LayerNorm / MaxPoolWithArgmaxV2 whose only used output
+                        is 0 -> Lite's single-output FusedBatchNorm / LayerNormFusion /
+                        MaxPoolFusion (explicit_pool: AvgPool2D too)
     to_nhwc             every NHWC op of Lite (NHWC_OPS, as a LiteOp) between a Transpose to
                         NHWC and one back, its constant weights transposed once
     input_format        the root graph's 4-D inputs NHWC, a Transpose back after each
@@ -31,9 +32,10 @@ TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
 FORMATS = ("NHWC", "NCHW")
 # Lite ops that run NHWC, and which of their inputs are weights transposed with the data
 NHWC_OPS = {"Conv2DFusion": {2: TO_NHWC}, "Conv2dTransposeFusion": {2: TO_NHWC},
-            "MaxPoolFusion": {}, "AvgPoolFusion": {}, "FusedBatchNorm": {}, "Resize": {}}
+            "MaxPoolFusion": {}, "AvgPoolFusion": {}, "FusedBatchNorm": {}, "Resize": {},
+            "BiasAdd": {}}
 _LOWERED = {"Conv2D", "Conv2DBackpropInput", "Conv2DTranspose", "MaxPool", "AvgPool",
-            "ResizeNearestNeighborV2", "ResizeBilinearV2"}
+            "AvgPool2D", "ResizeNearestNeighborV2", "ResizeBilinearV2", "BiasAdd"}
 # layout-free ops a Transpose moves through: same-shaped elementwise math
 _ELEMENTWISE = {"Add", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum", "Pow", "ReLU",
                 "ReLU6", "Sigmoid", "Tanh", "HSwish", "HSigmoid", "GeLU", "Elu", "LeakyReLU",
@@ -104,13 +106,22 @@ def lower_tuple_ops(graph, manager):
     for g in list(manager.graphs()):
         for node in list(g.order):
             name = _name(node)
-            if name not in ("BatchNorm", "LayerNorm"):
+            if name not in ("BatchNorm", "LayerNorm", "MaxPoolWithArgmaxV2"):
                 continue
             users = manager.users.get(node, [])
             if not users or any(_callee(u) is not TUPLE_GETITEM or i != 1 or
                                 u.inputs[2].value != 0 for u, i in users):
                 continue
             a = node.inputs[0].value.attrs
+            first = users[0][0]
+            if name == "MaxPoolWithArgmaxV2":
+                y = explicit_pool(manager, node, node.inputs[1], True, first.abstract)
+                for u, _ in list(users):
+                    manager.replace(u, y)
+                    manager.erase(u)
+                manager.erase(node)
+                changed = True
+                continue
             if name == "BatchNorm":
                 if a["is_training"] or a["data_format"] != "NCHW":
                     continue
@@ -121,7 +132,6 @@ def lower_tuple_ops(graph, manager):
                 prim = LiteOp("LayerNormFusion", {
                     "begin_norm_axis": a["begin_norm_axis"] % rank, "epsilon": float(a["epsilon"]),
                     "elementwise_affine": True, "begin_params_axis": a["begin_params_axis"] % rank})
-            first = users[0][0]
             y = _new(manager, node, prim, node.inputs[1:], first.abstract)
             for u, _ in list(users):
                 manager.replace(u, y)
@@ -132,14 +142,50 @@ def lower_tuple_ops(graph, manager):
 
 
 # ---- NHWC ops ---------------------------------------------------------------------------------
+def explicit_pool(manager, node, x, is_max, abstract):
+    """MaxPoolWithArgmaxV2 / AvgPool2D (explicit pads, ceil_mode, count_include_pad) as
+    MaxPoolFusion / AvgPoolFusion with pad_mode PAD. Lite's padded average leaves the padding
+    out of the count: an average that counts it pads with zeros first (PadV3)."""
+    prim = node.inputs[0].value
+    kernel, stride, pads, dil, ceil = prim._geo
+    where = f"converter: node {node.name or prim.name} ({prim.name})"
+    if tuple(dil) != (1, 1):
+        raise NotImplementedError(f"{where}: dilated pooling has no MindSpore Lite form")
+    if not is_max and prim.attrs.get("divisor_override"):
+        raise NotImplementedError(f"{where}: divisor_override has no MindSpore Lite form")
+    h, w = x.abstract.shape[2:]
+    if ceil:                       # nnacl's CEIL rounding, which may keep one more window
+        lite = [-(-(n + lo + hi - k) // s) + 1 for n, k, s, lo, hi in
+                ((h, kernel[0], stride[0], pads[0], pads[1]),
+                 (w, kernel[1], stride[1], pads[2], pads[3]))]
+        if lite != list(abstract.shape[2:]):
+            raise NotImplementedError(f"{where}: ceil_mode gives {list(abstract.shape[2:])}, "
+                                      f"MindSpore Lite's CEIL rounding {lite}")
+    pad = list(pads)
+    if not is_max and prim.attrs["count_include_pad"] and any(pad):
+        shape = tuple(x.abstract.shape[:2]) + (h + pad[0] + pad[1], w + pad[2] + pad[3])
+        x = _new(manager, node, P.PadV3(), [x, ValueNode((pad[2], pad[3], pad[0], pad[1])),
+                                            ValueNode(0.0)],
+                 abstract_tensor(x.abstract.dtype, shape))
+        pad = [0, 0, 0, 0]
+    attrs = {"kernel_size": list(kernel), "strides": list(stride), "pad": pad,
+             "pad_mode": S.PAD_MODE["PAD"], "round_mode": S.ROUND_CEIL if ceil else S.ROUND_FLOOR,
+             "format": S.FORMAT_NCHW}
+    return _new(manager, node, LiteOp("MaxPoolFusion" if is_max else "AvgPoolFusion", attrs),
+                [x], abstract)
+
+
 def _lower(manager, node):
     """A mindlite primitive Lite runs NHWC, as its LiteOp (attrs and inputs from EXPORT)."""
     prim = node.inputs[0].value
-    args = [i.value if isinstance(i, ValueNode) and not isinstance(i.value, Tensor) else i
-            for i in node.inputs[1:]]
-    op_type, attrs, inputs = EXPORT[prim.name](prim, args)
-    y = _new(manager, node, LiteOp(op_type, attrs), [_as_node(i) for i in inputs],
-             node.abstract)
+    if prim.name == "AvgPool2D":
+        y = explicit_pool(manager, node, node.inputs[1], False, node.abstract)
+    else:
+        args = [i.value if isinstance(i, ValueNode) and not isinstance(i.value, Tensor) else i
+                for i in node.inputs[1:]]
+        op_type, attrs, inputs = EXPORT[prim.name](prim, args)
+        y = _new(manager, node, LiteOp(op_type, attrs), [_as_node(i) for i in inputs],
+                 node.abstract)
     manager.replace(node, y)
     manager.erase(node)
     return y
@@ -238,10 +284,41 @@ def _cancel(manager, node):
     return True
 
 
+def _sink_pad(manager, node):
+    """PadV3(Transpose(a, p), paddings, v) -> Transpose(PadV3(a, paddings'), p), constant
+    or reflect mode: each axis keeps its padding."""
+    t = node.inputs[1]
+    perm = _perm_of(t)
+    mode = node.inputs[0].value.attrs["mode"]
+    if perm is None or not _is4d(node) or mode not in ("constant", "reflect") or \
+            not isinstance(node.inputs[2], ValueNode):
+        return False
+    flat = tuple(node.inputs[2].value)
+    pairs = [(0, 0)] * 4
+    for i in range(len(flat) // 2):
+        pairs[3 - i] = flat[2 * i:2 * i + 2]
+    src = [(0, 0)] * 4
+    for i in range(4):
+        src[perm[i]] = pairs[i]
+    while len(src) > 1 and tuple(src[0]) == (0, 0):
+        src.pop(0)
+    if mode == "reflect" and len(src) > 3:       # PadV3 reflects 1 to 3 trailing axes
+        return False
+    paddings = tuple(v for pair in reversed(src) for v in pair)
+    y = _new(manager, node, node.inputs[0].value, [t.inputs[1], ValueNode(paddings)] +
+             node.inputs[3:], _permuted(node.abstract, _inverse(perm)))
+    back = _transpose(manager, node, y, perm)
+    manager.replace(node, back)
+    manager.erase(node)
+    return True
+
+
 def _sink(manager, node):
     """op(Transpose(a, p), Transpose(b, p) or a constant) -> Transpose(op(a, b'), p) for a
     layout-free op; Concat of equally transposed values on the permuted axis."""
     name, lite = _name(node), _lite(node)
+    if name == "PadV3":
+        return _sink_pad(manager, node)
     concat = name == "Concat"
     if not (name in _ELEMENTWISE or lite in _ELEMENTWISE_LITE or concat) or not _is4d(node):
         return False
