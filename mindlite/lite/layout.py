@@ -313,12 +313,50 @@ def _sink_pad(manager, node):
     return True
 
 
+_REDUCES = ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd")
+
+
+def _sink_reduce(manager, node):
+    """Reduce(Transpose(a, p), axes) -> Reduce(a, p[axes]), then the Transpose of what is left
+    when the kept axes change order (none for a global pool's mean over H and W)."""
+    t = node.inputs[1]
+    perm = _perm_of(t)
+    if perm is None or len(node.inputs) != 3 or not isinstance(node.inputs[2], ValueNode):
+        return False
+    axes = node.inputs[2].value
+    axes = (axes,) if isinstance(axes, int) else tuple(axes)
+    axes = tuple(range(4)) if not axes else tuple(a % 4 for a in axes)
+    keep = node.inputs[0].value.attrs["keep_dims"]
+    new_axes = tuple(sorted(perm[a] for a in axes))
+    if keep:
+        rest, order = perm, perm
+    else:
+        order = [perm[i] for i in range(4) if i not in axes]
+        rest = tuple(sorted(range(len(order)), key=lambda i: order[i]))
+        rest = _inverse(rest)
+    y = _new(manager, node, node.inputs[0].value, [t.inputs[1], ValueNode(new_axes)],
+             _reduced(t.inputs[1].abstract, new_axes, keep))
+    out = y if tuple(rest) == tuple(range(len(rest))) else \
+        _transpose(manager, node, y, tuple(rest))
+    manager.replace(node, out)
+    manager.erase(node)
+    return True
+
+
+def _reduced(abstract, axes, keep):
+    shape = tuple(1 if i in axes else d for i, d in enumerate(abstract.shape) if keep or
+                  i not in axes)
+    return abstract_tensor(abstract.dtype, shape)
+
+
 def _sink(manager, node):
     """op(Transpose(a, p), Transpose(b, p) or a constant) -> Transpose(op(a, b'), p) for a
     layout-free op; Concat of equally transposed values on the permuted axis."""
     name, lite = _name(node), _lite(node)
     if name == "PadV3":
         return _sink_pad(manager, node)
+    if name in _REDUCES and _is4d(node.inputs[1]):
+        return _sink_reduce(manager, node)
     concat = name == "Concat"
     if not (name in _ELEMENTWISE or lite in _ELEMENTWISE_LITE or concat) or not _is4d(node):
         return False

@@ -247,10 +247,12 @@ class _Table:
                 out[name] = self.scalar(slot, kind, default, name)
             elif kind == "str":
                 out[name] = self.string(slot, name)
+            elif kind == "[u8]":                 # bytes (a tensor's data): never a list
+                arr = self.array(slot, kind, name)
+                out[name] = None if arr is None else arr.tobytes()
             elif kind in _VEC_DTYPE:
                 arr = self.array(slot, kind, name)
-                out[name] = None if arr is None else [int(x) if kind != "[f32]" else float(x)
-                                                      for x in arr]
+                out[name] = None if arr is None else arr.tolist()
             elif kind == "[Attribute]":          # Custom's attr: (name, data bytes) pairs
                 out[name] = [(t.string(0, "name") or "", _bytes(t.array(1, "[u8]", "data")))
                              for t in self.tables(slot, name)]
