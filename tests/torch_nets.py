@@ -142,3 +142,23 @@ def randomize_bn(net, seed=0):
                 m.weight.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
                 m.bias.copy_(torch.rand(n, generator=g) * 0.2 - 0.1)
     return net
+
+
+class TinyCNN(nn.Module):
+    """A small CNN with what real CNNs convert to: BatchNorm (folded), ReLU6, a depthwise
+    convolution, a padded max pool, an average pool that leaves its padding out, hardswish,
+    a residual add, a global average pool and a Linear."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(1)
+        self.c1, self.b1 = nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8)
+        self.dw, self.b2 = nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.BatchNorm2d(8)
+        self.pw = nn.Conv2d(8, 8, 1)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = F.max_pool2d(F.relu6(self.b1(self.c1(x))), 3, 2, 1)
+        z = F.hardswish(self.b2(self.dw(y)))
+        y = y + self.pw(F.avg_pool2d(z, 3, 1, 1, count_include_pad=False))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
