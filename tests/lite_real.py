@@ -44,8 +44,10 @@ class LiteJobs:
     def __init__(self, folder):
         self.folder, self.jobs = str(folder), []
 
-    def convert(self, fmk, model, output, input_shape=None, input_format=None):
+    def convert(self, fmk, model, output, input_shape=None, input_format=None, config=None):
         job = {"fmk": fmk, "model": str(model), "output": str(output)}
+        if config:
+            job["config"] = str(config)
         if input_shape:
             job["input_shape"] = input_shape
         if input_format:

@@ -5,7 +5,8 @@ environment) for the interop tests and fixtures: tests/lite_real.py starts it as
 
 jobs.json is a list of jobs, done in order, each a dict:
     {"convert": {"fmk": "ONNX" | "MINDIR", "model": path, "output": path without ".ms",
-                 "input_shape": {name: [dims]} (optional), "input_format": "NHWC" | "NCHW"}}
+                 "input_shape": {name: [dims]} (optional), "input_format": "NHWC" | "NCHW",
+                 "config": a converter config file (optional: e.g. [registry] plugin_path)}}
     {"run": {"model": path.ms, "inputs": path.npz (arrays x0, x1, ...), "outputs": path.npz}}
 results.json gets one entry per job: {"ok": true} or {"ok": false, "error": why} (an error
 is what Lite raised; with GLOG_v=1 its log tells more). This file imports only numpy and
@@ -26,7 +27,7 @@ def convert(job):
         c.input_shape = job["input_shape"]
     if job.get("input_format"):
         c.input_format = getattr(mslite.Format, job["input_format"])
-    c.convert(fmk, job["model"], job["output"])
+    c.convert(fmk, job["model"], job["output"], config_file=job.get("config", ""))
 
 
 def run(job):

@@ -5,7 +5,8 @@ and run by both runtimes (mindlite.lite and Lite's `Model`); real Lite runs in i
 none. Models: LeNet, ResNet18 and MobileNetV2 (PyTorch, ONNX), a transformer encoder and an
 op zoo (PyTorch, ONNX), LeNet as MindSpore 2.10 wrote it (MINDIR, tests/data), and mindlite's
 ResNet-, MobileNetV2-style nets and encoder (MINDIR). Bounds: max abs difference 1e-4 on LeNet,
-1e-3 relative to the largest output elsewhere. `pytest -s` prints the interop table."""
+1e-3 relative to the largest output elsewhere. `pytest -s` prints the interop table. And a
+Custom node written by real Lite's converter runs on a kernel registered in mindlite."""
 import numpy as np
 import pytest
 
@@ -120,3 +121,77 @@ def test_mindlite_runs_real_lite_conversions(name, interop):
     assert not isinstance(want, str), f"real MindSpore Lite failed on its own file: {want}"
     assert _bound_ok(name, want, m["ref"])          # real Lite agrees with the reference
     assert _bound_ok(name, _mindlite_run(m["lite_file"], m["x"]), want)
+
+
+def _custom_net():
+    from mindlite import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.custom = ops.Custom(None, out_shape=(4, 5), out_dtype=ms.float32,
+                                     type="Custom_AddN", attrs={"input_num": "2"})
+
+        def construct(self, a, b):
+            return ops.relu(self.custom(a, b)) * 2
+    return Net()
+
+
+def test_custom_node_from_real_lites_converter_runs_on_a_registered_kernel(tmp_path):
+    """A Custom node written by real Lite's converter (a MINDIR with a Custom_AddN node; the
+    converter gets the type's shape inference from a plugin built here, as Lite requires)
+    runs in mindlite through the kernel registered with register_kernel for that type."""
+    import shutil
+    import subprocess
+    from mindlite.registry import Kernel, register_kernel, unregister_kernel
+    from mindlite.train.mindir import mind_ir_pb2 as pb
+    if shutil.which("g++") is None:
+        pytest.skip("building Lite's converter plugin needs g++")
+    wheel = subprocess.run([lite_python(), "-c", "import mindspore_lite, os; print(os.path."
+                            "dirname(mindspore_lite.__file__))"], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    plugin = tmp_path / "libcustom_addn_infer.so"
+    subprocess.run(["g++", "-shared", "-fPIC", "-std=c++17", "-D_GLIBCXX_USE_CXX11_ABI=0",
+                    f"-I{wheel}", ms_data("lite_custom_addn_infer.cc"), "-o", str(plugin),
+                    f"-L{wheel}/lib", "-lmslite_converter_plugin", f"-Wl,-rpath,{wheel}/lib"],
+                   check=True, capture_output=True)
+    cfg = tmp_path / "plugin.cfg"
+    cfg.write_text(f"[registry]\nplugin_path={plugin}\n")
+
+    class AddAll(Kernel):
+        """The sum of the inputs (Lite's converter keeps the Custom node's type, not
+        mindlite's attributes: this kernel needs none)."""
+
+        def execute(self, *arrays):
+            *inputs, out = arrays
+            np.copyto(out, inputs[0])
+            for x in inputs[1:]:
+                np.add(out, x, out=out)
+    register_kernel("Custom_AddN", custom=True, provider="Tutorial", dtypes=(ms.float32,),
+                    kernel=AddAll)
+    try:
+        net = _custom_net()
+        a, b = np.ones((4, 5), np.float32), np.arange(20, dtype=np.float32).reshape(4, 5)
+        want = net(ms.Tensor(a), ms.Tensor(b)).asnumpy()
+        ms.export(net, ms.Tensor(a), ms.Tensor(b), file_name=str(tmp_path / "custom"),
+                  file_format="MINDIR")
+        # NOTE: Lite 2.0.0 reads MINDIR files of mind_ir_version 1 only; mindlite writes
+        # MindSpore 2.x's 3. This graph reads the same with the field lowered.
+        proto = pb.ModelProto.FromString((tmp_path / "custom.mindir").read_bytes())
+        proto.mind_ir_version = 1
+        (tmp_path / "custom_v1.mindir").write_bytes(proto.SerializeToString())
+        jobs = LiteJobs(tmp_path)
+        jobs.convert("MINDIR", tmp_path / "custom_v1.mindir", tmp_path / "custom_lite",
+                     config=cfg)
+        res = jobs.go()
+        assert res[0]["ok"], res[0]
+        from mindlite.lite.ms_file import read_ms
+        data = (tmp_path / "custom_lite.ms").read_bytes()
+        customs = [n for n in read_ms(data).nodes if n.op_type == "Custom"]
+        assert [n.attrs["type"] for n in customs] == ["Custom_AddN"]
+        model = build(data, name="custom_lite.ms")
+        kernel = [k for k in model._session.main.kernels if k.type == "Custom"][0]
+        assert ("Custom", "Tutorial") in kernel.selected
+        np.testing.assert_array_equal(run(model, a, b)[0], want)
+    finally:
+        unregister_kernel("Custom_AddN", "Tutorial", custom=True)
