@@ -279,3 +279,40 @@ def test_long_loop_runs_without_recursion():
     got, want, _ = round_trip(net, x, lim)                  # 2000 iterations
     np.testing.assert_array_equal(got[0], want[0])
     assert got[0][0, 0] == 2000
+
+
+def _if_in_while(x):
+    i = ms.Tensor(0.0)
+    while i < 3:
+        if x.sum() > 0:
+            x = x - 1
+        i = i + 1
+    return x
+
+
+def _if_after_while(x):
+    while x.sum() < 10:
+        x = x + 1
+        if x.sum() > 5:
+            x = x + 2
+    return x
+
+
+def _while_then_if(x):
+    y = x
+    while x.sum() < 5:
+        x = x + 1
+    if y.sum() > 0:
+        x = x - y
+    return x
+
+
+@pytest.mark.parametrize("fn", [_if_in_while, _if_after_while, _while_then_if])
+def test_tensor_if_with_tensor_while(fn):
+    """Issue 28.5(b)/(c): a branch that returns another graph's value (the loop's result,
+    an earlier branch's) takes it as an input of its subgraph; the converter crashed with
+    'list indices must be integers or slices, not _Switch', or wrote a subgraph whose output
+    no node computed."""
+    for x in (np.array([1.0, 2.0], np.float32), np.array([-4.0, 1.0], np.float32)):
+        got, want, _ = round_trip(ms.jit(fn), x)
+        np.testing.assert_array_equal(got[0], want[0])

@@ -96,6 +96,22 @@ def test_unknown_and_unsupported_op_codes(monkeypatch, code, why):
         read_ms(data, "u.ms")
 
 
+def test_tensor_size_cannot_wrap_around():
+    """Issue 28.6: dims whose product wraps around int64 to the data's length are refused,
+    naming the tensor (sizes are Python ints), not left to fail in a numpy reshape."""
+    dims = [1722007169, 1722007169, 714156689, 714156689, 225]   # (2**64 - 1)**2 = 1 mod 2**64
+    m = MsModel("wrap")
+    m.tensors = [MsTensor("x", np.float32, [1], node_type=S.NODE_PARAMETER),
+                 MsTensor("w", np.float32, dims, node_type=S.NODE_VALUE,
+                          data=np.float32(2).tobytes()),
+                 MsTensor("y", np.float32, [1])]
+    m.nodes = [MsNode("mul", "MulFusion", {}, [0, 1], [2])]
+    m.subgraphs = [MsSubGraph("main", [0], [2], [0], [0, 1, 2])]
+    m.inputs, m.outputs = [0], [2]
+    with pytest.raises(MsFileError, match="wrap.ms: tensor 'w' holds 4 bytes of data, but dims "):
+        read_ms(write_ms(m), "wrap.ms")
+
+
 def test_bad_indices_name_the_node():
     with pytest.raises(MsFileError, match="i.ms: node 'the_node' .Neg. inputs refers to index 9"):
         read_ms(_one_node(inputs=(9,)), "i.ms")

@@ -226,13 +226,14 @@ def outer_values(root):
     refs, needs = {}, {}
     for g in graphs:
         direct, callees = {}, []
-        for node in g.order + [g.output]:
-            for i in (node.inputs if isinstance(node, CNode) else [node]):
-                if isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
-                    callees.append(i.value)
-                elif i.graph is not None and i.graph is not g and not (
-                        isinstance(i, ParameterNode) and i.default is not None):
-                    direct[i.id] = i
+        # the inputs of its nodes, and its output itself (a branch may return another
+        # graph's node: that node is what it needs, not the node's own inputs)
+        for i in [i for node in g.order for i in node.inputs] + [g.output]:
+            if isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
+                callees.append(i.value)
+            elif i.graph is not None and i.graph is not g and not (
+                    isinstance(i, ParameterNode) and i.default is not None):
+                direct[i.id] = i
         refs[g.id], needs[g.id] = callees, direct
     changed = True
     while changed:
