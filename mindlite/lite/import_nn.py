@@ -276,8 +276,11 @@ def _imp_pad(b, node):
     if len(flat) != 2 * rank(x):
         b.fail(f"paddings {list(flat)} must hold 2 values for each of the {rank(x)} axes")
     pairs = [flat[2 * i:2 * i + 2] for i in range(rank(x))]
-    while pairs and pairs[0] == (0, 0) and len(pairs) > 1:
+    keep = 1 if mode == "constant" else max(rank(x) - 2, 1)   # PadV3 reflects 1 to 3 axes of
+    while len(pairs) > keep and pairs[0] == (0, 0):           # a tensor with 1 or 2 more
         pairs.pop(0)
+    if mode == "reflect" and len(pairs) > 3:
+        b.fail(f"reflect padding of more than 3 axes ({list(flat)}) is not supported")
     paddings = tuple(v for pair in reversed(pairs) for v in pair)
     if len(node.inputs) > 2 and b.const(2) is not None:
         value = float(np.asarray(b.const(2)).reshape(-1)[0])

@@ -300,8 +300,8 @@ def _sink_pad(manager, node):
     src = [(0, 0)] * 4
     for i in range(4):
         src[perm[i]] = pairs[i]
-    while len(src) > 1 and tuple(src[0]) == (0, 0):
-        src.pop(0)
+    while len(src) > (1 if mode == "constant" else 2) and tuple(src[0]) == (0, 0):
+        src.pop(0)                             # reflect: 2 or 3 trailing axes of a 4-D value
     if mode == "reflect" and len(src) > 3:       # PadV3 reflects 1 to 3 trailing axes
         return False
     paddings = tuple(v for pair in reversed(src) for v in pair)
