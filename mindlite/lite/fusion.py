@@ -6,11 +6,13 @@ FuncGraph between the user passes scheduled at before_fusion and at after_fusion
     Conv2D (-> BiasAdd) -> FusedBatchNorm    folded: the convolution's weights and bias scaled
     Maximum(x, 0) [-> Minimum(., 6)] ReLU / ReLU6 (ONNX's Clip, as imported)
     PadV3(-inf, H and W) -> MaxPool  MaxPoolFusion with pad_mode PAD and its pad list
+    0.5 x (1 + erf(x / sqrt 2))      Activation GELU (the exact form; GeLU is the tanh one)
     Conv2D -> BiasAdd -> act         Conv2DFusion(x, w, b) with activation_type
     Conv2DBackpropInput -> BiasAdd   Conv2dTransposeFusion(x, w, b) (ONNX's ConvTranspose)
     MatMul -> BiasAdd -> act         MatMulFusion(x, w, b) with activation_type
     Add/Sub/Mul/Div -> act           AddFusion/SubFusion/MulFusion/DivFusion with activation_type
-    MatMul -> Add(1-D constant)      the bias of MatMulFusion (ONNX's Gemm, MatMul + Add)
+    MatMul -> Add(1-D constant)      the bias of MatMulFusion (ONNX's Gemm, MatMul + Add; a
+                                     BatchMatMul too, as Lite's for a 3-D x @ 2-D w)
     Transpose(constant)              folded into a transposed constant
 
 (BiasAdd and the activation each optional; act: ReLU or ReLU6, the activations Lite's
@@ -29,11 +31,12 @@ from . import schema as S
 from .layout import lower_tuple_ops
 from .ops_map import ACTIVATIONS, FUSED_ACTIVATIONS, LiteOp
 
-_HEADS = {"Conv2D": "Conv2DFusion", "MatMul": "MatMulFusion", "Add": "AddFusion",
+_HEADS = {"Conv2D": "Conv2DFusion", "MatMul": "MatMulFusion", "BatchMatMul": "MatMulFusion",
+          "Add": "AddFusion",
           "Sub": "SubFusion", "Mul": "MulFusion", "Div": "DivFusion",
           "Conv2DBackpropInput": "Conv2dTransposeFusion",
           "Conv2DTranspose": "Conv2dTransposeFusion"}
-_BIASED = ("Conv2D", "MatMul", "Conv2DBackpropInput", "Conv2DTranspose")
+_BIASED = ("Conv2D", "MatMul", "BatchMatMul", "Conv2DBackpropInput", "Conv2DTranspose")
 _TRANSPOSED = ("Conv2DBackpropInput", "Conv2DTranspose")
 
 
@@ -87,7 +90,7 @@ def _is_bias(node, head):
     b = node.inputs[2].abstract
     if _prim_name(node) == "BiasAdd":
         return len(b.shape) == 1
-    return (_prim_name(head) == "MatMul" and _constant(node.inputs[2]) is not None
+    return (_prim_name(head) in ("MatMul", "BatchMatMul") and _constant(node.inputs[2]) is not None
             and len(b.shape) == 1 and tuple(b.shape) == tuple(head.abstract.shape[-1:])
             and b.dtype is head.abstract.dtype)
 
@@ -187,6 +190,61 @@ def clip_to_relu(graph, manager, outputs):
     return changed
 
 
+def _users(manager, node, outputs):
+    us = manager.users.get(node, ())
+    return [] if node.id in outputs else [u for u, _ in us]
+
+
+def _other(node, known):
+    """The input of binary `node` that is not `known` (None if neither is)."""
+    a, b = node.inputs[1], node.inputs[2]
+    return b if a is known else a if b is known else None
+
+
+def fuse_erf_gelu(graph, manager, outputs):
+    """0.5 x (1 + erf(x / sqrt(2))), as ops.gelu(approximate='none') and PyTorch's ONNX
+    export write it (Mul or Div by sqrt(2), Erf, Add 1, the two Muls in either order) ->
+    Activation GELU (Lite's exact form; mindlite's GeLU primitive is the tanh one)."""
+    changed = False
+    for g in list(manager.graphs()):
+        for erf in list(g.order):
+            if _prim_name(erf) != "Erf" or not any(n is erf for n in g.order):
+                continue
+            scaled = erf.inputs[1]
+            op, c = _prim_name(scaled), _scalar(scaled.inputs[2]) if \
+                isinstance(scaled, CNode) and len(scaled.inputs) == 3 else None
+            if c is None or not ((op == "Mul" and abs(c - 0.5 ** 0.5) < 1e-6) or
+                                 (op in ("Div", "RealDiv") and abs(c - 2 ** 0.5) < 1e-6)):
+                continue
+            x = scaled.inputs[1]
+            chain, node = [scaled, erf], erf
+            us = _users(manager, erf, outputs)
+            if len(us) != 1 or _prim_name(us[0]) != "Add" or _scalar(_other(us[0], erf)) != 1.0:
+                continue
+            node = us[0]
+            chain.append(node)
+            steps = []
+            for _ in range(2):
+                us = _users(manager, node, outputs)
+                if len(us) != 1 or _prim_name(us[0]) != "Mul":
+                    break
+                node = us[0]
+                steps.append(_other(node, chain[-1]))
+                chain.append(node)
+            if len(steps) != 2 or sorted([s is x for s in steps]) != [False, True] or \
+                    _scalar([s for s in steps if s is not x][0]) != 0.5 or \
+                    any(len(manager.users.get(n, ())) != 1 for n in chain[:-1]) or \
+                    node.abstract != x.abstract:
+                continue
+            y = _new(manager, node, LiteOp("Activation", {"activation_type": S.ACT["GELU"]}),
+                     [x], node.abstract)
+            manager.replace(node, y)
+            for n in reversed(chain):
+                manager.erase(n)
+            changed = True
+    return changed
+
+
 def fuse_padded_max_pools(graph, manager, outputs):
     """PadV3(x, (l, r, u, d), -inf) -> MaxPool(valid): MaxPoolFusion with pad [u, d, l, r]
     (the ONNX importer's padded MaxPool; Lite's MaxPoolFusion never picks a padded cell)."""
@@ -223,8 +281,6 @@ def _fuse(head, manager, outputs):
     name = _prim_name(head)
     if name not in _HEADS or any(isinstance(i, ValueNode) and isinstance(i.value, (int, float))
                                  for i in head.inputs[1:]):
-        return False
-    if name == "MatMul" and len(head.abstract.shape) != 2:
         return False
     args = head.inputs[1:]
     if name in _TRANSPOSED:               # (dout, w, input_size): the size is an attribute
@@ -264,6 +320,7 @@ def run(graph, manager):
     changed |= fold_batch_norms(graph, manager, outputs)
     changed |= clip_to_relu(graph, manager, outputs)
     changed |= fuse_padded_max_pools(graph, manager, outputs)
+    changed |= fuse_erf_gelu(graph, manager, outputs)
     for g in list(manager.graphs()):
         for node in list(g.order):
             if node in g.order and _fuse(node, manager, outputs):
