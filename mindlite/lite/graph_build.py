@@ -1,7 +1,9 @@
 """Lite nodes -> a FuncGraph of mindlite primitives -> a runnable program.
 
     GraphBuilder(model, name, abstracts)   .add(node) runs the node's ops_map.IMPORT rule
-    builder.compile(outputs) -> Program    mindlite's pass pipeline (its fusions: fused
+    builder.compile(outputs) -> Program    the Transposes around NHWC ops moved down and
+                                           cancelled (layout.sink_transposes), then
+                                           mindlite's pass pipeline (its fusions: fused
                                            MatMul+BiasAdd+ReLU, elementwise groups; no user
                                            converter passes), then lowering to a KernelGraph
                                            with kernels selected through mindlite's kernel
@@ -19,9 +21,11 @@ from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ParameterNode, ValueNode
 from ..ir.infer import Folded, infer_call
+from ..ir.manager import FuncGraphManager
 from ..jit import kernel_graph
 from ..jit.executor import run_graph
 from ..jit.passes.pipeline import run_pipeline, skipping
+from .layout import sink_transposes
 from .ops_map import IMPORT
 
 
@@ -167,6 +171,7 @@ class GraphBuilder:
         else:
             self.fg.set_output(self.fg.new_cnode([ValueNode(MAKE_TUPLE)] + nodes,
                                                  tuple(n.abstract for n in nodes)))
+        sink_transposes(self.fg, FuncGraphManager(self.fg))   # NHWC ops' transposes meet
         with skipping(user_passes=True):
             run_pipeline(self.fg)
         return Program(self.fg, self.sources, outputs)

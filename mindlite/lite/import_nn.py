@@ -32,33 +32,37 @@ def _conv_prim(a, shape, pad_mode, group):
                     dilation=tuple(a["dilation"] or (1, 1)), group=group)
 
 
-def conv2d_nhwc(b, x, w_khwc, a, pad_mode, group, name):
-    """A 2-D convolution of NHWC x with constant KHWC weights, giving NHWC.
+def conv2d_nhwc(b, node, x, w_khwc, bias, pad_mode, group):
+    """Conv2DFusion on NHWC data: x NHWC, constant KHWC weights, optional bias, the node's
+    activation; gives NHWC.
 
-    NOTE: built from mindlite's NCHW convolution kernel between two transposes (the weights
-    are transposed to KCHW once, here, at build). This is the one place the Lite runtime
+    NOTE: built from mindlite's NCHW convolution between two transposes (the weights go to
+    KCHW once, here, at build), the bias and activation applied before the transpose back so
+    that mindlite's fusions (Conv2D + BiasAdd + ReLU [+ MaxPool]) still apply and the
+    transposes between consecutive NHWC ops cancel. This is the one place the Lite runtime
     runs a convolution on NHWC data: an NHWC kernel (issue 33) replaces this body."""
+    name = b.model.tensors[node.inputs[1]].name
     w = b.new_const(np.ascontiguousarray(np.transpose(w_khwc, TO_NCHW)), name + "_kchw")
-    y = b.emit(_conv_prim(a, w.abstract.shape, pad_mode, group), to_nchw(b, x), w)
-    return to_nhwc(b, y)
+    y = b.emit(_conv_prim(node.attrs, w.abstract.shape, pad_mode, group), to_nchw(b, x), w)
+    if bias is not None:
+        y = b.emit(P.BiasAdd(), y, bias)
+    return to_nhwc(b, activate(b, node, y))
 
 
 def _imp_conv(b, node):
     a = node.attrs
     mode = _pad_mode(b, a)
     group = max(1, a["group"])
+    bias = b.input(2) if len(node.inputs) > 2 else None
     if nhwc(b, node):
         wv = b.const(1)
         if wv is None or wv.ndim != 4:
             b.fail("NHWC convolutions need constant 4-D KHWC weights (input 1)")
-        y = conv2d_nhwc(b, b.input(0), wv, a, mode, group, b.model.tensors[node.inputs[1]].name)
-        if len(node.inputs) > 2:
-            y = b.emit(P.BiasAdd("NHWC"), y, b.input(2))
-        return [activate(b, node, y)]
+        return [conv2d_nhwc(b, node, b.input(0), wv, bias, mode, group)]
     w = b.input(1)
     y = b.emit(_conv_prim(a, w.abstract.shape, mode, group), b.input(0), w)
-    if len(node.inputs) > 2:
-        y = b.emit(P.BiasAdd(), y, b.input(2))
+    if bias is not None:
+        y = b.emit(P.BiasAdd(), y, bias)
     return [activate(b, node, y)]
 
 
