@@ -2,7 +2,8 @@
 
     GraphBuilder(model, name, abstracts)   .add(node) runs the node's ops_map.IMPORT rule
     builder.compile(outputs) -> Program    the Transposes around NHWC ops moved down and
-                                           cancelled (layout.sink_transposes), then
+                                           cancelled (layout.sink_transposes; one that
+                                           moves size-1 axes only is a Reshape), then
                                            mindlite's pass pipeline (its fusions: fused
                                            MatMul+BiasAdd+ReLU, elementwise groups; no user
                                            converter passes), then lowering to a KernelGraph
@@ -25,7 +26,7 @@ from ..ir.manager import FuncGraphManager
 from ..jit import kernel_graph
 from ..jit.executor import run_graph
 from ..jit.passes.pipeline import run_pipeline, skipping
-from .layout import sink_transposes
+from .layout import reshape_trivial_transposes, sink_transposes
 from .ops_map import IMPORT
 
 
@@ -171,7 +172,9 @@ class GraphBuilder:
         else:
             self.fg.set_output(self.fg.new_cnode([ValueNode(MAKE_TUPLE)] + nodes,
                                                  tuple(n.abstract for n in nodes)))
-        sink_transposes(self.fg, FuncGraphManager(self.fg))   # NHWC ops' transposes meet
+        manager = FuncGraphManager(self.fg)       # the transposes around NHWC ops meet and
+        sink_transposes(self.fg, manager)         # cancel; one of one channel is a reshape
+        reshape_trivial_transposes(self.fg, manager)
         with skipping(user_passes=True):
             run_pipeline(self.fg)
         return Program(self.fg, self.sources, outputs)

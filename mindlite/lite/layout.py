@@ -416,6 +416,29 @@ def sink_transposes(graph, manager):
     return rounds > 1
 
 
+def reshape_trivial_transposes(graph, manager):
+    """Transpose(x, perm) that moves only axes of size 1 (an NHWC <-> NCHW of one channel, or
+    of a 1x1 image) -> Reshape: the same elements in the same order, no copy (the runtime's
+    graphs; the converter keeps the Transposes, whose perms say the tensors' formats)."""
+    changed = False
+    for g in list(manager.graphs()):
+        for node in list(g.order):
+            perm = _perm_of(node)
+            if perm is None or not isinstance(node.abstract, AbstractTensor):
+                continue
+            shape = tuple(node.inputs[1].abstract.shape)
+            moved = [p for p in perm if shape[p] != 1]
+            if moved != sorted(moved) or any(d is None or d < 0 for d in shape):
+                continue
+            y = _new(manager, node, P.Reshape(), [node.inputs[1],
+                                                  ValueNode(tuple(node.abstract.shape))],
+                     node.abstract)
+            manager.replace(node, y)
+            manager.erase(node)
+            changed = True
+    return changed
+
+
 def convert_layout(graph, manager, input_fmt="NHWC"):
     """The passes above, in order; returns whether anything changed."""
     changed = lower_tuple_ops(graph, manager)
