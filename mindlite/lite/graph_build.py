@@ -2,7 +2,7 @@
 
     GraphBuilder(model, name, abstracts)   .add(node) runs the node's ops_map.IMPORT rule
     builder.compile(outputs) -> Program    the Transposes around NHWC ops moved down and
-                                           cancelled (layout.sink_transposes; one that
+                                           cancelled (transposes.sink_transposes; one that
                                            moves size-1 axes only is a Reshape), then
                                            mindlite's pass pipeline (its fusions: fused
                                            MatMul+BiasAdd+ReLU, elementwise groups; no user
@@ -26,7 +26,7 @@ from ..ir.manager import FuncGraphManager
 from ..jit import kernel_graph
 from ..jit.executor import run_graph
 from ..jit.passes.pipeline import run_pipeline, skipping
-from .layout import reshape_trivial_transposes, sink_transposes
+from .transposes import reshape_trivial_transposes, sink_transposes
 from .ops_map import IMPORT
 
 

@@ -26,7 +26,7 @@ from ..jit.memory_plan import flat_refs
 from ..ops.primitive import Primitive
 from . import schema as S
 from .ms_file import MsModel, MsNode, MsSubGraph, MsTensor
-from .layout import TO_NCHW, TO_NHWC
+from .transposes import TO_NCHW, TO_NHWC
 from .ops_map import EXPORT, LiteOp
 
 
