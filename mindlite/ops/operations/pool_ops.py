@@ -184,6 +184,9 @@ class MaxPoolWithArgmaxV2(_ExplicitPool):
     def __init__(self, kernel_size, strides=None, pads=0, dilation=(1, 1), ceil_mode=False,
                  argmax_type=mstype.int64):
         self._init_pool(kernel_size, strides, pads, dilation, ceil_mode)
+        # a MINDIR file holds a dtype attribute as its MindSpore TypeId (int32 34, int64 35)
+        argmax_type = {34: mstype.int32, 35: mstype.int64}.get(argmax_type, argmax_type) \
+            if isinstance(argmax_type, int) and not isinstance(argmax_type, bool) else argmax_type
         t = check_index_type(self, "argmax_type", argmax_type)
         self.add_prim_attr("argmax_type", t)
 
