@@ -155,3 +155,14 @@ def test_inference_errors_name_the_op():
         FusedConvAct(4, 3, activation="gelu")
     with pytest.raises(TypeError, match="FusedConvAct.*expected 4 inputs"):
         prim(x, w, Tensor(np.zeros(4, np.float32)))
+
+
+def test_two_chains_summed_by_one_add():
+    """A ResNet block with a projection shortcut: both convolutions' chains reach the Add; the
+    first takes it (and the ReLU), the second keeps its bias only."""
+    def f(x, w1, b1, w2, b2):
+        main = ops.bias_add(ops.conv2d(x, w1, pad_mode="same"), b1)
+        short = ops.bias_add(ops.conv2d(x, w2), b2)
+        return ops.relu(main + short)
+    args = (t(X), t(W, 1), t(B, 2), t((32, 32, 1, 1), 3), t(B, 4))
+    assert _same(f, *args) == {"FusedConvAct": 2}

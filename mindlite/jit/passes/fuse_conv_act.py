@@ -20,10 +20,8 @@ fused kernel computes bit for bit what the unfused kernels give.
 """
 from ...ir.anf import CNode, ValueNode
 from ...ops.operations.conv_fused_ops import FLOAT_DTYPES, FusedConvAct
-from .fuse_conv import _bias_of
-from .fuse_elementwise import epochs, output_ids, prim_of
-from .fuse_matmul import _only_user, replace_chains
-from .fuse_matmul import value_abstract as _abstract
+from .fusion import bias_add_step, calls, run_fusion, single_user
+from .fusion import value_abstract as _abstract
 
 
 def _engine_selected(x, w):
@@ -59,15 +57,24 @@ def _conv(node):
     return attrs
 
 
-def _residual_add(node, users, outputs):
-    """(Add node, residual input) when the one user of `node` is an Add of it and a tensor of
-    its shape and dtype, else (None, None)."""
-    us = users.get(node, ())
-    if len(us) != 1 or node.id in outputs:
+_BIAS_NCHW = bias_add_step(("NCHW",))
+
+
+def _next(node, ctx, same):
+    """The single user of `node` (read as its first argument) in `node`'s epoch, or None."""
+    user = single_user(node, ctx)
+    return user if user is not None and ctx.epoch[user.id] == same else None
+
+
+def _residual_add(node, ctx, same):
+    """(Add node, residual input) when the one user of `node` is an Add of it (either side)
+    and a tensor of its shape and dtype, else (None, None)."""
+    us = ctx.users.get(node, ())
+    if len(us) != 1 or node.id in ctx.outputs:
         return None, None
     add, index = us[0]
     if add.graph is not node.graph or index not in (1, 2) or len(add.inputs) != 3 or \
-            prim_of(add, {"Add": 0}) != "Add" or add.inputs[1] is add.inputs[2]:
+            not calls(add, "Add") or add.inputs[1] is add.inputs[2] or ctx.epoch[add.id] != same:
         return None, None
     other = add.inputs[3 - index]
     mine, theirs = node.abstract, _abstract(other)
@@ -85,14 +92,14 @@ def _scalar_like(node, dtype):
     return getattr(ab, "dtype", None) is dtype and tuple(getattr(ab, "shape", (0,))) in ((), (1,))
 
 
-def _clip(last, users, outputs, same, epoch):
+def _clip(last, ctx, same):
     """(Maximum node, Minimum node, lo, hi) when `last`'s one user is Maximum(last, lo) and
     that one's is Minimum(., hi), lo / hi scalars (ONNX's Clip as imported), else None."""
-    mx = _only_user(last, users, outputs, "Maximum")
-    if mx is None or len(mx.inputs) != 3 or epoch[mx.id] != same:
+    mx = _next(last, ctx, same)
+    if mx is None or not calls(mx, "Maximum") or len(mx.inputs) != 3:
         return None
-    mn = _only_user(mx, users, outputs, "Minimum")
-    if mn is None or len(mn.inputs) != 3 or epoch[mn.id] != same:
+    mn = _next(mx, ctx, same)
+    if mn is None or not calls(mn, "Minimum") or len(mn.inputs) != 3:
         return None
     lo, hi, dtype = mx.inputs[2], mn.inputs[2], last.abstract.dtype
     if lo is last or hi is mx or not (_scalar_like(lo, dtype) and _scalar_like(hi, dtype)):
@@ -100,52 +107,52 @@ def _clip(last, users, outputs, same, epoch):
     return mx, mn, lo, hi
 
 
-def _chain(conv, users, outputs, epoch):
+def _chain(conv, ctx, claimed):
     """(bias, BiasAdd, Add, residual, activation nodes, activation name, clip bounds) after
-    `conv`; the parts that do not apply are None / ()."""
-    same = epoch[conv.id]
-    bias_add = _only_user(conv, users, outputs, "BiasAdd")
-    bias = _bias_of(bias_add, conv) if bias_add is not None else None
-    if bias is None or epoch[bias_add.id] != same:
-        bias, bias_add = None, None
-    add, residual = _residual_add(bias_add or conv, users, outputs)
-    if add is not None and epoch[add.id] != same:
-        add, residual = None, None
+    `conv`; the parts that do not apply are None / (). An Add another chain took already (a
+    ResNet block's sum of two convolutions) ends this one before it."""
+    same = ctx.epoch[conv.id]
+    bias_add = _next(conv, ctx, same)
+    if bias_add is not None and not _BIAS_NCHW(bias_add, conv, None, {}):
+        bias_add = None
+    bias = bias_add.inputs[2] if bias_add is not None else None
+    add, residual = _residual_add(bias_add or conv, ctx, same)
+    if add is not None and add.id in claimed:
+        return bias, bias_add, None, None, (), "none", ()
     last = add or bias_add or conv
+    act = _next(last, ctx, same)
     for op, attr in (("ReLU", "relu"), ("ReLU6", "relu6")):
-        node = _only_user(last, users, outputs, op)
-        if node is not None and prim_of(node, {op: 0}) == op and epoch[node.id] == same:
-            return bias, bias_add, add, residual, (node,), attr, ()
-    clip = _clip(last, users, outputs, same, epoch)
+        if act is not None and calls(act, op):
+            return bias, bias_add, add, residual, (act,), attr, ()
+    clip = _clip(last, ctx, same)
     if clip is not None:
         return bias, bias_add, add, residual, clip[:2], "clip", clip[2:]
     return bias, bias_add, add, residual, (), "none", ()
 
 
+def _find(g, ctx):
+    fused = {}                                   # last node id -> (fused node, dropped ids)
+    claimed = set()                              # ids of the nodes a chain took
+    for conv in g.order:
+        attrs = _conv(conv)
+        if attrs is None:
+            continue
+        bias, bias_add, add, residual, acts, name, bounds = _chain(conv, ctx, claimed)
+        last = acts[-1] if acts else add or bias_add
+        if last is None:
+            continue
+        claimed.update(n.id for n in (conv, bias_add, add, *acts) if n is not None)
+        prim = FusedConvAct(*attrs, bias is not None, residual is not None, name)
+        inputs = [ValueNode(prim, prim), conv.inputs[1], conv.inputs[2]]
+        inputs += [n for n in (bias, residual) if n is not None] + list(bounds)
+        node = CNode(g, inputs, last.abstract, last.debug, last.name)
+        drop = {n.id for n in (conv, bias_add, add, *acts) if n is not None} - {last.id}
+        fused[last.id] = (node, drop, last)
+    return fused
+
+
 def run(graph, manager):
-    """Fuse every engine-sized Conv2D -> BiasAdd / Add / ReLU(6) chain reachable from `graph`."""
-    changed = False
-    outputs = output_ids(manager)
-    users = manager.users
-    for g in manager.graphs():
-        fused = {}                                   # last node id -> (fused node, dropped ids)
-        epoch = epochs(g)
-        for conv in g.order:
-            attrs = _conv(conv)
-            if attrs is None:
-                continue
-            bias, bias_add, add, residual, acts, name, bounds = _chain(conv, users, outputs,
-                                                                       epoch)
-            last = acts[-1] if acts else add or bias_add
-            if last is None:
-                continue
-            prim = FusedConvAct(*attrs, bias is not None, residual is not None, name)
-            inputs = [ValueNode(prim, prim), conv.inputs[1], conv.inputs[2]]
-            inputs += [n for n in (bias, residual) if n is not None] + list(bounds)
-            node = CNode(g, inputs, last.abstract, last.debug, last.name)
-            drop = {n.id for n in (conv, bias_add, add, *acts) if n is not None} - {last.id}
-            fused[last.id] = (node, drop, last)
-        changed = replace_chains(g, manager, fused) or changed
-    if changed:
-        manager.rebuild()
-    return changed
+    """Fuse every engine-sized Conv2D -> BiasAdd / Add / ReLU(6) / Clip chain reachable from
+    `graph` (fusion.py's walk; the residual Add may read the chain on either side, which a
+    Pattern's single-user steps do not allow)."""
+    return run_fusion(graph, manager, _find)
