@@ -215,3 +215,22 @@ def test_empty_batch_through_ops():
     x = Tensor(np.zeros((0, 8, 6, 6), np.float32))
     w = Tensor(np.ones((8, 8, 3, 3), np.float32))
     assert ops.conv2d(x, w, pad_mode="same").shape == (0, 8, 6, 6)
+
+
+@pytest.mark.parametrize("h,stride", [(1, 1), (2, 1), (2, 2), (4, 2), (8, 1), (9, 1)])
+def test_depthwise_small_planes_and_epilogue(h, stride):
+    """Planes up to 8 wide run channels last (conv_depthwise.h); a 9-wide one the row loops."""
+    rng = np.random.default_rng(h + stride)
+    c, g = 40, dict(n=3, c=40, o=40, h=h, w=h, k=(3, 3), stride=(stride, stride), dil=(1, 1),
+                    pads=(1, 1, 1, 1), group=40, dtype=np.float32)
+    _check(DEPTHWISE, g, h)
+    x = rng.standard_normal((3, c, h, h)).astype(np.float32) * 4
+    w = rng.standard_normal((c, 1, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    oh = (h + 2 - 3) // stride + 1
+    y = np.empty((3, c, oh, oh), np.float32)
+    ref.conv2d_numpy(x, w, y, (stride, stride), (1, 1), (1, 1, 1, 1), c)
+    got = np.empty_like(y)
+    _C.conv_forward_fused(x, w, b, None, got, (stride, stride), (1, 1), (1, 1, 1, 1), c, 2)
+    np.testing.assert_allclose(got, np.clip(y + b.reshape(-1, 1, 1), 0, 6), rtol=1e-5,
+                               atol=1e-5)

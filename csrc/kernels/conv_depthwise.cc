@@ -53,6 +53,133 @@ void over_channels(int64_t count, int threads, F& body) {
   ctx.errors.rethrow();
 }
 
+// ---- the small-plane path (channels last; one output channel per input channel) ------------
+bool small_plane(const ConvGeom& g) { return g.o == g.c && g.ow <= kDwSmallWidth; }
+
+// tab[p kt + t]: the input position output p reads at tap t, or -1 (padding).
+std::vector<int64_t> tap_table(const ConvGeom& g) {
+  const int64_t kt = g.kh * g.kw;
+  std::vector<int64_t> tab(static_cast<size_t>(g.oh * g.ow * kt));
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      for (int64_t t = 0; t < kt; ++t) {
+        const int64_t iy = oy * g.sh + (t / g.kw) * g.dh - g.pt;
+        const int64_t ix = ox * g.sw + (t % g.kw) * g.dw - g.pl;
+        tab[(oy * g.ow + ox) * kt + t] = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w
+                                             ? iy * g.w + ix : -1;
+      }
+    }
+  }
+  return tab;
+}
+
+// dst (positions x cb) <- src (cb planes of `positions`, planes `plane` apart), and back.
+template <class T>
+void to_last(const T* src, int64_t cb, int64_t positions, T* dst) {
+  for (int64_t c = 0; c < cb; ++c) {
+    for (int64_t q = 0; q < positions; ++q) dst[q * cb + c] = src[c * positions + q];
+  }
+}
+
+template <class T>
+void to_first(const T* src, int64_t cb, int64_t positions, T* dst) {
+  for (int64_t c = 0; c < cb; ++c) {
+    for (int64_t q = 0; q < positions; ++q) dst[c * positions + q] = src[q * cb + c];
+  }
+}
+
+// wt (kt x C): the kernel taps by channel.
+template <class T>
+std::vector<T> taps_by_channel(const T* w, int64_t c, int64_t kt) {
+  std::vector<T> wt(static_cast<size_t>(kt * c));
+  for (int64_t ci = 0; ci < c; ++ci) {
+    for (int64_t t = 0; t < kt; ++t) wt[t * c + ci] = w[ci * kt + t];
+  }
+  return wt;
+}
+
+template <class T>
+void small_forward(const T* x, const T* w, const T* bias, T* out, const ConvGeom& g, int act,
+                   int threads) {
+  const DwLoops<T>& f = dw_loops<T>();
+  const int64_t kt = g.kh * g.kw, hw = g.h * g.w, ohw = g.oh * g.ow;
+  const std::vector<int64_t> tab = tap_table(g);
+  const std::vector<T> wt = taps_by_channel(w, g.c, kt);
+  std::vector<T> b(static_cast<size_t>(g.c), T(0));
+  if (bias) std::copy(bias, bias + g.c, b.begin());
+  auto body = [&](int64_t c0, int64_t c1) {
+    const int64_t cb = c1 - c0;
+    T* xt = conv_buffer<T>(kBufDwSmallA, hw * cb);
+    T* ot = conv_buffer<T>(kBufDwSmallB, ohw * cb);
+    for (int64_t n = 0; n < g.n; ++n) {
+      to_last(x + (n * g.c + c0) * hw, cb, hw, xt);
+      std::fill(ot, ot + ohw * cb, T(0));
+      for (int64_t p = 0; p < ohw; ++p) {
+        for (int64_t t = 0; t < kt; ++t) {
+          const int64_t q = tab[p * kt + t];
+          if (q >= 0) f.mac(ot + p * cb, wt.data() + t * g.c + c0, xt + q * cb, cb);
+        }
+        f.bias_act(ot + p * cb, b.data() + c0, cb, act);
+      }
+      to_first(ot, cb, ohw, out + (n * g.o + c0) * ohw);
+    }
+  };
+  over_channels(g.c, threads, body);
+}
+
+template <class T>
+void small_input(const T* dout, const T* w, T* dx, const ConvGeom& g, int threads) {
+  const DwLoops<T>& f = dw_loops<T>();
+  const int64_t kt = g.kh * g.kw, hw = g.h * g.w, ohw = g.oh * g.ow;
+  const std::vector<int64_t> tab = tap_table(g);
+  const std::vector<T> wt = taps_by_channel(w, g.c, kt);
+  auto body = [&](int64_t c0, int64_t c1) {
+    const int64_t cb = c1 - c0;
+    T* dt = conv_buffer<T>(kBufDwSmallA, ohw * cb);
+    T* xt = conv_buffer<T>(kBufDwSmallB, hw * cb);
+    for (int64_t n = 0; n < g.n; ++n) {
+      to_last(dout + (n * g.o + c0) * ohw, cb, ohw, dt);
+      std::fill(xt, xt + hw * cb, T(0));
+      for (int64_t p = 0; p < ohw; ++p) {
+        for (int64_t t = 0; t < kt; ++t) {
+          const int64_t q = tab[p * kt + t];
+          if (q >= 0) f.mac(xt + q * cb, wt.data() + t * g.c + c0, dt + p * cb, cb);
+        }
+      }
+      to_first(xt, cb, hw, dx + (n * g.c + c0) * hw);
+    }
+  };
+  over_channels(g.c, threads, body);
+}
+
+template <class T>
+void small_filter(const T* dout, const T* x, T* dw, const ConvGeom& g, int threads) {
+  const DwLoops<T>& f = dw_loops<T>();
+  const int64_t kt = g.kh * g.kw, hw = g.h * g.w, ohw = g.oh * g.ow;
+  const std::vector<int64_t> tab = tap_table(g);
+  auto body = [&](int64_t c0, int64_t c1) {
+    const int64_t cb = c1 - c0;
+    T* xt = conv_buffer<T>(kBufDwSmallA, hw * cb);
+    T* dt = conv_buffer<T>(kBufDwSmallB, ohw * cb);
+    T* acc = conv_buffer<T>(kBufDwSmallC, kt * cb);
+    std::fill(acc, acc + kt * cb, T(0));
+    for (int64_t n = 0; n < g.n; ++n) {
+      to_last(x + (n * g.c + c0) * hw, cb, hw, xt);
+      to_last(dout + (n * g.o + c0) * ohw, cb, ohw, dt);
+      for (int64_t p = 0; p < ohw; ++p) {
+        for (int64_t t = 0; t < kt; ++t) {
+          const int64_t q = tab[p * kt + t];
+          if (q >= 0) f.mac(acc + t * cb, dt + p * cb, xt + q * cb, cb);
+        }
+      }
+    }
+    for (int64_t c = 0; c < cb; ++c) {
+      for (int64_t t = 0; t < kt; ++t) dw[(c0 + c) * kt + t] = acc[t * cb + c];
+    }
+  };
+  over_channels(g.c, threads, body);
+}
+
 }  // namespace
 
 template <class T>
@@ -61,6 +188,7 @@ void depthwise_forward(const T* x, const T* w, const T* bias, T* out, const Conv
   const DwLoops<T>& f = dw_loops<T>();
   const int64_t m = g.o / g.c, kt = g.kh * g.kw, hw = g.h * g.w, ohw = g.oh * g.ow;
   if (g.n * g.o * ohw == 0) return;
+  if (small_plane(g)) return small_forward(x, w, bias, out, g, act, threads);
   const DwPlane p = plane_of(g.h, g.w, g.oh, g.ow, g, g.sh, g.sw, g.pt, g.pl, f.lanes);
   auto body = [&](int64_t o0, int64_t o1) {
     T* ph = phase_buffer<T>(p, f.lanes);
@@ -84,6 +212,7 @@ void depthwise_input(const T* dout, const T* w, T* dx, const ConvGeom& g, int th
     std::fill(dx, dx + g.n * g.c * hw, T(0));
     return;
   }
+  if (small_plane(g)) return small_input(dout, w, dx, g, threads);
   if (g.sh == 1 && g.sw == 1) {
     // the forward loop over dout with the flipped kernel, padded by the dilated extent - pad
     const DwPlane p = plane_of(g.oh, g.ow, g.h, g.w, g, 1, 1, g.dh * (g.kh - 1) - g.pt,
@@ -141,6 +270,7 @@ void depthwise_filter(const T* dout, const T* x, T* dw, const ConvGeom& g, int t
     std::fill(dw, dw + g.o * kt, T(0));
     return;
   }
+  if (small_plane(g)) return small_filter(dout, x, dw, g, threads);
   const DwPlane p = plane_of(g.h, g.w, g.oh, g.ow, g, g.sh, g.sw, g.pt, g.pl, f.lanes);
   auto body = [&](int64_t o0, int64_t o1) {
     T* ph = phase_buffer<T>(p, f.lanes);

@@ -12,7 +12,12 @@
 // strided loads. The loops (conv_depthwise_loops.inc, per instruction set) run 16 float
 // outputs per vector with the taps' products accumulated in registers. The input gradient of
 // stride 1 is the forward loop with the flipped kernel; of other strides a scatter into dx's
-// phase planes. Channels split across the thread pool; results do not depend on the split.
+// phase planes. Planes narrower than kDwSmallWidth (the 1 x 1 to 4 x 4 planes of a 32 x 32
+// training step, where a vector of one row is mostly empty and each plane costs a call) run
+// channels-last instead: per block of channels and sample, the plane is transposed to
+// (positions, channels) and every tap is one multiply-add over a run of channels, at the taps
+// that fall inside the plane only. Channels split across the thread pool; results do not
+// depend on the split.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +27,8 @@
 namespace mindlite {
 
 // g: the convolution's ConvGeom with group == c (and o a multiple of c).
+constexpr int64_t kDwSmallWidth = 8;     // planes at most this wide: channels last
+
 template <class T>
 void depthwise_forward(const T* x, const T* w, const T* bias, T* out, const ConvGeom& g,
                        int act, int threads);
@@ -51,6 +58,9 @@ struct DwLoops {
   // acc[t] += sum over the plane of dout * tap t's view of ph (lane partial sums: kh kw
   // vectors of `lanes` values)
   void (*filter)(const T* dout, const T* ph, T* acc, const DwPlane& p);
+  // channels-last rows (the small-plane path): o[c] += a[c] b[c], and o[c] = act(o[c] + b[c])
+  void (*mac)(T* o, const T* a, const T* b, int64_t n);
+  void (*bias_act)(T* o, const T* b, int64_t n, int act);
   int lanes;
 };
 

@@ -72,7 +72,8 @@ const GemmTile<T>& gemm_tile();
 // The engine's per-thread work buffers, by use (two uses never share one buffer).
 enum ConvBuf : int { kBufPanelB = 0, kBufPanelC, kBufPanelA, kBufPackedW, kBufFlippedW, kBufLiveW,
                      kBufPackedWt, kBufDoutRows, kBufColRows, kBufDwPhases, kBufDwAcc,
-                     kBufWinoU, kBufWinoV, kBufWinoM, kNumConvBufs };
+                     kBufWinoU, kBufWinoV, kBufWinoM, kBufDwSmallA, kBufDwSmallB,
+                     kBufDwSmallC, kNumConvBufs };
 
 // A per-thread buffer of at least `count` T, 64-byte aligned; grown, never shrunk, kept until
 // the thread exits. NOTE: one thread_local pointer for all of them: _C's TLS sits in glibc's
