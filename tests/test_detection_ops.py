@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from mindlite import Tensor
 from mindlite.ops import operations as P
-from mindlite.pynative.grad import NON_DIFFERENTIABLE
+from mindlite.ir.rules import NON_DIFFERENTIABLE
 
 
 def _rand_boxes(rs, n, scores=False):

@@ -150,8 +150,8 @@ def test_completeness_every_primitive_has_bprop_or_mark():
     ops.Custom is excluded: its bprop is given per instance (test_custom_ops.py)."""
     import inspect
 
-    from mindlite.ops.primitive import Primitive
-    from mindlite.pynative.grad import BPROPS, NON_DIFFERENTIABLE
+    from mindlite.ir.primitive import Primitive
+    from mindlite.ir.rules import BPROPS, NON_DIFFERENTIABLE
 
     def subclasses(cls):
         for sub in cls.__subclasses__():

@@ -1,5 +1,5 @@
 """LRN, LRNGrad and L2Normalize (local_norm_ops.py), HShrink (activation_ops.py) and
-EmbeddingLookup (index_extra_ops.py): values against numpy references, MindSpore 2.10's
+EmbeddingLookup (mask_ops.py): values against numpy references, MindSpore 2.10's
 values and checks, gradients by finite differences (LRN's through LRNGrad, whose own bprop is
 checked too), and their vmap rules against a loop."""
 import numpy as np

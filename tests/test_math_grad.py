@@ -16,8 +16,8 @@ import mindlite as ms
 from mindlite import Tensor, ops
 from mindlite.ops.operations import math_ops  # noqa: I001 (first: it re-exports the two below)
 from mindlite.ops.operations import elementwise_ops, logic_ops
-from mindlite.ops.primitive import Primitive
-from mindlite.pynative.grad import BPROPS, NON_DIFFERENTIABLE
+from mindlite.ir.primitive import Primitive
+from mindlite.ir.rules import BPROPS, NON_DIFFERENTIABLE
 
 F64 = np.float64
 FEW = settings(max_examples=12)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import mindlite as ms
 from mindlite import Parameter, Tensor, nn, ops
-from mindlite.pynative.grad import NON_DIFFERENTIABLE
+from mindlite.ir.rules import NON_DIFFERENTIABLE
 
 f32 = np.float32
 

@@ -1,4 +1,4 @@
-"""ApplyProximalGradientDescent, ApplyAdagradV2 and ApplyAdamWithAmsgrad (optim_extra_ops.py)
+"""ApplyProximalGradientDescent, ApplyAdagradV2 and ApplyAdamWithAmsgrad (optim_adaptive_ops.py)
 against numpy references of their update rules over random states (in place, the states
 returned), MindSpore 2.10's values on one step, its dtype checks, and vmap (batch_rank)
 against a loop."""
@@ -95,6 +95,6 @@ def test_vmap_equals_a_loop_and_not_differentiable():
         want_var, want_acc = _ref_adagrad_v2(var[i], acc[i], lr[i], g[i], 1e-6, True)
         np.testing.assert_allclose(p.asnumpy()[i], want_var, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(a.asnumpy()[i], want_acc, rtol=1e-5, atol=1e-6)
-    from mindlite.pynative.grad import NON_DIFFERENTIABLE
+    from mindlite.ir.rules import NON_DIFFERENTIABLE
     assert {P.ApplyProximalGradientDescent, P.ApplyAdagradV2,
             P.ApplyAdamWithAmsgrad} <= NON_DIFFERENTIABLE

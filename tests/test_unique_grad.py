@@ -56,6 +56,13 @@ ALLOWED = {
     "ApplyMomentum", "SGD", "Adam", "AdamWeightDecay",   # MindSpore: no bprop
     "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta",  # optimizer
     "ApplyAdaMax", "ApplyFtrl", "ApplyProximalAdagrad",                     # updates: no bprop
+    "ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyAdagradV2",
+    "ApplyAdamWithAmsgrad", "FusedSparseAdam", "FusedSparseFtrl",
+    "ApproximateEqual",                      # bool output
+    "Size", "DType",                         # constants (folded)
+    "IOU",                                   # MindSpore: zeros
+    "BoundingBoxDecode", "NMSWithMask",      # MindSpore: no bprop
+    "LRNGrad",                               # MindSpore: no bprop (LRN's second order)
     "CdistGrad",                             # MindSpore: no bprop (Cdist's second order)
     "RNNLayerGrad",                          # MindSpore's LSTMGrad: no bprop (second order)
     "UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Multinomial",  # samplers

@@ -1,4 +1,4 @@
-"""Batch rules of ops.vmap (vmap_func.py): how each primitive runs on a batch at once.
+"""Batch rules of ops.vmap (jit/vmap.py): how each primitive runs on a batch at once.
 
 `apply(prim, args)` gets the primitive and its arguments as (value, bdim) pairs, bdim 0 for a
 batched Tensor (its batch axis first) and None for anything unbatched, and returns the
@@ -22,7 +22,7 @@ result's (value, bdim). A call with no batched argument runs as it is. The rules
 - ScatterNd: each example's index tuples get its batch number in front, the shape a leading
   batch axis;
 - StridedSliceGrad: the batch a leading full slice (masks shifted by one bit);
-- the optimizer updates of optim_extra_ops (ApplyAdagrad, ApplyFtrl, ApplyGradientDescent,
+- the optimizer updates of optim_adaptive_ops (ApplyAdagrad, ApplyFtrl, ApplyGradientDescent,
   ...): MindSpore's batch_rank attribute, states mapped and updated in place.
 Anything else raises NotImplementedError naming the primitive (never a silent loop).
 """
@@ -31,10 +31,10 @@ import inspect
 from ...cache_limits import remember
 from ...common.tensor import Tensor
 from ..operations import (_base, array_ops, join_ops, local_norm_ops, logic_ops, loss_ops,
-                          math_ops, nn_ops, norm_ops, optim_extra_ops, pool_nd_ops, pool_ops,
+                          math_ops, nn_ops, norm_ops, optim_adaptive_ops, pool_nd_ops, pool_ops,
                           reduce_ops, scatter_index_ops, scatter_ops, slice_ops, stat_ops)
 from ..operations._base import cached_prim
-from ..primitive import const_value
+from ...ir.primitive import const_value
 
 __all__ = ["apply", "move_to_front", "place"]
 
@@ -407,12 +407,12 @@ for _cls in (pool_ops.MaxPool, pool_ops.MaxPoolGrad, pool_ops.MaxPoolGradGrad, p
              pool_ops.AvgPoolGrad, pool_nd_ops.AvgPool3D, pool_nd_ops.AvgPool3DGrad,
              local_norm_ops.LRN, local_norm_ops.LRNGrad):
     _RULES[_cls] = _fold_batch
-for _cls in (optim_extra_ops.ApplyRMSProp, optim_extra_ops.ApplyCenteredRMSProp,
-             optim_extra_ops.ApplyAdagrad, optim_extra_ops.ApplyAdadelta,
-             optim_extra_ops.ApplyAdaMax, optim_extra_ops.ApplyFtrl,
-             optim_extra_ops.ApplyProximalAdagrad, optim_extra_ops.ApplyGradientDescent,
-             optim_extra_ops.ApplyProximalGradientDescent, optim_extra_ops.ApplyAdagradV2,
-             optim_extra_ops.ApplyAdamWithAmsgrad):
+for _cls in (optim_adaptive_ops.ApplyRMSProp, optim_adaptive_ops.ApplyCenteredRMSProp,
+             optim_adaptive_ops.ApplyAdagrad, optim_adaptive_ops.ApplyAdadelta,
+             optim_adaptive_ops.ApplyAdaMax, optim_adaptive_ops.ApplyFtrl,
+             optim_adaptive_ops.ApplyProximalAdagrad, optim_adaptive_ops.ApplyGradientDescent,
+             optim_adaptive_ops.ApplyProximalGradientDescent, optim_adaptive_ops.ApplyAdagradV2,
+             optim_adaptive_ops.ApplyAdamWithAmsgrad):
     _RULES[_cls] = _apply_optimizer
 for _cls in (reduce_ops.ReduceSum, reduce_ops.ReduceMean, reduce_ops.ReduceMax,
              reduce_ops.ReduceMin, reduce_ops.ReduceProd, reduce_ops.ReduceAll,

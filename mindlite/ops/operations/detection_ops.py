@@ -15,8 +15,8 @@ kernels/cpu/detection_numpy.py. Boxes are rows (x1, y1, x2, y2[, score]).
         the threshold.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_dtype, check_same_dtype, tensor
 
 __all__ = ["IOU", "BoundingBoxDecode", "NMSWithMask"]

@@ -11,8 +11,8 @@ import sys
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_same_dtype, tensor
 from ._base import BinaryOp, FloatUnaryOp, UnaryOp, cached_prim, needs_grad
 from ._grad_ops import SqrtGrad

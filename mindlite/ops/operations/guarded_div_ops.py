@@ -16,7 +16,7 @@ Xlogy log(y) and x / y; DivNoNan DivNoNan(dout, y) and -that * out; MulNoNan Mul
 y) and MulNoNan(x, dout); TruncateMod 1 and -trunc(x / y); Inv -out**2.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ._base import BinaryOp, UnaryOp, cached_prim, needs_grad
 from . import math_ops as M
 from .array_ops import Cast

@@ -11,8 +11,8 @@ L2Normalize. Kernels: kernels/cpu/local_norm_numpy.py.
 LRN's gradient is LRNGrad; LRNGrad itself is not differentiable (no second derivative of LRN).
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_dtype, check_int, check_same_dtype
 from ._base import cached_prim
 

@@ -17,9 +17,9 @@ d KLDivLoss / dx = -y (MindSpore's, also where y <= 0), d / dy = log y - x + 1 w
 (the true gradient; MindSpore's is zeros), both scaled by the reduction.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ._base import cached_prim
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_dtype, check_same_dtype, tensor
 from . import math_ops as M
 from . import nn_ops as N

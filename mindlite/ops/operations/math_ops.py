@@ -11,12 +11,12 @@ bool to float32. A bprop may return a gradient of the broadcast output shape:
 backward sums it back to the input's shape and casts it to the input's dtype.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
+from .. import functional as F  # bprops only (the namespace loads at first use)
 from ..validator import (broadcast_shape, check_bool, check_dtype, check_same_dtype,
                          check_tensor, tensor)
 from ._base import BinaryOp, UnaryOp, cached_prim, needs_grad
-from .array_ops import Reshape
 from .creation_ops import ZerosLike
 from .logic_ops import Equal, Greater, Less, Select
 
@@ -158,14 +158,20 @@ class Minimum(BinaryOp):
     valid_types = mstype.REAL_TYPES
 
 
-@bprop_for(Maximum, Minimum)
-def maximum_minimum_bprop(prim, x, y, out, dout):
-    to_x = (_greater if type(prim) is Maximum else _less)(x, y)
+def min_max_grads(is_max, x, y, dout, want_x=True, want_y=True):
+    """(dx, dy) of max(x, y) (is_max) or min(x, y): dout to the winner, half to each on a tie
+    (MindSpore 2.10's MaximumGrad / MinimumGrad); None where not wanted."""
+    to_x = (_greater if is_max else _less)(x, y)
     tie = _equal(x, y)
     half = _mul(dout, 0.5)
-    dx = _select(to_x, dout, _select(tie, half, 0.0)) if needs_grad(x) else None
-    dy = _select(to_x, 0.0, _select(tie, half, dout)) if needs_grad(y) else None
+    dx = _select(to_x, dout, _select(tie, half, 0.0)) if want_x else None
+    dy = _select(to_x, 0.0, _select(tie, half, dout)) if want_y else None
     return dx, dy
+
+
+@bprop_for(Maximum, Minimum)
+def maximum_minimum_bprop(prim, x, y, out, dout):
+    return min_max_grads(type(prim) is Maximum, x, y, dout, needs_grad(x), needs_grad(y))
 
 
 class SquaredDifference(BinaryOp):
@@ -325,8 +331,8 @@ def batch_matmul_bprop(prim, x, y, out, dout):
             rows = 1
             for d in x.shape[:-1]:
                 rows *= d
-            x2 = cached_prim(Reshape)(x, (rows, x.shape[-1]))
-            d2 = cached_prim(Reshape)(dout, (rows, dout.shape[-1]))
+            x2 = F.reshape(x, (rows, x.shape[-1]))
+            d2 = F.reshape(dout, (rows, dout.shape[-1]))
             mm = cached_prim(MatMul, True, False)
             dy = mm(d2, x2) if prim.attrs["transpose_b"] else mm(x2, d2)
         return dx, dy

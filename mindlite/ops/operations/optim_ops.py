@@ -9,15 +9,16 @@ lower dtype is cast up to the variable's first, as MindSpore does, while a state
 gradient that would need the variable cast, is a TypeError; hyper-parameters
 as Python floats or size-1 float tensors), so a failed call changes nothing. With the
 `batch_rank` attribute k (MindSpore's, set by vmap) a hyper-parameter may also hold one value
-per example: shape var.shape[:k] (the kernels of optim_extra_ops broadcast it). The kernels
+per example: shape var.shape[:k] (the kernels of optim_adaptive_ops broadcast it). The kernels
 compute in the variable's dtype (hyper-parameters are converted to it). None of these is
 differentiable.
 """
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import GRAD_EXECUTOR, non_differentiable
-from ...pynative.inplace import log_write, own_buffer
-from ..primitive import Primitive, prim_attr_register
+from ...common.api import PYNATIVE
+from ...ir.rules import non_differentiable
+from ...common.buffers import own_buffer
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_tensor
 
 __all__ = ["SGD", "Adam", "AdamWeightDecay", "ApplyMomentum"]
@@ -55,9 +56,9 @@ class _ApplyBase(Primitive):
         for t in states:
             own_buffer(t)
         result = Primitive.__call__(self, *inputs)
-        if GRAD_EXECUTOR.recording:
+        if PYNATIVE.grad.recording:
             for t in states:
-                log_write(t, self.name)
+                PYNATIVE.log_write(t, self.name)
         return result
 
     def _check(self, inputs):

@@ -7,10 +7,11 @@ bprop (the matching slice / gather / select), so grad(grad(f)) works through sli
 Kernels: kernels/cpu/scatter_numpy.py.
 """
 from ...common import dtype as mstype
+from ...common.api import PYNATIVE
+from ...common.buffers import own_buffer
 from ...common.tensor import Tensor
-from ...pynative.grad import bprop_for
-from ...pynative.inplace import log_write, own_buffer
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_dtype, check_int, check_output_size,
                          check_shape_arg, check_tensor, tensor)
 from ._base import cached_prim, needs_grad
@@ -216,7 +217,7 @@ class ScatterNdUpdate(Primitive):
         if isinstance(input_x, Tensor):
             own_buffer(input_x)         # copy-on-write: views of input_x keep their values
             result = Primitive.__call__(self, input_x, indices, updates)
-            log_write(input_x, self.name)
+            PYNATIVE.log_write(input_x, self.name)
             return result
         return Primitive.__call__(self, input_x, indices, updates)
 

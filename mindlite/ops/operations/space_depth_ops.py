@@ -10,8 +10,8 @@ b * b (DepthToSpace), as MindSpore checks. Every number dtype (MindSpore's CPU k
 refuse float64; bool is a TypeError in both).
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_dtype, check_int, tensor
 from ._base import cached_prim
 

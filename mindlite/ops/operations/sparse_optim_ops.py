@@ -10,13 +10,13 @@ FusedSparseAdam   g = the rows scattered into zeros of var's shape;
                   var -= lr sqrt(1 - beta2_power) / (1 - beta1_power) m / (sqrt(v) + eps)
                   (every row); with use_nesterov the numerator is beta1 m + (1 - beta1) g and
                   only the indexed rows of var move. Returns (var, m, v).
-FusedSparseFtrl   ApplyFtrl's rule (optim_extra_ops.py) on the indexed rows only, with the
+FusedSparseFtrl   ApplyFtrl's rule (optim_adaptive_ops.py) on the indexed rows only, with the
                   attributes lr, l1, l2, lr_power. Returns (var, accum, linear).
 """
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import non_differentiable
-from ..primitive import prim_attr_register
+from ...ir.rules import non_differentiable
+from ...ir.primitive import prim_attr_register
 from ..validator import check_bool, check_dtype
 from .optim_ops import _ApplyBase
 from .optim_ops import _check_float_attr as check_float
