@@ -173,7 +173,11 @@ class Frame:
                   self.in_loop if in_loop is None else in_loop)
         f.vars = dict(self.vars)
         f.first_arg = self.first_arg
+        f.origin = self.origin
         return f
+
+    origin = property(lambda self: self.__dict__.get("_origin", self),
+                      lambda self, v: self.__dict__.__setitem__("_origin", v))
 
 
 class GraphClosure:
@@ -223,6 +227,7 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
         self.branch_depth = 0        # > 0 inside a graph built for a tensor condition
         self.guards = {}             # (id(obj), attr) -> (obj, attr, value) read as constants
         self.locals = {}             # id -> list/dict/set created by the graph code itself
+        self.frames = []             # the active Frames (the inlined call chain)
         self.graph_count = 0
 
     # ---- locations and errors --------------------------------------------------------------
@@ -349,6 +354,7 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
         if self.loc is not None:
             self.stack.append(self.loc)
         saved = self.loc
+        self.frames.append(frame)
         try:
             if isinstance(node, ast.Lambda):
                 self.at(frame, node)
@@ -356,9 +362,29 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
             status = self.block(node.body, frame, [])
             return status.value if isinstance(status, Return) else None
         finally:
+            self.frames.pop()
             self.loc = saved
             if saved is not None:
                 self.stack.pop()
+
+    def other_names(self, node, frame, name):
+        """A description of another live reference to the graph value `node` than the
+        variable `name` of `frame` (another variable, an item of a container, a variable of
+        a calling or enclosing function), or None."""
+        frames = [frame] + [f for f in self.frames if f is not frame.origin]
+        f = frame.enclosing
+        while f is not None:
+            frames.append(f)
+            f = f.enclosing
+        for f in frames:
+            for k, v in f.vars.items():
+                if f is frame and k == name:
+                    continue
+                if v is node:
+                    return f"the variable '{k}'"
+                if isinstance(v, (tuple, list, dict)) and _holds(v, node):
+                    return f"the container '{k}'"
+        return None
 
     # ---- the entry -------------------------------------------------------------------------
     def parse_entry(self, fn, args, kwargs, arg_names):
@@ -378,9 +404,16 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
         self.loc = Location.of(file, node)
         span = self.loc
         self.root.location = Location(file, span.line, end_line=span.end_line)
+        self.frames.append(frame)
         if isinstance(node, ast.Lambda):
             self.root.return_loc = self.loc
             return self.expr(node.body, frame)
         status = self.block(node.body, frame, [])
         return status.value if isinstance(status, Return) else None
+
+
+def _holds(container, node):
+    items = container.values() if isinstance(container, dict) else container
+    return any(v is node or (isinstance(v, (tuple, list, dict)) and _holds(v, node))
+               for v in items)
 

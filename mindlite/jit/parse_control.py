@@ -9,6 +9,9 @@
                              body graph ends by calling L again and the exit graph returns the
                              carried values; carried = the variables the body changes
     break/continue           flags (flag_loop), in loops on constants and on tensors alike
+    side effects             a branch or loop graph that assigns, prints or writes in place
+                             makes its call a side effect too (has_effects): kept by DCE
+                             even when it changes no variable, never merged or moved past
 
 Functions of the parser (`parser` is jit/parse.py's Parser), called from its statements and
 expressions only when a condition is a tensor or a loop breaks: this module is imported at
@@ -56,7 +59,7 @@ def switch(parser, cond, true_fn, false_fn, frame, kind, names=False):
     sw = parser.emit([SWITCH, cond, ValueNode(graphs[0], FUNC), ValueNode(graphs[1], FUNC)],
                      FUNC)
     abstract = graphs[0].output.abstract
-    call = parser.emit([sw], abstract)
+    call = parser.emit([sw], abstract, side_effect=any(map(has_effects, graphs)))
     picked = [call] if len(leaves) == 1 else \
         [parser.emit([TUPLE_GETITEM, call, i], a) for i, a in enumerate(abstract)]
     value = _rebuild(results[0], dict(zip(leaves, picked)), ())
@@ -200,22 +203,34 @@ def loop_graph(parser, s, frame):
                     f"In the 'while' on a tensor, the constant '{n}' changes in the body; "
                     f"graph mode needs a Tensor for a value the loop changes"))
         parser.loc = loc
-        body.set_output(parser.emit([ValueNode(loop, FUNC)] + new, _one(out_abs)))
+        effects = has_effects(loop) or has_effects(body)    # in the test or the body
+        body.set_output(parser.emit([ValueNode(loop, FUNC)] + new, _one(out_abs),
+                                    side_effect=effects))
         parser.fg = loop
         exit_g = parser.new_graph("while_exit")
         exit_g.set_output(params[0] if len(params) == 1 else
                           _in_graph(parser, exit_g, tuple(params)))
         sw = parser.emit([SWITCH, cond, ValueNode(body, FUNC), ValueNode(exit_g, FUNC)], FUNC)
-        loop.set_output(parser.emit([sw], _one(out_abs)))
+        loop.set_output(parser.emit([sw], _one(out_abs), side_effect=effects))
     finally:
         parser.fg = saved
         parser.branch_depth -= 1
-    call = parser.emit([ValueNode(loop, FUNC)] + [v for _, v in dyn], _one(out_abs))
+    call = parser.emit([ValueNode(loop, FUNC)] + [v for _, v in dyn], _one(out_abs),
+                       side_effect=effects)
     outs = [call] if len(dyn) == 1 else \
         [parser.emit([TUPLE_GETITEM, call, i], a) for i, a in enumerate(out_abs)]
     for (n, _), o in zip(dyn, outs):
         frame.vars[n] = o
     return None
+
+
+def has_effects(graph):
+    """Whether running `graph` may have a side effect: one of its nodes is marked (an
+    in-place write, a print, a random draw, or a call of a graph that has one: the calls
+    made here are marked as they are emitted, so the mark goes up through every level of
+    nesting). Such a call is never removed as dead and ends every span in which the passes
+    merge or move reads (cse, fusion), so the effect runs once, in program order."""
+    return any(n.side_effect for n in graph.order)
 
 
 def _at_path(err, path):

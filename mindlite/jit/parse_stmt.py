@@ -13,6 +13,8 @@ again (a tail call the executor runs without recursion).
 import ast
 import threading
 
+from ..abstract import AbstractTensor
+from ..common.tensor import Tensor
 from ..ir.anf import AnfNode
 
 BREAK, CONTINUE = "break", "continue"
@@ -58,12 +60,16 @@ class ResumeFor(ast.stmt):
 
 
 def _assigned_names(stmts):
-    """Names a list of statements may bind (not looking into nested defs/lambdas' bodies)."""
+    """Names a list of statements may bind (not looking into nested defs/lambdas' bodies),
+    including the tensors item assignment rebinds."""
     out = []
     for s in stmts:
         for n in ast.walk(s):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in out:
                 out.append(n.id)
+            elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) \
+                    and isinstance(n.value, ast.Name) and n.value.id not in out:
+                out.append(n.value.id)          # y[i] = v rebinds y (jit/parse_setitem.py)
             elif isinstance(n, ast.FunctionDef) and n.name not in out:
                 out.append(n.name)
     return out
@@ -189,8 +195,14 @@ class StmtMixin:
                 raise self.error(e) from None
         elif isinstance(target, ast.Subscript):
             obj = self.expr(target.value, frame)
+            if isinstance(obj, Tensor) or (isinstance(obj, AnfNode)
+                                           and isinstance(obj.abstract, AbstractTensor)):
+                from .parse_setitem import assign_item
+                index = self.expr(target.slice, frame)
+                self.at(frame, target)
+                return assign_item(self, target, obj, index, value, frame)
             if isinstance(obj, AnfNode) or not isinstance(obj, (list, dict)):
-                raise self.unsupported("item assignment to a Tensor (in-place setitem)")
+                raise self.unsupported(f"item assignment to a {type(obj).__name__}")
             if id(obj) not in self.locals:
                 raise self.unsupported(f"item assignment to a {type(obj).__name__} the graph "
                                        f"did not create (a side effect that would happen once)")
