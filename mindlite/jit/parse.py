@@ -29,6 +29,7 @@ from ..ir.anf import AnfNode, FuncGraph, Location, MAKE_TUPLE, TUPLE_GETITEM, Va
 from .errors import located, unsupported
 from .parse_call import CallMixin
 from .dynamic import DynamicMixin
+from .dyn_check import GuardMixin
 from .parse_expr import ExprMixin
 from .parse_stmt import StmtMixin, Return, parse_source
 
@@ -215,7 +216,7 @@ def is_tensor(v):
                                      and isinstance(v.abstract, AbstractTensor))
 
 
-class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
+class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin, GuardMixin):
     """Builds the specialized graph of one call (see the module docstring)."""
 
     def __init__(self, name, location):
@@ -367,25 +368,6 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
             if saved is not None:
                 self.stack.pop()
 
-    def other_names(self, node, frame, name):
-        """A description of another live reference to the graph value `node` than the
-        variable `name` of `frame` (another variable, an item of a container, a variable of
-        a calling or enclosing function), or None."""
-        frames = [frame] + [f for f in self.frames if f is not frame.origin]
-        f = frame.enclosing
-        while f is not None:
-            frames.append(f)
-            f = f.enclosing
-        for f in frames:
-            for k, v in f.vars.items():
-                if f is frame and k == name:
-                    continue
-                if v is node:
-                    return f"the variable '{k}'"
-                if isinstance(v, (tuple, list, dict)) and _holds(v, node):
-                    return f"the container '{k}'"
-        return None
-
     # ---- the entry -------------------------------------------------------------------------
     def parse_entry(self, fn, args, kwargs, arg_names):
         """Parse `fn` called with `args` (graph parameters for tensors, constants otherwise)."""
@@ -410,10 +392,4 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
             return self.expr(node.body, frame)
         status = self.block(node.body, frame, [])
         return status.value if isinstance(status, Return) else None
-
-
-def _holds(container, node):
-    items = container.values() if isinstance(container, dict) else container
-    return any(v is node or (isinstance(v, (tuple, list, dict)) and _holds(v, node))
-               for v in items)
 

@@ -62,6 +62,10 @@ def switch(parser, cond, true_fn, false_fn, frame, kind, names=False):
     call = parser.emit([sw], abstract, side_effect=any(map(has_effects, graphs)))
     picked = [call] if len(leaves) == 1 else \
         [parser.emit([TUPLE_GETITEM, call, i], a) for i, a in enumerate(abstract)]
+    for node, path in zip(picked, leaves):
+        if _dynamic(node.abstract):
+            parser.same_probes(node, [_at(r, path) for r in results],
+                               f"The branches of the '{kind}' on a tensor")
     value = _rebuild(results[0], dict(zip(leaves, picked)), ())
     return dict(zip(common, value)) if names else value
 
@@ -172,6 +176,8 @@ def loop_graph(parser, s, frame):
     params = []
     for n, v in dyn:
         p = loop.add_parameter(n, parser.abstract_of(v), debug=parser.debug())
+        if _dynamic(p.abstract):
+            parser.same_probes(p, [v], "")
         lf.vars[n] = p
         params.append(p)
     out_abs = tuple(p.abstract for p in params)
@@ -195,6 +201,9 @@ def loop_graph(parser, s, frame):
                 raise parser.error(TypeError(
                     f"In the 'while' on a tensor, '{n}' enters as {p.abstract} and "
                     f"leaves an iteration as {na}; graph mode needs them equal"))
+            if _dynamic(na):
+                parser.same_probes(p, [p, nv], f"In the 'while' on a tensor, '{n}' entering "
+                                               f"and leaving an iteration")
             new.append(nv)
         carried = {n for n, _ in dyn}
         for n, v in zip(names, init):
@@ -219,9 +228,15 @@ def loop_graph(parser, s, frame):
                        side_effect=effects)
     outs = [call] if len(dyn) == 1 else \
         [parser.emit([TUPLE_GETITEM, call, i], a) for i, a in enumerate(out_abs)]
-    for (n, _), o in zip(dyn, outs):
+    for (n, _), o, p in zip(dyn, outs, params):
+        if _dynamic(o.abstract):
+            parser.same_probes(o, [p], "")
         frame.vars[n] = o
     return None
+
+
+def _dynamic(a):
+    return isinstance(a, AbstractTensor) and a.is_dynamic
 
 
 def has_effects(graph):

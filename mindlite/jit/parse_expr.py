@@ -317,6 +317,9 @@ class ExprMixin:
             except Exception as err:
                 raise self.error(err) from None
         a = v.abstract
+        if is_dyn_int(v):
+            return self.dyn_decide(lambda n, _: bool(n), v, None,
+                                   "the truth value of a dynamic dimension")
         if not isinstance(a, AbstractTensor):
             raise self.unsupported(f"a condition on a {a}")
         if a.size != 1:

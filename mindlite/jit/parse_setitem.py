@@ -63,7 +63,7 @@ def assign_item(parser, target, obj, index, value, frame):
     if name not in frame.vars:
         raise parser.unsupported(f"item assignment to '{name}' of an enclosing function (eager "
                                  f"writes that function's Tensor in place)")
-    other = parser.other_names(obj, frame, name)
+    other = other_names(parser, obj, frame, name)
     if other:
         raise parser.unsupported(
             f"item assignment to '{name}', a Tensor that {other} also refers to (eager writes "
@@ -146,3 +146,29 @@ def _tensor_value(parser, value, a, target):
         from ..ops.operations.array_ops import BroadcastTo
         v = parser.emit_prim(BroadcastTo(tuple(target)), (v,))
     return v
+
+
+def other_names(parser, node, frame, name):
+    """A description of another live reference to the graph value `node` than the
+    variable `name` of `frame` (another variable, an item of a container, a variable of
+    a calling or enclosing function), or None."""
+    frames = [frame] + [f for f in parser.frames if f is not frame.origin]
+    f = frame.enclosing
+    while f is not None:
+        frames.append(f)
+        f = f.enclosing
+    for f in frames:
+        for k, v in f.vars.items():
+            if f is frame and k == name:
+                continue
+            if v is node:
+                return f"the variable '{k}'"
+            if isinstance(v, (tuple, list, dict)) and _holds(v, node):
+                return f"the container '{k}'"
+    return None
+
+
+def _holds(container, node):
+    items = container.values() if isinstance(container, dict) else container
+    return any(v is node or (isinstance(v, (tuple, list, dict)) and _holds(v, node))
+               for v in items)
