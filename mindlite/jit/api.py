@@ -34,6 +34,7 @@ from .kernel_graph import program_for
 from .passes.pipeline import compile_passes
 from .errors import UnsupportedSyntaxError
 from .parse import Parser, function_ast, is_dyn, signature
+from .parse_vmap import is_transform
 from ..ir.anf import AnfNode
 
 CACHE_SIZE = 64
@@ -284,7 +285,8 @@ class JitFunction:
                  for i, (a, h) in enumerate(zip(args, hints))]
         pkw = {k: _as_params(parser, kwargs[k], k, kwargs[k] if hints[0:1] != [None] else None)
                for k in sorted(kwargs)}
-        result = parser.parse_entry(fn, pargs, pkw, names)
+        result = parser.parse_transform(fn, pargs, pkw, file) if is_transform(fn) else \
+            parser.parse_entry(fn, pargs, pkw, names)
         parser.fg = parser.root
         leaves = []
         template = _pack(result, leaves, self.const_outputs)

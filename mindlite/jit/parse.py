@@ -369,6 +369,13 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin, GuardMixin):
                 self.stack.pop()
 
     # ---- the entry -------------------------------------------------------------------------
+    def parse_transform(self, fn, args, kwargs, file):
+        """Compile a function made by grad/value_and_grad/GradOperation/vmap (jit(grad(f))):
+        its graph is the transform's (parse_grad.special_call), not its Python source."""
+        self.loc = Location(file, fn.__code__.co_firstlineno)
+        self.root.location = self.loc
+        return self.call_value(fn, tuple(args), kwargs)
+
     def parse_entry(self, fn, args, kwargs, arg_names):
         """Parse `fn` called with `args` (graph parameters for tensors, constants otherwise)."""
         node, file = function_ast(fn)
