@@ -63,12 +63,13 @@ def free_variables(graphs):
     direct, refs = {}, {}
     for g in graphs:
         used, called = [], []
-        for node in g.order + [g.output]:
-            for i in (node.inputs if isinstance(node, CNode) else [node]):
-                if i.graph is not None:
-                    used.append(i)
-                elif isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
-                    called.append(i.value)
+        # the output is a value the graph uses (a node of an enclosing graph when a branch
+        # returns a variable it did not change), not a call whose inputs it uses
+        for i in [i for node in g.order for i in node.inputs] + [g.output]:
+            if i.graph is not None:
+                used.append(i)
+            elif isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
+                called.append(i.value)
         direct[g.id], refs[g.id] = used, called
     out = {g.id: [] for g in graphs}
     changed = True
