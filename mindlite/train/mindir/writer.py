@@ -260,12 +260,30 @@ def _value_info(vi, abstract):
         vi.attr_info.CopyFrom(attr)
 
 
+def _refuse_writes(graphs):
+    """A graph that writes a Parameter in place (Assign, AssignAdd, an optimizer update) needs
+    MindSpore's ordering tokens in the file (UpdateState / Load monads), which this writer
+    does not write: without them a loader may drop or reorder the write. Refused, naming
+    the primitive, rather than written wrong."""
+    for g in graphs:
+        for n in g.order:
+            callee = n.inputs[0]
+            prim = callee.value if isinstance(callee, ValueNode) else None
+            if n.side_effect and not isinstance(prim, (IRPrim, FuncGraph)) and prim is not None \
+                    and getattr(prim, "inplace_inputs", None):
+                raise MindIRFormatError(
+                    f"graph {g.name}: '{prim.name}' writes a Parameter in place; writing its "
+                    f"ordering (MindSpore's UpdateState/Load monads) to MINDIR is not supported "
+                    f"yet")
+
+
 def graph_to_model(graph, external):
     """The ModelProto of `graph` (weights' data written through `external`)."""
     model = pb.ModelProto(ir_version=IR_VERSION, producer_name=PRODUCER,
                           model_version=MODEL_VERSION, little_endian=True,
                           mind_ir_version=MIND_IR_VERSION)
     graphs = reachable_graphs(graph)
+    _refuse_writes(graphs)
     w = _Writer(model, graphs)
     if w.fvs[graph.id]:
         raise MindIRFormatError(f"graph {graph.name} uses nodes of an enclosing graph: only "
