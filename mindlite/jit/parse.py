@@ -11,8 +11,8 @@ methods, Cell.construct, user helpers, nested functions and lambdas) are parsed 
 inlined, so `x - 1` becomes the same `Sub` primitive call eager makes. Control flow on a
 tensor value builds nested graphs: `if` -> Switch over two branch graphs, `while` -> a
 loop graph that calls itself. Statements: jit/parse_stmt.py; graphs for tensor control
-flow: jit/parse_control.py (imported at its first use); expressions and calls:
-jit/parse_expr.py, jit/parse_call.py.
+flow: jit/parse_control.py (imported at its first use); expressions, conditions and calls:
+jit/parse_expr.py, parse_cond.py, parse_call.py; item assignment: parse_setitem.py.
 """
 import ast
 import inspect
@@ -28,6 +28,7 @@ from ..common.tensor import Tensor
 from ..ir.anf import AnfNode, FuncGraph, Location, MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from .errors import located, unsupported
 from .parse_call import CallMixin
+from .parse_cond import ConditionMixin
 from .dynamic import DynamicMixin
 from .dyn_check import GuardMixin
 from .parse_expr import ExprMixin
@@ -216,7 +217,7 @@ def is_tensor(v):
                                      and isinstance(v.abstract, AbstractTensor))
 
 
-class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin, GuardMixin):
+class Parser(StmtMixin, ExprMixin, ConditionMixin, CallMixin, DynamicMixin, GuardMixin):
     """Builds the specialized graph of one call (see the module docstring)."""
 
     def __init__(self, name, location):

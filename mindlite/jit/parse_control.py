@@ -121,10 +121,10 @@ def loop_test(parser, e, frame):
     code, so evaluating it after a break changes nothing)."""
     brk = parser.expr(e.flag, frame)
     if not isinstance(brk, AnfNode):
-        return False if bool(brk) else parser.expr(e.test, frame)
+        return False if bool(brk) else parser.test(e.test, frame)
     from ..ops.function import math_func
     go = parser.call_value(math_func.logical_not, (brk,), {})
-    cond = parser.condition(parser.expr(e.test, frame))
+    cond = parser.test(e.test, frame)
     if not isinstance(cond, AnfNode):
         return go if cond else False
     return parser.call_value(math_func.logical_and, (go, cond), {})
@@ -139,13 +139,22 @@ def loop_with_flags(parser, s, frame, rest):
         status = parser.block([fl.loop], frame, None)
     else:
         status = None
-        for item in parser.iterate(parser.expr(s.iter, frame)):
-            if frame.vars[fl.brk] is _TRUE:         # broke on a constant condition
-                break
-            parser.assign(s.target, item, frame)
-            status = parser.block([fl.loop], frame, None)
-            if status is not None:
-                break
+        items = parser.for_items(parser.expr(s.iter, frame))
+        rows = not isinstance(items, list)
+        iterating = parser.__dict__.setdefault("iterating", [])
+        if rows:
+            iterating.append(items.value)
+        try:
+            for k in range(len(items)):
+                if frame.vars[fl.brk] is _TRUE:         # broke on a constant condition
+                    break
+                parser.assign(s.target, items[k], frame)
+                status = parser.block([fl.loop], frame, None)
+                if status is not None:
+                    break
+        finally:
+            if rows:
+                iterating.pop()
         if isinstance(frame.vars[fl.brk], AnfNode):  # where it stopped: known at run time
             for name in _assigned_names([ast.Expr(s.target)]):
                 frame.vars[name] = Unknown(
@@ -184,7 +193,7 @@ def loop_graph(parser, s, frame):
     saved, parser.fg = parser.fg, loop
     parser.branch_depth += 1
     try:
-        cond = parser.condition(parser.expr(s.test, lf))
+        cond = parser.test(s.test, lf)
         if not isinstance(cond, AnfNode):
             raise parser.unsupported("a 'while' whose condition is a tensor on entry and a "
                                      "constant inside the loop")

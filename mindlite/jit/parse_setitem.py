@@ -152,6 +152,8 @@ def other_names(parser, node, frame, name):
     """A description of another live reference to the graph value `node` than the
     variable `name` of `frame` (another variable, an item of a container, a variable of
     a calling or enclosing function), or None."""
+    if any(v is node for v in parser.__dict__.get("iterating", ())):
+        return "a 'for' iterating over it"
     frames = [frame] + [f for f in parser.frames if f is not frame.origin]
     f = frame.enclosing
     while f is not None:

@@ -323,14 +323,31 @@ class Generator:
         src, t = self.expr(scope)
         if t is None:                                 # (a batch slice: shape "B" or less)
             return []
+        if self.c.boolean(0.15):                      # a conditional expression
+            other = self.operands(scope, lambda u: u == t, params=False)
+            if other:
+                self.features.add("ifexp")
+                src = f"{src} if {self.cond(scope)} else {self.c.pick(other)[0]}"
+        same = [n for n, u in self.operands(scope, params=False) if u == t
+                and n not in ("x0", "x1")]
+        if same and t[0] != "bool" and self.c.boolean(0.15):
+            self.features.add("augassign")
+            return [f"{indent}{self.c.pick(same)} {self.c.pick(['+=', '-=', '*='])} {src}"]
         return [f"{indent}{self.target(scope, t, depth)} = {src}"]
 
-    def cond(self, scope):
+    def cond(self, scope, simple=False):
         name, t = self.c.pick(self.operands(scope, lambda t: t[0] != "bool" or not t[1]))
         red = self.c.pick(["sum", "mean", "max"]) if t[0] in T.FLOATS else "sum"
         if t[0] == "bool":
-            return f"{name}.any()" if t[1] else name
-        return f"{name}.{red}() > {self.number('float32')}"
+            test = f"{name}.any()" if t[1] else name
+        else:
+            test = f"{name}.{red}() {self.c.pick(['>', '<', '>='])} {self.number('float32')}"
+        if simple or not self.c.boolean(0.25):
+            return test
+        self.features.add("bool_ops")
+        return self.c.pick([f"not ({test})", f"({test}) and ({self.cond(scope, True)})",
+                            f"({test}) or ({self.cond(scope, True)})",
+                            f"({test}) and x0.shape[0] > 1"])
 
     def s_if(self, scope, depth, indent):
         self.features.add("if_tensor")
@@ -422,7 +439,8 @@ class Generator:
         if kind == "print":
             self.features.add("print")
             name, _ = self.c.pick(self.operands(scope))
-            return [f"{indent}print('p{self.fresh('')}', {name})"]
+            extra = self.c.pick(["", ", x0.shape[1]", f", {name} * 2", ", 'end'"])
+            return [f"{indent}print('p{self.fresh('')}', {name}{extra})"]
         w = self.c.pick(["w0", "w2"] if "w2" in self.params else ["w0"])
         dtype, shape, _ = self.params[w]
         src, _ = self.like(scope, (dtype, shape)) if self.c.boolean(0.3) else \
@@ -463,7 +481,7 @@ class Generator:
         g = self.c.integer(1, 3)
         dt1 = "float32" if self.grad else self.c.pick(list(T.DTYPES))
         s1 = self.c.pick([(B, self.f), (self.f,), (B, 1), (1, self.f)])
-        inputs = [("float32", (B, self.f)), (dt1, s1)]
+        inputs = self.inputs = [("float32", (B, self.f)), (dt1, s1)]
         self.params["w0"] = ("float32", (self.f,), _init(self.c, self.f))
         self.params["w1"] = ("float32", (self.f, g), _init(self.c, self.f * g))
         if not self.grad and self.c.boolean(0.3):
@@ -471,6 +489,16 @@ class Generator:
                                                       for _ in range(self.f)])
         scope = _Scope({"x0": inputs[0], "x1": inputs[1]})
         body = self.block(scope, 0, "        ", self.c.integer(1, 5))
+        if self.c.boolean(0.2):                        # a return under a tensor condition
+            self.features.add("early_return")
+            outs = self.operands(scope, lambda t: not self.grad or t[0] in T.FLOATS,
+                                 params=False)
+            first = self.c.pick(outs)
+            same = [n for n, t in outs if t == first[1]]
+            body += [f"        if {self.cond(scope)}:", f"            return {first[0]}"]
+            body += self.block(scope, 1, "        ", 1)
+            body.append(f"        return {self.c.pick(same)}")
+            return self.finish(body)
         outs = self.operands(scope, lambda t: not self.grad or t[0] in T.FLOATS,
                              params=False)
         rets = [self.c.pick(outs)[0] for _ in range(self.c.integer(1, 2))]
@@ -478,10 +506,14 @@ class Generator:
             rets.append("self.w0 * 1")
         body.append(f"        return {', '.join(rets)}" + ("," if len(rets) == 1 and
                                                            self.c.boolean(0.2) else ""))
+        return self.finish(body)
+
+    def finish(self, body):
         sub_effect = not self.pure and self.c.boolean(0.4)
         if sub_effect:
             self.features.add("sub_cell_effect")
-        return Program(_module(self.params, body, self.f, sub_effect), inputs, self.features)
+        return Program(_module(self.params, body, self.f, sub_effect), self.inputs,
+                       self.features)
 
 
 def _ms(dtype):
