@@ -34,18 +34,84 @@ def run_jit(program, mod, calls, oracle):
 
 def run_dynamic(program, mod, calls, oracle):
     import mindlite as ms
+    got = _sized(program, mod)
+    if got is None:
+        return "skipped: eager fails at some size"
+    sized, want = got
+    net = mod.Net()
+    jf = ms.jit(net.construct, input_signature=_signature(program))
+    return judge("dynamic", program, want, run_calls(jf, sized, net))
+
+
+def _signature(program):
+    """Placeholders for the inputs with a batch dimension (None), zeros for the others."""
+    import mindlite as ms
     from ..common.tensor import Tensor
-    sig = tuple(Tensor(shape=[None if d == "B" else d for d in shape],
-                       dtype=getattr(ms, "bool_" if dtype == "bool" else dtype))
-                for dtype, shape in program.inputs)
+    return tuple(Tensor(shape=[None if d == "B" else d for d in shape],
+                        dtype=getattr(ms, "bool_" if dtype == "bool" else dtype))
+                 if "B" in shape else Tensor(np.zeros(shape, dtype))
+                 for dtype, shape in program.inputs)
+
+
+def _sized(program, mod):
+    """(calls at every dynamic size, eager's outcomes for them) or None (eager fails)."""
     sized = [inputs(program, b, 10 + b) for b in DYNAMIC_SIZES]
     eager = mod.Net()
     want = run_calls(eager.construct, sized, eager)
-    if any(w.error is not None for w in want):
+    return None if any(w.error is not None for w in want) else (sized, want)
+
+
+def run_mindir_dynamic(program, mod, calls, oracle):
+    """A MINDIR exported with the batch dynamic (placeholders: one file for every size),
+    run at every dynamic size."""
+    import mindlite as ms
+    from ..nn import GraphCell
+    got = _sized(program, mod)
+    if got is None:
         return "skipped: eager fails at some size"
+    sized, want = got
     net = mod.Net()
-    jf = ms.jit(net.construct, input_signature=sig)
-    return judge("dynamic", program, want, run_calls(jf, sized, net))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "m")
+        try:
+            ms.export(net, *_signature(program), file_name=path, file_format="MINDIR")
+            cell = GraphCell(ms.load(path + ".mindir"))
+        except Exception as err:                       # noqa: BLE001
+            return _refusal("mindir_dynamic", program, err)
+    fresh = []
+    for args in sized:                     # each size on the file's initial Parameters
+        fresh += run_calls(cell, [args]) if not fresh or fresh[-1].error is None else []
+    return judge("mindir_dynamic", program, [w for w in want[:len(fresh)]], fresh,
+                 params=False) if "pure" in program.features else "skipped: effects"
+
+
+def run_onnx_dynamic(program, mod, calls, oracle):
+    """An ONNX file exported with the batch dynamic, run by onnxruntime at every size."""
+    import mindlite as ms
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return "skipped: onnxruntime not installed"
+    got = _sized(program, mod)
+    if got is None or "pure" not in program.features:
+        return "skipped: eager fails at some size, or effects"
+    sized, want = got
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "m")
+        try:
+            ms.export(mod.Net(), *_signature(program), file_name=path, file_format="ONNX")
+            options = ort.SessionOptions()
+            options.log_severity_level = 3
+            sess = ort.InferenceSession(path + ".onnx", options,
+                                        providers=["CPUExecutionProvider"])
+        except Exception as err:                       # noqa: BLE001
+            return _refusal("onnx_dynamic", program, err)
+    names = [i.name for i in sess.get_inputs()]
+
+    def call(*xs):
+        return sess.run(None, {n: x.asnumpy() for n, x in zip(names, xs)})
+    return judge("onnx_dynamic", program, want, run_calls(call, sized), TOL["onnx"],
+                 params=False)
 
 
 def run_grad(program, mod, calls, oracle):

@@ -474,9 +474,11 @@ class Generator:
 
     # ---- the module ------------------------------------------------------------------------
     def build(self):
-        self.pure = self.grad or self.c.boolean(0.4)     # no effects: model files can hold it
+        self.pure = self.c.boolean(0.4)       # no effects: model files can hold it
         if self.grad:
             self.features.add("grad_program")
+        if self.pure:
+            self.features.add("pure")
         self.f = self.c.integer(1, 4)
         g = self.c.integer(1, 3)
         dt1 = "float32" if self.grad else self.c.pick(list(T.DTYPES))

@@ -72,11 +72,13 @@ def free_values(g):
     own = {g} | set(g.children_all())
     seen, out = set(), []
     for h in [g] + list(g.children_all()):
-        for node in h.order + ([h.output] if h.output is not None else []):
-            for i in (node.inputs if isinstance(node, CNode) else [node]):
-                if i.graph is not None and i.graph not in own and i not in seen:
-                    seen.add(i)
-                    out.append(i)
+        # the output is a value h reads (a node of an enclosing graph when a branch returns
+        # a variable it did not change), not a call whose inputs h reads
+        used = [i for node in h.order for i in node.inputs]
+        for i in used + ([h.output] if h.output is not None else []):
+            if i.graph is not None and i.graph not in own and i not in seen:
+                seen.add(i)
+                out.append(i)
     return out
 
 
