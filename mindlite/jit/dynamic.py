@@ -44,13 +44,18 @@ from ..ir.anf import AnfNode
 from ..ir.infer import Folded, infer_call
 
 STEP = 720720                    # lcm(1..16): probes keep the hint's residues mod m <= 16
-GENERIC = (1031, 1040, 17)       # without a hint: odd prime, even, small
+GENERIC = (1031, 1040, 17, 1, 2, 3)   # without a hint: odd prime, even, small; then the
+                                      # checking sizes (a rule that fails there is skipped)
 UNKNOWN = object()               # a probe value inference could not give (see switch joins)
 
 
 def probe_dims(hint):
     """The three sizes a dynamic dimension is inferred with, for a call of size `hint`."""
     return GENERIC if hint is None else (hint + STEP, hint + 2 * STEP, hint)
+
+
+def _count(hinted):
+    return 3 if hinted else len(GENERIC)
 
 
 class AbstractDynInt(AbstractScalar):
@@ -192,7 +197,7 @@ class DynamicMixin:
         a = node.abstract
         if hint is None:
             self.__dict__.setdefault("dyn_probes", {})[node] = tuple(
-                _probe_abstract(a, k) for k in range(3))
+                _probe_abstract(a, k) for k in range(len(GENERIC)))
             return
         self.hinted = True
         dims = [probe_dims(h) if d < 0 else (d, d, d) for d, h in zip(a.shape, hint.shape)]
@@ -206,21 +211,28 @@ class DynamicMixin:
         if not _has_dynamic(args):
             return infer_call(prim, abstracts)
         outs = []
-        for k in (0, 1, 2):
+        hinted = getattr(self, "hinted", False)
+        for k in range(_count(hinted)):
             probe = tuple(self.probe_of(a, k, i in prim.const_inputs) for i, a in enumerate(args))
             if _has_unknown(probe):
+                if k >= 3:                  # a checking size an earlier rule failed at
+                    outs.append(ValueError())
+                    continue
                 raise self.unsupported(f"'{prim.name}' on a value whose size for this call is "
                                        f"not known when the graph is compiled")
             try:
                 outs.append(infer_call(prim, probe))
             except (TypeError, ValueError) as err:
                 outs.append(err)
-        hinted = getattr(self, "hinted", False)
-        bad = [o for o in outs if isinstance(o, Exception)]
+        bad = [o for o in outs[:3] if isinstance(o, Exception)]
         if bad and (not hinted or isinstance(outs[2], Exception)):
             raise outs[2] if isinstance(outs[2], Exception) else bad[0]
         if bad:                             # only a probe fails: the hint's own result
             outs = [outs[2]] * 3
+        # without a hint, the small checking sizes where the rule holds must agree too (a
+        # clamp such as x[:2] gives 2 for every large size); where it fails they are left
+        # out (a graph is not asked to run at a size eager fails at)
+        outs = [UNKNOWN if isinstance(o, Exception) else o for o in outs]
         merged = _merge(prim, outs)
         if hinted and isinstance(merged, Folded):   # equal for the three sizes: checked later
             self.dyn_guard(("fold", prim, args, merged.value))
@@ -246,7 +258,7 @@ class DynamicMixin:
                 items.append(a)                     # a static item of a dynamic tuple
                 continue
             item = self.emit([TUPLE_GETITEM, node, i], a)
-            probes[item] = tuple(_unfold(o)[i] for o in outs)
+            probes[item] = tuple(_item(o, i) for o in outs)
             items.append(item)
         return tuple(items)
 
@@ -269,12 +281,12 @@ class DynamicMixin:
                 f"mode needs a constant here; only + - * // % of ints are computed in the "
                 f"graph"))
         probes = []
-        for k in (0, 1, 2):
+        for k in range(_count(getattr(self, "hinted", False))):
             a, b = (v.abstract.probes[k] if is_dyn_int(v) else v for v in (left, right))
             try:
                 probes.append(UNKNOWN if UNKNOWN in (a, b) else fn(a, b))
             except ZeroDivisionError as err:
-                if k == 2 or not getattr(self, "hinted", False):
+                if k == 2 or (k < 2 and not getattr(self, "hinted", False)):
                     raise self.error(err) from None
                 probes.append(UNKNOWN)
         op = _OPS.get(name)
@@ -305,25 +317,33 @@ def _unfold(o):
     return o.value if isinstance(o, Folded) else o
 
 
+def _item(o, i):
+    return UNKNOWN if o is UNKNOWN else _unfold(o)[i]
+
+
 def _merge(prim, outs):
-    a = outs[0]
-    if all(isinstance(o, Folded) for o in outs):
-        if all(_same(a.value, o.value) for o in outs[1:]):
+    """One abstract for the probe runs' results (UNKNOWN: a checking size the rule failed
+    at, left out of every comparison but keeping its place in a dynamic int's probes)."""
+    known = [o for o in outs if o is not UNKNOWN]
+    a = known[0]
+    if all(isinstance(o, Folded) for o in known):
+        if all(_same(a.value, o.value) for o in known[1:]):
             return a
-        return _dyn_value(prim, [o.value for o in outs])
-    if all(isinstance(o, AbstractTensor) for o in outs):
-        if any(o.dtype is not a.dtype or len(o.shape) != len(a.shape) for o in outs[1:]):
+        return _dyn_value(prim, [o if o is UNKNOWN else o.value for o in outs])
+    if all(isinstance(o, AbstractTensor) for o in known):
+        if any(o.dtype is not a.dtype or len(o.shape) != len(a.shape) for o in known[1:]):
             raise ValueError(f"For '{prim.name}', the output's dtype or rank depends on a "
                              f"dynamic dimension: graph mode needs them fixed")
         return abstract_tensor(a.dtype, tuple(
-            d if all(o.shape[i] == d for o in outs[1:]) else -1 for i, d in enumerate(a.shape)))
-    if all(isinstance(o, tuple) and len(o) == len(a) for o in outs):
+            d if all(o.shape[i] == d for o in known[1:]) else -1 for i, d in enumerate(a.shape)))
+    if all(isinstance(o, tuple) and len(o) == len(a) for o in known):
         items = []
         for i, x in enumerate(a):
-            col = [o[i] for o in outs]
+            col = [UNKNOWN if o is UNKNOWN else o[i] for o in outs]
+            sure = [c for c in col if c is not UNKNOWN]
             if isinstance(x, (AbstractTensor, tuple)):
                 items.append(_merge(prim, col))
-            elif all(_same(x, y) for y in col[1:]):
+            elif all(_same(x, y) for y in sure[1:]):
                 items.append(x)
             else:
                 items.append(_dyn_value(prim, col))
@@ -340,11 +360,13 @@ def _same(x, y):
 
 
 def _dyn_value(prim, col):
-    x = col[0]
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in col):
+    sure = [v for v in col if v is not UNKNOWN]
+    x = sure[0]
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in sure):
         return AbstractDynInt(col)
-    if all(isinstance(v, tuple) and len(v) == len(x) for v in col):
-        return tuple(x[i] if all(_same(x[i], v[i]) for v in col[1:])
-                     else _dyn_value(prim, [v[i] for v in col]) for i in range(len(x)))
+    if all(isinstance(v, tuple) and len(v) == len(x) for v in sure):
+        return tuple(x[i] if all(_same(x[i], v[i]) for v in sure[1:])
+                     else _dyn_value(prim, [v if v is UNKNOWN else v[i] for v in col])
+                     for i in range(len(x)))
     raise ValueError(f"For '{prim.name}', the value depends on a dynamic dimension and is "
                      f"not an int: graph mode needs a constant here")
