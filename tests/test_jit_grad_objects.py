@@ -1,7 +1,8 @@
 """Every object the grad APIs return compiles under jit and inside a jitted function (as in
 MindSpore 2.10): jit(grad(f)), jit(value_and_grad(...)), jit(GradOperation(...)(f)),
 jit(vmap(f)), the same called from graph code, and a jit of a grad called from graph code
-(jit/parse.parse_transform, parse_grad.special_call, parse_vmap.py). Results equal eager's."""
+(jit/parse/parser.parse_transform, parse/grad.special_call, parse/vmap.py). Results are
+eager's."""
 import numpy as np
 import pytest
 

@@ -1,8 +1,8 @@
 """Side effects in graph mode run as eager runs them: once, in program order, under `if`,
 `while` and `for` on tensors, in closures and called Cells, also when the branch or loop
 changes no variable (a call of a graph that has an effect is itself an effect:
-jit/parse_control.has_effects); no pass moves a read of a Parameter past a write; tensor
-item assignment (jit/parse_setitem.py) writes Parameters in place and rebinds locals.
+jit/parse/control.has_effects); no pass moves a read of a Parameter past a write; tensor
+item assignment (jit/parse/setitem.py) writes Parameters in place and rebinds locals.
 Each program runs eagerly and under jit on fresh Parameters: same results, same Parameter
 values, same printed text."""
 import os

@@ -22,12 +22,12 @@ import operator
 import threading
 from collections import OrderedDict
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import (MAKE_TUPLE, PRINT, SWITCH, TUPLE_GETITEM, AnfNode, CNode, FuncGraph,
                       ValueNode)
 from ..ir.infer import Folded, infer_call
-from ..ops.primitive import Primitive
+from ..ir.primitive import Primitive
 from .dynamic import UNKNOWN, AbstractDynInt, ScalarOp, is_dyn_int
 
 MAX_GRAPHS = 8           # specializations kept per dynamic signature

@@ -38,7 +38,7 @@ otherwise the call gets a graph of its own (a guard failure re-specializes). Wit
 import inspect
 import operator
 
-from ..abstract import AbstractScalar, AbstractTensor, abstract_tensor
+from ..common.abstract import AbstractScalar, AbstractTensor, abstract_tensor
 from ..common.tensor import Tensor
 from ..ir.anf import AnfNode
 from ..ir.infer import Folded, infer_call

@@ -19,7 +19,8 @@ import re
 import sys
 import time
 
-from .paths import ALL, Finding, check
+from .path_runs import check
+from .paths import ALL, Finding
 from .program import generate
 
 

@@ -1,12 +1,13 @@
 """The fuzzer's paths (see paths.py): each `run_<path>(program, module, calls, oracle)`
-returns its verdict ("ok", "refused: ...", "skipped: ...") or raises paths.Finding."""
+returns its verdict ("ok", "refused: ...", "skipped: ...") or raises paths.Finding;
+`check(program, paths)` runs the oracle and then each path."""
 import os
 import tempfile
 
 import numpy as np
 
-from .paths import (DYNAMIC_SIZES, TOL, DEFAULT_TOL, Finding, inputs, is_crash, run_calls,
-                    compare)
+from .paths import (ALL, DYNAMIC_SIZES, STATIC_B, TOL, DEFAULT_TOL, Finding, Report,
+                    compare, inputs, is_crash, module_of, run_calls)
 
 
 def judge(path, program, want, got, tol=DEFAULT_TOL, params=True, text=True):
@@ -193,3 +194,24 @@ def _refusal(path, program, err):
     if is_crash(err):
         raise Finding(path, f"crash: {what}", program)
     return f"refused: {what[:160]}"
+
+
+def check(program, paths=ALL):
+    """Run `program` every way (see the module docstring); a Report."""
+    report = Report(program)
+    mod = module_of(program)
+    calls = [inputs(program, STATIC_B, 1), inputs(program, STATIC_B, 2)]
+    net = mod.Net()
+    oracle = run_calls(net.construct, calls, net)
+    if any(o.error is not None for o in oracle):
+        report.valid = False
+        return report
+    for path in paths:
+        runner = globals()[f"run_{path}"]
+        try:
+            verdict = runner(program, mod, calls, oracle)
+        except Finding as f:
+            report.findings.append(f)
+            verdict = "finding"
+        report.ran[path] = verdict
+    return report

@@ -1,6 +1,6 @@
 """One generated program run every way, each compared with eager (the oracle).
 
-    check(program, paths=ALL) -> Report        (report.findings: the disagreements)
+    path_runs.check(program, paths=ALL) -> Report     (report.findings: the disagreements)
 
 Each path gets a fresh Net (the same initial Parameters) and the same sequence of calls as
 the oracle, and must give, call by call, the oracle's outputs (values within a float
@@ -187,25 +187,3 @@ def is_crash(err):
     if isinstance(err, NotImplementedError):
         return False
     return isinstance(err, CRASHES + (LintError,)) or bool(_INTERNAL.search(str(err)))
-
-
-def check(program, paths=ALL):
-    """Run `program` every way (see the module docstring); a Report."""
-    from . import path_runs
-    report = Report(program)
-    mod = module_of(program)
-    calls = [inputs(program, STATIC_B, 1), inputs(program, STATIC_B, 2)]
-    net = mod.Net()
-    oracle = run_calls(net.construct, calls, net)
-    if any(o.error is not None for o in oracle):
-        report.valid = False
-        return report
-    for path in paths:
-        runner = getattr(path_runs, f"run_{path}")
-        try:
-            verdict = runner(program, mod, calls, oracle)
-        except Finding as f:
-            report.findings.append(f)
-            verdict = "finding"
-        report.ran[path] = verdict
-    return report
