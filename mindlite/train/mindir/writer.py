@@ -237,11 +237,26 @@ def _scalars_as_tensors(prim, args):
         if i in same:
             dtype = next((args[j].abstract.np for j in same if j < len(args) and j != i
                           and isinstance(args[j].abstract, AbstractTensor)), None)
+            dtype = _promoted(dtype, a.value)
         if dtype is None:
             dtype = np.bool_ if isinstance(a.value, bool) else \
                 np.int64 if isinstance(a.value, int) else np.float32
         out[i] = ValueNode(Tensor(np.array(a.value, dtype)))
     return out
+
+
+def _promoted(dtype, scalar):
+    """The dtype eager computes `tensor op scalar` in (docs/mindspore_api.md): a float
+    scalar with an int or bool tensor is float32 (-0.25 as int32 would be 0), an int scalar
+    with a bool tensor int64; otherwise the tensor's dtype."""
+    if dtype is None:
+        return None
+    kind = np.dtype(dtype).kind
+    if isinstance(scalar, float) and kind in "biu":
+        return np.float32
+    if isinstance(scalar, int) and not isinstance(scalar, bool) and kind == "b":
+        return np.int64
+    return dtype
 
 
 class _PartialPrim(IRPrim):
