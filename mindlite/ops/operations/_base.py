@@ -45,7 +45,6 @@ class BinaryOp(Primitive):
     same_type_inputs = (0, 1)
     valid_types = mstype.ALL_TYPES
     output_bool = False
-    infer_dynamic = True        # infer reads -1 dims as MindSpore's (jit/dynamic.py)
 
     @prim_attr_register
     def __init__(self):

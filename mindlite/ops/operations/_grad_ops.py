@@ -14,7 +14,6 @@ class _ElementwiseGrad(Primitive):
     """Two same-shape, same-dtype inputs -> one output of that shape. In graph mode a dynamic
     dim (-1) matches any size, the other input's size kept (as MindSpore)."""
     valid_types = mstype.FLOAT_TYPES
-    infer_dynamic = True
 
     @prim_attr_register
     def __init__(self):

@@ -216,7 +216,6 @@ def tile_bprop(prim, x, multiples, out, dout):
 class BroadcastTo(Primitive):
     """y = x broadcast to `shape` (-1 keeps the corresponding dim of x)."""
     input_names = ("input_x",)
-    infer_dynamic = True        # a -1 dim of x (graph mode) broadcasts to the target's size
 
     @prim_attr_register
     def __init__(self, shape):

@@ -207,7 +207,6 @@ class Lerp(Primitive):
     Python float or a float Tensor, computed in start's dtype (an int weight is a TypeError).
     Gradient (dout (1 - weight), dout weight, dout (end - start))."""
     input_names = ("start", "end", "weight")
-    infer_dynamic = True
 
     @prim_attr_register
     def __init__(self):

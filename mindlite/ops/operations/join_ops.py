@@ -115,7 +115,6 @@ class Split(Primitive):
     """(y_0, ..., y_{n-1}): x cut into `output_num` equal parts along `axis` (a dynamic
     axis, -1 in graph mode, gives -1 parts; the kernel checks the real size)."""
     input_names = ("input_x",)
-    infer_dynamic = True
 
     @prim_attr_register
     def __init__(self, axis=0, output_num=1):

@@ -50,7 +50,6 @@ class _LRNBase(Primitive):
 
 class LRN(_LRNBase):
     input_names = ("x",)
-    infer_dynamic = True
 
     def infer(self, x):
         self._x("x", x)
@@ -82,7 +81,6 @@ def lrn_bprop(prim, x, out, dout):
 
 class L2Normalize(Primitive):
     input_names = ("x",)
-    infer_dynamic = True
 
     @prim_attr_register
     def __init__(self, axis=0, epsilon=1e-4):

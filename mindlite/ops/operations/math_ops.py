@@ -195,7 +195,6 @@ class AddN(Primitive):
     broadcasting, no promotion). Gradient dz for every input: the bprop returns one tuple of
     per-element gradients in the list position."""
     input_names = ("x",)
-    infer_dynamic = True
 
     @prim_attr_register
     def __init__(self):

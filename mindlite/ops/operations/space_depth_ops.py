@@ -26,7 +26,6 @@ def _dim(d, f):
 
 class _Rearrange(Primitive):
     input_names = ("x",)
-    infer_dynamic = True        # graph mode: -1 dims stay -1 (jit/dynamic.py)
 
     @prim_attr_register
     def __init__(self, block_size):
