@@ -19,6 +19,7 @@ from . import dtype as mstype
 from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
 from . import tensor_methods_complex
+from . import tensor_methods_logic
 from .api import PYNATIVE
 from . import initializer, interop
 
@@ -26,7 +27,7 @@ _PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder 
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
 # (ops.functional) is bound at the end of this file, once functional can import Tensor
 _METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math, interop,
-                   tensor_methods_complex)
+                   tensor_methods_complex, tensor_methods_logic)
 _METHOD_MIXINS = tuple(m.METHODS for m in _METHOD_MODULES)
 
 

@@ -18,7 +18,9 @@ class TensorMethods:
     def add(self, other): return F.add(self, other)
     def sub(self, other): return F.sub(self, other)
     def mul(self, other): return F.mul(self, other)
-    def div(self, other): return F.div(self, other)
+    def div(self, value, *, rounding_mode=None):
+        return F.div(self, value, rounding_mode=rounding_mode)
+
     def pow(self, other): return F.pow(self, other)
     def matmul(self, other): return F.matmul(self, other)
     def maximum(self, other): return F.maximum(self, other)

@@ -26,7 +26,7 @@ _UFUNCS = {
     "Maximum": np.maximum, "Minimum": np.minimum,
     "Equal": np.equal, "NotEqual": np.not_equal, "Less": np.less, "LessEqual": np.less_equal,
     "Greater": np.greater, "GreaterEqual": np.greater_equal,
-    "LogicalAnd": np.logical_and, "LogicalOr": np.logical_or,
+    "LogicalAnd": np.logical_and, "LogicalOr": np.logical_or, "LogicalXor": np.logical_xor,
 }
 # ---- ufuncs whose domain edges (x/0, log(-1), exp overflow, sin(inf)) would warn ----------
 _QUIET_UFUNCS = {

@@ -14,8 +14,8 @@ __all__ = ['add', 'sub', 'mul', 'div', 'true_divide', 'floor_div', 'floor_mod', 
            'neg', 'negative', 'abs', 'absolute', 'exp', 'log', 'sqrt', 'rsqrt', 'square', 'sin',
            'cos', 'sign', 'floor', 'ceil', 'round', 'reciprocal', 'erf', 'maximum', 'minimum',
            'equal', 'not_equal', 'ne', 'less', 'lt', 'less_equal', 'le', 'greater', 'gt',
-           'greater_equal', 'ge', 'logical_and', 'logical_or', 'logical_not', 'where', 'select',
-           'addn', 'matmul', 'bmm', 'clamp', 'clip', 'approximate_equal']
+           'greater_equal', 'ge', 'logical_and', 'logical_or', 'logical_not', 'logical_xor',
+           'where', 'select', 'addn', 'matmul', 'bmm', 'clamp', 'clip', 'approximate_equal']
 
 _abs, _neg, _exp, _log = P.Abs(), P.Neg(), P.Exp(), P.Log()
 _sqrt, _rsqrt, _square = P.Sqrt(), P.Rsqrt(), P.Square()
@@ -27,7 +27,7 @@ _floor_div, _floor_mod, _mod, _truncate_div = P.FloorDiv(), P.FloorMod(), P.Mod(
 _pow, _maximum, _minimum = P.Pow(), P.Maximum(), P.Minimum()
 _equal, _not_equal, _less, _less_equal = P.Equal(), P.NotEqual(), P.Less(), P.LessEqual()
 _greater, _greater_equal = P.Greater(), P.GreaterEqual()
-_logical_and, _logical_or = P.LogicalAnd(), P.LogicalOr()
+_logical_and, _logical_or, _logical_xor = P.LogicalAnd(), P.LogicalOr(), P.LogicalXor()
 _select, _addn = P.Select(), P.AddN()
 _matmul = P.MatMul()
 _batch_matmul = P.BatchMatMul()
@@ -213,6 +213,10 @@ def logical_or(input, other):
 
 def logical_not(input):
     return _logical_not(input)
+
+
+def logical_xor(input, other):
+    return _logical_xor(input, other)
 
 
 def select(cond, x, y):

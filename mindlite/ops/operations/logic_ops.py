@@ -2,9 +2,10 @@
 ApproximateEqual) and Select.
 Kernels: kernels/cpu/math_*.py. Re-exported by math_ops, so `math_ops.Equal` keeps working.
 
-Comparisons promote x and y to one dtype and return bool; logical ops take bool tensors
-only (no promotion), as MindSpore. None of them is differentiable: they are marked
-non_differentiable, so the grad recorder never keeps them. Select passes the gradient
+Comparisons promote x and y to one dtype and return bool; logical ops take the truth value
+of bool, number or complex tensors (no promotion) and return bool, as MindSpore 2.10. None
+of them is differentiable: they are marked non_differentiable, so the grad recorder never
+keeps them. Select passes the gradient
 to x where the condition holds and to y elsewhere; the condition gets none.
 """
 from ...common import dtype as mstype
@@ -14,7 +15,7 @@ from ..validator import broadcast_shape, check_dtype, check_tensor, tensor
 from ._base import CompareOp, LogicalBinaryOp, UnaryOp, needs_grad
 
 __all__ = ["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
-           "LogicalNot", "LogicalAnd", "LogicalOr", "Select", "ApproximateEqual"]
+           "LogicalNot", "LogicalAnd", "LogicalOr", "LogicalXor", "Select", "ApproximateEqual"]
 
 
 class Equal(CompareOp):
@@ -46,16 +47,26 @@ class GreaterEqual(CompareOp):
 
 
 class LogicalNot(UnaryOp):
-    """y = not x, bool input only (TypeError otherwise). Not differentiable."""
-    valid_types = (mstype.bool_,)
+    """y = not x -> bool, for a bool, number or complex x (MindSpore 2.10). Not
+    differentiable."""
+    valid_types = (mstype.bool_,) + mstype.NUMBER_TYPES + mstype.COMPLEX_TYPES
+
+    def infer(self, x):
+        check_dtype(self, "x", x, self.valid_types)
+        return tensor(mstype.bool_, x.shape)
 
 
 class LogicalAnd(LogicalBinaryOp):
-    """z = x and y, bool inputs only (TypeError otherwise). Not differentiable."""
+    """z = x and y -> bool (truth values). Not differentiable."""
 
 
 class LogicalOr(LogicalBinaryOp):
-    """z = x or y, bool inputs only (TypeError otherwise). Not differentiable."""
+    """z = x or y -> bool (truth values). Not differentiable."""
+
+
+class LogicalXor(LogicalBinaryOp):
+    """z = x xor y -> bool (truth values), MindSpore's input names. Not differentiable."""
+    input_names = ("input", "other")
 
 
 class ApproximateEqual(Primitive):
@@ -85,7 +96,7 @@ class ApproximateEqual(Primitive):
 
 
 non_differentiable(Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
-                   LogicalNot, LogicalAnd, LogicalOr, ApproximateEqual)
+                   LogicalNot, LogicalAnd, LogicalOr, LogicalXor, ApproximateEqual)
 
 
 class Select(Primitive):
