@@ -43,7 +43,7 @@ def test_unique_gradient_is_differentiable_again():
 # Each with the reason it carries no gradient (MindSpore 2.10 gives zeros or has no bprop).
 ALLOWED = {
     "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",      # comparisons
-    "LogicalNot", "LogicalAnd", "LogicalOr",                                  # bool inputs
+    "LogicalNot", "LogicalAnd", "LogicalOr", "LogicalXor",                    # bool outputs
     "IsNan", "IsInf", "IsFinite", "IsClose",                                  # bool outputs
     "Argmax", "Argmin", "ReduceAll", "ReduceAny",                             # index / bool
     "NonZero", "CountNonZero",                                                # int outputs
@@ -51,7 +51,7 @@ ALLOWED = {
     "ZerosLike", "OnesLike",                 # output independent of the values (zeros)
     "Fill", "Zeros", "Ones", "Eye", "Range",  # constant inputs only
     "OneHot",                                # MindSpore: zeros for on_value / off_value
-    "Assign", "AssignAdd",                   # MindSpore: zeros for 'value' (state writes)
+    "Assign", "AssignAdd", "AssignSub",      # MindSpore: zeros for 'value' (state writes)
     "StopGradient",                          # by definition
     "ApplyMomentum", "SGD", "Adam", "AdamWeightDecay",   # MindSpore: no bprop
     "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta",  # optimizer

@@ -146,6 +146,13 @@ def assign_add_numpy(var, value):
     return var
 
 
+@register_kernel("AssignSub", provider="numpy", alloc="kernel")
+def assign_sub_numpy(var, value):
+    _check_writeable("AssignSub", var)
+    np.subtract(var, value, out=var)
+    return var
+
+
 # ---- slicing and gathering -------------------------------------------------------------------
 @register_kernel("Slice", provider="numpy")
 def slice_numpy(x, out, slices):

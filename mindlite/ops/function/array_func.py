@@ -16,7 +16,7 @@ from ..operations import slice_ops as S
 __all__ = ['reshape', 'transpose', 'permute', 'expand_dims', 'unsqueeze', 'squeeze', 'flatten',
            'concat', 'cat', 'stack', 'split', 'tile', 'broadcast_to', 'cast', 'shape', 'zeros',
            'ones', 'zeros_like', 'ones_like', 'fill', 'full', 'eye', 'arange', 'range',
-           'assign', 'assign_add']
+           'assign', 'assign_add', 'assign_sub']
 
 from ..operations._base import cached_prim  # noqa: E402
 
@@ -38,7 +38,7 @@ _ones_like = P.OnesLike()
 _fill = P.Fill()
 _eye = P.Eye()
 _assign = P.Assign()
-_assign_add = P.AssignAdd()
+_assign_add, _assign_sub = P.AssignAdd(), P.AssignSub()
 _slice = S.Slice()
 
 
@@ -230,3 +230,7 @@ def assign(variable, value):
 
 def assign_add(variable, value):
     return _assign_add(variable, value)
+
+
+def assign_sub(variable, value):
+    return _assign_sub(variable, value)

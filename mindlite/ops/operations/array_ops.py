@@ -13,8 +13,8 @@ from ...ir.primitive import Primitive, const_value, prim_attr_register
 from ..validator import (check_axes, check_axis, check_output_size, check_shape_arg,
                          check_tensor, check_type_arg, tensor)
 from ._base import needs_grad
-from .creation_ops import (Assign, AssignAdd, Eye, Fill, Ones, OnesLike,  # noqa: F401
-                           Range, Zeros, ZerosLike)
+from .creation_ops import (Assign, AssignAdd, AssignSub, Eye, Fill, Ones,  # noqa: F401
+                           OnesLike, Range, Zeros, ZerosLike)
 
 __all__ = ["Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten", "Tile", "BroadcastTo",
            "Cast", "Shape", "Size", "DType"]
