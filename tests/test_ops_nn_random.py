@@ -166,3 +166,11 @@ def test_errors():
         ops.dropout2d(Tensor(np.ones((2, 3, 4, 5), np.float32)), 1.5)
     with pytest.raises(ValueError, match="dropout1d, input shape should be 2D or 3D, but got 4"):
         ops.dropout1d(Tensor(np.ones((2, 3, 4, 5), np.float32)))
+
+
+def test_standard_normal_shape_dtype_and_seed():
+    a = ops.standard_normal([300, 40], 7)
+    assert a.shape == (300, 40) and a.dtype == ms.float32
+    assert abs(float(a.asnumpy().mean())) < 0.05 and abs(float(a.asnumpy().std()) - 1) < 0.05
+    with pytest.raises(ValueError, match="standard_normal"):
+        ops.standard_normal((2,), -1)

@@ -131,3 +131,9 @@ def test_scatter_nd_update_gradient():
         GRAD_EXECUTOR.close_tape(tape)
     assert gx.asnumpy().tolist() == dout.asnumpy().tolist()
     assert gu.asnumpy().tolist() == [[2, 3], [0, 1]]
+
+
+def test_functional_scatter_nd_is_the_primitive():
+    idx = Tensor(np.array([[0], [2], [0]], np.int32))
+    upd = Tensor(np.array([1., 2., 3.], np.float32))
+    np.testing.assert_array_equal(ms.ops.scatter_nd(idx, upd, [4]).asnumpy(), [4., 0., 2., 0.])
