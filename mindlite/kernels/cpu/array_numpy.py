@@ -200,9 +200,15 @@ def one_hot_numpy(indices, on_value, off_value, out, axis, depth):
 
 @register_kernel("Unique", provider="numpy", alloc="kernel")
 def unique_numpy(x):
-    y, inv = np.unique(x.reshape(-1), return_inverse=True)
+    """The distinct values in order of first appearance (MindSpore's CPU kernel: not sorted;
+    -0.0 equals 0.0, each NaN is its own value), idx with x == y[idx]."""
+    flat = x.reshape(-1)
+    _, first, inv = np.unique(flat, return_index=True, return_inverse=True, equal_nan=False)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
     idx_type = np.int64 if x.dtype == np.int64 else np.int32
-    return y, inv.reshape(x.shape).astype(idx_type)
+    return flat[first[order]], rank[inv.reshape(-1)].reshape(x.shape).astype(idx_type)
 
 
 @register_kernel("MaskedSelect", provider="numpy", alloc="kernel")
