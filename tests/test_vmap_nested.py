@@ -222,3 +222,34 @@ def test_layer_norm_grad_rule(axes):
     from mindlite.ops.operations import _grad_ops as G
     _check(lambda a, b, c, d, e: G.LayerNormGrad(-1, -1)(a, b, c, d, e),
            [x, dy, var, mean, gamma], axes, rtol=1e-4)
+
+
+def test_graph_mode_vmap_of_a_cell_and_of_a_parameter_update():
+    """A GRAPH_MODE cell calling vmap of a Cell, and vmap of a function updating mapped
+    Parameters in place (MindSpore's optimizer vmap tests): eager's results (graph mode does
+    not replay these vmaps, so the construct runs eagerly, with GRAPH_MODE's warning)."""
+    import mindlite as ms
+
+    def descend(var, grad):
+        return P.ApplyGradientDescent()(var, 0.5, grad)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.var = ms.Parameter(Tensor(np.ones((3, 2), np.float32)), name="var")
+            self.scaled = ops.vmap(Scale(2.0), in_axes=0)
+            self.step = ops.vmap(descend, in_axes=(0, 0))
+
+        def construct(self, x, grad):
+            return self.scaled(x), self.step(self.var, grad)
+
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = Net()
+        with pytest.warns(UserWarning, match="runs eagerly"):
+            scaled, _ = net(Tensor(x), Tensor(x))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(scaled.asnumpy(), (2 * x).sum(-1))
+    np.testing.assert_allclose(net.var.asnumpy(), 1 - 0.5 * x)

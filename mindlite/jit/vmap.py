@@ -162,7 +162,8 @@ def vmap(fn, in_axes=0, out_axes=0):
                 F.assign(a, F.moveaxis(m, 0, ax))    # in-place updates of a moved Parameter
         return _place(api, out, template, out_axes, sizes.pop())
     batched._vmap_spec = (fn, in_axes, out_axes)
-    batched._ml_vmap = VmapSpec(fn, in_axes, out_axes)   # graph mode: jit/parse/vmap.py
+    if target is fn:       # graph mode replays a plain function's vmap (jit/parse/vmap.py)
+        batched._ml_vmap = VmapSpec(fn, in_axes, out_axes)
     return batched
 
 

@@ -40,7 +40,11 @@ def special_call(parser, fn, args, kwargs):
         spec = getattr(fn, "_ml_vmap", None)
         if spec is not None:
             from .vmap import call_vmap
-            return call_vmap(parser, spec, args, kwargs)
+            try:
+                return call_vmap(parser, spec, args, kwargs)
+            except (TypeError, ValueError, NotImplementedError, RuntimeError):
+                pass    # a batch rule the parser cannot replay (an optimizer's, writing a
+                #         Parameter): the vmapped function is parsed as code instead
         if getattr(fn, "_ml_grad_api", False):           # grad, value_and_grad, vmap
             return make_grad_fn(parser, fn, args, kwargs)
         return NOT_MINE
