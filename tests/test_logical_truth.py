@@ -53,6 +53,11 @@ def test_mindspore_values_and_methods():
                                   .asnumpy(), [3, -4])
     values, indices = f.top_k(2)
     np.testing.assert_array_equal(values.asnumpy(), [3, 2])
+    h = Tensor([0.3, -0.8, 0.5, 2.0])
+    np.testing.assert_allclose(h.hardshrink(0.5).asnumpy(), [0, -0.8, 0, 2], rtol=1e-6)
+    np.testing.assert_allclose(ops.hardshrink(h).asnumpy(), [0, -0.8, 0, 2], rtol=1e-6)
+    assert h.bool().dtype == ms.bool_ and Tensor([0.0, 2]).bool().asnumpy().tolist() == [0, 1]
+    np.testing.assert_array_equal(h.approximate_equal(h + 0.1, 0.5).asnumpy(), [True] * 4)
 
 
 def test_methods_in_graph_mode():

@@ -1,8 +1,10 @@
-"""Tensor's comparison, logical and top-k methods (`x.ne(2.0)`, `x.less(y)`,
-`x.logical_xor(y)`, `x.top_k(k)`), MindSpore 2.10's names and signatures, each calling the
+"""Tensor's comparison, logical, truth and top-k methods (`x.ne(2.0)`, `x.less(y)`,
+`x.logical_xor(y)`, `x.approximate_equal(y)`, `x.bool()`, `x.top_k(k)`), and `x.hardshrink()`,
+MindSpore 2.10's names and signatures, each calling the
 functional op (so graph mode parses them like any op). Tensor inherits `METHODS`
 (tensor.py's _METHOD_MODULES).
 """
+from . import dtype as mstype
 
 F = None      # mindlite.ops.functional, bound by tensor.py (functional imports Tensor)
 
@@ -27,6 +29,11 @@ class TensorLogicMethods:
     def logical_xor(self, other): return F.logical_xor(self, other)
     def logical_not(self): return F.logical_not(self)
     def top_k(self, k, sorted=True): return F.top_k(self, k, sorted)
+    def bool(self): return F.cast(self, mstype.bool_)
+    def hardshrink(self, lambd=0.5): return F.hardshrink(self, lambd)
+
+    def approximate_equal(self, other, tolerance=1e-5):
+        return F.approximate_equal(self, other, tolerance)
 
 
 METHODS = TensorLogicMethods
