@@ -66,6 +66,7 @@ ALLOWED = {
     "CdistGrad",                             # MindSpore: no bprop (Cdist's second order)
     "RNNLayerGrad",                          # MindSpore's LSTMGrad: no bprop (second order)
     "UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Multinomial",  # samplers
+    "RandomCategorical",
     "Barrier",                               # no tensor inputs (a synchronization)
 }
 
