@@ -429,6 +429,8 @@ def apply(prim, args):
     rule = _RULES.get(type(prim))
     if rule is not None:
         return rule(prim, args)
+    if hasattr(prim, "vmap_rule"):                  # a primitive carrying its own rule
+        return prim.vmap_rule(args)
     if isinstance(prim, _ELEMENTWISE):
         return _elementwise(prim, args)
     raise NotImplementedError(f"vmap: the primitive '{prim.name}' has no batch rule yet")
