@@ -22,7 +22,7 @@ _MODULES = ("math_ops", "elementwise_ops", "logic_ops", "nn_ops", "array_ops", "
             "pool_nd_ops", "random_ops", "pointwise_loss_ops", "linalg_ops", "stat_ops",
             "svd_ops", "optim_adaptive_ops", "hook_ops", "rnn_ops", "comm_ops", "complex_ops",
             "loss_pointwise_ops", "guarded_div_ops", "space_depth_ops", "sparse_optim_ops",
-            "local_norm_ops", "detection_ops", "conv3d_transpose_ops")
+            "local_norm_ops", "detection_ops", "conv3d_transpose_ops", "copy_slices_ops")
 
 _LAZY = _lazy_exports(globals(), _MODULES)
 
