@@ -1,7 +1,7 @@
-"""Graph mode with dynamic dimensions where the probe inference fails (jit/dynamic.py): the
-primitives whose rule reads -1 as MindSpore's (broadcasting ops, BroadcastTo, Split, AddN)
-are inferred on the -1 shapes: (None, 32) with (16, None) broadcast to (16, 32) as in
-MindSpore's own tests; results equal eager's; a real size mismatch still raises at the call."""
+"""Graph mode with dynamic dimensions (jit/dynamic.py) in the forms MindSpore's own tests use:
+(None, 32) with (16, None) broadcast to (16, 32); BroadcastTo, Split, AddN; a grad of a cell
+whose output has a dynamic dimension (its sensitivity is OnesLike of the output); results
+equal eager's; a real size mismatch still raises at the call."""
 import numpy as np
 import pytest
 
@@ -90,3 +90,22 @@ def test_elementwise_gradient_primitives_match_dynamic_dims(graph_mode):
     dy, y = np.random.randn(3, 10).astype(np.float32), np.random.randn(3, 10).astype(np.float32)
     got = net(Tensor(dy), Tensor(y)).asnumpy()
     np.testing.assert_allclose(got, dy * np.where(y > 0, 1, y + 1), rtol=1e-6)
+
+
+def test_grad_of_a_dynamic_output(graph_mode):
+    class Square(nn.Cell):
+        def construct(self, x):
+            return x * x
+
+    class Grad(nn.Cell):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def construct(self, x):
+            return ms.grad(self.net)(x)
+
+    net = Grad(Square())
+    net.set_inputs(Tensor(shape=[1, None, 3], dtype=ms.float32))
+    x = np.arange(9, dtype=np.float32).reshape(1, 3, 3)
+    np.testing.assert_array_equal(net(Tensor(x)).asnumpy(), 2 * x)

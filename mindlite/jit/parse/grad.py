@@ -217,7 +217,11 @@ def _kind(parser, v):
 def _sens(parser, api, outs, sens):
     abstracts = [parser.abstract_of(o) for o in outs]
     if sens is None:
-        return [Tensor.from_numpy(np.ones(a.shape, dtype=a.dtype.np)) for a in abstracts]
+        from ...ops.operations.creation_ops import OnesLike
+        # ones of each output's shape; a dynamic one (-1 dims) gets OnesLike of the output
+        return [Tensor.from_numpy(np.ones(a.shape, dtype=a.dtype.np)) if min(a.shape, default=0)
+                >= 0 else parser.call_value(OnesLike(), (o,), {})
+                for o, a in zip(outs, abstracts)]
     sens = sens if isinstance(sens, tuple) else (sens,)
     got = [parser.abstract_of(s) for s in sens]
     if len(sens) != len(outs) or any(not isinstance(g, AbstractTensor) or
