@@ -1,7 +1,7 @@
 """C++ kernels (mindlite._C elementwise tables, csrc/kernels/unary_impl.inc, binary_impl.inc,
-special_math.cc) for ops/operations/transcendental_ops.py and bessel_ops.py: float32 / float64, any layout and
-broadcast, large launches split across the thread pool. float16 runs through float32 lanes
-(f16_cpp.py lists these ops too).
+special_math.cc) for ops/operations/transcendental_ops.py and bessel_ops.py: float32 /
+float64, any layout and broadcast, large launches split across the thread pool. float16 runs
+through float32 lanes (f16_cpp.py lists these ops too).
 
 The registered callables are builtins with the op code bound (no Python frame when a cached
 runner calls them), as math_cpp.py's.
