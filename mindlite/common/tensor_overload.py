@@ -8,7 +8,8 @@ A signature is written as text, parsed once at import:
     "*axes: ints"                      (varargs; one tuple / list argument is unpacked)
 Types: int (not bool), bool, number (int or float, not bool), ints (an int or a tuple / list
 of ints), tensor, dtype, str, any; a trailing `?` also admits None. Defaults are Python
-literals. `overloaded(name, (signature, impl), ...)` returns the method: impl(self, **bound).
+literals. `overloaded(name, (signature, impl), ...)` returns the method: impl(self, **bound);
+`overloaded_function` the same for a function (mint.max): impl(**bound).
 """
 import ast
 import numbers
@@ -127,9 +128,9 @@ def resolve(name, sigs, args, kwargs, is_tensor=_eager_is_tensor):
             return impl, bound
     given = ", ".join([type(a).__name__ for a in args] +
                       [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
-    valid = "; ".join(f"Tensor.{name}({s.text})" for s, _ in sigs)
-    raise TypeError(f"Failed calling Tensor.{name} with \"{name}({given})\". The valid "
-                    f"calling forms are: {valid}")
+    valid = "; ".join(f"{name}({s.text})" for s, _ in sigs)
+    raise TypeError(f"Failed calling {name} with \"{name}({given})\". The valid calling forms "
+                    f"are: {valid}")
 
 
 def overloaded(name, *overloads):
@@ -143,4 +144,20 @@ def overloaded(name, *overloads):
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"Tensor.{name}: " + " | ".join(f"({s.text})" for s, _ in sigs)
     method.overloads = sigs
+    method.overload_self = True
     return method
+
+
+def overloaded_function(name, *overloads, owner="mint"):
+    """A function (mint.max, ...) over its (signature text, impl) overloads: impl(**bound)."""
+    sigs = tuple((Signature(text), impl) for text, impl in overloads)
+
+    def function(*args, **kwargs):
+        impl, bound = resolve(name, sigs, args, kwargs)
+        return impl(**bound)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"{owner}.{name}: " + " | ".join(f"({s.text})" for s, _ in sigs)
+    function.overloads = sigs
+    function.overload_self = False
+    return function

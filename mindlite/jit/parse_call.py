@@ -191,11 +191,13 @@ class CallMixin:
         from .parse import is_tensor
         if isinstance(fn, types.MethodType):
             args = (fn.__self__,) + tuple(args)
+        method = getattr(getattr(fn, "__func__", fn), "overload_self", True)
         try:
-            impl, bound = resolve(fn.__name__, overloads, tuple(args[1:]), kwargs, is_tensor)
+            impl, bound = resolve(fn.__name__, overloads, tuple(args[1:] if method else args),
+                                  kwargs, is_tensor)
         except TypeError as err:
             raise self.error(err) from None
-        return self.call_function(impl, (args[0],), bound)
+        return self.call_function(impl, (args[0],) if method else (), bound)
 
     def _parse_or_fallback(self, fn, args, kwargs, dyn):
         """Python functions are always parsed (so a random or in-place primitive inside stays

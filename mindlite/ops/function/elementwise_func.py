@@ -177,7 +177,7 @@ def isreal(input):
     return _equal(imag(input), 0.0)
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+def nan_to_num(input, nan=None, posinf=None, neginf=None):
     """NaN -> nan, +inf -> posinf (default: the dtype's largest value), -inf -> neginf
     (its lowest). Float tensors only, as MindSpore's NanToNum."""
     _tensor("nan_to_num", "input", input)
