@@ -64,17 +64,21 @@ def _extreme_old(name):
     return impl
 
 
-def _all_any(name):
-    def impl(self, axis, keep_dims):
+def _all_any(name, new=False):
+    def reduce(self, axis, keep):
         x = self if self.dtype is mstype.bool_ else F.cast(self, mstype.bool_)
-        return (F.all if name == "all" else F.any)(x, axis, keep_dims)
-    return impl
+        return (F.all if name == "all" else F.any)(x, axis, keep)
+    if new:
+        return lambda self, dim, keepdim: reduce(self, dim, keepdim)
+    return lambda self, axis, keep_dims: reduce(self, axis, keep_dims)
 
 
-def _argext(name):
-    def impl(self, axis, keepdims):
-        return (F.argmax if name == "argmax" else F.argmin)(self, axis, keepdims)
-    return impl
+def _argext(name, new=False):
+    def arg(self, axis, keep):
+        return (F.argmax if name == "argmax" else F.argmin)(self, axis, keep)
+    if new:
+        return lambda self, dim, keepdim: arg(self, dim, keepdim)
+    return lambda self, axis, keepdims: arg(self, axis, keepdims)
 
 
 def _transpose_dims(self, dim0, dim1):
@@ -88,7 +92,8 @@ def _transpose_axes(self, axes):
 
 
 def _permute(self, dims):
-    return F.transpose(self, dims)
+    """No dims: the reversed order, as transpose()."""
+    return F.transpose(self, dims if dims else tuple(range(self.ndim - 1, -1, -1)))
 
 
 def _flatten(self, start_dim, end_dim):
@@ -112,10 +117,11 @@ def _cumsum_dim(self, dim, dtype):
 
 
 def _cumsum_old(self, axis, dtype):
-    """axis None: over the flattened tensor."""
-    if axis is None:
-        return F.cumsum(F.reshape(self, (-1,)), 0, dtype)
-    return F.cumsum(self, axis, dtype)
+    """axis None: over the flattened tensor; summed in self's dtype, then cast (as MindSpore's
+    older Tensor.cumsum)."""
+    x = F.reshape(self, (-1,)) if axis is None else self
+    out = F.cumsum(x, 0 if axis is None else axis)
+    return out if dtype is None else F.cast(out, dtype)
 
 
 def _view_shape(self, shape):
@@ -181,13 +187,13 @@ class TensorMethods:
         ("axis: ints? = None, keepdims: bool = False, *, initial: any = None, where: any = True, "
          "return_indices: bool = False", _extreme_old("min")))
     all = overloaded("all", ("axis: ints? = None, keep_dims: bool = False", _all_any("all")),
-                     ("dim: ints? = None, keepdim: bool = False", _all_any("all")))
+                     ("dim: ints? = None, keepdim: bool = False", _all_any("all", True)))
     any = overloaded("any", ("axis: ints? = None, keep_dims: bool = False", _all_any("any")),
-                     ("dim: ints? = None, keepdim: bool = False", _all_any("any")))
+                     ("dim: ints? = None, keepdim: bool = False", _all_any("any", True)))
     argmax = overloaded("argmax", ("axis: int? = None, keepdims: bool = False", _argext("argmax")),
-                        ("dim: int? = None, keepdim: bool = False", _argext("argmax")))
+                        ("dim: int? = None, keepdim: bool = False", _argext("argmax", True)))
     argmin = overloaded("argmin", ("axis: int? = None, keepdims: bool = False", _argext("argmin")),
-                        ("dim: int? = None, keepdim: bool = False", _argext("argmin")))
+                        ("dim: int? = None, keepdim: bool = False", _argext("argmin", True)))
     transpose = overloaded("transpose", ("dim0: int, dim1: int", _transpose_dims),
                            ("*axes: int", _transpose_axes))
     permute = overloaded("permute", ("*dims: int", _permute), ("*axis: int", _permute))
@@ -213,8 +219,15 @@ class TensorMethods:
     def reshape(self, *shape): return F.reshape(self, _shape_args(shape))
     def ravel(self): return F.reshape(self, (-1,))
 
-    def squeeze(self, *axis):
-        """Axes whose size is not 1 are left as they are (as MindSpore 2.10)."""
+    def squeeze(self, *axis, **kwargs):
+        """squeeze(*axis) or squeeze(axis=...): axes whose size is not 1 are left as they are
+        (as MindSpore 2.10)."""
+        if kwargs:
+            if axis or set(kwargs) - {"axis", "dim"}:
+                raise TypeError(f"Failed calling squeeze with {axis!r} and {kwargs!r}")
+            axis = (next(iter(kwargs.values())),)
+            if axis == (None,):
+                axis = ()
         axis = _shape_args(axis)
         return F.squeeze(self, axis if axis else None)
 

@@ -35,7 +35,7 @@ BINARY = {  # method -> functional op of (self, other)
     "hypot": "hypot", "ldexp": "ldexp", "logaddexp": "logaddexp", "logaddexp2": "logaddexp2",
     "nextafter": "nextafter", "xlogy": "xlogy", "xdivy": "xdivy", "float_power": "float_power",
     "floor_divide": "floor_divide", "true_divide": "true_divide", "multiply": "multiply",
-    "mm": "mm", "outer": "outer", "ger": "outer", "inner": "inner", "dot": "dot",
+    "mm": "mm", "outer": "outer", "ger": "ger", "inner": "inner", "dot": "dot",
     "igamma": "igamma", "igammac": "igammac", "matrix_power": "matrix_power",
     "mvlgamma": "mvlgamma", "bmm": "bmm",
 }

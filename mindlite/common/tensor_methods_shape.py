@@ -89,7 +89,7 @@ class ShapeTensorMethods:
         return F.diff(self, n, axis, prepend, append)
 
     def rot90(self, k, dims): return F.rot90(self, k, dims)
-    def reverse(self, axis): return F.flip(self, axis)
+    def reverse(self, axis): return F.reverse(self, axis)
     def trace(self): return F.trace(self)
     def gather_nd(self, indices): return F.gather_nd(self, indices)
 

@@ -24,9 +24,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     x = input if dtype is None else F.cast(input, dtype)
-    if dim is None:
-        out = F.prod(x)
-        return F.reshape(out, (1,) * x.ndim) if keepdim else out
     return F.prod(x, dim, keepdim)
 
 
@@ -154,6 +151,9 @@ def histc(input, bins=100, min=0, max=0):
 
 
 def bincount(input, weights=None, minlength=0):
+    """Counts (int64) or summed weights of each value of the 1-D non-negative int input."""
+    if weights is None:
+        return F.cast(F.bincount(input, None, minlength), mstype.int64)
     return F.bincount(input, weights, minlength)
 
 

@@ -177,7 +177,10 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def adaptive_avg_pool1d(input, output_size):
-    return F.adaptive_avg_pool1d(input, output_size)
+    """Adaptive windows (any output size), as adaptive_avg_pool3d's separable averaging."""
+    from ...ops.function.nn_extra_func import _adaptive_avg_1d
+    return _adaptive_avg_1d(input, int(output_size if isinstance(output_size, int)
+                                       else output_size[0]))
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -189,7 +192,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    return F.adaptive_max_pool1d(input, output_size, return_indices)
+    return F.adaptive_max_pool1d_ext(input, output_size, return_indices)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -302,6 +305,13 @@ def pad(input, pad, mode="constant", value=None):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None):
+    """Resampling to `size`, or by `scale_factor` (the output size floor(in * scale))."""
+    if scale_factor is not None and size is None and mode not in ("nearest", "area"):
+        k = input.ndim - 2
+        sf = (scale_factor,) * k if isinstance(scale_factor, (int, float)) else \
+            tuple(scale_factor)
+        size = tuple(int(d * s) for d, s in zip(input.shape[2:], sf))
+        scale_factor = None
     return F.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
 
 
@@ -318,7 +328,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    return F.fold(input, output_size, kernel_size, dilation, padding, stride)
+    return F.fold_ext(input, output_size, kernel_size, dilation, padding, stride)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):

@@ -233,6 +233,9 @@ def eye(n, m=None, dtype=None):
 def arange(start=0, end=None, step=1, *, dtype=None):
     if end is None:
         start, end = 0, start
+    if start == end and not isinstance(start, Tensor):      # an empty range (MindSpore: int64)
+        return _zeros((0,), mstype.int64 if dtype is None and all(
+            isinstance(v, int) for v in (start, end, step)) else dtype or mstype.float32)
     return cached_prim(P.Range, 1000000, dtype)(start, end, step)
 
 

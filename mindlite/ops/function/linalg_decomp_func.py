@@ -104,11 +104,13 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
 
 
 def lstsq(input, A):
-    """The least-squares solution X of A X = input (through the pseudo-inverse of A)."""
+    """The least-squares (rows >= cols) or minimum-norm solution y of input y = A, for input
+    (m, n) and A (m, k): pinv(input) @ A."""
     _tensor("lstsq", "input", input)
     _tensor("lstsq", "A", A)
-    return _F().matmul(pinv(A), input)
+    return _F().matmul(pinv(input), A)
 
 
-def inv(input):
-    return _F().inverse(input)
+def inv(x):
+    """1 / x elementwise (MindSpore's ops.inv; the matrix inverse is ops.inverse)."""
+    return _F().reciprocal(x)

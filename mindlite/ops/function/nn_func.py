@@ -32,8 +32,14 @@ def _prim(cache, cls, attr):
         prim = remember(cache, key, cls(attr))
     return prim
 
+_BOOL = mstype.bool_
 
-def relu(input):
+
+def relu(input, inplace=False):
+    """max(input, 0); a bool input is returned as a copy (MindSpore); `inplace` (MindSpore's
+    second parameter) is accepted and ignored, as there."""
+    if getattr(input, "dtype", None) is _BOOL:
+        return input.copy()
     return _relu(input)
 
 

@@ -19,7 +19,7 @@ from ._typed_prims import typed_prim as _prim
 
 __all__ = ['median', 'nanmedian', 'quantile', 'nanquantile', 'kthvalue', 'msort',
            'searchsorted', 'bucketize', 'unique_consecutive', 'histc', 'bincount', 'argwhere',
-           'nansum', 'nanmean', 'aminmax', 'logcumsumexp', 'cov', 'renorm', 'take']
+           'nansum', 'nanmean', 'aminmax', 'logcumsumexp', 'cov', 'renorm', 'take', 'unique_ext']
 
 
 def _F():
@@ -183,14 +183,14 @@ def bucketize(input, boundaries, *, right=False):
                         input.astype(mstype.float32), out_int32=True, right=right)
 
 
-def unique_consecutive(input, return_idx=False, return_counts=False, axis=None):
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """input with runs of equal consecutive values (or slices along axis) kept once; with
     return_idx / return_counts also the inverse indices / run lengths."""
     _tensor("unique_consecutive", "input", input)
-    out, inv, counts = _prim(SR.UniqueConsecutive, axis)(input)
-    if return_idx and return_counts:
+    out, inv, counts = _prim(SR.UniqueConsecutive, dim)(input)
+    if return_inverse and return_counts:
         return out, inv, counts
-    if return_idx:
+    if return_inverse:
         return out, inv
     if return_counts:
         return out, counts
@@ -205,10 +205,11 @@ def histc(input, bins=100, min=0.0, max=0.0):
 
 
 def bincount(input, weights=None, minlength=0):
-    """How often each value of the 1-D non-negative int input occurs (or summed weights)."""
+    """How often each value of the 1-D non-negative int input occurs (float32, as MindSpore's
+    ops.bincount), or the summed weights (in their dtype)."""
     _tensor("bincount", "input", input)
     if weights is None:
-        return _prim(SR.Bincount, minlength, False)(input, input)
+        return _F().cast(_prim(SR.Bincount, minlength, False)(input, input), mstype.float32)
     return _prim(SR.Bincount, minlength, True)(input, weights)
 
 
@@ -318,3 +319,36 @@ def take(input, index):
         if lo < 0:
             idx = F.where(F.less(idx, 0), F.add(idx, n), idx)
     return F.gather(flat, idx, 0)
+
+
+def unique_ext(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements (dim None: of the flattened input, sorted unless sorted=False:
+    then in order of first appearance) or distinct slices along dim (always sorted), with
+    the inverse indices and counts (int64) on request (Tensor.unique)."""
+    F = _F()
+    _tensor("unique", "input", input)
+    if dim is None:
+        y, inv = F.unique(F.reshape(input, (-1,)))
+        inv = F.cast(inv, mstype.int64)
+        if sorted:
+            order = F.argsort(y)
+            y = F.gather(y, order, 0)
+            inv = F.gather(F.cast(F.argsort(order), mstype.int64), inv, 0)
+        inv = F.reshape(inv, input.shape)
+        counts = None
+        if return_counts:
+            counts = F.cast(bincount(F.reshape(inv, (-1,)), minlength=y.shape[0]), mstype.int64)
+    else:
+        axis = _axis("unique", dim, input.ndim)
+        _, first, inv_np, counts_np = np.unique(input.asnumpy(), return_index=True,
+                                                return_inverse=True, return_counts=True,
+                                                axis=axis)
+        y = F.gather(input, Tensor(first.astype(np.int64)), axis)
+        inv = Tensor(inv_np.reshape(-1).astype(np.int64))
+        counts = Tensor(counts_np.astype(np.int64))
+    out = (y,)
+    if return_inverse:
+        out += (inv,)
+    if return_counts:
+        out += (counts,)
+    return out[0] if len(out) == 1 else out

@@ -301,7 +301,11 @@ def view_dtype(input, dtype):
 
 
 def reverse(x, axis):
-    return _F().flip(x, axis)
+    """x with the dims in `axis` (a tuple or list) reversed."""
+    if not isinstance(axis, (tuple, list)):
+        raise TypeError(f"For 'reverse', 'axis' must be a tuple or list of ints, but got "
+                        f"{type(axis).__name__}")
+    return _F().flip(x, tuple(axis))
 
 
 def cartesian_prod(*inputs):

@@ -10,6 +10,8 @@ functions MindSpore computes in float for int inputs (exp2, sinc, i0) cast them 
 """
 import math
 
+import numpy as np
+
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import bessel_ops as B
@@ -25,7 +27,8 @@ __all__ = ['tan', 'atan', 'arctan', 'asin', 'arcsin', 'acos', 'arccos', 'sinh', 
            'lgamma', 'digamma', 'polygamma', 'zeta', 'sinc', 'logit', 'xlogy', 'xdivy',
            'logaddexp', 'logaddexp2', 'deg2rad', 'rad2deg', 'i0', 'mvlgamma', 'bessel_j0',
            'bessel_j1', 'bessel_y0', 'bessel_y1', 'bessel_i0', 'bessel_i0e', 'bessel_i1',
-           'bessel_i1e', 'bessel_k0', 'bessel_k0e', 'bessel_k1', 'bessel_k1e']
+           'bessel_i1e', 'bessel_k0', 'bessel_k0e', 'bessel_k1', 'bessel_k1e', 'igamma',
+           'igammac']
 
 _tan, _atan, _asin, _acos = P.Tan(), P.Atan(), P.Asin(), P.ACos()
 _sinh, _cosh, _asinh, _acosh, _atanh = P.Sinh(), P.Cosh(), P.Asinh(), P.Acosh(), P.Atanh()
@@ -152,7 +155,10 @@ def erfinv(input):
 
 
 def trunc(input):
-    """input rounded toward zero; int tensors are returned as they are (as MindSpore)."""
+    """input rounded toward zero; int and bool tensors are returned as they are (copies, as
+    MindSpore)."""
+    if isinstance(input, Tensor) and input.dtype is mstype.bool_:
+        return _cast(input, mstype.bool_)
     return _trunc(input)
 
 
@@ -252,20 +258,29 @@ def _float_only(name, x):
                         f"but got {x.dtype}")
 
 
+# NOTE: MindSpore computes x * pi / 180 (x * 180 / pi) with pi taken as a float32 scalar,
+# in two steps; float16 multiplies by the float16-rounded ratio
+_PI32 = float(np.float32(math.pi))
+
+
 def deg2rad(x):
     _float_only("deg2rad", x)
-    return _mul(x, math.pi / 180.0)
+    if x.dtype is mstype.float16:
+        return _mul(x, Tensor(np.float16(math.pi / 180.0)))
+    return _div(_mul(x, _PI32), 180.0)
 
 
 def rad2deg(x):
     _float_only("rad2deg", x)
-    return _mul(x, 180.0 / math.pi)
+    if x.dtype is mstype.float16:
+        return _mul(x, Tensor(np.float16(180.0 / math.pi)))
+    return _div(_mul(x, 180.0), _PI32)
 
 
 def i0(input):
-    """The modified Bessel function of the first kind of order 0 (int tensors in float32)."""
+    """The modified Bessel function of the first kind of order 0 (float tensors)."""
     _check("i0", input)
-    return _bessel["i0"](_as_float(input))
+    return _bessel["i0"](input)
 
 
 def _bessel_function(kind):
@@ -298,3 +313,16 @@ def mvlgamma(input, p):
     for j in range(1, p):
         out = _add(out, _lgamma(_sub(input, j / 2.0)))
     return _add(out, p * (p - 1) / 4.0 * math.log(math.pi))
+
+
+_igamma, _igammac = P.Igamma(), P.Igammac()
+
+
+def igamma(input, other):
+    """P(input, other): the regularized lower incomplete gamma function."""
+    return _igamma(input, other)
+
+
+def igammac(input, other):
+    """Q(input, other) = 1 - P(input, other)."""
+    return _igammac(input, other)
