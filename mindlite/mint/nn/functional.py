@@ -61,12 +61,20 @@ def gelu(input, *, approximate="none"):
     return F.gelu(input, approximate)
 
 
+def _elu(input, alpha):
+    """x, or alpha (e^x - 1) below 0 (MindSpore's Elu primitive takes alpha 1 only: other
+    alphas compose)."""
+    if alpha == 1.0:
+        return F.elu(input, 1.0)
+    return F.where(F.greater(input, 0), input, F.mul(F.expm1(F.minimum(input, 0.0)), alpha))
+
+
 def elu(input, alpha=1.0, inplace=False):
-    return _inplace(input, F.elu(input, alpha), inplace)
+    return _inplace(input, _elu(input, alpha), inplace)
 
 
 def elu_(input, alpha=1.0):
-    return input.copy_(F.elu(input, alpha))
+    return input.copy_(_elu(input, alpha))
 
 
 def leaky_relu(input, negative_slope=0.01):

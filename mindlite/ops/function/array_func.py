@@ -129,6 +129,10 @@ cat = concat
 
 
 def stack(tensors, axis=0):
+    """tensors stacked along a new axis; one Tensor is stacked alone ((1, ...) for axis 0,
+    as MindSpore 2.10)."""
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
     return cached_prim(J.Stack, axis)(tensors)
 
 

@@ -147,6 +147,10 @@ def argmin(input, axis=None, keepdims=False):
 def _extreme(cls, reduce, input, axis, keepdims):
     if axis is None:
         return reduce[False](input), _zero_index()
+    if getattr(input, "dtype", None) is mstype.bfloat16:      # no bfloat16 arg kernels: the
+        values = _reduce(reduce, input, axis, keepdims)       # values in bfloat16, the index
+        index, _ = _arg_prim(cls, axis, _keep(keepdims))(_cast(input, mstype.float32))
+        return values, index                                  # of the exactly widened values
     index, values = _arg_prim(cls, axis, _keep(keepdims))(input)
     return values, index
 

@@ -39,7 +39,7 @@ _atan2, _hypot = P.Atan2(), P.Hypot()
 _log, _exp, _sin, _abs = E.Log(), E.Exp(), E.Sin(), E.Abs()
 _add, _sub, _mul, _div = M.Add(), M.Sub(), M.Mul(), M.Div()
 _maximum, _minimum, _neg = M.Maximum(), M.Minimum(), M.Neg()
-_select, _equal = L.Select(), L.Equal()
+_select, _equal, _logical_and = L.Select(), L.Equal(), L.LogicalAnd()
 _cast = Cast()
 
 
@@ -216,14 +216,17 @@ def logit(input, eps=None):
 
 
 def xlogy(input, other):
-    """input * log(other), 0 where input is 0 (also where other is 0 or nan... only 0)."""
+    """input * log(other), 0 where input is 0 (NaN where other is NaN, as PyTorch)."""
     if isinstance(input, Tensor) and isinstance(other, Tensor) and \
             input.dtype.kind in "iub" and other.dtype.kind in "iub":
         raise TypeError(f"For 'xlogy', one of 'input' and 'other' must be a float Tensor, but "
                         f"got {input.dtype} and {other.dtype}")
-    prod = _mul(input, _log(other if isinstance(other, Tensor) else
-                            _cast(Tensor(float(other)), input.dtype)))
-    return _select(_equal(input, 0), 0.0, prod)
+    y = other if isinstance(other, Tensor) else _cast(Tensor(float(other)), input.dtype)
+    prod = _mul(input, _log(y))
+    zero = _equal(input, 0)
+    if y.dtype.kind == "f":
+        zero = _logical_and(zero, _equal(y, y))            # y not NaN
+    return _select(zero, 0.0, prod)
 
 
 def xdivy(x, y):
@@ -238,7 +241,8 @@ def logaddexp(input, other):
             raise TypeError(f"For logaddexp, the dtype of 'input' and 'other' must be float, "
                             f"but got {t.dtype}")
     m = _maximum(input, other)
-    return _add(m, _log1p(_exp(_neg(_abs(_sub(input, other))))))
+    out = _add(m, _log1p(_exp(_neg(_abs(_sub(input, other))))))
+    return _select(_equal(input, other), _add(input, math.log(2.0)), out)   # inf, inf: inf
 
 
 def logaddexp2(input, other):
@@ -248,7 +252,8 @@ def logaddexp2(input, other):
             raise TypeError(f"For logaddexp2, the dtype of 'input' and 'other' must be float, "
                             f"but got {t.dtype}")
     m = _maximum(input, other)
-    return _add(m, _div(_log1p(_exp2(_neg(_abs(_sub(input, other))))), math.log(2.0)))
+    out = _add(m, _div(_log1p(_exp2(_neg(_abs(_sub(input, other))))), math.log(2.0)))
+    return _select(_equal(input, other), _add(input, 1.0), out)
 
 
 def _float_only(name, x):
