@@ -22,7 +22,11 @@ _REQUIRED = object()
 
 
 def _is_int(v):
-    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+    t = type(v)
+    if t is int:
+        return True
+    return t is not bool and isinstance(v, (numbers.Integral, np.integer)) and \
+        not isinstance(v, np.bool_)
 
 
 def _is_ints(v):
@@ -133,13 +137,90 @@ def resolve(name, sigs, args, kwargs, is_tensor=_eager_is_tensor):
                     f"are: {valid}")
 
 
+# ---- the plan cache of eager calls ----------------------------------------------------------
+# NOTE: which overload a call binds to, and how, depends only on the number of positional
+# arguments, the keyword names and each argument's kind (the type tests above): an eager call
+# looks its binding plan up by that key (one dict lookup) instead of trying every signature.
+# Bounded (PLAN_CAP per method, cleared when full) and thread-safe (dict reads and writes).
+PLAN_CAP = 64
+_KINDS = {int: "i", bool: "b", float: "f", str: "s", type(None): "n"}
+
+
+def _kind(v):
+    k = _KINDS.get(type(v))
+    if k is not None:
+        return k
+    if isinstance(v, (tuple, list)):
+        return "I" if all(_is_int(e) for e in v) else "q"
+    if isinstance(v, _tensor_type()):
+        return "T"
+    if isinstance(v, mstype.Type):
+        return "d"
+    if isinstance(v, (bool, np.bool_)):
+        return "b"
+    if _is_int(v):
+        return "i"
+    if isinstance(v, (numbers.Real, np.number)):
+        return "f"
+    return "o"
+
+
+def _plan(sig, args, kwargs, impl):
+    """How to replay `sig`'s binding of a call of this shape, or None for a varargs signature
+    (bound afresh each time): (impl, positional names, defaults of the rest, and, for a call
+    without keywords, those defaults in parameter order: impl(*args, *tail))."""
+    if any(p.varargs for p in sig.params):
+        return None
+    positional = tuple(p.name for p in sig.params if not p.kwonly)[:len(args)]
+    defaults = {p.name: p.default for p in sig.params
+                if p.name not in kwargs and p.name not in positional}
+    tail = None if kwargs else tuple(p.default for p in sig.params[len(args):])
+    return impl, positional, defaults, tail
+
+
+class _Dispatcher:
+    """The eager entry of an overloaded method / function: the plan cache, then resolve.
+    Implementations take their parameters in signature order (so a call without keywords
+    replays as impl(*leading, *args, *tail))."""
+    __slots__ = ("name", "sigs", "plans")
+
+    def __init__(self, name, sigs):
+        self.name, self.sigs, self.plans = name, sigs, {}
+
+    def __call__(self, lead, args, kwargs):
+        key = tuple(map(_kind, args))
+        if kwargs:
+            key = (key, tuple((k, _kind(v)) for k, v in kwargs.items()))
+        plan = self.plans.get(key)
+        if plan is None:
+            impl, bound = resolve(self.name, self.sigs, args, kwargs)
+            sig = next(s for s, i in self.sigs if i is impl)
+            plan = _plan(sig, args, kwargs, impl)
+            if plan is None:
+                return impl(*lead, **bound)
+            if len(self.plans) >= PLAN_CAP:
+                self.plans.clear()
+            self.plans[key] = plan
+        impl, names, defaults, tail = plan
+        if tail is not None:
+            return impl(*lead, *args, *tail)
+        bound = dict(defaults)
+        bound.update(zip(names, args))
+        bound.update(kwargs)
+        return impl(*lead, **bound)
+
+
 def overloaded(name, *overloads):
     """The Tensor method `name` over its (signature text, impl) overloads, tried in order."""
     sigs = tuple((Signature(text), impl) for text, impl in overloads)
+    dispatch = _Dispatcher(name, sigs)
 
     def method(self, *args, **kwargs):
-        impl, bound = resolve(name, sigs, args, kwargs)
-        return impl(self, **bound)
+        if not args and not kwargs:
+            plan = dispatch.plans.get(())             # x.sum(): one lookup, one call
+            if plan is not None:
+                return plan[0](self, *plan[3])
+        return dispatch((self,), args, kwargs)
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"Tensor.{name}: " + " | ".join(f"({s.text})" for s, _ in sigs)
@@ -151,10 +232,10 @@ def overloaded(name, *overloads):
 def overloaded_function(name, *overloads, owner="mint"):
     """A function (mint.max, ...) over its (signature text, impl) overloads: impl(**bound)."""
     sigs = tuple((Signature(text), impl) for text, impl in overloads)
+    dispatch = _Dispatcher(name, sigs)
 
     def function(*args, **kwargs):
-        impl, bound = resolve(name, sigs, args, kwargs)
-        return impl(**bound)
+        return dispatch((), args, kwargs)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"{owner}.{name}: " + " | ".join(f"({s.text})" for s, _ in sigs)
