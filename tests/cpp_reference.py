@@ -104,6 +104,22 @@ def _lgamma_one(v):
 
 
 _lgamma = np.vectorize(_lgamma_one, otypes=[np.float64])
+
+
+def _digamma_one(v):
+    """mpmath's psi (torch's loses digits next to the negative poles: it reflects with
+    tan(pi x) of the unreduced x); poles and -inf NaN, 0 -inf with the sign of zero flipped."""
+    import mpmath
+    if np.isnan(v) or v == -np.inf or (v < 0 and v == np.floor(v)):
+        return np.nan
+    if v == 0:
+        return np.inf if np.signbit(v) else -np.inf
+    if v == np.inf:
+        return np.inf
+    return float(mpmath.digamma(mpmath.mpf(float(v))))
+
+
+_digamma = np.vectorize(_digamma_one, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 # Special functions (transcendental_ops.py, bessel_ops.py): float64 references (numpy, math,
 # torch.special); compared with an absolute tolerance too, as they have roots (lgamma at 1 and
@@ -113,7 +129,7 @@ SPECIAL = {
     "Cosh": np.cosh, "Asinh": np.arcsinh, "Acosh": np.arccosh, "Atanh": np.arctanh,
     "Log1p": np.log1p, "Expm1": np.expm1, "Log2": np.log2, "Log10": np.log10,
     "Exp2": np.exp2, "Erfc": _erfc, "Lgamma": _lgamma,
-    "Erfinv": lambda v: _torch_ref("erfinv", v), "Digamma": lambda v: _torch_ref("digamma", v),
+    "Erfinv": lambda v: _torch_ref("erfinv", v), "Digamma": _digamma,
     "BesselJ0": _mp_bessel("j", 0), "BesselJ1": _mp_bessel("j", 1),
     "BesselY0": _mp_bessel("y", 0), "BesselY1": _mp_bessel("y", 1),
     "BesselI0": _bessel("i0", np.inf, np.inf), "BesselI0e": lambda v: _torch_ref("i0e", v),

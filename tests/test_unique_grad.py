@@ -64,6 +64,7 @@ ALLOWED = {
     "Gcd", "Lcm",                                                                  # only
     "NextAfter", "SignBit", "Heaviside",     # piecewise constant / bits (MindSpore: no bprop)
     "ViewDtype",                             # reinterpreted bits
+    "SearchSorted", "Histogram", "Bincount", "UniqueConsecutive",  # int outputs / counts
 }
 
 

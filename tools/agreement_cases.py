@@ -61,6 +61,8 @@ ENV = {
     "ri32": np.array([0, 2], np.int32), "seg": np.array([0, 1, 0], np.int64),
     "runs": np.array([1, 1, 2, 2, 2, 3, 1, 1], np.int64), "tri": np.triu(_spd(4)),
     "bb1": _normal(2, 3, 4), "bb2": _normal(2, 4, 5), "m34": _normal(3, 4), "m45": _normal(4, 5),
+    "boxes": np.array([[0, 0, 2, 3], [1, 2, 4, 6], [2, 1, 7, 5], [0, 0, 1, 1]], np.float32),
+    "v3": _normal(2, 4),
     "grid": _uniform(-1.2, 1.2, 2, 4, 5, 2), "theta": _normal(2, 2, 3),
     "lp": np.log(_uniform(0.05, 0.95, 3, 4)), "mask": _RNG.integers(0, 2, (3, 4)).astype(bool),
 }

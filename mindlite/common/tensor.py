@@ -19,14 +19,15 @@ from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
 from . import tensor_methods_complex, tensor_methods_dtype, tensor_methods_inplace
 from . import tensor_methods_elementwise, tensor_methods_shape, tensor_methods_stat
-from . import interop
+from . import interop, tensor_methods_runtime
 
 _PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder (no data)
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
 # (ops.functional) is bound at the end of this file, once functional can import Tensor
 _METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math, interop,
                    tensor_methods_complex, tensor_methods_dtype, tensor_methods_inplace,
-                   tensor_methods_elementwise, tensor_methods_shape, tensor_methods_stat)
+                   tensor_methods_elementwise, tensor_methods_shape, tensor_methods_stat,
+                   tensor_methods_runtime)
 _METHOD_MIXINS = tuple(m.METHODS for m in _METHOD_MODULES)
 
 

@@ -153,7 +153,9 @@ class TensorMethods:
         return F.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent): return F.pow(self, exponent)
-    def matmul(self, tensor2): return F.matmul(self, tensor2)
+    def matmul(self, other=None, *, tensor2=None):
+        """matmul(other) or matmul(tensor2=...) (MindSpore 2.10's two spellings)."""
+        return F.matmul(self, tensor2 if other is None else other)
     def maximum(self, other): return F.maximum(self, other)
     def minimum(self, other): return F.minimum(self, other)
     def abs(self): return F.abs(self)
@@ -176,8 +178,7 @@ class TensorMethods:
         "mean", ("dim: ints? = None, keepdim: bool = False, *, dtype: dtype? = None", _mean_ext),
         ("axis: ints? = None, keep_dims: bool = False", _mean_old))
     prod = overloaded(
-        "prod", ("dim: int? = None, keepdim: bool = False, dtype: dtype? = None", _prod),
-        ("axis: int? = None, keep_dims: bool = False, dtype: dtype? = None", _prod))
+        "prod", ("dim: int? = None, keepdim: bool = False, dtype: dtype? = None", _prod))
     max = overloaded(
         "max", ("", _extreme_all("max")), ("dim: int, keepdim: bool = False", _extreme_dim("max")),
         ("axis: ints? = None, keepdims: bool = False, *, initial: any = None, where: any = True, "
@@ -198,7 +199,7 @@ class TensorMethods:
                            ("*axes: int", _transpose_axes))
     permute = overloaded("permute", ("*dims: int", _permute), ("*axis: int", _permute))
     flatten = overloaded("flatten", ("start_dim: int = 0, end_dim: int = -1", _flatten),
-                         ("order: str = 'C', *, start_dim: int = 0, end_dim: int = -1",
+                         ("order: str = 'C', start_dim: int = 0, end_dim: int = -1",
                           _flatten_order))
     gather = overloaded("gather", ("dim: int, index: tensor", _gather_dim),
                         ("input_indices: tensor, axis: int, batch_dims: int = 0", _gather_old))
@@ -232,10 +233,16 @@ class TensorMethods:
         return F.squeeze(self, axis if axis else None)
 
     def expand_dims(self, axis): return F.expand_dims(self, axis)
-    def unsqueeze(self, dim): return F.expand_dims(self, dim)
-    def tile(self, dims): return F.tile(self, dims)
+    def unsqueeze(self, dim=None, *, axis=None):
+        return F.expand_dims(self, axis if dim is None else dim)
+
+    def tile(self, dims=None, *, reps=None):
+        return F.tile(self, reps if dims is None else dims)
+
     def broadcast_to(self, *shape): return F.broadcast_to(self, _shape_args(shape))
-    def expand_as(self, other): return F.broadcast_to(self, other.shape)
+    def expand_as(self, other=None, *, x=None):
+        return F.broadcast_to(self, (x if other is None else other).shape)
+
     def isnan(self): return F.isnan(self)
     def isinf(self): return F.isinf(self)
     def isfinite(self): return F.isfinite(self)
@@ -245,8 +252,8 @@ class TensorMethods:
     def tril(self, diagonal=0): return F.tril(self, diagonal)
     def cumprod(self, dim, dtype=None): return F.cumprod(self, dim, dtype)
 
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return F.isclose(self, other, rtol, atol, equal_nan)
+    def isclose(self, other=None, rtol=1e-05, atol=1e-08, equal_nan=False, *, x2=None):
+        return F.isclose(self, x2 if other is None else other, rtol, atol, equal_nan)
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return F.allclose(self, other, rtol, atol, equal_nan)

@@ -28,7 +28,8 @@ def _nansum_dim(self, dim, keepdim, dtype):
 
 
 def _count_dim(self, dim):
-    return F.cast(F.count_nonzero(self, () if dim is None else dim), mstype.int64)
+    """int32 counts: MindSpore 2.10's CPU runs this form through CountNonZero's int32 kernel."""
+    return F.count_nonzero(self, () if dim is None else dim)
 
 
 def _count_old(self, axis, keep_dims, dtype):
@@ -108,7 +109,7 @@ class StatTensorMethods:
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return F.baddbmm(self, batch1, batch2, beta, alpha)
 
-    def addmv(self, mat, vec, *, beta=1, alpha=1):
+    def addmv(self, mat, vec, beta=1, alpha=1):
         return F.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
     def addr(self, vec1, vec2, beta=1, alpha=1):

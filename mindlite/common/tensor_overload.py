@@ -8,8 +8,9 @@ A signature is written as text, parsed once at import:
     "*axes: ints"                      (varargs; one tuple / list argument is unpacked)
 Types: int (not bool), bool, number (int or float, not bool), ints (an int or a tuple / list
 of ints), tensor, dtype, str, any; a trailing `?` also admits None. Defaults are Python
-literals. `overloaded(name, (signature, impl), ...)` returns the method: impl(self, **bound);
-`overloaded_function` the same for a function (mint.max): impl(**bound).
+literals. `overloaded(name, (signature, impl), ...)` returns the method: impl(self, *values),
+the values in the signature's parameter order; `overloaded_function` the same for a function
+(mint.max): impl(*values).
 """
 import ast
 import numbers
@@ -93,8 +94,10 @@ class Signature:
         bound, rest = {}, list(args)
         for p in self.params:
             if p.varargs:
-                if p.name in kwargs:
-                    return None
+                if p.name in kwargs:             # x.permute(dims=(1, 0)): the whole tuple
+                    if rest:
+                        return None
+                    rest = [kwargs[p.name]]
                 vals = rest[0] if len(rest) == 1 and isinstance(rest[0], (tuple, list)) \
                     else tuple(rest)
                 if not all(p.accepts(v, is_tensor) for v in vals):
@@ -123,13 +126,16 @@ def _eager_is_tensor(v):
 
 
 def resolve(name, sigs, args, kwargs, is_tensor=_eager_is_tensor):
-    """(impl, bound arguments) of the first overload the call fits, else a TypeError naming
-    the method, what was given and the valid forms. Graph mode (jit/parse_call.py) resolves
-    at compile time with its own `is_tensor` (graph values are Tensors too)."""
+    """(impl, its arguments in the signature's parameter order, the signature) of the first
+    overload the call fits, else a TypeError naming the method, what was given and the valid
+    forms (impls take their parameters positionally: overloads with other parameter names
+    may share one).
+    Graph mode (jit/parse_call.py) resolves at compile time with its own `is_tensor` (graph
+    values are Tensors too)."""
     for sig, impl in sigs:
         bound = sig.bind(args, kwargs, is_tensor)
         if bound is not None:
-            return impl, bound
+            return impl, tuple(bound[p.name] for p in sig.params), sig
     given = ", ".join([type(a).__name__ for a in args] +
                       [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
     valid = "; ".join(f"{name}({s.text})" for s, _ in sigs)
@@ -167,15 +173,17 @@ def _kind(v):
 
 def _plan(sig, args, kwargs, impl):
     """How to replay `sig`'s binding of a call of this shape, or None for a varargs signature
-    (bound afresh each time): (impl, positional names, defaults of the rest, and, for a call
-    without keywords, those defaults in parameter order: impl(*args, *tail))."""
+    (bound afresh each time): (impl, the parameter names in order (the first len(args) are
+    the positional ones), defaults of those not given, and, for a call without keywords,
+    those defaults in parameter order: impl(*args, *tail))."""
     if any(p.varargs for p in sig.params):
         return None
-    positional = tuple(p.name for p in sig.params if not p.kwonly)[:len(args)]
+    names = tuple(p.name for p in sig.params)
+    positional = names[:len(args)]
     defaults = {p.name: p.default for p in sig.params
                 if p.name not in kwargs and p.name not in positional}
     tail = None if kwargs else tuple(p.default for p in sig.params[len(args):])
-    return impl, positional, defaults, tail
+    return impl, names, defaults, tail
 
 
 class _Dispatcher:
@@ -193,11 +201,10 @@ class _Dispatcher:
             key = (key, tuple((k, _kind(v)) for k, v in kwargs.items()))
         plan = self.plans.get(key)
         if plan is None:
-            impl, bound = resolve(self.name, self.sigs, args, kwargs)
-            sig = next(s for s, i in self.sigs if i is impl)
+            impl, values, sig = resolve(self.name, self.sigs, args, kwargs)
             plan = _plan(sig, args, kwargs, impl)
             if plan is None:
-                return impl(*lead, **bound)
+                return impl(*lead, *values)
             if len(self.plans) >= PLAN_CAP:
                 self.plans.clear()
             self.plans[key] = plan
@@ -205,9 +212,9 @@ class _Dispatcher:
         if tail is not None:
             return impl(*lead, *args, *tail)
         bound = dict(defaults)
-        bound.update(zip(names, args))
+        bound.update(zip(names[:len(args)], args))
         bound.update(kwargs)
-        return impl(*lead, **bound)
+        return impl(*lead, *[bound[n] for n in names])
 
 
 def overloaded(name, *overloads):

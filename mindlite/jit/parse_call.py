@@ -193,11 +193,11 @@ class CallMixin:
             args = (fn.__self__,) + tuple(args)
         method = getattr(getattr(fn, "__func__", fn), "overload_self", True)
         try:
-            impl, bound = resolve(fn.__name__, overloads, tuple(args[1:] if method else args),
-                                  kwargs, is_tensor)
+            impl, values, _ = resolve(fn.__name__, overloads,
+                                      tuple(args[1:] if method else args), kwargs, is_tensor)
         except TypeError as err:
             raise self.error(err) from None
-        return self.call_function(impl, (args[0],) if method else (), bound)
+        return self.call_function(impl, ((args[0],) if method else ()) + values, {})
 
     def _parse_or_fallback(self, fn, args, kwargs, dyn):
         """Python functions are always parsed (so a random or in-place primitive inside stays

@@ -192,7 +192,7 @@ def meshgrid(*tensors, indexing=None):
 
 
 def repeat_interleave(input, repeats, dim=None, *, output_size=None):
-    return input.repeat_interleave(repeats, dim, output_size)
+    return input.repeat_interleave(repeats, dim, output_size=output_size)
 
 
 def tril(input, diagonal=0):

@@ -9,8 +9,15 @@ from ..ops import functional as F
 
 __all__ = ['all', 'amax', 'amin', 'any', 'argmax', 'argmin', 'argsort', 'bincount',
            'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'histc', 'kthvalue',
-           'logsumexp', 'max', 'mean', 'median', 'min', 'nansum', 'norm', 'prod', 'sort', 'std',
-           'std_mean', 'sum', 'topk', 'trace', 'unique_consecutive', 'var', 'var_mean']
+           'logsumexp', 'max', 'mean', 'median', 'min', 'nansum', 'norm', 'prod', 'softmax',
+           'sort', 'std', 'std_mean', 'sum', 'topk', 'trace', 'unique_consecutive', 'var',
+           'var_mean']
+
+
+def softmax(input, dim, *, dtype=None):
+    """mint.softmax: dim is required here (mint.nn.functional.softmax defaults it)."""
+    x = input if dtype is None else F.cast(input, dtype)
+    return F.softmax(x, dim)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):

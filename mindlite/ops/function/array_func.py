@@ -46,8 +46,8 @@ def reshape(input, shape):
     return _reshape(input, _tuple(shape))
 
 
-def transpose(input, input_perm):
-    return _transpose(input, _tuple(input_perm))
+def transpose(input, dims):
+    return _transpose(input, _tuple(dims))
 
 
 def permute(input, axis):
@@ -187,8 +187,8 @@ def cast(input, dtype):
     return _cast(input, dtype)
 
 
-def shape(input):
-    return _shape(input)
+def shape(input_x):
+    return _shape(input_x)
 
 
 def _size(size):
@@ -199,8 +199,8 @@ def zeros(size, dtype=None):
     return _zeros(_size(size), mstype.float32 if dtype is None else dtype)
 
 
-def ones(size, dtype=None):
-    return _ones(_size(size), mstype.float32 if dtype is None else dtype)
+def ones(shape, dtype=None):
+    return _ones(_size(shape), mstype.float32 if dtype is None else dtype)
 
 
 def zeros_like(input, *, dtype=None):

@@ -66,8 +66,8 @@ def floor_divide(input, other):
     return _floor_div(input, other)
 
 
-def floordiv(x, y):
-    return _floor_div(x, y)
+def floordiv(input, other):
+    return _floor_div(input, other)
 
 
 def floormod(x, y):
@@ -116,12 +116,12 @@ def ldexp(x, other):
     return _mul(x, scale)
 
 
-def frac(input):
-    """The fractional part input - trunc(input), with input's sign; 0 for ints."""
-    _tensor("frac", "input", input)
-    if input.dtype is mstype.bool_:
-        return _cast(_not_equal(input, input), mstype.int64)   # int64 zeros (MindSpore)
-    return _sub(input, _trunc(input))
+def frac(x):
+    """The fractional part x - trunc(x), with x's sign; 0 for ints."""
+    _tensor("frac", "x", x)
+    if x.dtype is mstype.bool_:
+        return _cast(_not_equal(x, x), mstype.int64)   # int64 zeros (MindSpore)
+    return _sub(x, _trunc(x))
 
 
 def sgn(input):

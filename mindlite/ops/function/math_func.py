@@ -232,8 +232,8 @@ def logical_not(input):
     return _logical_not(_as_bool(input))
 
 
-def select(cond, x, y):
-    return _select(cond, x, y)
+def select(condition, input, other):
+    return _select(condition, input, other)
 
 
 def where(condition, input, other):

@@ -85,7 +85,10 @@ def softplus(input, beta=1, threshold=20):
     return _select(_greater(scaled, threshold), input, out)
 
 
-def softmax(input, axis=-1):
+def softmax(input, axis=-1, *, dtype=None):
+    if dtype is not None:
+        from .array_func import cast
+        input = cast(input, dtype)
     return _prim(_softmax, P.Softmax, axis)(input)
 
 

@@ -88,13 +88,13 @@ def ger(input, vec2):
     return _F().outer(input, vec2)
 
 
-def mv(input, vec):
+def mv(mat, vec):
     """matrix (n, m) @ vector (m,) -> (n,)."""
     F = _F()
-    if _tensor("mv", "input", input).ndim != 2 or _tensor("mv", "vec", vec).ndim != 1:
-        raise ValueError(f"For 'mv', 'input' must be 2-D and 'vec' 1-D, but got shapes "
-                         f"{list(input.shape)} and {list(vec.shape)}")
-    return F.matmul(input, vec)
+    if _tensor("mv", "mat", mat).ndim != 2 or _tensor("mv", "vec", vec).ndim != 1:
+        raise ValueError(f"For 'mv', 'mat' must be 2-D and 'vec' 1-D, but got shapes "
+                         f"{list(mat.shape)} and {list(vec.shape)}")
+    return F.matmul(mat, vec)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
@@ -183,7 +183,11 @@ def softmin(x, axis=-1, *, dtype=None):
 def swiglu(input, dim=-1):
     """a * silu(b) for the two halves (a, b) of input along dim."""
     F = _F()
-    a, b = F.chunk(_tensor("swiglu", "input", input), 2, dim)
+    _tensor("swiglu", "input", input)
+    if not input.shape or input.shape[dim] % 2:
+        raise ValueError(f"For 'Swiglu', the dimension specified by 'dim' must be divisible by "
+                         f"2, but got x_shape[dim]: {input.shape[dim] if input.shape else 0}")
+    a, b = F.chunk(input, 2, dim)
     return F.mul(a, F.silu(b))
 
 

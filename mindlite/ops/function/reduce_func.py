@@ -60,8 +60,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return _reduce(_sum, input, dim, keepdim)
 
 
-def mean(input, axis=None, keep_dims=False):
-    return _reduce(_mean, input, axis, keep_dims)
+def mean(x, axis=None, keep_dims=False):
+    return _reduce(_mean, x, axis, keep_dims)
 
 
 def _masked_extreme(prims, extreme, input, axis, keepdims, initial, where):

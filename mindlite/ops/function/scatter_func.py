@@ -213,10 +213,10 @@ def index_add_ext(input, dim, index, source, *, alpha=1):
     return _along("add", "index_add", input, dim, index, source)
 
 
-def index_fill(input, dim, index, value):
-    """input with its slices at `index` along dim set to value (a number or 0-D Tensor)."""
-    _tensor("index_fill", "input", input)
-    d = _dim("index_fill", dim, input.ndim)
+def index_fill(x, axis, index, value):
+    """x with its slices at `index` along axis set to value (a number or 0-D Tensor)."""
+    input = _tensor("index_fill", "x", x)
+    d = _dim("index_fill", axis, input.ndim)
     n = input.shape[d] if input.ndim else 1
     picked = _index_1d("index_fill", index, n)
     hit = _zeros((n,), mstype.int64)

@@ -89,9 +89,9 @@ def ravel(input):
     return _reshape(_tensor("ravel", "input", input), (-1,))
 
 
-def expand(input, size):
-    """input broadcast to `size` (-1 keeps a dimension)."""
-    _tensor("expand", "input", input)
+def expand(input_x, size):
+    """input_x broadcast to `size` (-1 keeps a dimension)."""
+    input = _tensor("expand", "input_x", input_x)
     size = tuple(size.asnumpy().tolist()) if isinstance(size, Tensor) else tuple(size)
     lead = len(size) - input.ndim
     if lead < 0:
@@ -224,11 +224,12 @@ def _atleast_1d_all(ts):
     return [_atleast(x, 1) for x in ts]
 
 
-def vstack(tensors):
-    return _F().concat([_atleast(x, 2) for x in _tensors("vstack", tensors)], 0)
+def vstack(inputs):
+    return _F().concat([_atleast(x, 2) for x in _tensors("vstack", inputs)], 0)
 
 
-row_stack = vstack
+def row_stack(tensors):
+    return vstack(tensors)
 
 
 def dstack(tensors):

@@ -89,7 +89,12 @@ def atanh(input):
     return _atanh(input)
 
 
-arctan, arcsin, arccos, arcsinh, arccosh, arctanh = atan, asin, acos, asinh, acosh, atanh
+arctan, arccos, arcsinh, arccosh, arctanh = atan, acos, asinh, acosh, atanh
+
+
+def arcsin(x):
+    """ops.asin under MindSpore 2.10's other name (its parameter is `x`)."""
+    return _asin(x)
 
 
 def _float_pair(name, input, other):
