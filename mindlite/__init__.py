@@ -8,6 +8,8 @@ first random draw. This package itself has no module `__getattr__`: CPython does
 specialize attribute loads from a module that has one, and `ms.ops` / `ms.Tensor`
 would then cost ~30 ns more on every call; everything here is bound at import.
 """
+from . import _moved  # noqa: F401  (old module paths stay importable: mindlite/_moved.py)
+from . import _wiring  # noqa: F401  (who fills the executors' slots: common/api.py)
 from .common import dtype  # noqa: F401
 from .common.dtype import *  # noqa: F401,F403
 from .common.dtype import Type  # noqa: F401
@@ -45,6 +47,9 @@ from .ops.operations.custom_ops import selected_kernel  # noqa: F401
 from .backend.session import register_session  # noqa: F401
 from . import device  # noqa: F401  (pluggable devices: list_devices, register_device)
 from .profiler import Profiler  # noqa: F401  (as `from mindspore import Profiler`)
+from .common import api as _common_api
+
+_common_api.jit = jit         # mindspore.common.api's `jit` (the slot in common/api.py)
 
 mstype = dtype
 __version__ = "0.1.0"

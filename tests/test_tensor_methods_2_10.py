@@ -148,7 +148,7 @@ def test_register_hook():
     assert ms.grad(lambda t: (t * t).sum())(leaf).asnumpy()[0] == 0
     handle.remove()
     assert ms.grad(lambda t: (t * t).sum())(leaf).asnumpy()[0] == 2
-    from mindlite.pynative import tensor_hooks
+    from mindlite.common import tensor_hooks
     tmp = Tensor(np.ones(1, np.float32))
     tmp.register_hook(lambda g: g)
     key = id(tmp)

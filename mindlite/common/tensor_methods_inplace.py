@@ -20,8 +20,10 @@ from .tensor_overload import overloaded
 F = None      # mindlite.ops.functional, bound by tensor.py (functional imports Tensor)
 
 
+Tensor = None   # the Tensor class, set by tensor.py (which imports this module)
+
+
 def _tensor_type():
-    from .tensor import Tensor
     return Tensor
 
 

@@ -18,8 +18,10 @@ F = None      # mindlite.ops.functional, bound by tensor.py (functional imports 
 _CONST_ARGS = {}      # id -> weakref of the tensors marked by set_const_arg()
 
 
+Tensor = None   # the Tensor class, set by tensor.py (which imports this module)
+
+
 def _tensor_type():
-    from .tensor import Tensor
     return Tensor
 
 
@@ -83,6 +85,10 @@ class RuntimeTensorMethods:
         return None
 
     def to_(self, device=None, non_blocking=False):
+        """The tensor (its data is on the host already)."""
+        if device not in ("Ascend", "CPU"):
+            raise ValueError(f"The value of 'to' must be one of ['Ascend', 'CPU'], but got "
+                             f"{device}")
         return self
 
     def move_to(self, to, blocking=True):
@@ -92,6 +98,9 @@ class RuntimeTensorMethods:
                              f"got {to!r}")
         if not isinstance(blocking, bool):
             raise ValueError(f"For 'move_to', 'blocking' must be a bool, but got {blocking!r}")
+        if to != "CPU":
+            raise RuntimeError(f"The value of arg 'to' of method 'move_to' should be same with "
+                               f"device target, but got to:{to}, device target: CPU")
         return F.cast(self, self.dtype)
 
     def value(self):
@@ -102,8 +111,11 @@ class RuntimeTensorMethods:
         """The raw bytes of the data in C order."""
         return np.ascontiguousarray(self.asnumpy()).tobytes()
 
-    def set_(self, source):
-        """The tensor takes source's values, shape and dtype in place; returns self."""
+    def set_(self, source=None):
+        """The tensor takes source's values, shape and dtype in place (no source: it becomes
+        empty, shape (0,)); returns self."""
+        if source is None:
+            return self.assign_value(np.zeros((0,), self.dtype.np))
         if not isinstance(source, _tensor_type()):
             raise TypeError(f"For 'Tensor.set_', 'source' must be a Tensor, but got "
                             f"{type(source).__name__}")
@@ -114,6 +126,8 @@ class RuntimeTensorMethods:
         ndarray.resize)."""
         if len(new_shape) == 1 and isinstance(new_shape[0], (tuple, list)):
             new_shape = tuple(new_shape[0])
+        if not new_shape:
+            return F.cast(self, self.dtype)
         flat = F.reshape(self, (-1,))
         n = int(np.prod(new_shape, dtype=np.int64))
         if n <= flat.shape[0]:

@@ -34,8 +34,10 @@ def _is_ints(v):
     return _is_int(v) or (isinstance(v, (tuple, list)) and all(_is_int(e) for e in v))
 
 
+Tensor = None   # the Tensor class, set by tensor.py (which imports this module)
+
+
 def _tensor_type():
-    from .tensor import Tensor
     return Tensor
 
 
@@ -130,7 +132,7 @@ def resolve(name, sigs, args, kwargs, is_tensor=_eager_is_tensor):
     overload the call fits, else a TypeError naming the method, what was given and the valid
     forms (impls take their parameters positionally: overloads with other parameter names
     may share one).
-    Graph mode (jit/parse_call.py) resolves at compile time with its own `is_tensor` (graph
+    Graph mode (jit/parse/call.py) resolves at compile time with its own `is_tensor` (graph
     values are Tensors too)."""
     for sig, impl in sigs:
         bound = sig.bind(args, kwargs, is_tensor)

@@ -186,7 +186,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def adaptive_avg_pool1d(input, output_size):
     """Adaptive windows (any output size), as adaptive_avg_pool3d's separable averaging."""
-    from ...ops.function.nn_extra_func import _adaptive_avg_1d
+    from ...ops.function.pool_resize_func import _adaptive_avg_1d
     return _adaptive_avg_1d(input, int(output_size if isinstance(output_size, int)
                                        else output_size[0]))
 

@@ -4,7 +4,7 @@ kaiser), standard_normal, standard_laplace, laplace, shuffle, rrelu, gumbel_soft
 in-place samplers uniform_ / normal_ / exponential_ / bernoulli_ / zero_, and the 1.x
 reduce_* names.
 
-Samples come from random_ops' primitives through random_extra_func (mindlite's RNG,
+Samples come from random_ops' primitives through random_func (mindlite's RNG,
 reproducible under mindlite.set_seed); windows are built with numpy from their length only
 (constants, as creation ops are).
 """
@@ -14,7 +14,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from . import random_extra_func as R
+from . import random_func as R
 
 __all__ = ['full_like', 'rand_like', 'randn_like', 'randint_like', 'randperm',
            'bartlett_window', 'blackman_window', 'hamming_window', 'hann_window',

@@ -20,8 +20,8 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_tensor, tensor
 from ._base import cached_prim, needs_grad
 

@@ -10,8 +10,8 @@ import math
 import numbers
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_dtype, check_same_dtype, check_tensor
 from ._base import FloatUnaryOp, UnaryOp, cached_prim, needs_grad
 from ._grad_ops import (BiasAddGrad, LogSoftmaxGrad, ReLU6Grad, ReluGrad, SigmoidGrad,
@@ -190,7 +190,7 @@ class BiasAdd(Primitive):
         check_tensor(self, "input_x", x)
         check_tensor(self, "bias", bias)
         check_same_dtype(self, [("input_x", x), ("bias", bias)])
-        check_dtype(self, "input_x", x, mstype.NUMBER_BF16_TYPES)
+        check_dtype(self, "input_x", x, mstype.NUMBER_BF16_COMPLEX_TYPES)   # as MindSpore's CPU
         fmt = self.attrs["data_format"]
         rank = len(x.shape)
         if rank < 2 or (fmt == "NCDHW" and rank != 5):

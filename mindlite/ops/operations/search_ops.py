@@ -5,8 +5,8 @@ differentiable (MindSpore has no bprop for them). Kernels: kernels/cpu/search_nu
 Bincount and UniqueConsecutive have data-dependent output shapes (dynamic, alloc="kernel").
 """
 from ...common import dtype as mstype
-from ...pynative.grad import non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_tensor, tensor
 
 __all__ = ["SearchSorted", "Histogram", "Bincount", "UniqueConsecutive"]

@@ -11,8 +11,8 @@ where x[i] is the segment's only zero, and 0 where the segment has more than one
 Kernels: kernels/cpu/segment_numpy.py (numpy ufunc.at).
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_dtype, check_int, check_output_size, tensor
 from ._base import needs_grad
 

@@ -12,7 +12,7 @@ lgamma at poles inf, digamma(0) = -inf, digamma at negative integers nan, erfinv
 import math
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ._base import BinaryOp, FloatUnaryOp, needs_grad
 from .elementwise_ops import Exp, Sqrt
 from .logic_ops import Equal, Select
