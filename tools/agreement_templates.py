@@ -497,6 +497,37 @@ _add("ops", {
     "mixed_precision_cast": ["ops.mixed_precision_cast(ms.float16, x)"],
 })
 
+_add("ops", {
+    "random_gamma": ["ops.random_gamma(Tensor(np.array([3, 2], np.int32)), vp, seed=1)",
+                     "ops.random_gamma(Tensor(np.array([3], np.int64)), d[:1, :2])"],
+    "random_poisson": ["ops.random_poisson(Tensor(np.array([3, 2], np.int32)), vp, seed=1)",
+                       "ops.random_poisson(Tensor(np.array([3], np.int32)), vp, "
+                       "dtype=ms.int32)"],
+    "random_categorical": ["ops.random_categorical(ops.log(prob), 4, 1)",
+                           "ops.random_categorical(ops.log(prob), 3, 1, ms.int32)"],
+    "multinomial_with_replacement": ["ops.multinomial_with_replacement(prob, Tensor(1), "
+                                     "Tensor(0), 3, True)"],
+    "choice_with_mask": ["ops.choice_with_mask(b, 3, 1)", "ops.choice_with_mask(b, 20)"],
+    "uniform_candidate_sampler": ["ops.uniform_candidate_sampler(ops.reshape(lab, (3, 1)), 1, "
+                                  "3, True, 5, 1)"],
+    "log_uniform_candidate_sampler": ["ops.log_uniform_candidate_sampler(ops.reshape(lab, "
+                                      "(3, 1)), 1, 3, True, 5, 1)"],
+    "gamma": ["ops.gamma((3, 4), x.abs() + 0.5, Tensor(np.array([2.0], np.float32)), seed=2)"],
+    "poisson": ["ops.poisson((3, 4), vp, seed=1)"],
+    "geqrf": ["ops.geqrf(m34)", "ops.geqrf(m34.T)", "ops.geqrf(mb)"],
+    "orgqr": ["ops.orgqr(*ops.geqrf(m34.T))"],
+    "ormqr": ["ops.ormqr(*ops.geqrf(m), m34.T)"],
+    "eig": ["ops.eig(m)", "ops.eig(m3.astype(ms.float64))"], "eigvals": ["ops.eigvals(m)"],
+    "lu_unpack": ["ops.lu_unpack(m3, Tensor(np.array([2, 3, 3], np.int32)))"],
+    "lu_solve": ["ops.lu_solve(m34[:, :2], m3, Tensor(np.array([2, 3, 3], np.int32)))"],
+    "space_to_batch_nd": ["ops.space_to_batch_nd(img, 2, [[0, 0], [0, 0]])",
+                          "ops.space_to_batch_nd(img, (2, 3), [[1, 1], [0, 0]])"],
+    "batch_to_space_nd": ["ops.batch_to_space_nd(img, (2, 1), [[1, 1], [0, 0]])"],
+    "upsample": ["ops.upsample(img, size=(8, 9))", "ops.upsample(img, (4, 4), mode='bilinear')"],
+    "multilabel_margin_loss": ["ops.multilabel_margin_loss(x, ops.cast(ops.argsort(x), "
+                               "ms.int32))"],
+})
+
 TEMPLATES = T
 
 DTYPE_SWEEP = {f"{mod}.{n}" for mod in ("ops", "mint") for n in (

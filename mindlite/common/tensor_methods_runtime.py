@@ -199,5 +199,15 @@ class RuntimeTensorMethods:
     def unsorted_segment_prod(self, segment_ids, num_segments):
         return F.unsorted_segment_prod(self, segment_ids, num_segments)
 
+    def geqrf(self): return F.geqrf(self)
+    def orgqr(self, input2): return F.orgqr(self, input2)
+
+    def ormqr(self, input2, input3, left=True, transpose=False):
+        return F.ormqr(self, input2, input3, left, transpose)
+
+    def lu_solve(self, LU_data, LU_pivots):
+        """x with A x = self, A given by its packed LU and pivots."""
+        return F.lu_solve(self, LU_data, LU_pivots)
+
 
 METHODS = RuntimeTensorMethods
