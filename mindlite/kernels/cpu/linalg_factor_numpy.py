@@ -1,6 +1,7 @@
 """numpy kernels for ops/operations/linalg_factor_ops.py: Geqrf through numpy's raw QR mode
 (LAPACK geqrf; its h is the transposed factor), Eig through np.linalg.eig, one matrix of a
-batch at a time."""
+batch at a time; Eig takes the self-adjoint path (np.linalg.eigh) for symmetric or Hermitian
+matrices."""
 import numpy as np
 
 from ..registry import register_kernel
@@ -19,10 +20,28 @@ def geqrf_numpy(x, a_out, tau_out):
             tau[i] = t
 
 
+def _eig_one(a, compute_v):
+    """A (Hermitian) symmetric matrix goes through the self-adjoint solver (ascending
+    eigenvalues, as MindSpore's CPU kernel), any other through the general one."""
+    if np.array_equal(a, a.conj().T):
+        w, v = np.linalg.eigh(a)
+        return w, v
+    if compute_v:
+        return np.linalg.eig(a)
+    return np.linalg.eigvals(a), None
+
+
 @register_kernel("Eig", provider="numpy", alloc="kernel")
 def eig_numpy(x, compute_v):
     out = np.complex64 if x.dtype in (np.float32, np.complex64) else np.complex128
-    if compute_v:
-        w, v = np.linalg.eig(x)
-        return w.astype(out), v.astype(out)
-    return np.linalg.eigvals(x).astype(out)
+    n = x.shape[-1]
+    mats = x.reshape((-1, n, n))
+    w = np.empty((mats.shape[0], n), out)
+    v = np.empty((mats.shape[0], n, n), out) if compute_v else None
+    for i, a in enumerate(mats):
+        wi, vi = _eig_one(a, compute_v)
+        w[i] = wi
+        if compute_v:
+            v[i] = vi
+    w = w.reshape(x.shape[:-1])
+    return (w, v.reshape(x.shape)) if compute_v else w

@@ -1,6 +1,6 @@
 """numpy kernels for ops/operations/random_dist_ops.py: Gamma(alpha, 1) and Poisson(rate)
-draws from the generator random_ops' kernels use (norm_numpy._generator); invalid parameters
-(alpha <= 0, rate < 0) raise before anything is written."""
+draws from the generator random_ops' kernels use (norm_numpy._generator); as MindSpore's CPU
+kernels, alpha = 0 gives 0, a negative alpha NaN, a negative rate 0."""
 import numpy as np
 
 from ..registry import register_kernel
@@ -9,15 +9,13 @@ from .norm_numpy import _generator
 
 @register_kernel("RandomGamma", provider="numpy")
 def random_gamma_numpy(alpha, out, seed, seed2):
-    a = np.asarray(alpha, np.float64)
-    if not (a > 0).all():
-        raise ValueError("For 'RandomGamma', 'alpha' must be positive")
-    out[...] = _generator(seed, seed2).gamma(np.broadcast_to(a, out.shape))
+    a = np.broadcast_to(np.asarray(alpha, np.float64), out.shape)
+    ok = a > 0
+    draws = _generator(seed, seed2).gamma(np.where(ok, a, 1.0))
+    out[...] = np.where(ok, draws, np.where(a == 0, 0.0, np.nan))   # as MindSpore's kernel
 
 
 @register_kernel("RandomPoisson", provider="numpy")
 def random_poisson_numpy(rate, out, seed, seed2):
-    r = np.asarray(rate, np.float64)
-    if not (r >= 0).all():
-        raise ValueError("For 'RandomPoisson', 'rate' must be non-negative")
-    out[...] = _generator(seed, seed2).poisson(np.broadcast_to(r, out.shape))
+    r = np.broadcast_to(np.asarray(rate, np.float64), out.shape)
+    out[...] = _generator(seed, seed2).poisson(np.maximum(np.nan_to_num(r), 0.0))

@@ -3,7 +3,7 @@ forms and small queries: eq, expand_as, view_as, type_as, identity, deepcopy, to
 tensor_muls, pows, float_power_ext, isnan_ext, diff_ext, einsum_ext, baddbmm_ext,
 adaptive_avg_pool2d_ext, fills, fast_gelu, reshape_, clamp_, put_, assign_sub,
 stop_gradient_, depend, eps, is_floating_point, is_tensor, is_nonzero, dtype, rank, shape_,
-tail. Each calls the functional ops, so kernels and gradients are theirs.
+tail, print_, move_to. Each calls the functional ops, so kernels and gradients are theirs.
 """
 import numpy as np
 
@@ -14,7 +14,8 @@ __all__ = ["eq", "expand_as", "view_as", "type_as", "identity", "deepcopy", "top
            "tensor_muls", "pows", "float_power_ext", "isnan_ext", "diff_ext", "einsum_ext",
            "baddbmm_ext", "adaptive_avg_pool2d_ext", "fills", "fast_gelu", "reshape_",
            "clamp_", "put_", "assign_sub", "stop_gradient_", "depend", "eps",
-           "is_floating_point", "is_tensor", "is_nonzero", "dtype", "rank", "shape_", "tail"]
+           "is_floating_point", "is_tensor", "is_nonzero", "dtype", "rank", "shape_", "tail",
+           "print_", "move_to"]
 
 
 def _F():
@@ -195,3 +196,13 @@ def tail(*args):
     if len(args) != 1 or not isinstance(args[0], (tuple, list)):
         raise TypeError("For 'tail', the input must be one tuple or list")
     return tuple(args[0][1:])
+
+
+def print_(*input_x):
+    """Print the inputs (Tensors by their values) on one line; returns None."""
+    print(*input_x)
+
+
+def move_to(input, to="CPU", blocking=True):
+    """A copy of input on device `to` (Tensor.move_to)."""
+    return _tensor("move_to", "input", input).move_to(to, blocking)

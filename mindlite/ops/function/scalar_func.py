@@ -27,6 +27,8 @@ __all__ = [
     "hastype", "typeof", "reduced_shape", "tensor_range", "switch", "mixed_precision_cast",
     "broadcast_gradient_args", "dyn_shape", "is_sequence_shape_unknown",
     "is_sequence_value_unknown", "isconstant", "is_tensor_bool_cond", "hyper_add", "partial",
+    "augassign_add", "augassign_sub", "augassign_mul", "augassign_div", "augassign_floordiv",
+    "augassign_mod",
 ]
 
 
@@ -243,3 +245,11 @@ def hyper_add(x, y):
 
 
 partial = functools.partial
+
+
+def augassign_add(x, y): return x + y          # `x += y`
+def augassign_sub(x, y): return x - y
+def augassign_mul(x, y): return x * y
+def augassign_div(x, y): return x / y
+def augassign_floordiv(x, y): return x // y
+def augassign_mod(x, y): return x % y
