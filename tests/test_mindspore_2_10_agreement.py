@@ -40,6 +40,21 @@ CALLS = {
     "mint.max": ["mint.max(x)", "mint.max(x, 1)", "mint.max(x, y)"],
     "mint.transpose": ["mint.transpose(x, 0, 1)"], "mint.gather": ["mint.gather(x, 1, g)"],
     "mint.sum": ["mint.sum(x, 1, True)"], "mint.cumsum": ["mint.cumsum(x, 1)"],
+    "Tensor.prod": ["x.prod(1, keepdim=True)", "x.prod(1, keep_dims=True)"],
+    "Tensor.sort": ["x.sort(0, True, True)", "x.sort(axis=1)"],
+    "Tensor.count_nonzero": ["i.count_nonzero()", "i.count_nonzero(axis=1)"],
+    "Tensor.trace": ["x.trace(1)"], "Tensor.resize": ["x.resize(2, 7)"],
+    "ops.fft": ["ops.fft(x)", "ops.fft(i, 6, 0, 'ortho')"], "ops.irfft": ["ops.irfft(x)"],
+    "ops.fftn": ["ops.fftn(x3, (2, 5))"], "ops.stft": ["ops.stft(ops.reshape(x, (12,)), 4)"],
+    "ops.unsorted_segment_max": ["ops.unsorted_segment_max(x, seg, 3)"],
+    "ops.unsorted_segment_prod": ["ops.unsorted_segment_prod(i, seg, 2)"],
+    "ops.batch_dot": ["ops.batch_dot(bb1, bb2)"], "ops.pdist": ["ops.pdist(x, 3.0)"],
+    "ops.matrix_set_diag": ["ops.matrix_set_diag(x, r, 1)"],
+    "ops.reverse_sequence": ["ops.reverse_sequence(x, k1, 1)"],
+    "ops.iou": ["ops.iou(boxes, boxes[:2])"], "ops.lrn": ["ops.lrn(img, 1, 2.0, 0.5, 0.75)"],
+    "ops.jacrev": ["ops.jacrev(ops.square)(v)"], "ops.vjp": ["ops.vjp(ops.mul, x, y)[1](z)"],
+    "ops.geqrf": ["ops.geqrf(m34)"], "ops.space_to_batch_nd": ["ops.space_to_batch_nd(img, 2, "
+                                                               "[[0, 0], [0, 0]])"],
 }
 
 

@@ -528,6 +528,29 @@ _add("ops", {
                                "ms.int32))"],
 })
 
+_add("ops", {
+    "bidense": ["ops.bidense(x, y, ops.ones((5, 4, 4)))", "ops.bidense(x, y, z[:, :4].reshape("
+                "(3, 4, 1)).broadcast_to((3, 4, 4)), r)"],
+    "col2im": ["ops.col2im(ops.reshape(x, (1, 3, 4, 1)).broadcast_to((1, 3, 4, 9)), "
+               "Tensor(np.array([4, 4], np.int32)), 2, 1, 0, 1)"],
+    "adaptive_max_pool3d": ["ops.adaptive_max_pool3d(vol, (1, 2, 2))",
+                            "ops.adaptive_max_pool3d(vol, (2, 3, 3), True)"],
+    "conv3d_transpose": ["ops.conv3d_transpose(vol, w5)",
+                         "ops.conv3d_transpose(vol, w5, stride=2)"],
+    "crop_and_resize": ["ops.crop_and_resize(img.transpose(0, 2, 3, 1), Tensor(np.array([[0, 0, "
+                        "1, 1], [0.2, 0.1, 0.8, 0.9]], np.float32)), Tensor(np.array([0, 1], "
+                        "np.int32)), (3, 4))",
+                        "ops.crop_and_resize(img.transpose(0, 2, 3, 1), Tensor(np.array([[-0.2, "
+                        "0.1, 0.8, 1.2]], np.float32)), Tensor(np.array([1], np.int32)), (4, 3), "
+                        "'nearest', -1.0)"],
+    "ctc_greedy_decoder": ["ops.ctc_greedy_decoder(x3.transpose(1, 0, 2), "
+                           "Tensor(np.array([3, 2], np.int32)))",
+                           "ops.ctc_greedy_decoder(x3.transpose(1, 0, 2), "
+                           "Tensor(np.array([3, 3], np.int32)), False)"],
+    "augassign_add": ["ops.augassign_add(x, y)"], "augassign_mod": ["ops.augassign_mod(7, 3)"],
+    "move_to": ["ops.move_to(x, 'CPU')"],
+})
+
 TEMPLATES = T
 
 DTYPE_SWEEP = {f"{mod}.{n}" for mod in ("ops", "mint") for n in (
