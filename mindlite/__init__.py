@@ -22,6 +22,7 @@ from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # no
 from .random_state import set_seed, get_seed  # noqa: F401
 from . import ops  # noqa: F401
 from . import nn  # noqa: F401
+from . import numpy  # noqa: F401  (mindspore.numpy; its families load at first use)
 from .ops.composite import grad, value_and_grad, GradOperation  # noqa: F401
 from .jit import jit  # noqa: F401
 from . import dataset, train  # noqa: F401

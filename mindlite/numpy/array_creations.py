@@ -308,14 +308,15 @@ def pad(arr, pad_width, mode="constant", stat_length=None, constant_values=0, en
                     stat = as_dtype(_STAT_MODES[mode](ref, axis, True), a.dtype)
                 block = F.broadcast_to(stat, shape)
             elif mode == "linear_ramp":
-                edge = _take_edge(a, axis, side, 1)
-                end = to_tensor(_side_value(end_values, axis, side), mstype.float32)
-                frac = onp.arange(width, dtype=onp.float32) / width
+                ft = a.dtype if a.dtype in mstype.FLOAT_TYPES else mstype.float32
+                edge = F.cast(_take_edge(a, axis, side, 1), ft)
+                end = to_tensor(_side_value(end_values, axis, side), ft)
+                frac = onp.arange(width, dtype=ft.np) / width
                 if side == 1:
                     frac = frac[::-1]
                 frac = Tensor(frac.reshape((1,) * axis + (width,) + (1,) *
                                            (a.ndim - axis - 1)))
-                block = as_dtype(end + (F.cast(edge, mstype.float32) - end) * frac, a.dtype)
+                block = as_dtype(end + (edge - end) * frac, a.dtype)
             else:
                 raise ValueError(f"For 'mindlite.numpy.pad', 'mode' must be one of constant, "
                                  f"edge, reflect, symmetric, wrap, maximum, minimum, mean, "

@@ -85,7 +85,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     if not isinstance(bins, numbers.Integral):
         return F.cast(to_tensor(bins), mstype.float32)
     if range is None:
-        arr = a.asnumpy()
+        arr = a.asnumpy().astype(onp.float32)         # the edges are float32
         lo, hi = (float(arr.min()), float(arr.max())) if arr.size else (0.0, 1.0)
     else:
         lo, hi = float(range[0]), float(range[1])
@@ -163,22 +163,25 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=False):  # noqa
 def interp(x, xp, fp, left=None, right=None):
     """Piecewise-linear interpolation of (xp, fp) at x (xp increasing); fp[0] / fp[-1] (or
     left / right) outside."""
-    x = F.cast(to_tensor(x), mstype.float32)
-    xp = F.cast(to_tensor(xp), mstype.float32)
-    fp = to_tensor(fp)
-    fp = fp if fp.dtype in mstype.FLOAT_TYPES else F.cast(fp, mstype.float32)
+    x, xp, fp = to_tensor(x), to_tensor(xp), to_tensor(fp)
+    work = mstype.float64 if mstype.float64 in (x.dtype, xp.dtype, fp.dtype) else \
+        mstype.float32
+    x, xp, fp = F.cast(x, work), F.cast(xp, work), F.cast(fp, work)
     n = xp.shape[0]
-    if n == 0 or fp.shape[0] != n:
-        raise ValueError("For 'mindlite.numpy.interp', 'xp' and 'fp' must be non-empty and of "
-                         "the same length")
-    hi = F.clamp(searchsorted(xp, x, "right"), 1, builtins.max(n - 1, 1))
-    lo = hi - 1
+    if xp.ndim != 1 or n == 0 or fp.shape != xp.shape:
+        raise ValueError("For 'mindlite.numpy.interp', 'xp' and 'fp' must be 1-D, non-empty "
+                         "and of the same length")
+    if n == 1:
+        lo = hi = F.zeros(x.shape, mstype.int32)
+    else:
+        hi = F.clamp(searchsorted(xp, x, "right"), 1, n - 1)
+        lo = hi - 1
     x0, x1 = F.gather(xp, lo, 0), F.gather(xp, hi, 0)
     y0, y1 = F.gather(fp, lo, 0), F.gather(fp, hi, 0)
     span = x1 - x0
     t = F.select(span == 0, F.zeros_like(span), (x - x0) / F.select(span == 0,
                                                                       F.ones_like(span), span))
-    out = y0 + F.cast(t, fp.dtype) * (y1 - y0)
+    out = y0 + t * (y1 - y0)
     lval = fp[0] if left is None else to_tensor(left, fp.dtype)
     rval = fp[-1] if right is None else to_tensor(right, fp.dtype)
     out = F.select(x < xp[0], F.broadcast_to(lval, out.shape), out)

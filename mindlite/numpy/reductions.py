@@ -7,6 +7,7 @@ with `initial` and `where`), `argmax`, `argmin`, `std`, `var`, `ptp`, `average`,
 int64, an int mean keeps the int dtype, an int var / std is float32). All run on the
 Reduce* / CumSum / Select primitives, so the float ones are differentiable.
 """
+import builtins
 import numbers
 
 from ..common import dtype as mstype
@@ -25,10 +26,10 @@ def _axes(axis, ndim, name):
     axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
     out = []
     for ax in axes:
-        if not isinstance(ax, numbers.Integral) or not -ndim <= ax < max(ndim, 1):
+        if not isinstance(ax, numbers.Integral) or not -ndim <= ax < builtins.max(ndim, 1):
             raise ValueError(f"For 'mindlite.numpy.{name}', 'axis' must be in "
                              f"[{-ndim}, {ndim}), but got {axis!r}")
-        out.append(ax % max(ndim, 1))
+        out.append(ax % builtins.max(ndim, 1))
     if len(set(out)) != len(out):
         raise ValueError(f"For 'mindlite.numpy.{name}', 'axis' repeats an axis: {axis!r}")
     return tuple(out)
