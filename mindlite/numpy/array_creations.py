@@ -14,7 +14,7 @@ import numpy as onp
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..ops import functional as F
-from .dtypes import as_dtype, python_array, to_tensor
+from .dtypes import as_dtype, axis_slice, python_array, to_tensor
 
 __all__ = ["array", "asarray", "asfarray", "ones", "zeros", "full", "empty", "ones_like",
            "zeros_like", "full_like", "empty_like", "arange", "linspace", "logspace",
@@ -301,7 +301,8 @@ def pad(arr, pad_width, mode="constant", stat_length=None, constant_values=0, en
                 if mode == "median":
                     s = F.sort(ref, axis)[0]
                     m = ref.shape[axis]
-                    stat = (F.narrow(s, axis, (m - 1) // 2, 1) + F.narrow(s, axis, m // 2, 1)) \
+                    stat = (axis_slice(s, axis, (m - 1) // 2, (m + 1) // 2) +
+                            axis_slice(s, axis, m // 2, m // 2 + 1)) \
                         / 2
                     stat = as_dtype(stat, a.dtype)
                 else:
@@ -337,4 +338,4 @@ def _side_value(v, axis, side):
 
 def _take_edge(a, axis, side, k):
     n = a.shape[axis]
-    return F.narrow(a, axis, 0 if side == 0 else n - k, k)
+    return axis_slice(a, axis, 0, k) if side == 0 else axis_slice(a, axis, n - k, n)

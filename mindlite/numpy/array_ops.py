@@ -13,7 +13,7 @@ import numpy as onp
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..ops import functional as F
-from .dtypes import to_tensor
+from .dtypes import axis_slice, to_tensor
 
 __all__ = ["reshape", "ravel", "squeeze", "expand_dims", "transpose", "swapaxes", "moveaxis",
            "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to",
@@ -222,8 +222,7 @@ def _split(x, indices_or_sections, axis, name, even):
     pts = _split_points(x.shape[axis], indices_or_sections, name, even)
     out = []
     for a, b in zip(pts[:-1], pts[1:]):
-        out.append(F.narrow(x, axis, a, max(b - a, 0)) if b > a else
-                   F.narrow(x, axis, min(a, x.shape[axis]), 0))
+        out.append(axis_slice(x, axis, a, max(a, b)))
     return tuple(out)
 
 

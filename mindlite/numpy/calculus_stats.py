@@ -7,20 +7,13 @@ import numbers
 from ..common import dtype as mstype
 from ..ops import functional as F
 from .array_creations import diagonal
-from .dtypes import float_input, to_tensor
+from .dtypes import axis_slice, float_input, to_tensor
 
 __all__ = ["diff", "ediff1d", "gradient", "trapz", "unwrap", "cov", "corrcoef"]
 
 
 def _slice(a, axis, start, stop):
-    n = a.shape[axis]
-    start = start % n if start < 0 else start
-    stop = n + stop if stop is not None and stop < 0 else (n if stop is None else stop)
-    return F.narrow(a, axis, start, builtin_max(stop - start, 0))
-
-
-def builtin_max(a, b):
-    return a if a > b else b
+    return axis_slice(a, axis, start, stop)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):

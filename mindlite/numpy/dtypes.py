@@ -88,6 +88,11 @@ def float_input(x):
         else as_dtype(t, mstype.float32)
 
 
+def axis_slice(x, axis, start, stop):
+    """x[..., start:stop, ...] on `axis` (a StridedSlice: empty ranges and axes allowed)."""
+    return x[(slice(None),) * axis + (slice(start, stop),)]
+
+
 def promote_types(type1, type2):
     """The dtype both `type1` and `type2` promote to (MindSpore's tensor promotion)."""
     return mstype.promote(mstype.to_type(type1), mstype.to_type(type2))

@@ -18,6 +18,7 @@ from .metrics import Accuracy, Loss, Metric, get_metric_fn, names, rearrange_inp
 from .metrics_extra import (F1, MAE, MSE, ConfusionMatrix, Fbeta, Perplexity, Precision, Recall,
                             Top1CategoricalAccuracy, Top5CategoricalAccuracy,
                             TopKCategoricalAccuracy, auc)
+from .metrics_similarity import ROC, BleuScore, CosineSimilarity, Dice
 from .model import Model
 from .summary_collector import SummaryCollector
 from .summary_record import SummaryRecord
@@ -35,4 +36,4 @@ __all__ = ["Accuracy", "Callback", "DynamicLossScaleManager", "FixedLossScaleMan
            "TimeMonitor", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
            "TopKCategoricalAccuracy", "auc", "get_metric_fn", "load_checkpoint",
            "load_param_into_net", "names", "rearrange_inputs", "save_checkpoint", "export",
-           "load"]
+           "load", "BleuScore", "CosineSimilarity", "Dice", "ROC"]
