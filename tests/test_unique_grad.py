@@ -60,6 +60,8 @@ ALLOWED = {
     "RNNLayerGrad",                          # MindSpore's LSTMGrad: no bprop (second order)
     "UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Multinomial",  # samplers
     "Barrier",                               # no tensor inputs (a synchronization)
+    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "Gcd", "Lcm",  # int / bool only
+    "SearchSorted",                          # index outputs
 }
 
 
