@@ -17,14 +17,16 @@ from .. import _C, abstract
 from . import dtype as mstype
 from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
-from . import tensor_methods_complex
+from . import tensor_methods_complex, tensor_methods_dtype, tensor_methods_inplace
+from . import tensor_methods_elementwise, tensor_methods_shape, tensor_methods_stat
 from . import interop
 
 _PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder (no data)
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
 # (ops.functional) is bound at the end of this file, once functional can import Tensor
 _METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math, interop,
-                   tensor_methods_complex)
+                   tensor_methods_complex, tensor_methods_dtype, tensor_methods_inplace,
+                   tensor_methods_elementwise, tensor_methods_shape, tensor_methods_stat)
 _METHOD_MIXINS = tuple(m.METHODS for m in _METHOD_MODULES)
 
 
@@ -276,21 +278,20 @@ class Tensor(_C.TensorBase, *_METHOD_MIXINS):
             return repr(self)
         return str(self._arr)
 
-    def astype(self, dtype):
+    def astype(self, dtype, copy=True):
         return F.cast(self, mstype.to_type(dtype))
-
-    def to(self, dtype):
-        return self.astype(dtype)
 
     def copy(self):
         return Tensor(self)
 
     def set_dtype(self, dtype):
-        """Change the dtype in place (the signature changes, so cached runners do not match)."""
-        self._arr = self._data().astype(mstype.to_type(dtype).np)
+        """Change the dtype in place (the signature changes, so cached runners do not match);
+        returns the new dtype, as MindSpore 2.10."""
+        dtype = mstype.to_type(dtype)
+        self._arr = self._data().astype(dtype.np)
         self._abs = abstract.abstract_of_array(self._arr)
         _log_write(self, "Tensor.set_dtype")
-        return self
+        return dtype
 
     def __reduce__(self):
         """copy / deepcopy / pickle: the values (the C base's fields are not slots)."""

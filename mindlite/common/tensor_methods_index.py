@@ -5,6 +5,8 @@ autograd like any op. Where MindSpore 2.10's method takes the axis as `axis` or 
 (both spellings work there), both are accepted here.
 """
 
+from .tensor_overload import overloaded
+
 F = None      # mindlite.ops.functional, bound by tensor.py (functional imports Tensor)
 
 
@@ -34,10 +36,11 @@ class TensorIndexMethods:
         """self with src (a Tensor, or the number `value`) written at index along axis."""
         return F.scatter(self, _pick(axis, dim, 0), index, src if src is not None else value)
 
-    def scatter_add(self, dim, index, src):
-        """self with src added at index along dim (PyTorch's Tensor.scatter_add, out of
-        place: TensorScatterElements with reduction "add")."""
-        return F.tensor_scatter_elements(self, index, src, dim, "add")
+    scatter_add = overloaded(
+        "scatter_add", ("dim: int, index: tensor, src: tensor",
+                        lambda self, dim, index, src: F.scatter_add_ext(self, dim, index, src)),
+        ("indices: tensor, updates: tensor",
+         lambda self, indices, updates: F.tensor_scatter_add(self, indices, updates)))
 
     def index_select(self, axis=None, index=None, *, dim=None):
         return F.index_select(self, _pick(axis, dim, 0), index)

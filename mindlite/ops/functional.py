@@ -13,6 +13,11 @@ _MODULES = ("function.math_func", "function.nn_func", "function.reduce_func",
             "function.vmap_func", "function.sort_index_func",
             "function.nn_extra_func", "function.linalg_func", "function.stat_func",
             "function.conv_extra_func", "function.loss_extra_func",
-            "function.random_extra_func", "function.complex_func")
+            "function.random_extra_func", "function.complex_func",
+            "function.transcendental_func", "function.elementwise_func",
+            "function.scatter_func", "function.shape_func", "function.order_stat_func",
+            "function.product_func", "function.random_like_func",
+            "function.nn_vision_func", "function.pool_adaptive_func",
+            "function.linalg_decomp_func")
 
 _LAZY = _lazy_exports(globals(), _MODULES)

@@ -63,7 +63,23 @@ def unsqueeze(input, dim):
 
 
 def squeeze(input, axis=None):
-    return cached_prim(P.Squeeze, () if axis is None else _tuple(axis))(input)
+    """input without its size-1 axes (all of them for None, else those of `axis` that have
+    size 1: an axis of another size is left as it is, as MindSpore 2.10)."""
+    if axis is None or axis == () or not isinstance(input, Tensor):
+        return cached_prim(P.Squeeze, () if axis is None else _tuple(axis))(input)
+    axes = (axis,) if isinstance(axis, int) else _tuple(axis)
+    n = input.ndim
+    for a in axes:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"For 'squeeze', 'axis' must be an int or a tuple of ints, but got "
+                            f"{axis!r}")
+        if not -max(n, 1) <= a < max(n, 1):
+            raise ValueError(f"For 'squeeze', 'axis' {a} is out of range [{-max(n, 1)}, "
+                             f"{max(n, 1)}) for shape {list(input.shape)}")
+    keep = tuple(a for a in axes if n and input.shape[a % n] == 1)
+    if not keep:
+        return input
+    return cached_prim(P.Squeeze, keep)(input)
 
 
 def _check_tensor(name, arg, x):

@@ -128,8 +128,15 @@ def ceil(input):
     return _ceil(input)
 
 
-def round(input):
-    return _round(input)
+def round(input, *, decimals=0):
+    """input rounded half to even (to `decimals` decimal places: scaled by 10**decimals,
+    rounded, scaled back)."""
+    if decimals == 0:
+        return _round(input)
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"For 'round', 'decimals' must be an int, but got {decimals!r}")
+    scale = 10.0 ** decimals
+    return _div(_round(_mul(input, scale)), scale)
 
 
 def reciprocal(input):

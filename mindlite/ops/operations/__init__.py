@@ -21,7 +21,8 @@ _MODULES = ("math_ops", "elementwise_ops", "logic_ops", "nn_ops", "array_ops", "
             "sort_ops", "scatter_index_ops", "index_extra_ops", "resize_pad_ops",
             "pool_nd_ops", "random_ops", "loss_extra_ops", "linalg_ops", "stat_ops",
             "svd_ops", "optim_extra_ops", "hook_ops", "rnn_ops", "comm_ops", "complex_ops",
-            "bitwise_ops", "search_ops")
+            "transcendental_ops", "bessel_ops", "bitwise_ops", "tensor_scatter_ops",
+            "reinterpret_ops", "search_ops", "linalg_decomp_ops")
 
 _LAZY = _lazy_exports(globals(), _MODULES)
 
