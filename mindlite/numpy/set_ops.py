@@ -1,11 +1,7 @@
 """mindlite.numpy's set operations: `unique` (in order of first appearance, as MindSpore's
-numpy; `return_inverse`), `in1d`, `isin`, `intersect1d`, `setdiff1d`, and `argwhere`.
-Values go through the Unique / Gather / Equal primitives; the order of first appearance
-is worked out from Unique's int32 inverse indices."""
-import numpy as onp
-
+numpy; `return_inverse`), `in1d`, `isin`, `intersect1d` and `setdiff1d` (sorted), and
+`argwhere`, on the Unique / Sort / Equal / MaskedSelect primitives."""
 from ..common import dtype as mstype
-from ..common.tensor import Tensor
 from ..ops import functional as F
 from .dtypes import to_tensor
 
@@ -13,21 +9,18 @@ __all__ = ["unique", "in1d", "isin", "intersect1d", "setdiff1d", "argwhere"]
 
 
 def unique(x, return_inverse=False):
-    """The distinct values of the flattened x, in the order they first appear."""
+    """The distinct values of the flattened x, in the order they first appear (the Unique
+    primitive's order, as MindSpore's); with return_inverse, each element's int32 index
+    among them."""
     x = F.reshape(to_tensor(x), (-1,))
     if x.shape[0] == 0:
         return (x, F.zeros((0,), mstype.int32)) if return_inverse else x
     values, inverse = F.unique(x)
-    inv = inverse.asnumpy()
-    first = onp.full(values.shape[0], inv.shape[0], onp.int64)
-    onp.minimum.at(first, inv, onp.arange(inv.shape[0]))
-    order = onp.argsort(first, kind="stable")
-    out = F.gather(values, Tensor(order.astype(onp.int32)), 0)
-    if not return_inverse:
-        return out
-    rank = onp.empty_like(order)
-    rank[order] = onp.arange(order.shape[0])
-    return out, Tensor(rank[inv].astype(onp.int32))
+    return (values, inverse) if return_inverse else values
+
+
+def _sorted_unique(a):
+    return F.sort(F.unique(F.reshape(to_tensor(a), (-1,)))[0])[0]
 
 
 def in1d(ar1, ar2, invert=False):
@@ -49,16 +42,13 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     if return_indices:
         raise ValueError("For 'mindlite.numpy.intersect1d', return_indices=True is not "
                          "supported (as MindSpore)")
-    a = F.unique(F.reshape(to_tensor(ar1), (-1,)))[0]
-    b = F.unique(F.reshape(to_tensor(ar2), (-1,)))[0]
-    return F.masked_select(a, in1d(a, b))
+    a = _sorted_unique(ar1)
+    return F.masked_select(a, in1d(a, _sorted_unique(ar2)))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
     """The sorted unique values of ar1 not in ar2."""
-    a = F.reshape(to_tensor(ar1), (-1,))
-    if not assume_unique:
-        a = F.unique(a)[0]
+    a = _sorted_unique(ar1) if not assume_unique else F.reshape(to_tensor(ar1), (-1,))
     return F.masked_select(a, in1d(a, ar2, invert=True))
 
 
