@@ -175,8 +175,7 @@ class FileReader:
 
 
 def _count(path):
-    import sqlite3
-    con = sqlite3.connect(path + ".db")
+    con = fmt.sqlite().connect(path + ".db")
     try:
         return con.execute("SELECT COUNT(*) FROM INDEXES").fetchone()[0]
     finally:

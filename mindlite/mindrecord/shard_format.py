@@ -16,7 +16,6 @@ every page (type, row range, row groups and their offsets).
 """
 import json
 import os
-import sqlite3
 import struct
 
 import numpy as np
@@ -29,6 +28,12 @@ NUMERIC = {"int32": np.int32, "int64": np.int64, "float32": np.float32, "float64
 TYPES = tuple(NUMERIC) + ("string", "bytes")
 _SQL_TYPE = {"int32": "INTEGER", "int64": "INTEGER", "float32": "NUMERIC",
              "float64": "NUMERIC", "string": "TEXT"}
+
+
+def sqlite():
+    """sqlite3, imported on the first MindRecord read or write (out of `import mindlite`)."""
+    import sqlite3
+    return sqlite3
 
 
 def msgpack():
@@ -157,7 +162,7 @@ def read_rows(path, header):
     db = path + ".db"
     if not os.path.exists(db):
         raise RuntimeError(f"MindRecord: the index file '{db}' is missing")
-    con = sqlite3.connect(db)
+    con = sqlite().connect(db)
     try:
         rows = con.execute("SELECT ROW_ID, PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, "
                            "PAGE_ID_BLOB, PAGE_OFFSET_BLOB, PAGE_OFFSET_BLOB_END FROM INDEXES "
@@ -282,7 +287,7 @@ class ShardWriter:
         cols = "".join(f",INC_{k} INT, {f}_0 {_SQL_TYPE[self.schema[f]['type']]}"
                        for k, f in enumerate(self.index_fields))
         key = "".join(f",INC_{k}" for k in range(len(self.index_fields)))
-        con = sqlite3.connect(db)
+        con = sqlite().connect(db)
         try:
             con.execute("CREATE TABLE INDEXES(  ROW_ID               INT  NOT NULL, "
                         "PAGE_ID_RAW          INT  NOT NULL, PAGE_OFFSET_RAW      INT  NOT NULL, "
