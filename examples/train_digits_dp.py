@@ -1,9 +1,11 @@
 """Data-parallel training of train_digits.py's MLP and CNN over MPI, as a MindSpore
 data-parallel script:
 
-    mpiexec -n 4 python examples/train_digits_dp.py [--quick] [--batch 16] [--out out_dp]
-    mpiexec -n 4 --hostfile hosts python examples/train_digits_dp.py      # several machines
-    (as root: add --allow-run-as-root; more ranks than cores: add --oversubscribe)
+    msrun --worker_num=4 --local_worker_num=4 --join=True examples/train_digits_dp.py \
+        [--quick] [--batch 16] [--out out_dp]
+    msrun --worker_num=8 --local_worker_num=4 --hostfile hosts --join=True \
+        examples/train_digits_dp.py                                    # several machines
+    (or mpiexec -n 4 python examples/train_digits_dp.py; docs/distributed.md)
 
 Every rank runs this script: `init()` joins the MPI job, the auto-parallel context turns on
 DATA_PARALLEL with gradients_mean, the training set is sharded by num_shards/shard_id (each

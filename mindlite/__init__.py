@@ -52,6 +52,9 @@ from .ops.operations.custom_ops import selected_kernel  # noqa: F401
 from .backend.session import register_session  # noqa: F401
 from . import device  # noqa: F401  (pluggable devices: list_devices, register_device)
 from .profiler import Profiler  # noqa: F401  (as `from mindspore import Profiler`)
+from .common import api as _common_api
+
+_common_api.jit = jit         # mindspore.common.api's `jit` (the slot in common/api.py)
 
 mstype = dtype
 __version__ = "0.1.0"

@@ -46,6 +46,21 @@ def test_mnist(tmp_path):
         ds.MnistDataset(str(tmp_path), "train")
 
 
+def test_mnist_reads_the_files_present(tmp_path):
+    """As MindSpore 2.10: the default usage ("all") reads a folder holding only the train or
+    only the t10k files (the model zoo's `MnistDataset(path/"test")`); a usage whose files
+    are absent raises naming the folder."""
+    imgs, _ = _mnist(tmp_path)
+    for name in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"):
+        os.remove(tmp_path / name)
+    d = ds.MnistDataset(str(tmp_path), shuffle=False)
+    assert d.get_dataset_size() == 2
+    np.testing.assert_array_equal(_rows(d)[1][0][..., 0], imgs[1])
+    assert ds.MnistDataset(str(tmp_path), usage="test").get_dataset_size() == 2
+    with pytest.raises(RuntimeError, match="Check mnist file in directory: .*'train-images"):
+        ds.MnistDataset(str(tmp_path), usage="train")
+
+
 def test_cifar10(tmp_path):
     rng = np.random.default_rng(1)
     rec = rng.integers(0, 256, (4, 3073), dtype=np.uint8)

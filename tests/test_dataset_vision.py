@@ -1,7 +1,7 @@
 """dataset.vision and dataset.transforms: the deterministic transforms give MindSpore 2.10's
-values (printed by it for the same image), resizing equals Pillow's, random crops and flips
-are reproducible under set_seed and keep shapes, a pipeline of them runs through
-Dataset.map with parallel workers, errors."""
+values (printed by it for the same image), resizing equals MindSpore's (OpenCV's), random
+crops and flips are reproducible under set_seed and keep shapes, a pipeline of them runs
+through Dataset.map with parallel workers, errors."""
 import io
 
 import numpy as np
@@ -31,10 +31,33 @@ def test_deterministic_transforms_as_mindspore():
     assert V.Resize(3)(IMG).shape == (3, 4, 3) and V.Resize((4, 5))(IMG).shape == (4, 5, 3)
 
 
-def test_resize_and_decode_equal_pillow():
+def test_resize_equals_mindspore_and_decode_equals_pillow():
+    """Resize gives MindSpore 2.10's pixels (OpenCV's resampling; values printed by it for
+    these images): uint8 HWC, an MNIST-like (H, W, 1) image upsampled (its edge rows
+    included), float32 HW, nearest."""
     from PIL import Image
-    want = np.asarray(Image.fromarray(IMG).resize((5, 4), Image.BILINEAR))
-    np.testing.assert_array_equal(V.Resize((4, 5))(IMG), want)
+    r = V.Resize((4, 5))(IMG)
+    assert r[..., 0].tolist() == [[7, 12, 16, 21, 26], [43, 48, 52, 57, 62],
+                                  [79, 84, 88, 93, 98], [115, 120, 124, 129, 134]]
+    assert int(r[..., 2].sum()) == 1448
+    mnist = ((np.arange(5 * 6) * 37) % 256).astype(np.uint8).reshape(5, 6, 1)
+    up = V.Resize((7, 9))(mnist)
+    assert up.shape == (7, 9, 1) and up.dtype == np.uint8
+    assert up[..., 0].tolist() == [
+        [0, 18, 43, 68, 92, 117, 142, 166, 185], [127, 72, 24, 48, 73, 98, 122, 147, 166],
+        [212, 139, 60, 36, 49, 73, 98, 123, 141], [188, 207, 189, 42, 25, 49, 74, 99, 117],
+        [164, 182, 195, 170, 91, 25, 49, 74, 93], [139, 158, 182, 207, 159, 92, 44, 50, 68],
+        [120, 138, 163, 188, 212, 194, 48, 30, 49]]
+    near = V.Resize((7, 9), V.Inter.NEAREST)(mnist)[..., 0]
+    assert near[2].tolist() == [222, 222, 3, 40, 40, 77, 114, 114, 151]
+    assert near[6].tolist() == [120, 120, 157, 194, 194, 231, 12, 12, 49]
+    flt = V.Resize((5, 6))(np.arange(12, dtype=np.float32).reshape(3, 4) / 7)
+    assert flt.dtype == np.float32 and flt.shape == (5, 6)
+    np.testing.assert_array_equal(flt[1], np.array(
+        [0.22857144474983215, 0.30000001192092896, 0.39523810148239136, 0.49047622084617615,
+         0.5857143402099609, 0.6571428775787354], np.float32))
+    np.testing.assert_array_equal(flt[4, [0, 4, 5]], np.array(
+        [1.1428571939468384, 1.5, 1.5714285373687744], np.float32))
     buf = io.BytesIO()
     Image.fromarray(IMG).save(buf, format="PNG")
     decoded = V.Decode()(np.frombuffer(buf.getvalue(), np.uint8))

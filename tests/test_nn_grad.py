@@ -69,8 +69,8 @@ def test_gelu_grad_matches_tanh_formula():
 def test_exact_values_at_kinks():
     g = ms.grad(ops.relu)(t([-1.0, 0.0, -0.0, 2.0]))
     np.testing.assert_array_equal(g.asnumpy(), [0.0, 0.0, 0.0, 1.0])
-    g = ms.grad(ops.relu6)(t([-1.0, 0.0, 3.0, 6.0, 7.0]))
-    np.testing.assert_array_equal(g.asnumpy(), [0.0, 0.0, 1.0, 0.0, 0.0])
+    g = ms.grad(ops.relu6)(t([-1.0, 0.0, 3.0, 6.0, 7.0]))     # at 6: 1, as MindSpore 2.10
+    np.testing.assert_array_equal(g.asnumpy(), [0.0, 0.0, 1.0, 1.0, 0.0])
     g = ms.grad(ops.sigmoid)(t([0.0]))
     np.testing.assert_array_equal(g.asnumpy(), [0.25])
     g = ms.grad(ops.tanh)(t(0.0))

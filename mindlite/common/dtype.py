@@ -91,9 +91,15 @@ ALL_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
 FLOAT_TYPES = (float16, float32, float64)
 BF16_TYPES = (bfloat16,)
 COMPLEX_TYPES = (complex64, complex128)
-# MindSpore's mstype.float_type / complex_type
+# MindSpore's mstype.float_type / complex_type / int_type / uint_type / number_type /
+# all_types (the type groups MindSpore's own tests loop over; no int4/float8 here)
 float_type = (float16, float32, float64, bfloat16)
 complex_type = COMPLEX_TYPES
+int_type = (int8, int16, int32, int64)
+uint_type = (uint8, uint16, uint32, uint64)
+signed_type = int_type + float_type + complex_type
+number_type = int_type + uint_type + float_type + complex_type
+all_types = (bool_,) + number_type
 INT_TYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 SIGNED_TYPES = (int8, int16, int32, int64) + FLOAT_TYPES
 NUMBER_TYPES = INT_TYPES + FLOAT_TYPES

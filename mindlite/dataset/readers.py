@@ -66,8 +66,18 @@ class MnistDataset(_ArraySource):
         api = "MnistDataset"
         _check_dir(api, dataset_dir)
         usage = _usage(api, usage, ("train", "test", "all"))
-        prefixes = {"train": ["train"], "test": ["t10k"], "all": ["train", "t10k"]}[usage]
+        wanted = {"train": ["train"], "test": ["t10k"], "all": ["train", "t10k"]}[usage]
         images, labels = [], []
+        # as MindSpore: every pair of files of the usage that is present is read ("all", the
+        # default, takes a folder holding only the train or only the t10k files); none at all
+        # is an error
+        prefixes = [p for p in wanted
+                    if os.path.exists(os.path.join(dataset_dir, f"{p}-images-idx3-ubyte"))]
+        if not prefixes:
+            raise RuntimeError("Invalid data, MnistDataset API can't read the data file "
+                               "(interface mismatch or no data found). Check mnist file in "
+                               f"directory: {dataset_dir} (usage {usage!r} reads "
+                               + " or ".join(f"'{p}-images-idx3-ubyte'" for p in wanted) + ")")
         for p in prefixes:
             img = _read_idx(os.path.join(dataset_dir, f"{p}-images-idx3-ubyte"), 2051, 3)
             lab = _read_idx(os.path.join(dataset_dir, f"{p}-labels-idx1-ubyte"), 2049, 1)

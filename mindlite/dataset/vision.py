@@ -4,14 +4,16 @@ RandomHorizontalFlip, Normalize, HWC2CHW, ToTensor, Rescale, and the Inter enum.
 `dataset.map(operations=[vision.Decode(), vision.Resize(32), ...])`.
 
 Random transforms draw from mindlite.random_state.generator() (set_seed reproduces them).
-Resampling is Pillow's (per channel, in float for non-uint8 images); MindSpore's own uses
-OpenCV, so resized pixels can differ from MindSpore's by a rounding step.
+Resampling (dataset/resample.py) is OpenCV's bilinear and nearest, as MindSpore's, so
+resized images equal MindSpore's; bicubic and area go through Pillow.
 """
 import enum
 import io
 import numbers
 
 import numpy as np
+
+from . import resample
 
 __all__ = ["Inter", "Decode", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop",
            "RandomHorizontalFlip", "Normalize", "HWC2CHW", "ToTensor", "Rescale"]
@@ -24,12 +26,6 @@ class Inter(enum.Enum):
     CUBIC = 2
     BICUBIC = 2
     AREA = 3
-
-
-def _pil_filter(inter):
-    from PIL import Image
-    return {Inter.NEAREST: Image.NEAREST, Inter.LINEAR: Image.BILINEAR,
-            Inter.CUBIC: Image.BICUBIC, Inter.AREA: Image.BOX}[inter]
 
 
 def _rng():
@@ -55,14 +51,8 @@ def _size(op, size):
 
 
 def _resize(img, h, w, inter):
-    from PIL import Image
-    filt = _pil_filter(inter)
-    if img.dtype == np.uint8:
-        return np.asarray(Image.fromarray(img).resize((w, h), filt))
-    chans = img[..., None] if img.ndim == 2 else img
-    out = np.stack([np.asarray(Image.fromarray(chans[..., c].astype(np.float32), "F")
-                               .resize((w, h), filt)) for c in range(chans.shape[-1])], -1)
-    return out[..., 0].astype(img.dtype) if img.ndim == 2 else out.astype(img.dtype)
+    return resample.resize(img, h, w, {Inter.NEAREST: "nearest", Inter.LINEAR: "linear",
+                                       Inter.CUBIC: "cubic", Inter.AREA: "area"}[inter])
 
 
 class Decode:

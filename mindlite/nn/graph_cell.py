@@ -5,7 +5,8 @@ mindlite.load returned; its parameters are the model inputs followed by the weig
 with a default Parameter). The weights are the cell's parameters, by their names
 ("fc1.weight"), so `parameters_dict()`, checkpoints and `params_init` (a dict name ->
 Tensor/Parameter whose values replace the loaded ones) work. A call checks the inputs
-(count, Tensor, dtype, static dims) against the graph's and runs it as @jit runs a compiled
+(count, Tensor, dtype, static dims; a Python scalar or list where MindSpore's file has a
+`mutable` scalar or sequence input) against the graph's and runs it as @jit runs a compiled
 graph: lowered to a kernel program when it can be (jit/kernel_graph.program_for: a graph of
 static shapes without control flow, the grad recorder off), else through the graph executor
 (jit/executor.run_graph: every op through Primitive.__call__, so gradients are recorded in
@@ -78,10 +79,15 @@ class GraphCell(Cell):
             raise ValueError(f"For 'GraphCell', the graph '{self.graph.name}' takes "
                              f"{len(want)} inputs, but got {len(args)}")
         for i, (a, p) in enumerate(zip(args, want)):
-            if not isinstance(a, Tensor):
-                raise TypeError(f"For 'GraphCell', input {i} ('{p.name}') must be a Tensor, but "
-                                f"got {type(a).__name__}")
             abstract = p.abstract
+            if not isinstance(abstract, AbstractTensor) and isinstance(
+                    a, (Tensor, bool, int, float, tuple, list)):
+                continue        # a MindSpore file's scalar or sequence input (`mutable`)
+            if not isinstance(a, Tensor):
+                kind = "a Tensor" if isinstance(abstract, AbstractTensor) else \
+                    "a Tensor or a Python scalar or sequence"
+                raise TypeError(f"For 'GraphCell', input {i} ('{p.name}') must be {kind}, but "
+                                f"got {type(a).__name__}")
             if not isinstance(abstract, AbstractTensor):
                 continue
             if a.dtype != abstract.dtype:

@@ -11,7 +11,7 @@ def relu_grad_numpy(dy, x, out):
 
 @register_kernel("ReLU6Grad", provider="numpy")
 def relu6_grad_numpy(dy, x, out):
-    np.multiply(dy, (x > 0) & (x < 6), out=out)
+    np.multiply(dy, (x > 0) & (x <= 6), out=out)
 
 
 @register_kernel("SigmoidGrad", provider="numpy")

@@ -163,11 +163,20 @@ def _broadcast_to(prim, args):
 
 
 def _bias_add(prim, args):
+    """x + bias along the channel axis (1, or the last for NHWC) of each example; a batched
+    bias (B, C) adds example b's bias to example b."""
     (x, bx), (b, bb) = args
-    if bb is not None:
-        raise NotImplementedError("vmap: no batch rule for 'BiasAdd' with a mapped bias")
-    nd = x.ndim - 1
-    return _F().add(x, _F().reshape(b, (b.shape[0],) + (1,) * (nd - 2))), 0
+    F = _F()
+    nd = x.ndim - (0 if bx is None else 1)               # the example's rank
+    nhwc = prim.attrs["data_format"] == "NHWC"
+    if bb is None:
+        bias = b if nhwc else F.reshape(b, (b.shape[0],) + (1,) * (nd - 2))
+    else:
+        lead = (b.shape[0],) + (1,) * (nd - 1 if nhwc else 1)
+        bias = F.reshape(b, lead + (b.shape[1],) + (() if nhwc else (1,) * (nd - 2)))
+        if bx is None:
+            x = F.expand_dims(x, 0)
+    return F.add(x, bias), 0
 
 
 _RULES = {

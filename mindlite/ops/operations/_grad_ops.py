@@ -35,7 +35,8 @@ class ReluGrad(_ElementwiseGrad):
 
 
 class ReLU6Grad(_ElementwiseGrad):
-    """dx = dy * (0 < x < 6)."""
+    """dx = dy * (0 < x <= 6): at x = 6 the gradient passes, at x = 0 it does not (as
+    MindSpore 2.10's ReLU6Grad and the gradient of its ReLU6)."""
     input_names = ("y_grad", "x")
 
 
@@ -96,7 +97,7 @@ class BiasAddGrad(Primitive):
         return len(dout.shape) - 1 if self.attrs["data_format"] == "NHWC" else 1
 
     def infer(self, dout):
-        check_dtype(self, "dout", dout, mstype.NUMBER_BF16_TYPES)
+        check_dtype(self, "dout", dout, mstype.NUMBER_BF16_COMPLEX_TYPES)
         if len(dout.shape) < 2:
             raise ValueError(f"For 'BiasAddGrad', 'dout' must have rank >= 2, but got shape "
                              f"{list(dout.shape)}")

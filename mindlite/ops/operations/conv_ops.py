@@ -137,10 +137,11 @@ class _ConvBase(Primitive):
     def _explicit_pad(self):
         return self.attrs["pad"]
 
-    def geometry(self, x_shape, arg="x"):
-        """(output H, W), pads (top, bottom, left, right) for an input of shape x_shape."""
+    def geometry(self, x_shape, arg="x", kernel=None):
+        """(output H, W), pads (top, bottom, left, right) for an input of shape x_shape and a
+        kernel of `kernel` (default: the kernel_size attribute)."""
         a = self.attrs
-        kh, kw = a["kernel_size"]
+        kh, kw = kernel or a["kernel_size"]
         sh, sw = a["stride"][2:]
         dh, dw = a["dilation"][2:]
         t, b, l, r = self._explicit_pad()
@@ -182,8 +183,8 @@ class _ConvBase(Primitive):
                              f"but got {size!r}")
         return check_output_size(self, f"'{arg}'", tuple(int(v) for v in size))
 
-    def params(self, x_shape):
-        _, pads = self.geometry(x_shape)
+    def params(self, x_shape, kernel=None):
+        _, pads = self.geometry(x_shape, kernel=kernel)
         a = self.attrs
         return {"stride": a["stride"][2:], "dilation": a["dilation"][2:], "pads": pads,
                 "group": a["group"]}
@@ -245,8 +246,15 @@ class Conv2DBackpropInput(_ConvBase):
         check_dtype(self, "dout", dout, mstype.FLOAT_TYPES)
         check_same_dtype(self, [("dout", dout), ("weight", w)])
         size = self.check_size_arg("input_size", input_size)
-        self.check_weight(w, size[1], x_arg="input_size")
-        (oh, ow), _ = self.geometry(size, "input_size")
+        # as MindSpore 2.10: the weight's shape, not out_channel / kernel_size, sets the
+        # output channels and the kernel (Conv2DBackpropInput(4, 1) takes a (1, 1, 3, 3)
+        # weight); only the channels must agree with input_size
+        group = self.attrs["group"]
+        if size[1] != w.shape[1] * group:
+            raise ValueError(f"For '{self.name}', the channels of 'input_size' ({size[1]}) must "
+                             f"equal weight.shape[1] * group = {w.shape[1]} * {group}, but got "
+                             f"weight shape {list(w.shape)}")
+        (oh, ow), _ = self.geometry(size, "input_size", tuple(w.shape[2:]))
         want = (size[0], w.shape[0], oh, ow)
         if tuple(dout.shape) != want:
             raise ValueError(f"For '{self.name}', 'dout' must have the Conv2D output shape "
@@ -255,7 +263,7 @@ class Conv2DBackpropInput(_ConvBase):
         return tensor(dout.dtype, size)
 
     def kernel_params(self, dout, w, input_size):
-        return self.params(tuple(input_size))
+        return self.params(tuple(input_size), tuple(w.shape[2:]))
 
 
 class Conv2DTranspose(Conv2DBackpropInput):

@@ -190,7 +190,7 @@ class BiasAdd(Primitive):
         check_tensor(self, "input_x", x)
         check_tensor(self, "bias", bias)
         check_same_dtype(self, [("input_x", x), ("bias", bias)])
-        check_dtype(self, "input_x", x, mstype.NUMBER_BF16_TYPES)
+        check_dtype(self, "input_x", x, mstype.NUMBER_BF16_COMPLEX_TYPES)   # as MindSpore's CPU
         fmt = self.attrs["data_format"]
         rank = len(x.shape)
         if rank < 2 or (fmt == "NCDHW" and rank != 5):

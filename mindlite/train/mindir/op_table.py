@@ -219,10 +219,11 @@ LOWERINGS = {
 }
 
 
-def decode_lowered(op, inputs, const_of):
-    """(mindlite primitive, [input positions or (constant,)]) for a LOWERINGS op; `const_of(i)`
-    is (True, value) for a constant input, else (False, None)."""
-    target, spec = LOWERINGS[op]
+def decode_lowered(op, inputs, const_of, table=LOWERINGS):
+    """(mindlite primitive, [input positions or (constant,)]) for an op of `table` (LOWERINGS,
+    or another table in its format); `const_of(i)` is (True, value) for a constant input,
+    else (False, None)."""
+    target, spec = table[op]
     words = spec.split()
     if len(inputs) != len(words):
         raise MindIRFormatError(f"op '{op}' takes {len(words)} inputs ({spec}), the node has "

@@ -25,6 +25,7 @@ from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
 from . import mind_ir_pb2 as pb
+from . import ms2_ops
 from .custom import decode_custom
 from .op_table import (DTYPE_INPUTS, IR_OPS, LOWERINGS, decode_lowered, decode_prim_function,
                        decode_primitive, is_prim_function, primitive_class, split_prim_function)
@@ -56,6 +57,13 @@ class _Reader:
             self.graphs[gp.name] = FuncGraph(gp.name)
         self.weights = {}
         self.prim_cache = {}
+        # MindSpore writes each constant once, in the first graph that uses it, and other
+        # graphs refer to it by name: every Constant of the file, by its output name
+        self.constants = {}
+        for gp in self.protos:
+            for node in gp.node:
+                if node.op_type == "Constant" and len(node.output) == 1:
+                    self.constants.setdefault(node.output[0], (gp, node))
 
     def read(self):
         root = self.protos[0]
@@ -113,6 +121,9 @@ class _Reader:
             return ValueNode(self.graphs[name])
         if name in self.weights:
             return ValueNode(self.weights[name])
+        if name in self.constants:                  # a constant another graph defined
+            cgp, cnode = self.constants[name]
+            return self.constant(cgp, cnode)
         raise MindIRFormatError(f"{_what(gp, node)}: input '{name}' is not defined before use")
 
     def build(self, gp, g):
@@ -125,10 +136,7 @@ class _Reader:
                                         f"{len(node.output)}")
             out = node.output[0]
             if node.op_type == "Constant":
-                attrs = [a for a in node.attribute if a.name == "value"]
-                if len(attrs) != 1:
-                    raise MindIRFormatError(f"{what}: a Constant needs one 'value' attribute")
-                consts[out] = ValueNode(attr_to_value(attrs[0], what))
+                consts[out] = self.constant(gp, node)
                 continue
             inputs = [self.lookup(gp, g, names, consts, i, node) for i in node.input]
             self.current_out = out
@@ -141,6 +149,14 @@ class _Reader:
         g.set_output(result)
         _keep_reachable(g)
         del g._mindir_names
+
+    @staticmethod
+    def constant(gp, node):
+        attrs = [a for a in node.attribute if a.name == "value"]
+        if len(attrs) != 1:
+            raise MindIRFormatError(f"{_what(gp, node)}: a Constant needs one 'value' "
+                                    f"attribute")
+        return ValueNode(attr_to_value(attrs[0], _what(gp, node)))
 
     def make_node(self, gp, g, node, inputs, what):
         op_type = node.op_type
@@ -173,6 +189,9 @@ class _Reader:
         op = proto.op_type
         if op in IR_OPS:
             return self.ir_node(g, op, inputs, abstract, what)
+        node = self.ms2_node(g, op, inputs, abstract, what)
+        if node is not None:
+            return node
         if proto.prim_type == _PRIM_FUNCTION and is_prim_function(op):
             try:
                 tensors, consts = split_prim_function(op, len(inputs))
@@ -221,6 +240,32 @@ class _Reader:
                      for a in proto.attribute if a.name not in ("input_names", "output_names")}
             prim = self.prim_cache[proto.name] = self.primitive(op, attrs, what)
         return self.apply(g, prim, inputs, abstract)
+
+    def ms2_node(self, g, op, inputs, abstract, what):
+        """A node for MindSpore 2.x's scalar / sequence / `*Ext` ops (ms2_ops.py), or None."""
+        fn = ms2_ops.SCALAR_FNS.get(op)
+        if fn is not None:
+            return g.new_cnode([ValueNode(ms2_ops.ScalarFn(op, fn))] + _values(inputs),
+                               abstract)
+        if op == "MatMulExt":
+            def apply(prim, args):
+                return self.apply(g, prim, [a if isinstance(a, (CNode, ValueNode)) or
+                                            hasattr(a, "abstract") else ValueNode(a)
+                                            for a in args], None)
+            out = ms2_ops.matmul_ext(apply, *_values(inputs), what)
+            out.abstract = abstract
+            return out
+        if op in ms2_ops.LOWERINGS:
+            def const_of(i):
+                v = inputs[i]
+                return (True, v.value) if isinstance(v, ValueNode) else (False, None)
+            try:
+                prim, args = decode_lowered(op, inputs, const_of, ms2_ops.LOWERINGS)
+            except MindIRFormatError as e:
+                raise MindIRFormatError(f"{what}: {e}") from None
+            return self.apply(g, prim, [inputs[a] if isinstance(a, int) else ValueNode(a[0])
+                                        for a in args], abstract)
+        return None
 
     @staticmethod
     def dtype_input(node, op, what):
