@@ -1,0 +1,145 @@
+"""mindlite.numpy's comparisons and logic: `equal` ... `greater_equal`, `logical_*`,
+`isfinite` / `isnan` / `isinf` / `isneginf` / `isposinf`, `signbit`, `isclose`,
+`array_equal`, `array_equiv`, and the bitwise functions (`bitwise_and`, `bitwise_or`,
+`bitwise_xor`, `invert`, `bitwise_not`) and `gcd` / `lcm` on the BitwiseAnd / ... / Gcd /
+Lcm primitives. Results are bool Tensors (none is differentiable).
+"""
+from ..common import dtype as mstype
+from ..common.tensor import Tensor
+from ..ops import functional as F
+from .dtypes import as_dtype, both_scalars, operand, to_tensor
+from .math_ops import _prim
+
+__all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+           "logical_and", "logical_or", "logical_xor", "logical_not", "isfinite", "isnan",
+           "isinf", "isneginf", "isposinf", "signbit", "isclose", "array_equal",
+           "array_equiv", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not",
+           "gcd", "lcm"]
+
+
+def _compare(fn):
+    def op(x1, x2, dtype=None):
+        if both_scalars(x1, x2):
+            x1 = to_tensor(x1)
+        return as_dtype(fn(operand(x1), operand(x2)), dtype)
+    return op
+
+
+equal = _compare(F.equal)
+not_equal = _compare(F.not_equal)
+less = _compare(F.less)
+less_equal = _compare(F.less_equal)
+greater = _compare(F.greater)
+greater_equal = _compare(F.greater_equal)
+
+
+def _bool(x):
+    t = to_tensor(x)
+    return t if t.dtype == mstype.bool_ else F.cast(t, mstype.bool_)
+
+
+def logical_and(x1, x2, dtype=None):
+    """Truth of x1 and x2 (any dtype: nonzero is True)."""
+    return as_dtype(F.logical_and(_bool(x1), _bool(x2)), dtype)
+
+
+def logical_or(x1, x2, dtype=None):
+    return as_dtype(F.logical_or(_bool(x1), _bool(x2)), dtype)
+
+
+def logical_xor(x1, x2, dtype=None):
+    return as_dtype(F.not_equal(_bool(x1), _bool(x2)), dtype)
+
+
+def logical_not(a, dtype=None):
+    return as_dtype(F.logical_not(_bool(a)), dtype)
+
+
+def _float_test(fn, int_value):
+    def op(x, dtype=None):
+        x = to_tensor(x)
+        if x.dtype not in mstype.FLOAT_TYPES:
+            return as_dtype(F.fill(mstype.bool_, x.shape, int_value), dtype)
+        return as_dtype(fn(x), dtype)
+    return op
+
+
+isfinite = _float_test(F.isfinite, True)
+isnan = _float_test(F.isnan, False)
+isinf = _float_test(F.isinf, False)
+
+
+def isneginf(x):
+    x = to_tensor(x)
+    return F.logical_and(isinf(x), x < 0)
+
+
+def isposinf(x):
+    x = to_tensor(x)
+    return F.logical_and(isinf(x), x > 0)
+
+
+def signbit(x, dtype=None):
+    """True where the sign bit is set (negative numbers and -0.0)."""
+    x = to_tensor(x)
+    if x.dtype == mstype.bool_ or x.dtype in mstype.INT_TYPES:
+        return as_dtype(x < 0 if x.dtype != mstype.bool_ else F.zeros_like(x), dtype)
+    neg = F.logical_or(x < 0, F.logical_and(x == 0, F.reciprocal(x) < 0))
+    return as_dtype(neg, dtype)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol * |b|, broadcast (nan equal to nan with equal_nan)."""
+    a, b = to_tensor(a), to_tensor(b)
+    dtype = mstype.promote(a.dtype, b.dtype)
+    if dtype not in mstype.FLOAT_TYPES:
+        dtype = mstype.float32
+    return F.isclose(F.cast(a, dtype), F.cast(b, dtype), rtol, atol, equal_nan)
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """True when both have the same shape and elements (a 0-d bool Tensor)."""
+    a1, a2 = to_tensor(a1), to_tensor(a2)
+    if a1.shape != a2.shape:
+        return Tensor(False)
+    eq = F.equal(a1, a2)
+    if equal_nan and a1.dtype in mstype.FLOAT_TYPES:
+        eq = F.logical_or(eq, F.logical_and(F.isnan(a1), F.isnan(F.cast(a2, a1.dtype))))
+    return F.all(eq)
+
+
+def array_equiv(a1, a2):
+    """True when the two broadcast to one shape and are equal there."""
+    a1, a2 = to_tensor(a1), to_tensor(a2)
+    try:
+        eq = F.equal(a1, a2)
+    except ValueError:
+        return Tensor(False)
+    return F.all(eq)
+
+
+def _int_binary(name):
+    def op(x1, x2, dtype=None):
+        if both_scalars(x1, x2):
+            x1 = to_tensor(x1)
+        a = to_tensor(x1) if not isinstance(x1, Tensor) else x1
+        b = to_tensor(x2, a.dtype) if not isinstance(x2, Tensor) else x2
+        return as_dtype(_prim(name)(a, b), dtype)
+    op.__name__ = name
+    op.__doc__ = f"{name} of int or bool inputs, broadcast; `dtype` casts the result."
+    return op
+
+
+bitwise_and = _int_binary("BitwiseAnd")
+bitwise_or = _int_binary("BitwiseOr")
+bitwise_xor = _int_binary("BitwiseXor")
+gcd = _int_binary("Gcd")
+lcm = _int_binary("Lcm")
+
+
+def invert(x, dtype=None):
+    """~x for ints (two's complement), not x for bools."""
+    return as_dtype(_prim("Invert")(to_tensor(x)), dtype)
+
+
+bitwise_not = invert
