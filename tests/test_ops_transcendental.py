@@ -58,7 +58,10 @@ def test_unary_against_torch(name, data):
 def test_aliases_are_the_same_functions_and_tensor_methods_agree():
     x = Tensor(np.array([-0.5, 0.1, 0.7], np.float32))
     for alias, name in ALIASES.items():
-        assert getattr(ops, alias) is getattr(ops, name)
+        if alias == "arcsin":   # MindSpore 2.10's arcsin is its own function of `x`
+            np.testing.assert_array_equal(ops.arcsin(x=x).asnumpy(), ops.asin(x).asnumpy())
+        else:
+            assert getattr(ops, alias) is getattr(ops, name)
         np.testing.assert_array_equal(getattr(x, alias)().asnumpy(),
                                       getattr(ops, name)(x).asnumpy())
     np.testing.assert_array_equal(x.log1p().asnumpy(), ops.log1p(x).asnumpy())
