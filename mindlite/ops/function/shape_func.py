@@ -310,10 +310,8 @@ def reverse(x, axis):
 
 
 def cartesian_prod(*inputs):
-    """The cartesian product of 1-D tensors: (prod of lengths, len(inputs)); one input: itself."""
+    """The cartesian product of 1-D tensors: (prod of lengths, len(inputs)), one input too."""
     ts = [_tensor("cartesian_prod", "inputs", x) for x in inputs]
-    if len(ts) == 1:
-        return ts[0]
     grids = _F().meshgrid(*ts, indexing="ij")
     return _F().stack([_reshape(g, (-1,)) for g in grids], 1)
 
