@@ -6,6 +6,8 @@ mint.min take three forms, resolved as MindSpore does (common/tensor_overload.py
 from ..common import dtype as mstype
 from ..common.tensor_overload import overloaded_function
 from ..ops import functional as F
+from ..ops.function._typed_prims import typed_prim as _prim
+from ..ops.operations.search_ops import Bincount
 
 __all__ = ['all', 'amax', 'amin', 'any', 'argmax', 'argmin', 'argsort', 'bincount',
            'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'histc', 'kthvalue',
@@ -158,10 +160,11 @@ def histc(input, bins=100, min=0, max=0):
 
 
 def bincount(input, weights=None, minlength=0):
-    """Counts (int64) or summed weights of each value of the 1-D non-negative int input."""
+    """Counts (int64) or summed weights of each value of the 1-D non-negative int input
+    (a negative value is a ValueError, as torch's)."""
     if weights is None:
-        return F.cast(F.bincount(input, None, minlength), mstype.int64)
-    return F.bincount(input, weights, minlength)
+        return _prim(Bincount, minlength, False)(input, input)
+    return _prim(Bincount, minlength, True)(input, weights)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):

@@ -205,12 +205,33 @@ def histc(input, bins=100, min=0.0, max=0.0):
 
 
 def bincount(input, weights=None, minlength=0):
-    """How often each value of the 1-D non-negative int input occurs (float32, as MindSpore's
-    ops.bincount), or the summed weights (in their dtype)."""
+    """As MindSpore 2.10's ops.bincount: y[v] (float32) counts the elements of the 1-D input
+    equal to v (or sums their weights) for v < max(max(input) + 1, minlength); negative and
+    non-integral values (float input) count nowhere."""
+    F = _F()
     _tensor("bincount", "input", input)
-    if weights is None:
-        return _F().cast(_prim(SR.Bincount, minlength, False)(input, input), mstype.float32)
-    return _prim(SR.Bincount, minlength, True)(input, weights)
+    if weights is not None and not isinstance(weights, Tensor):
+        raise TypeError(f"For 'bincount', 'weights' must be a Tensor, but got "
+                        f"{type(weights).__name__}")
+    if not isinstance(minlength, numbers.Integral) or isinstance(minlength, bool):
+        raise TypeError(f"For 'bincount', 'minlength' must be an int, but got {minlength!r}")
+    if input.ndim != 1:
+        raise ValueError(f"For 'bincount', 'input' must be 1-D, but got shape "
+                         f"{list(input.shape)}")
+    if input.shape[0] == 0:
+        return F.zeros((0,), mstype.float32)
+    if minlength < 0:
+        raise ValueError(f"For 'bincount', 'minlength' must be >= 0, but got {minlength}")
+    length = builtins.max(int(float(F.cast(F.reduce_max(input), mstype.float32)) + 1), minlength)
+    if length <= 0:
+        return F.zeros((0,), mstype.float32)
+    valid = F.greater_equal(input, 0)
+    if input.dtype.kind not in "iu":
+        valid = F.logical_and(valid, F.equal(input, F.floor(input)))
+    w = F.ones(input.shape, mstype.float32) if weights is None else weights
+    w = F.mul(w, F.cast(valid, w.dtype))
+    idx = F.cast(F.select(valid, input, F.zeros_like(input)), mstype.int64)
+    return F.cast(_prim(SR.Bincount, length, True)(idx, w), mstype.float32)
 
 
 def argwhere(input):
