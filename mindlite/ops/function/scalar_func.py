@@ -35,18 +35,18 @@ __all__ = [
 def scalar_add(x, y): return x + y
 def scalar_sub(x, y): return x - y
 def scalar_mul(x, y): return x * y
-def scalar_div(x, y): return x / y
 def _one(op, v):
-    """A Tensor operand of the scalar ops must hold one element (MindSpore reads it as a
-    number)."""
+    """The divisor of scalar_div / floordiv / mod, when a Tensor, must hold one element (the
+    dividend may be any Tensor, as MindSpore 2.10's: scalar_mod(x, 1) is elementwise)."""
     if isinstance(v, Tensor) and v.size != 1:
         raise ValueError(f"For '{op}', the tensor should have only one element, but got "
                          f"{v.size}, more than one element is ambiguous.")
     return v
 
 
-def scalar_floordiv(x, y): return _one("scalar_floordiv", x) // _one("scalar_floordiv", y)
-def scalar_mod(x, y): return _one("scalar_mod", x) % _one("scalar_mod", y)
+def scalar_div(x, y): return x / _one("scalar_div", y)
+def scalar_floordiv(x, y): return x // _one("scalar_floordiv", y)
+def scalar_mod(x, y): return x % _one("scalar_mod", y)
 def scalar_pow(x, y): return x ** y
 def scalar_eq(x, y): return x == y
 def scalar_ne(x, y): return x != y
