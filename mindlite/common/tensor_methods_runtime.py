@@ -76,7 +76,7 @@ class RuntimeTensorMethods:
     def is_pinned(self): return False
     def is_shared(self): return False
     def pin_memory(self): return self
-    def data_sync(self, wait=True): return self
+    def data_sync(self, wait=True): return None
     def wait_pipeline(self): return None
     def flush_from_cache(self): return None
 

@@ -142,9 +142,10 @@ def assign_sub(variable, value):
 
 
 def stop_gradient_(input):
-    """input with its gradient stopped, in place (later ops see a constant)."""
+    """input's gradient stopped, in place (later ops see a constant); returns None, as
+    MindSpore 2.10's."""
     from ...common.tensor_methods_inplace import write_inplace
-    return write_inplace(_tensor("stop_gradient_", "input", input), "stop_gradient_",
+    write_inplace(_tensor("stop_gradient_", "input", input), "stop_gradient_",
                          lambda old: _F().stop_gradient(old))
 
 
