@@ -163,13 +163,23 @@ class RuntimeTensorMethods:
             F.mul(F.tan(F.mul(F.sub(F.rand(shape), 0.5), float(np.pi))), u[1]), u[0]))
 
     def choose(self, choices, mode="clip"):
-        """out[i] = choices[self[i]][i] (self holds indices; the choices broadcast with it);
-        out-of-range indices: 'clip' to the ends, 'wrap' around, 'raise'."""
-        if isinstance(choices, _tensor_type()):
-            choices = [choices[i] for i in range(choices.shape[0])]
-        n = len(choices)
-        shape = np.broadcast_shapes(self.shape, *[c.shape for c in choices])
-        idx = F.cast(F.broadcast_to(self, shape), mstype.int64)
+        """out[i] = choices[self[i]][i] (self holds indices; out-of-range ones: 'clip' to the
+        ends, 'wrap' around, 'raise'), as MindSpore 2.10's: a Tensor of choices is broadcast
+        whole to (n,) + the result's shape, and values pass through int32 (float choices
+        come back truncated)."""
+        T = _tensor_type()
+        if isinstance(choices, T):
+            shape = tuple(np.broadcast_shapes(self.shape, choices.shape[1:]))
+            stacked = F.broadcast_to(choices, (choices.shape[0],) + shape)
+        else:
+            choices = [c if isinstance(c, T) else T(c) for c in choices]
+            shape = tuple(np.broadcast_shapes(self.shape, *[c.shape for c in choices]))
+            stacked = F.stack([F.broadcast_to(c, shape) for c in choices], 0)
+        if self.ndim == 0 or stacked.ndim == 0:
+            raise ValueError("For 'Tensor.choose', the original tensor and the argument "
+                             "'choices' cannot be scalars.")
+        n = stacked.shape[0]
+        idx = F.cast(F.broadcast_to(self, shape), mstype.int32)
         if mode == "clip":
             idx = F.clamp(idx, 0, n - 1)
         elif mode == "wrap":
@@ -181,8 +191,9 @@ class RuntimeTensorMethods:
         else:
             raise ValueError(f"For 'choose', 'mode' must be 'clip', 'wrap' or 'raise', but got "
                              f"{mode!r}")
-        stacked = F.stack([F.broadcast_to(c, shape) for c in choices], 0)
-        return F.squeeze(F.gather_elements(stacked, 0, F.expand_dims(idx, 0)), 0)
+        picked = F.gather_elements(F.cast(stacked, mstype.int32), 0,
+                                   F.cast(F.expand_dims(idx, 0), mstype.int64))
+        return F.cast(F.squeeze(picked, 0), stacked.dtype)
 
     def reverse_sequence(self, seq_lengths, seq_dim=0, batch_dim=0):
         return F.reverse_sequence(self, seq_lengths, seq_dim, batch_dim)
