@@ -2,7 +2,8 @@
 `isfinite` / `isnan` / `isinf` / `isneginf` / `isposinf`, `signbit`, `isclose`,
 `array_equal`, `array_equiv`, and the bitwise functions (`bitwise_and`, `bitwise_or`,
 `bitwise_xor`, `invert`, `bitwise_not`) and `gcd` / `lcm` on the BitwiseAnd / ... / Gcd /
-Lcm primitives. Results are bool Tensors (none is differentiable).
+Lcm primitives (float gcd / lcm: Euclid's algorithm on float values, as MindSpore's).
+Comparison results are bool Tensors (none is differentiable).
 """
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
@@ -133,8 +134,56 @@ def _int_binary(name):
 bitwise_and = _int_binary("BitwiseAnd")
 bitwise_or = _int_binary("BitwiseOr")
 bitwise_xor = _int_binary("BitwiseXor")
-gcd = _int_binary("Gcd")
-lcm = _int_binary("Lcm")
+_gcd_int = _int_binary("Gcd")
+_lcm_int = _int_binary("Lcm")
+
+
+def _float_pair(x1, x2):
+    a = to_tensor(x1) if not isinstance(x1, Tensor) else x1
+    b = to_tensor(x2, a.dtype) if not isinstance(x2, Tensor) else x2
+    return a, b
+
+
+def _remainder(x1, x2):
+    return F.sub(x1, F.mul(x2, F.floor(F.div(x1, x2))))
+
+
+def _gcd_float(a, b):
+    """Euclid's algorithm on float values, step for step as MindSpore's mindspore.numpy.gcd
+    (remainder x1 - x2 floor(x1 / x2); every element iterates until all remainders are 0)."""
+    a, b = F.abs(a), F.abs(b)
+    ge = F.greater_equal(a, b)
+    a, b = F.select(ge, a, b), F.select(ge, b, a)
+    b = F.select(F.equal(b, 0), a, b)
+    r = _remainder(a, b)
+    while float(F.reduce_sum(r)) > 0:
+        r = _remainder(a, b)
+        done = F.equal(r, 0)
+        a, b = F.select(done, a, b), F.select(done, b, r)
+    return b
+
+
+def gcd(x1, x2, dtype=None):
+    """The greatest common divisor of |x1| and |x2|, broadcast: exact on int / bool inputs
+    (the Gcd primitive); float inputs run Euclid's algorithm in their dtype, as MindSpore's."""
+    a, b = _float_pair(x1, x2)
+    if a.dtype.kind != "f" and b.dtype.kind != "f":
+        return _gcd_int(x1, x2, dtype)
+    return as_dtype(_gcd_float(a, b), dtype)
+
+
+def lcm(x1, x2, dtype=None):
+    """The lowest common multiple of |x1| and |x2|, broadcast: exact on int / bool inputs
+    (the Lcm primitive); float inputs: |x1 / g * x2 / g * g| with g = gcd and the operands
+    in float32 (0 where either is 0), as MindSpore's."""
+    a, b = _float_pair(x1, x2)
+    if a.dtype.kind != "f" and b.dtype.kind != "f":
+        return _lcm_int(x1, x2, dtype)
+    g = _gcd_float(a, b)
+    a32, b32 = F.cast(a, mstype.float32), F.cast(b, mstype.float32)
+    res = F.mul(F.mul(F.div(a32, g), F.div(b32, g)), g)
+    res = F.select(F.equal(F.mul(a32, b32), 0), F.zeros_like(res), res)
+    return as_dtype(F.cast(F.abs(res), g.dtype), dtype)
 
 
 def invert(x, dtype=None):
