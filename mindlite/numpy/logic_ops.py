@@ -139,9 +139,16 @@ _lcm_int = _int_binary("Lcm")
 
 
 def _float_pair(x1, x2):
+    """(a, b, result dtype): the operands as Tensors, float32 where not float (MindSpore
+    runs gcd / lcm of bool, or of an int and a float, on float values and casts back)."""
     a = to_tensor(x1) if not isinstance(x1, Tensor) else x1
-    b = to_tensor(x2, a.dtype) if not isinstance(x2, Tensor) else x2
-    return a, b
+    b = x2 if isinstance(x2, Tensor) else to_tensor(
+        x2, None if isinstance(x2, float) or a.dtype.kind == "f" else a.dtype)
+    floats = [t.dtype for t in (a, b) if t.dtype.kind == "f"]
+    out = (max(floats, key=lambda d: d.itemsize) if floats
+           else b.dtype if a.dtype == mstype.bool_ else a.dtype)
+    a, b = (t if t.dtype.kind == "f" else F.cast(t, mstype.float32) for t in (a, b))
+    return a, b, out
 
 
 def _remainder(x1, x2):
@@ -164,26 +171,26 @@ def _gcd_float(a, b):
 
 
 def gcd(x1, x2, dtype=None):
-    """The greatest common divisor of |x1| and |x2|, broadcast: exact on int / bool inputs
-    (the Gcd primitive); float inputs run Euclid's algorithm in their dtype, as MindSpore's."""
-    a, b = _float_pair(x1, x2)
-    if a.dtype.kind != "f" and b.dtype.kind != "f":
+    """The greatest common divisor of |x1| and |x2|, broadcast: exact on int Tensors (the Gcd
+    primitive); other inputs run Euclid's algorithm in their dtype, as MindSpore's."""
+    if all(isinstance(t, Tensor) and t.dtype.kind in "iu" for t in (x1, x2)):
         return _gcd_int(x1, x2, dtype)
-    return as_dtype(_gcd_float(a, b), dtype)
+    a, b, out = _float_pair(x1, x2)
+    return as_dtype(F.cast(_gcd_float(a, b), out), dtype)
 
 
 def lcm(x1, x2, dtype=None):
-    """The lowest common multiple of |x1| and |x2|, broadcast: exact on int / bool inputs
-    (the Lcm primitive); float inputs: |x1 / g * x2 / g * g| with g = gcd and the operands
+    """The lowest common multiple of |x1| and |x2|, broadcast: exact on int Tensors (the Lcm
+    primitive); other inputs: |x1 / g * x2 / g * g| with g = gcd and the operands
     in float32 (0 where either is 0), as MindSpore's."""
-    a, b = _float_pair(x1, x2)
-    if a.dtype.kind != "f" and b.dtype.kind != "f":
+    if all(isinstance(t, Tensor) and t.dtype.kind in "iu" for t in (x1, x2)):
         return _lcm_int(x1, x2, dtype)
+    a, b, out = _float_pair(x1, x2)
     g = _gcd_float(a, b)
     a32, b32 = F.cast(a, mstype.float32), F.cast(b, mstype.float32)
     res = F.mul(F.mul(F.div(a32, g), F.div(b32, g)), g)
     res = F.select(F.equal(F.mul(a32, b32), 0), F.zeros_like(res), res)
-    return as_dtype(F.cast(F.abs(res), g.dtype), dtype)
+    return as_dtype(F.cast(F.abs(res), out), dtype)
 
 
 def invert(x, dtype=None):
