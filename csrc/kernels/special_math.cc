@@ -215,7 +215,7 @@ double ml_bessel_i0(double x) {
   if (std::isnan(x)) return x;
   const double a = std::fabs(x);
   if (a < kAsymptotic) return cyl_i(0, a);
-  return std::isinf(a) ? kInf : std::exp(a + std::log(scaled_i(0, a)));  // inf past ~714
+  return std::isinf(a) ? kInf : std::exp(a) * scaled_i(0, a);  // inf past log(DBL_MAX)
 }
 
 double ml_bessel_i0e(double x) { return std::isnan(x) ? x : scaled_i(0, std::fabs(x)); }
@@ -224,7 +224,7 @@ double ml_bessel_i1(double x) {
   if (std::isnan(x)) return x;
   const double a = std::fabs(x);
   const double r = a < kAsymptotic ? cyl_i(1, a)
-                  : std::isinf(a) ? kInf : std::exp(a + std::log(scaled_i(1, a)));
+                  : std::isinf(a) ? kInf : std::exp(a) * scaled_i(1, a);
   return x < 0 ? -r : r;
 }
 
