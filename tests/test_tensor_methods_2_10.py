@@ -182,3 +182,18 @@ def test_elementwise_methods_match_functions():
                                   [[True, False, True]] * 2)
     np.testing.assert_allclose(a.remainder(divisor=2).asnumpy(), np.mod(X, 2), rtol=1e-6)
     np.testing.assert_allclose(a.round(decimals=1).asnumpy(), np.round(X, 1))
+
+
+def test_untyped_storage_as_mindspore():
+    """MindSpore 2.10: nbytes / size in bytes, element_size 1, dtype and device attributes,
+    copy_ of another storage writes the bytes into the tensor."""
+    t = x()
+    s = t.untyped_storage()
+    assert type(s).__name__ == "UntypedStorage"
+    assert (s.nbytes(), s.size(), s.element_size()) == (24, 24, 1)
+    assert s.dtype == ms.float32 and s.device == "CPU" and not s.is_shared()
+    assert s.data_ptr() == t.data_ptr()
+    s.copy_(Tensor(np.zeros((2, 3), np.float32)).untyped_storage())
+    np.testing.assert_array_equal(t.asnumpy(), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="sizes must match"):
+        s.copy_(Tensor(np.zeros(2, np.float32)).untyped_storage())

@@ -136,7 +136,9 @@ class DtypeTensorMethods:
         return self.asnumpy().__array_interface__["data"][0]
 
     def untyped_storage(self):
-        return self.asnumpy()
+        """An UntypedStorage over this tensor's bytes (common/storage.py)."""
+        from .storage import UntypedStorage
+        return UntypedStorage(self)
 
 
 METHODS = DtypeTensorMethods
