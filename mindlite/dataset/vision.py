@@ -225,3 +225,26 @@ class Rescale:
 
     def __call__(self, img):
         return np.asarray(img, np.float32) * np.float32(self.rescale) + np.float32(self.shift)
+
+
+# The other transform families, in files of their own (they use the helpers above).
+from .vision_augment import (AutoAugment, AutoAugmentPolicy, RandAugment,  # noqa: E402
+                             TrivialAugmentWide)
+from .vision_batch import CutMixBatch, ImageBatchFormat, MixUpBatch  # noqa: E402
+from .vision_color import (AdjustBrightness, AdjustContrast, AdjustGamma,  # noqa: E402
+                           AdjustHue, AdjustSaturation, AdjustSharpness, AutoContrast, Equalize,
+                           Invert, Posterize, RandomAdjustSharpness, RandomAutoContrast,
+                           RandomColor, RandomColorAdjust, RandomEqualize, RandomInvert,
+                           RandomPosterize, RandomSharpness, RandomSolarize, Solarize)
+from .vision_geometry import (Border, Crop, Erase, HorizontalFlip, Pad,  # noqa: E402
+                              RandomErasing, RandomRotation, RandomVerticalFlip, Rotate,
+                              VerticalFlip)
+
+__all__ += ["AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide",
+            "CutMixBatch", "ImageBatchFormat", "MixUpBatch", "AdjustBrightness",
+            "AdjustContrast", "AdjustGamma", "AdjustHue", "AdjustSaturation", "AdjustSharpness",
+            "AutoContrast", "Equalize", "Invert", "Posterize", "RandomAdjustSharpness",
+            "RandomAutoContrast", "RandomColor", "RandomColorAdjust", "RandomEqualize",
+            "RandomInvert", "RandomPosterize", "RandomSharpness", "RandomSolarize", "Solarize",
+            "Border", "Crop", "Erase", "HorizontalFlip", "Pad", "RandomErasing",
+            "RandomRotation", "RandomVerticalFlip", "Rotate", "VerticalFlip"]
