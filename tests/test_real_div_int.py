@@ -53,3 +53,11 @@ def test_mindspore_values():
     assert P.Div()(xi, Tensor(np.array([2, 2], np.int32))).asnumpy().tolist() == [3.5, -3.5]
     with pytest.raises(TypeError, match="RealDiv"):
         _OP(Tensor(np.array([True])), Tensor(np.array([True])))
+
+
+def test_dtype_minimum_divided_as_mindspore():
+    """The dtype's minimum (|x| overflows) divided by -3 and -1: MindSpore 2.10's values."""
+    x = np.array([-128, -128, 7, -7, 7, -7, 5, 0], np.int8)
+    y = np.array([-3, -1, 2, 2, -2, -2, 0, 0], np.int8)
+    np.testing.assert_array_equal(_OP(Tensor(x), Tensor(y)).asnumpy(),
+                                  [42, -128, 3, -3, -3, 3, 127, 0])

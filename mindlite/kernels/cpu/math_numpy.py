@@ -80,9 +80,10 @@ def real_div_numpy(x, y, out):
             return
         x, y = np.broadcast_arrays(x, y)
         zero = y == 0
-        q = np.abs(x) // np.where(zero, 1, np.abs(y)).astype(x.dtype)     # |x| // |y| >= 0
-        neg = (x < 0) != (y < 0)
-        np.copyto(out, np.where(neg, -q, q), casting="unsafe")
+        safe = np.where(zero, 1, y).astype(x.dtype)
+        q = x // safe                          # floor; truncation moves it up by one where the
+        q += (x - q * safe != 0) & ((x < 0) != (safe < 0))   # signs differ and it is inexact
+        np.copyto(out, q, casting="unsafe")    # (|x| overflowed for the dtype's minimum)
         if zero.any():
             info = np.iinfo(out.dtype)
             sat = np.where(x > 0, info.max, np.where(x < 0, info.min, 0))

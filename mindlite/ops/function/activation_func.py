@@ -10,7 +10,7 @@ from ..operations import activation_ops as P
 from ._typed_prims import typed_prim as _prim
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "hardswish", "hardsigmoid", "hardtanh", "mish",
-           "softsign", "logsigmoid", "hardshrink"]
+           "softsign", "logsigmoid"]
 
 _selu, _hswish, _hsigmoid = P.SeLU(), P.HSwish(), P.HSigmoid()
 _mish, _softsign, _logsigmoid = P.Mish(), P.Softsign(), P.LogSigmoid()
@@ -47,11 +47,6 @@ def hardswish(input):
 
 def hardsigmoid(input):
     return _hsigmoid(input)
-
-
-def hardshrink(input, lambd=0.5):
-    """input where |input| > lambd, else 0 (MindSpore's HShrink)."""
-    return _prim(P.HShrink, lambd)(input)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):

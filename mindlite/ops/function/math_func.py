@@ -6,6 +6,7 @@ come through here. A few are compositions of primitives: clamp (Maximum, Minimum
 matmul with 1-D or batched operands (Reshape + MatMul / BatchMatMul), div with a
 rounding_mode.
 """
+from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as P
@@ -14,7 +15,7 @@ __all__ = ['add', 'sub', 'mul', 'div', 'true_divide', 'floor_div', 'floor_mod', 
            'neg', 'negative', 'abs', 'absolute', 'exp', 'log', 'sqrt', 'rsqrt', 'square', 'sin',
            'cos', 'sign', 'floor', 'ceil', 'round', 'reciprocal', 'erf', 'maximum', 'minimum',
            'equal', 'not_equal', 'ne', 'less', 'lt', 'less_equal', 'le', 'greater', 'gt',
-           'greater_equal', 'ge', 'logical_and', 'logical_or', 'logical_not', 'logical_xor',
+           'greater_equal', 'ge', 'logical_and', 'logical_or', 'logical_not',
            'where', 'select', 'addn', 'matmul', 'bmm', 'clamp', 'clip', 'approximate_equal']
 
 _abs, _neg, _exp, _log = P.Abs(), P.Neg(), P.Exp(), P.Log()
@@ -27,11 +28,12 @@ _floor_div, _floor_mod, _mod, _truncate_div = P.FloorDiv(), P.FloorMod(), P.Mod(
 _pow, _maximum, _minimum = P.Pow(), P.Maximum(), P.Minimum()
 _equal, _not_equal, _less, _less_equal = P.Equal(), P.NotEqual(), P.Less(), P.LessEqual()
 _greater, _greater_equal = P.Greater(), P.GreaterEqual()
-_logical_and, _logical_or, _logical_xor = P.LogicalAnd(), P.LogicalOr(), P.LogicalXor()
+_logical_and, _logical_or = P.LogicalAnd(), P.LogicalOr()
 _select, _addn = P.Select(), P.AddN()
 _matmul = P.MatMul()
 _batch_matmul = P.BatchMatMul()
 _reshape = A.Reshape()
+_cast = A.Cast()
 
 
 # ---- arithmetic ---------------------------------------------------------------------------
@@ -91,6 +93,8 @@ def neg(input):
 
 
 def abs(input):
+    if isinstance(input, Tensor) and input.dtype is mstype.bool_:
+        return _cast(input, mstype.bool_)             # |bool| is itself (a copy)
     return _abs(input)
 
 
@@ -102,8 +106,15 @@ def log(input):
     return _log(input)
 
 
+def _float_of(x):
+    """int / bool tensors as float32 (MindSpore's Sqrt / Reciprocal take them so)."""
+    if isinstance(x, Tensor) and x.dtype.kind in "iub":
+        return _cast(x, mstype.float32)
+    return x
+
+
 def sqrt(x):
-    return _sqrt(x)
+    return _sqrt(_float_of(x))
 
 
 def rsqrt(input):
@@ -134,12 +145,19 @@ def ceil(input):
     return _ceil(input)
 
 
-def round(input):
-    return _round(input)
+def round(input, *, decimals=0):
+    """input rounded half to even (to `decimals` decimal places: scaled by 10**decimals,
+    rounded, scaled back)."""
+    if decimals == 0:
+        return _round(input)
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"For 'round', 'decimals' must be an int, but got {decimals!r}")
+    scale = 10.0 ** decimals
+    return _div(_round(_mul(input, scale)), scale)
 
 
 def reciprocal(input):
-    return _reciprocal(input)
+    return _reciprocal(_float_of(input))
 
 
 def erf(input):
@@ -203,24 +221,27 @@ def greater_equal(input, other):
 ne, lt, le, gt, ge = not_equal, less, less_equal, greater, greater_equal
 
 
+def _as_bool(x):
+    """Non-bool tensors are tested != 0 first (MindSpore 2.10's logical functions)."""
+    if isinstance(x, Tensor) and x.dtype is not mstype.bool_:
+        return _cast(x, mstype.bool_)
+    return x
+
+
 def logical_and(input, other):
-    return _logical_and(input, other)
+    return _logical_and(_as_bool(input), _as_bool(other))
 
 
 def logical_or(input, other):
-    return _logical_or(input, other)
+    return _logical_or(_as_bool(input), _as_bool(other))
 
 
 def logical_not(input):
-    return _logical_not(input)
+    return _logical_not(_as_bool(input))
 
 
-def logical_xor(input, other):
-    return _logical_xor(input, other)
-
-
-def select(cond, x, y):
-    return _select(cond, x, y)
+def select(condition, input, other):
+    return _select(condition, input, other)
 
 
 def where(condition, input, other):

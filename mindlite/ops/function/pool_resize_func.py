@@ -13,7 +13,6 @@ import math
 import numbers
 
 from ...cache_limits import remember
-from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import pool_nd_ops as PN
 from ..operations import pool_ops as P
@@ -22,8 +21,7 @@ from ..operations.array_ops import ExpandDims, Squeeze
 from ._typed_prims import typed_prim as _prim
 
 __all__ = ["pad", "interpolate", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d", "avg_pool3d", "max_pool1d",
-           "max_pool3d"]
+           "adaptive_max_pool2d", "avg_pool1d", "avg_pool3d", "max_pool1d", "max_pool3d"]
 
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
               "circular": "circular"}
@@ -223,6 +221,9 @@ def adaptive_avg_pool1d(input, output_size):
         raise ValueError(f"For 'adaptive_avg_pool1d', the 'output_size' must be int and must "
                          f">= 1, but got '{output_size}' with type "
                          f"'{type(output_size).__name__}'.")
+    if input.shape[-1] % output_size:
+        raise ValueError(f"For adaptive_avg_pool1d input's last dimension must be divisible by "
+                         f"output size {output_size}, but got {input.shape[-1]}.")
     return _adaptive_avg_1d(input, int(output_size))
 
 
@@ -260,31 +261,6 @@ def _check_rank(fn, arg, x, rank):
     if x.ndim != rank:
         raise ValueError(f"For '{fn}', '{arg}' must be a {rank}-D tensor, but got shape "
                          f"{list(x.shape)}")
-
-
-def adaptive_max_pool1d(input, output_size):
-    """Adaptive max pooling of input (N, C, L), float16/float32, to length output_size, which
-    must divide L: MindSpore 2.10's MaxPool over windows of L - (out - 1) (L // out) with
-    stride L // out."""
-    _tensor("adaptive_max_pool1d", "input", input)
-    if not _is_int(output_size) or output_size < 1:
-        raise ValueError(f"For 'adaptive_max_pool1d', the 'output_size' must be int and must "
-                         f">= 1, but got '{output_size}' with type "
-                         f"'{type(output_size).__name__}'.")
-    if input.ndim != 3:
-        raise ValueError(f"For adaptive_max_pool1d input must have 3 dim, but got "
-                         f"{input.ndim}.")
-    width = input.shape[2]
-    if width < output_size or width % output_size:
-        raise ValueError(f"For adaptive_max_pool1d input's last dimension must be divisible by "
-                         f"and not less than output size {output_size}, but got {width}.")
-    if input.dtype not in (mstype.float16, mstype.float32):
-        raise TypeError(f"For adaptive_max_pool1d, the input dtype must be float16 or float32, "
-                        f"but got {input.dtype}.")
-    stride = width // output_size
-    kernel = width - (output_size - 1) * stride
-    prim = _prim(P.MaxPool, (1, kernel), (1, stride), "valid", "NCHW")
-    return _squeeze(prim(_unsqueeze(input, 2)), 2)
 
 
 def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,

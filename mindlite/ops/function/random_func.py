@@ -20,8 +20,8 @@ from ..operations import random_ops as RO
 from ..operations import sort_ops as S
 from ._typed_prims import typed_prim as _prim
 
-__all__ = ["rand", "randn", "randint", "uniform", "normal", "standard_normal", "bernoulli",
-           "multinomial", "dropout1d", "dropout2d", "dropout3d"]
+__all__ = ["rand", "randn", "randint", "uniform", "normal", "bernoulli", "multinomial",
+           "dropout1d", "dropout2d", "dropout3d"]
 
 _cast, _expand = A.Cast(), A.ExpandDims()
 _add, _sub, _mul, _div, _log = M.Add(), M.Sub(), M.Mul(), M.Div(), M.Log()
@@ -70,12 +70,6 @@ def randn(*size, dtype=None, seed=None):
     """Samples of N(0, 1) of shape `size`."""
     dtype = _float_dtype("randn", dtype)
     return _as(_prim(RO.StandardNormal, *_seeds("randn", seed))(_size("randn", size)), dtype)
-
-
-def standard_normal(shape, seed=None):
-    """float32 samples of N(0, 1) of shape `shape` (MindSpore's StandardNormal)."""
-    shape = tuple(shape) if isinstance(shape, list) else shape
-    return _prim(RO.StandardNormal, *_seeds("standard_normal", seed))(shape)
 
 
 def randint(low, high, size, seed=None, *, dtype=None):

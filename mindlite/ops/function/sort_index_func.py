@@ -1,6 +1,6 @@
 """Functional ops of issue 13's sort/search/index family, with MindSpore 2.x's signatures:
 ops.sort / argsort / topk / cummax / cummin over sort_ops; ops.gather_elements, scatter,
-scatter_add, index_add, tensor_scatter_update / add, scatter_nd, masked_fill, nonzero, count_nonzero
+scatter_add, index_add, tensor_scatter_update / add, masked_fill, nonzero, count_nonzero
 and unstack / unbind over scatter_index_ops and mask_ops; index_select, narrow,
 chunk, swapaxes, moveaxis and repeat_interleave as compositions of Gather, Slice and
 Transpose (so their gradients are those primitives').
@@ -20,13 +20,12 @@ from ..operations import scatter_index_ops as SI
 from ..operations import sort_ops as SO
 from ..operations.array_ops import Cast, Reshape, Transpose
 from ..operations.creation_ops import Assign
-from ..operations.scatter_ops import ScatterNd
 from ..operations.slice_ops import Gather, Slice
 from ._typed_prims import typed_prim as _prim
 
-__all__ = ["sort", "argsort", "topk", "top_k", "cummax", "cummin", "gather_elements", "gather_d",
+__all__ = ["sort", "argsort", "topk", "cummax", "cummin", "gather_elements", "gather_d",
            "gather_nd", "scatter", "scatter_add", "index_select", "index_add",
-           "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_elements", "scatter_nd",
+           "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_elements",
            "masked_fill", "nonzero", "count_nonzero", "narrow", "chunk", "unstack", "unbind",
            "swapaxes", "swapdims", "moveaxis", "repeat_interleave"]
 
@@ -43,6 +42,8 @@ def _tensor(op, arg, x):
 
 
 def _int(op, arg, value):
+    if type(value) is int:
+        return value
     if isinstance(value, Tensor) and value.ndim == 0 and value.dtype in mstype.INT_TYPES:
         value = int(value.asnumpy())
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):
@@ -76,11 +77,6 @@ def _swap_last(x, dim):
     perm = list(range(x.ndim))
     perm[dim], perm[-1] = perm[-1], perm[dim]
     return tuple(perm)
-
-
-def top_k(input_x, k, sorted=True):
-    """MindSpore's deprecated top_k: TopK(sorted)(input_x, k) along the last axis."""
-    return _prim(SO.TopK, sorted)(input_x, k)
 
 
 def topk(input, k, dim=None, largest=True, sorted=True):
@@ -173,11 +169,6 @@ def tensor_scatter_update(input_x, indices, updates):
 
 def tensor_scatter_add(input_x, indices, updates):
     return _prim(SI.TensorScatterAdd)(input_x, indices, updates)
-
-
-def scatter_nd(indices, updates, shape):
-    """zeros(shape) with `updates` added at `indices` (MindSpore's ScatterNd)."""
-    return _prim(ScatterNd)(indices, updates, tuple(shape) if isinstance(shape, list) else shape)
 
 
 def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):

@@ -296,9 +296,9 @@ class OneHot(Primitive):
 
 class Unique(Primitive):
     """(y, idx): y the distinct values of x (1-D) in order of first appearance (MindSpore's
-    CPU kernel; each NaN distinct), idx (x's shape) with
-    x == y[idx]. idx is int64 for int64 input, int32 otherwise. Dynamic shape: y's length
-    is known only after the kernel ran (inference says -1)."""
+    CPU kernel; each NaN distinct, -0.0 equal to 0.0), idx (x's shape) with x == y[idx]. idx
+    is int64 for int64 input, int32 otherwise. Dynamic shape: y's length is known only after
+    the kernel ran (inference says -1)."""
     input_names = ("input_x",)
     dynamic_shape = True
 
