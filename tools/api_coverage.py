@@ -9,8 +9,9 @@
    for every function, numpy-module name and Tensor method a smoke call: the first pattern of
    tools/api_smoke.py that MindSpore accepts, with its encoded result (called twice: a result
    that changes is random and compared by dtype and shape only, as are the uninitialized
-   results of `empty`-like functions). Written as JSON lines, so a MindSpore crash costs
-   one name: the child is restarted and the name is marked crashed.
+   results of `empty`-like functions and the samplers of api_smoke.SAMPLERS). Written as
+   JSON lines, so a MindSpore crash costs one name: the child is restarted and the name is
+   marked crashed.
    The result is kept in tools/mindspore_api_snapshot.json (the truth without the venv).
 2. mindlite's side (this process): each name looked up at the same path (`mindlite.nn.Dense`
    for `mindspore.nn.Dense`), and each smoke call MindSpore accepted replayed and compared.
@@ -160,7 +161,7 @@ def ms_side(out_path):
                     _, again = smoke(name if kind == "method" else obj, kind, [pattern],
                                      ms.Tensor)
                     rec["random"] = bool(api_smoke.agree(out, again)) or \
-                        name in api_smoke.UNINITIALIZED
+                        api_smoke.values_undefined(name)
             f.write(json.dumps(rec) + "\n")
             f.flush()
     return 0
@@ -209,7 +210,7 @@ def check_mindlite(records):
                 out = api_smoke.call_with_timeout(obj, args)
             why = api_smoke.agree(r["result"], api_smoke.encode(out),
                                   values=not (r.get("random")
-                                              or r["name"] in api_smoke.UNINITIALIZED))
+                                              or api_smoke.values_undefined(r["name"])))
         except Exception as exc:      # noqa: BLE001
             why = f"{type(exc).__name__}: {str(exc)[:100]}"
         r["agrees"] = not why
