@@ -246,6 +246,11 @@ def table(records):
     n, exist, comp, agr, work = total
     rows.append(f"| **all** | **{n}** | **{exist}** | **{comp}** | **{agr}** | **{work}** | "
                 f"**{100 * work / n:.0f}%** |")
+    differ = [f"`{r['path']}.{r['name']}({', '.join(r['pattern'])})` ({r['why'][:60]})"
+              for r in records if r.get("compared") and not r.get("agrees")]
+    if differ:
+        rows.append(f"\nSmoke calls agreeing: {agr} of {comp} ({100 * agr / comp:.2f}%). "
+                    f"Differing: " + "; ".join(differ) + ".")
     return "\n".join(rows)
 
 
@@ -294,7 +299,8 @@ def main(argv=None):
                  "underscores), looked up at the same path in mindlite; a smoke call "
                  "(tools/api_smoke.py) of each function and Tensor method that MindSpore's "
                  "CPU build accepts is replayed on mindlite and compared (dtype, shape, "
-                 "values; random results by dtype and shape). *work* = exist minus "
+                 "values; random results and uninitialized `empty` values by dtype and "
+                 "shape). *work* = exist minus "
                  "compared calls that disagree.\n\n")
         write_doc(intro + text)
     return 0
