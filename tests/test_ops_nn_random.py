@@ -185,3 +185,8 @@ def test_randperm_is_mindspores_permutation():
     np.testing.assert_array_equal(ops.randperm(50, seed=-1).asnumpy(), a)
     with pytest.raises(ValueError, match="'n' must be greater than 0"):
         ops.randperm(0)
+
+    @ms.jit
+    def shifted(x):
+        return ops.randperm(4) + x
+    assert shifted(Tensor(1)).asnumpy().tolist() == [1, 3, 2, 4]     # MindSpore's [0 2 1 3]

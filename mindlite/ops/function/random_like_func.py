@@ -14,7 +14,9 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
+from ..operations import random_ops as RA
 from . import random_func as R
+from ._typed_prims import typed_prim as _prim
 
 __all__ = ['full_like', 'rand_like', 'randn_like', 'randint_like', 'randperm',
            'bartlett_window', 'blackman_window', 'hamming_window', 'hann_window',
@@ -74,34 +76,12 @@ def randint_like(input, low, high, seed=None, *, dtype=None):
     return _F().cast(out, dtype)
 
 
-_RANDPERM_TYPES = (mstype.uint8, mstype.int8, mstype.int16, mstype.int32, mstype.int64,
-                  mstype.float16, mstype.float32, mstype.float64)
-
-
 def randperm(n, seed=0, offset=0, dtype=mstype.int64):
-    """A permutation of 0..n-1, the one MindSpore 2.10's CPU kernel gives: std::shuffle driven
-    by std::mt19937(offset if offset else seed) (kernels/cpu/_mt19937_jit.py), so a seed
+    """A permutation of 0..n-1, the one MindSpore 2.10's CPU kernel gives (the RandpermV2
+    primitive: std::shuffle driven by std::mt19937(offset if offset else seed)), so a seed
     (the default 0 too) always gives the same permutation, as there; seed -1 draws a fresh
     one from mindlite's RNG (reproducible under mindlite.set_seed)."""
-    for name, v in (("n", n), ("seed", seed), ("offset", offset)):
-        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
-            raise TypeError(f"For 'RandpermV2', '{name}' must be an int, but got "
-                            f"{type(v).__name__}")
-    if n <= 0:
-        raise ValueError(f"For 'RandpermV2', the input 'n' must be greater than 0, but got "
-                         f"data: {n}.")
-    if seed < -1:
-        raise ValueError(f"For 'RandpermV2', the input 'seed' must be greater than 0 or equal "
-                         f"to 0 or -1, but got data: {seed}.")
-    dtype = mstype.to_type(dtype)
-    if dtype not in _RANDPERM_TYPES:
-        raise TypeError(f"For 'RandpermV2', 'dtype' must be one of "
-                        f"{[str(t) for t in _RANDPERM_TYPES]}, but got {dtype}")
-    from ... import random_state
-    from ...kernels.cpu._mt19937_jit import permutation
-    final = offset if offset != 0 else seed if seed != -1 else \
-        int(random_state.generator().integers(0, 2 ** 32))
-    return Tensor(permutation(int(n), int(final) & 0xFFFFFFFF).astype(dtype.np))
+    return _prim(RA.RandpermV2, seed, offset, dtype)(n)
 
 
 def _window(op, window_length, periodic, dtype, make, tensor_length=False, default=None):
