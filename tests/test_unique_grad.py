@@ -73,7 +73,7 @@ ALLOWED = {
     "NextAfter", "SignBit", "Heaviside",     # piecewise constant / bits (MindSpore: no bprop)
     "ViewDtype",                             # reinterpreted bits
     "SearchSorted", "Histogram", "Bincount", "UniqueConsecutive",  # int outputs / counts
-    "RandomGamma", "RandomPoisson",          # samplers (MindSpore: no bprop)
+    "RandomGamma", "RandomPoisson", "RandpermV2",  # samplers (MindSpore: no bprop)
     "Geqrf", "Eig",                          # MindSpore 2.10: no bprop for either
 }
 

@@ -1,6 +1,6 @@
 """Random primitives of issue 13 (behind ops.rand, randn, randint, uniform, normal,
-bernoulli, multinomial and dropout1d/2d/3d) and RandomCategorical (MindSpore's draws; its
-own seeding, see the class). Kernels: kernels/cpu/random_numpy.py.
+bernoulli, multinomial and dropout1d/2d/3d), RandpermV2 (ops.randperm) and RandomCategorical
+(MindSpore's draws; its own seeding, see the class). Kernels: kernels/cpu/random_numpy.py.
 
 Seeding as Dropout's: seed = seed2 = 0 draws from mindlite's global generator
 (mindlite.set_seed); other values from a generator of their own, derived from (global seed,
@@ -23,7 +23,7 @@ from .array_ops import Cast
 from .math_ops import Mul
 
 __all__ = ["UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Multinomial",
-           "RandomCategorical", "Dropout2D", "Dropout3D"]
+           "Dropout2D", "Dropout3D", "RandpermV2", "RandomCategorical"]
 
 _cast, _mul = Cast(), Mul()
 _INSTANCES = itertools.count()
@@ -87,6 +87,41 @@ class UniformInt(_Sampler):
             raise TypeError(f"For '{self.name}', 'minval' and 'maxval' must have one dtype, but "
                             f"got {minval.dtype} and {maxval.dtype}")
         return tensor(minval.dtype, _shape(self, shape))
+
+
+_RANDPERM_TYPES = (mstype.uint8, mstype.int8, mstype.int16, mstype.int32, mstype.int64,
+                  mstype.float16, mstype.float32, mstype.float64)
+
+
+class RandpermV2(Primitive):
+    """n -> a permutation of 0..n-1 in `dtype`, MindSpore's CPU kernel's bit for bit:
+    std::shuffle driven by std::mt19937(offset if offset else seed), so a seed (0 too) gives
+    the same permutation every launch; seed -1 draws the generator's seed from mindlite's."""
+    input_names = ("n",)
+    const_inputs = (0,)
+
+    @prim_attr_register
+    def __init__(self, seed=0, offset=0, dtype=mstype.int64):
+        check_int(self, "seed", seed, -1, MAX_INT_ATTR)
+        check_int(self, "offset", offset, 0, MAX_INT_ATTR)
+        dtype = mstype.to_type(dtype)
+        if dtype not in _RANDPERM_TYPES:
+            raise TypeError(f"For '{self.name}', 'dtype' must be one of "
+                            f"{[str(t) for t in _RANDPERM_TYPES]}, but got {dtype}")
+        self.add_prim_attr("dtype", dtype)
+
+    def infer(self, n):
+        if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+            raise TypeError(f"For '{self.name}', 'n' must be an int, but got "
+                            f"{type(n).__name__}")
+        if n <= 0:
+            raise ValueError(f"For '{self.name}', the input 'n' must be greater than 0, but "
+                             f"got data: {n}.")
+        check_output_size(self, "the output shape", (int(n),))
+        return tensor(self.attrs["dtype"], (int(n),))
+
+    def kernel_params(self, n):
+        return {"seed": self.attrs["seed"], "offset": self.attrs["offset"]}
 
 
 class Bernoulli(Primitive):
@@ -236,7 +271,7 @@ class Dropout3D(_ChannelDropout):
 
 
 non_differentiable(UniformReal, StandardNormal, UniformInt, Bernoulli, Multinomial,
-                   RandomCategorical)
+                   RandpermV2, RandomCategorical)
 
 
 @bprop_for(Dropout2D, Dropout3D)
