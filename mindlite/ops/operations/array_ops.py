@@ -12,7 +12,8 @@ from ...ir.rules import bprop_for, non_differentiable
 from ...ir.primitive import Primitive, const_value, prim_attr_register
 from ..validator import (check_axes, check_axis, check_output_size, check_shape_arg,
                          check_tensor, check_type_arg, tensor)
-from ._base import needs_grad
+from ._base import cached_prim, needs_grad
+from .reduce_ops import ReduceSum
 from .creation_ops import (Assign, AssignAdd, AssignSub, Eye, Fill, Ones,  # noqa: F401
                            OnesLike, Range, Zeros, ZerosLike)
 
@@ -248,10 +249,25 @@ class BroadcastTo(Primitive):
         return tensor(x.dtype, check_output_size(self, "the output shape", out))
 
 
+def sum_to(dx, shape):
+    """Sum dx over the axes that broadcasting added or stretched, so it has `shape` (the
+    bprops of broadcasting ops; ops/function/grad_func.py re-exports it)."""
+    if dx.shape == shape:
+        return dx
+    lead = len(dx.shape) - len(shape)
+    if lead:
+        dx = cached_prim(ReduceSum, False)(dx, tuple(range(lead)))
+    axes = tuple(i for i, (d, s) in enumerate(zip(dx.shape, shape)) if s == 1 and d != 1)
+    if axes:
+        dx = cached_prim(ReduceSum, True)(dx, axes)
+    if dx.shape != shape:
+        dx = cached_prim(Reshape)(dx, shape)
+    return dx
+
+
 @bprop_for(BroadcastTo)
 def broadcast_to_bprop(prim, x, out, dout):
     """dx = dout summed over the broadcast axes."""
-    from ..function.grad_func import sum_to
     return (sum_to(dout, x.shape),)
 
 
