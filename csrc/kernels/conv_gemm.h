@@ -58,11 +58,18 @@ template <class T>
 using GemmTileRowsFn = void (*)(int64_t kc, const T* a, int64_t lda, const T* b, T* c,
                                 int64_t ldc, bool accumulate);
 
+// c (rows x NR, rows ldc apart) = a (rows x kc, rows lda apart) @ b (kc x NR, rows ldb
+// apart), rows <= MR: both operands read in place, the whole kc summed in registers.
+template <class T>
+using GemmDirectFn = void (*)(int64_t kc, const T* a, int64_t lda, int rows, const T* b,
+                              int64_t ldb, T* c, int64_t ldc);
+
 template <class T>
 struct GemmTile {
   int mr, nr;
   GemmTileFn<T> tile;
   GemmTileRowsFn<T> tile_rows;
+  GemmDirectFn<T> direct;
 };
 
 // The register tile of the instruction set kernel_isa() names (conv_gemm_isa.cc).
