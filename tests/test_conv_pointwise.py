@@ -1,9 +1,10 @@
 """The direct pointwise path of the convolution engine (csrc/kernels/conv_forward.cc,
 GemmTile::direct: 1 x 1, stride 1, unpadded, one group; weights and input rows read in place)
-and the depthwise loops' partial last vector of a row (conv_depthwise_loops.inc), against a
-float64 numpy reference: hypothesis over batch (0 included), channels (0 included), output
-channels around the register tile's rows, planes around its column panel (1 x 1 included),
-the fused bias / residual / activation; NaN / inf; the same bits on 1 and 2 threads."""
+and the depthwise loops (conv_depthwise_loops.inc: the partial last vector of a row, the
+unrolled 3 x 3 kernel), against a float64 numpy reference: hypothesis over batch (0 included),
+channels (0 included), output channels around the register tile's rows, planes around its
+column panel (1 x 1 included), strides and paddings, the fused bias / residual / activation;
+NaN / inf; the same bits on 1 and 2 threads."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -114,3 +115,32 @@ def test_depthwise_partial_vectors(width):
     want = sum(xp[:, :, i:i + 5, j:j + width] * flip[:, 0, i, j].reshape(1, c, 1, 1)
                for i in range(3) for j in range(3))
     np.testing.assert_allclose(dx, want, rtol=1e-5, atol=1e-5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(0, 2), c=st.integers(1, 20), h=st.integers(1, 12), w=st.integers(1, 40),
+       stride=st.sampled_from([1, 2]), pads=st.tuples(*[st.integers(0, 2)] * 4),
+       act=st.sampled_from(sorted(ACTS)), dtype=st.sampled_from([np.float32, np.float64]),
+       seed=st.integers(0, 2**31))
+def test_depthwise_3x3_matches_reference(n, c, h, w, stride, pads, act, dtype, seed):
+    """The unrolled 3 x 3 depthwise loop (any stride, padding, plane; every epilogue)."""
+    from mindlite.kernels.cpu import conv_numpy as ref
+    oh = (h + pads[0] + pads[1] - 3) // stride + 1
+    ow = (w + pads[2] + pads[3] - 3) // stride + 1
+    if oh < 1 or ow < 1:
+        return
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((n, c, h, w)) * 3).astype(dtype)
+    wt = rng.standard_normal((c, 1, 3, 3)).astype(dtype)
+    b = rng.standard_normal(c).astype(dtype)
+    y = np.empty((n, c, oh, ow), np.float64)
+    ref.conv2d_numpy(x.astype(np.float64), wt.astype(np.float64), y, (stride, stride), (1, 1),
+                     pads, c)
+    m = np.empty_like(y)
+    ref.conv2d_numpy(np.abs(x).astype(np.float64), np.abs(wt).astype(np.float64), m,
+                     (stride, stride), (1, 1), pads, c)
+    got = np.full((n, c, oh, ow), 7, dtype)
+    _C.conv_forward_fused(x, wt, b, None, got, (stride, stride), (1, 1), pads, c, act)
+    want = ACTS[act](y + b.astype(np.float64).reshape(-1, 1, 1))
+    eps = 8 * np.finfo(dtype).eps
+    np.testing.assert_array_less(np.abs(got - want), eps * (m + np.abs(want) + 1) * 4)
