@@ -89,9 +89,9 @@ void pointwise_run(const PointwiseIo<T>& c, int64_t p0, int64_t p1, int64_t i0, 
       const int rows = static_cast<int>(std::min(mr, i1 - i));
       T* o = c.out + at + i * plane;
       if (cols == nr) {
-        t.direct(k, c.w + i * k, k, rows, b, ldb, o, plane);
+        t.direct(k, c.w + i * k, k, rows, b, ldb, o, plane, false);
       } else {
-        t.direct(k, c.w + i * k, k, rows, b, ldb, ct, nr);
+        t.direct(k, c.w + i * k, k, rows, b, ldb, ct, nr, false);
         for (int r = 0; r < rows; ++r) std::copy(ct + r * nr, ct + r * nr + cols, o + r * plane);
       }
       pk.epilogue(o, plane, c.ep->residual ? c.ep->residual + at + i * plane : nullptr, rows,

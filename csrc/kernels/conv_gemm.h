@@ -58,11 +58,12 @@ template <class T>
 using GemmTileRowsFn = void (*)(int64_t kc, const T* a, int64_t lda, const T* b, T* c,
                                 int64_t ldc, bool accumulate);
 
-// c (rows x NR, rows ldc apart) = a (rows x kc, rows lda apart) @ b (kc x NR, rows ldb
-// apart), rows <= MR: both operands read in place, the whole kc summed in registers.
+// c (rows x NR, rows ldc apart) = (accumulate ? c : 0) + a (rows x kc, rows lda apart) @
+// b (kc x NR, rows ldb apart), rows <= MR: both operands read in place, the whole kc summed
+// in registers.
 template <class T>
 using GemmDirectFn = void (*)(int64_t kc, const T* a, int64_t lda, int rows, const T* b,
-                              int64_t ldb, T* c, int64_t ldc);
+                              int64_t ldb, T* c, int64_t ldc, bool accumulate);
 
 template <class T>
 struct GemmTile {
