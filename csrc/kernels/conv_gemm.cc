@@ -121,7 +121,7 @@ void gemm_run(const GemmJob<T>& job, int64_t i0, int64_t i1, int64_t p0, int64_t
             t.tile_rows(kc, job.a + i * job.lda + k0, job.lda, bbuf, cp, ldc, k0 > 0);
           } else if (t.direct) {      // the last, partial row panel: its rows only
             t.direct(kc, job.a + i * job.lda + k0, job.lda, static_cast<int>(job.m - i), bbuf,
-                     nr, cp, ldc, k0 > 0);
+                     nr, cp, ldc, k0 > 0, nullptr);
           } else {
             t.tile(kc, tail, bbuf, cp, ldc, k0 > 0);
           }
