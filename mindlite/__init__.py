@@ -22,10 +22,19 @@ from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # no
                       set_device, ParallelMode, set_auto_parallel_context,
                       get_auto_parallel_context, reset_auto_parallel_context)
 from .random_state import set_seed, get_seed  # noqa: F401
+from .random_generator import (Generator, default_generator, get_rng_state,  # noqa: F401
+                               initial_seed, manual_seed, seed, set_rng_state)
+from .common.tensor_api import (dtype_to_pytype, from_numpy, frombuffer,  # noqa: F401
+                                get_py_obj_dtype, is_tensor, pytype_to_dtype, swap_tensors,
+                                tensor)
 from . import ops  # noqa: F401
 from . import nn  # noqa: F401
+from . import mint  # noqa: F401  (its modules load at the first mint.<name>)
+from . import numpy  # noqa: F401  (mindspore.numpy; its families load at first use)
 from .ops.composite import grad, value_and_grad, GradOperation  # noqa: F401
 from .jit import jit  # noqa: F401
+from .jit.markers import jit_class, lazy_inline, mutable, no_inline, recompute  # noqa: F401
+from .install_check import run_check, synchronize  # noqa: F401
 from . import dataset, train  # noqa: F401
 from . import amp  # noqa: F401
 from .train import Model  # noqa: F401

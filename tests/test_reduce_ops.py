@@ -158,7 +158,7 @@ def test_arg_reductions(policy, case, data):
                 idx, vals = np.squeeze(idx, axis), np.squeeze(vals, axis)
         else:
             idx, vals = np.array(0), a
-        assert index.dtype is ms.int32 and values.asnumpy().dtype == a.dtype
+        assert index.dtype is ms.int64 and values.asnumpy().dtype == a.dtype   # MindSpore 2.10
         np.testing.assert_array_equal(index.asnumpy(), idx)
         np.testing.assert_array_equal(values.asnumpy(), vals)
 
@@ -214,8 +214,11 @@ def test_functional(policy):
     assert values.asnumpy() == 7 and index.asnumpy() == 0
     same(x.sum(0).asnumpy(), a.sum(0))
     same(x.mean().asnumpy(), a.mean())
-    same(x.max(1).asnumpy(), a.max(1))
-    same(x.min(0, True).asnumpy(), a.min(0, keepdims=True))
+    values, index = x.max(1)                  # MindSpore 2.10: Tensor.max(dim) -> (values, indices)
+    same(values.asnumpy(), a.max(1))
+    same(index.asnumpy(), a.argmax(1))
+    same(x.max(axis=1).asnumpy(), a.max(1))   # the older overload: values only
+    same(x.min(0, True)[0].asnumpy(), a.min(0, keepdims=True))
     same(x.prod(1).asnumpy(), a.prod(1))
     same(x.argmax(0).asnumpy(), a.argmax(0))
     same(x.argmin().asnumpy(), a.argmin())
@@ -231,7 +234,7 @@ def test_infer_only():
     assert ops.ReduceMax().infer(a, (0, -1)).shape == (0,)
     assert ops.Argmax(0, ms.int64).infer(a).dtype is ms.int64
     idx, val = ops.ArgMaxWithValue(-1, True).infer(a)
-    assert idx.dtype is ms.int32 and val.dtype is ms.float16 and val.shape == (2, 0, 1)
+    assert idx.dtype is ms.int64 and val.dtype is ms.float16 and val.shape == (2, 0, 1)
     assert ops.ReduceAll().infer(abstract_tensor(ms.bool_, ()), ()).shape == ()
 
 

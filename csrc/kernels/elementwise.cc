@@ -27,10 +27,15 @@ namespace mindlite {
 const char* const kUnaryNames[kNumUnary] = {
     "Abs", "Neg", "Exp", "Log", "Sqrt", "Rsqrt", "Square", "Sin", "Cos", "Sign", "Floor",
     "Ceil", "Round", "Reciprocal", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GeLU", "SiLU",
-    "Softplus", "Erf", "HSwish", "HSigmoid", "Elu", "SeLU", "Mish", "Softsign", "LogSigmoid"};
+    "Softplus", "Erf", "HSwish", "HSigmoid", "Elu", "SeLU", "Mish", "Softsign", "LogSigmoid",
+    "Tan", "Atan", "Asin", "ACos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Log1p", "Expm1",
+    "Log2", "Log10", "Exp2", "Erfc", "Erfinv", "Trunc", "Lgamma", "Digamma", "BesselJ0",
+    "BesselJ1", "BesselY0", "BesselY1", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e",
+    "BesselK0", "BesselK0e", "BesselK1", "BesselK1e"};
 const char* const kBinaryNames[kNumBinary] = {
     "Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow", "ReluGrad",
-    "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"};
+    "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
+    "Atan2", "Hypot", "Zeta", "Igamma", "Igammac"};
 const char* const kDTypeNames[kNumDTypes] = {"float32", "float64", "int32", "int64", "bool"};
 const int kDTypeSize[kNumDTypes] = {4, 8, 4, 8, 1};
 
@@ -297,9 +302,15 @@ int unary_cost(int op) {
   switch (op) {
     case kExp: case kLog: case kSigmoid: case kTanh: case kGeLU: case kSiLU: case kSoftplus:
     case kSin: case kCos: case kElu: case kSeLU: case kLogSigmoid:
+    case kTan: case kAtan: case kAsin: case kAcos: case kSinh: case kCosh: case kAsinh:
+    case kAcosh: case kAtanh: case kLog1p: case kExpm1: case kLog2: case kLog10: case kExp2:
       return 4;
-    case kErf: case kMish:
+    case kErf: case kMish: case kErfc: case kLgamma:
       return 8;
+    case kErfinv: case kDigamma: case kBesselJ0: case kBesselJ1: case kBesselY0:
+    case kBesselY1: case kBesselI0: case kBesselI0e: case kBesselI1: case kBesselI1e:
+    case kBesselK0: case kBesselK0e: case kBesselK1: case kBesselK1e:
+      return 16;
     case kSqrt: case kRsqrt: case kReciprocal:
       return 2;
     default:
@@ -309,8 +320,10 @@ int unary_cost(int op) {
 
 int binary_cost(int op) {
   switch (op) {
-    case kFloorDiv: case kFloorMod: case kPow:
+    case kFloorDiv: case kFloorMod: case kPow: case kAtan2: case kHypot:
       return 8;
+    case kZeta: case kIgamma: case kIgammac:
+      return 64;
     case kDiv:
       return 2;
     default:

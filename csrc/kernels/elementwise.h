@@ -17,12 +17,16 @@ enum DType : int { kF32 = 0, kF64, kI32, kI64, kBool, kNumDTypes };
 enum UnaryOp : int {
   kAbs = 0, kNeg, kExp, kLog, kSqrt, kRsqrt, kSquare, kSin, kCos, kSign, kFloor, kCeil, kRound,
   kReciprocal, kReLU, kReLU6, kSigmoid, kTanh, kGeLU, kSiLU, kSoftplus, kErf,
-  kHSwish, kHSigmoid, kElu, kSeLU, kMish, kSoftsign, kLogSigmoid, kNumUnary
+  kHSwish, kHSigmoid, kElu, kSeLU, kMish, kSoftsign, kLogSigmoid,
+  kTan, kAtan, kAsin, kAcos, kSinh, kCosh, kAsinh, kAcosh, kAtanh, kLog1p, kExpm1, kLog2, kLog10,
+  kExp2, kErfc, kErfinv, kTrunc, kLgamma, kDigamma, kBesselJ0, kBesselJ1, kBesselY0, kBesselY1,
+  kBesselI0, kBesselI0e, kBesselI1, kBesselI1e, kBesselK0, kBesselK0e, kBesselK1, kBesselK1e, kNumUnary
 };
 
 enum BinaryOp : int {
   kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum, kFloorDiv, kFloorMod, kPow, kReluGrad, kEqual,
-  kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual, kLogicalAnd, kLogicalOr, kNumBinary
+  kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual, kLogicalAnd, kLogicalOr, kAtan2, kHypot,
+  kZeta, kIgamma, kIgammac, kNumBinary
 };
 
 enum BinaryMode : int { kVV = 0, kSV, kVS, kNumModes };  // SV: x is one scalar; VS: y is
@@ -62,7 +66,7 @@ extern const char* const kBinaryNames[kNumBinary];
 extern const char* const kDTypeNames[kNumDTypes];
 extern const int kDTypeSize[kNumDTypes];
 
-inline bool is_bool_result(int op) { return op >= kEqual; }
+inline bool is_bool_result(int op) { return op >= kEqual && op <= kLogicalOr; }
 inline bool unary_supported(int op, int dt) { return kernel_tables().unary[op][dt] != nullptr; }
 inline bool binary_supported(int op, int dt) {
   return kernel_tables().binary[op][dt][kVV] != nullptr;

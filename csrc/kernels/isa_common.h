@@ -12,3 +12,4 @@
 #endif
 
 #include "kernels/elementwise.h"
+#include "kernels/special_math.h"

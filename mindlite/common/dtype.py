@@ -108,6 +108,9 @@ complex128 = Type("complex128", np.complex128, "c")
 half, single, double = float16, float32, float64
 int_, uint = int32, uint32
 float_ = float32
+byte, short, intc, long, intp = int8, int16, int32, int64, int64      # numpy's C-type names
+ubyte, ushort, uintc, uintp = uint8, uint16, uint32, uint64
+cfloat, cdouble = complex64, complex128
 
 ALL_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
              float16, float32, float64, bfloat16, complex64, complex128)

@@ -16,8 +16,13 @@ from .readers import Cifar10Dataset, ImageFolderDataset, MnistDataset
 from .samplers import (DistributedSampler, RandomSampler, Sampler, SequentialSampler,
                        SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset
+from .functions import zip  # noqa: A004 (mindspore.dataset.zip)
+from .mind_dataset import MindDataset
+from .readers_images import Cifar100Dataset, FashionMnistDataset
+from .readers_text import CSVDataset, Shuffle, TextFileDataset
 
 __all__ = ["BatchInfo", "Cifar10Dataset", "Dataset", "DatasetIterator", "DistributedSampler",
            "GeneratorDataset", "ImageFolderDataset", "MnistDataset", "NumpySlicesDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "SubsetSampler",
-           "WeightedRandomSampler", "config"]
+           "WeightedRandomSampler", "config", "zip", "MindDataset", "Cifar100Dataset",
+           "FashionMnistDataset", "CSVDataset", "Shuffle", "TextFileDataset"]

@@ -58,3 +58,12 @@ class OneHot:
         if self.smoothing_rate:
             out = out * (1 - self.smoothing_rate) + self.smoothing_rate / self.num_classes
         return out
+
+
+# The other transform families, in files of their own.
+from .transforms_random import RandomApply, RandomChoice, RandomOrder, not_random  # noqa: E402
+from .transforms_tensor import (Concatenate, Duplicate, Fill, Mask, PadEnd,  # noqa: E402
+                                Relational, Slice, Unique)
+
+__all__ += ["RandomApply", "RandomChoice", "RandomOrder", "not_random", "Concatenate",
+            "Duplicate", "Fill", "Mask", "PadEnd", "Relational", "Slice", "Unique"]

@@ -14,4 +14,5 @@ _LAZY = _lazy_exports(globals(), (
     "layer.group_norm", "layer.rnn", "layer.transformer", "layer.embedding", "loss.loss",
     "loss.functional_losses", "optim.optimizer", "optim.sgd", "optim.momentum", "optim.adam",
     "optim.adaptive", "optim.composed", "learning_rate_schedule", "wrap.cell_wrapper",
-    "wrap.loss_scale", "wrap.grad_reducer", "cell_dict", "graph_cell"))
+    "wrap.loss_scale", "wrap.grad_reducer", "cell_dict", "graph_cell", "dynamic_lr",
+    "layer.linear", "layer.activation_gates", "layer.batch_norm_sync", "metrics"))

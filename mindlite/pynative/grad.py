@@ -32,6 +32,7 @@ import weakref
 
 from .. import _C
 from ..common.tensor import Tensor
+from ..common import tensor_hooks
 # the rule registries live below the executors (ir/rules.py); named here too (old path)
 from ..ir.rules import BPROPS, NON_DIFFERENTIABLE, bprop_for, non_differentiable  # noqa: F401
 
@@ -146,7 +147,10 @@ class GradExecutor(threading.local):
         nodes = reversed(tape.nodes)
         if FINAL_HOOKS and not self.tapes and not tape.renamed:
             nodes = _final_walk(tape, grads, nodes)
+        hooked = set() if tensor_hooks.HOOKS else None
         for prim, inputs, out in nodes:
+            if hooked is not None:
+                _run_tensor_hooks(grads, out, hooked)
             if type(out) is tuple:
                 douts = [grads.get(id(o)) for o in out]
                 if all(d is None for d in douts):
@@ -193,7 +197,22 @@ class GradExecutor(threading.local):
                     for xi, dxi in zip(x, dx):
                         if isinstance(xi, Tensor) and dxi is not None and id(xi) in tracked:
                             accumulate(grads, xi, dxi)
+        if hooked is not None:
+            for x in list(tensor_hooks.HOOKS):
+                entry = tensor_hooks.HOOKS.get(x)
+                if entry is not None and x in grads and x not in hooked and entry[0]():
+                    _run_tensor_hooks(grads, entry[0](), hooked)
         return grads
+
+
+def _run_tensor_hooks(grads, out, hooked):
+    """Tensor.register_hook: the complete gradient of `out` (or of each of a tuple's tensors)
+    passes through its hooks once (common/tensor_hooks.py)."""
+    for o in (out if type(out) is tuple else (out,)):
+        k = id(o)
+        if k in grads and k not in hooked and k in tensor_hooks.HOOKS:
+            hooked.add(k)
+            grads[k] = tensor_hooks.apply(o, grads[k])
 
 
 def _final_walk(tape, grads, nodes):

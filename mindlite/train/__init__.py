@@ -18,12 +18,14 @@ from .metrics import Accuracy, Loss, Metric, get_metric_fn, names, rearrange_inp
 from .metrics_classification import (F1, MAE, MSE, ConfusionMatrix, Fbeta,  # noqa: F401
                                      Perplexity, Precision, Recall, Top1CategoricalAccuracy,
                                      Top5CategoricalAccuracy, TopKCategoricalAccuracy, auc)
+from .metrics_similarity import ROC, BleuScore, CosineSimilarity, Dice
 from .model import Model
 from .summary_collector import SummaryCollector
 from .summary_record import SummaryRecord
 from ..amp import (DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager,
                    build_train_network)
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from .export_api import export, load
 
 __all__ = ["Accuracy", "Callback", "DynamicLossScaleManager", "FixedLossScaleManager",
            "LossScaleManager", "SummaryCollector", "SummaryRecord", "build_train_network",
@@ -33,4 +35,5 @@ __all__ = ["Accuracy", "Callback", "DynamicLossScaleManager", "FixedLossScaleMan
            "MSE", "Metric", "Model", "Perplexity", "Precision", "Recall", "RunContext",
            "TimeMonitor", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
            "TopKCategoricalAccuracy", "auc", "get_metric_fn", "load_checkpoint",
-           "load_param_into_net", "names", "rearrange_inputs", "save_checkpoint"]
+           "load_param_into_net", "names", "rearrange_inputs", "save_checkpoint", "export",
+           "load", "BleuScore", "CosineSimilarity", "Dice", "ROC"]

@@ -5,7 +5,10 @@ schedulers of `lr_scheduler` change. The update rules are PyTorch's (tests compa
 torch.optim step by step)."""
 from . import lr_scheduler
 from .adam import Adam, AdamW
+from .adam_variants import Adamax, NAdam, RAdam
+from .adaptive import ASGD, Adadelta, Adagrad, RMSprop, Rprop
 from .optimizer import Optimizer
 from .sgd import SGD
 
-__all__ = ["Adam", "AdamW", "Optimizer", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "ASGD", "NAdam", "Optimizer",
+           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]

@@ -93,6 +93,7 @@ class _Backprop:
         self.adj = {}
         self.tracked = {w for w in wrt if isinstance(w, AnfNode)}
         self.getitems = {}
+        self.written = None      # Parameters the region writes in place (ad/recompute.py)
         self.customs = [c for c in getattr(parser, "ad_custom", {}).get(parser.fg, ())
                         if c.first in set(region)]
 

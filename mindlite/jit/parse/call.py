@@ -136,6 +136,9 @@ class CallMixin:
                 return fn(*args, **kwargs)
             except Exception as err:
                 raise self.error(err) from None
+        overloads = getattr(getattr(fn, "__func__", fn), "overloads", None)
+        if overloads is not None:              # a Tensor method with several signatures
+            return self._call_overloaded(fn, args, kwargs, overloads)
         self.check_mutation(fn)
         if isinstance(fn, types.MethodType) and hasattr(fn.__func__, "__code__"):
             return self._parse_or_fallback(fn.__func__, (fn.__self__,) + tuple(args), kwargs,
@@ -170,6 +173,21 @@ class CallMixin:
             raise self.unsupported(f"'{type(owner).__name__}.{fn.__name__}' on a "
                                    f"{type(owner).__name__} the graph did not create (a side "
                                    f"effect that would happen once, at compile time)")
+
+    def _call_overloaded(self, fn, args, kwargs, overloads):
+        """The overload is chosen now, from the arguments' kinds (graph values are Tensors);
+        its implementation is parsed as any function."""
+        from ...common.tensor_overload import resolve
+        from .values import is_tensor
+        if isinstance(fn, types.MethodType):
+            args = (fn.__self__,) + tuple(args)
+        method = getattr(getattr(fn, "__func__", fn), "overload_self", True)
+        try:
+            impl, values, _ = resolve(fn.__name__, overloads,
+                                      tuple(args[1:] if method else args), kwargs, is_tensor)
+        except TypeError as err:
+            raise self.error(err) from None
+        return self.call_function(impl, ((args[0],) if method else ()) + values, {})
 
     def _parse_or_fallback(self, fn, args, kwargs, dyn):
         """Python functions are always parsed (so a random or in-place primitive inside stays

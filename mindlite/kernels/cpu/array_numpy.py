@@ -187,9 +187,14 @@ def one_hot_numpy(indices, on_value, off_value, out, axis, depth):
 
 @register_kernel("Unique", provider="numpy", alloc="kernel")
 def unique_numpy(x):
-    y, inv = np.unique(x.reshape(-1), return_inverse=True)
+    """The distinct values in order of first appearance (as MindSpore's Unique), and the
+    inverse indices into them."""
+    vals, first, inv = np.unique(x.reshape(-1), return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
     idx_type = np.int64 if x.dtype == np.int64 else np.int32
-    return y, inv.reshape(x.shape).astype(idx_type)
+    return vals[order], rank[inv.reshape(-1)].reshape(x.shape).astype(idx_type)
 
 
 @register_kernel("MaskedSelect", provider="numpy", alloc="kernel")

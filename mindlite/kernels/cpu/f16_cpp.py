@@ -42,8 +42,13 @@ PRIORITY = PROVIDER_PRIORITY["cpp"]
 
 UNARY = ("Abs", "Neg", "Square", "Sign", "Exp", "Log", "Sqrt", "Rsqrt", "Sin", "Cos", "Floor",
          "Ceil", "Round", "Reciprocal", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "Softplus",
-         "HSwish", "HSigmoid", "Softsign", "Elu", "SeLU", "Mish", "LogSigmoid", "Erf")
-BINARY = ("Add", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum")
+         "HSwish", "HSigmoid", "Softsign", "Elu", "SeLU", "Mish", "LogSigmoid", "Erf", "Tan",
+         "Atan", "Asin", "ACos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Log1p", "Expm1",
+         "Log2", "Log10", "Exp2", "Erfc", "Erfinv", "Trunc", "Lgamma", "Digamma", "BesselJ0",
+         "BesselJ1", "BesselY0", "BesselY1", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e",
+         "BesselK0", "BesselK0e", "BesselK1", "BesselK1e")
+BINARY = ("Add", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum", "Atan2", "Hypot", "Zeta",
+          "Igamma", "Igammac")
 REDUCE = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin")
 SOFTMAX = ("Softmax", "LogSoftmax")
 SOFTMAX_GRAD = ("SoftmaxGrad", "LogSoftmaxGrad")

@@ -46,8 +46,8 @@ def reshape(input, shape):
     return _reshape(input, _tuple(shape))
 
 
-def transpose(input, input_perm):
-    return _transpose(input, _tuple(input_perm))
+def transpose(input, dims):
+    return _transpose(input, _tuple(dims))
 
 
 def permute(input, axis):
@@ -63,7 +63,23 @@ def unsqueeze(input, dim):
 
 
 def squeeze(input, axis=None):
-    return cached_prim(P.Squeeze, () if axis is None else _tuple(axis))(input)
+    """input without its size-1 axes (all of them for None, else those of `axis` that have
+    size 1: an axis of another size is left as it is, as MindSpore 2.10)."""
+    if axis is None or axis == () or not isinstance(input, Tensor):
+        return cached_prim(P.Squeeze, () if axis is None else _tuple(axis))(input)
+    axes = (axis,) if isinstance(axis, int) else _tuple(axis)
+    n = input.ndim
+    for a in axes:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"For 'squeeze', 'axis' must be an int or a tuple of ints, but got "
+                            f"{axis!r}")
+        if not -max(n, 1) <= a < max(n, 1):
+            raise ValueError(f"For 'squeeze', 'axis' {a} is out of range [{-max(n, 1)}, "
+                             f"{max(n, 1)}) for shape {list(input.shape)}")
+    keep = tuple(a for a in axes if n and input.shape[a % n] == 1)
+    if not keep:
+        return input
+    return cached_prim(P.Squeeze, keep)(input)
 
 
 def _check_tensor(name, arg, x):
@@ -113,6 +129,10 @@ cat = concat
 
 
 def stack(tensors, axis=0):
+    """tensors stacked along a new axis; one Tensor is stacked alone ((1, ...) for axis 0,
+    as MindSpore 2.10)."""
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
     return cached_prim(J.Stack, axis)(tensors)
 
 
@@ -167,8 +187,8 @@ def cast(input, dtype):
     return _cast(input, dtype)
 
 
-def shape(input):
-    return _shape(input)
+def shape(input_x):
+    return _shape(input_x)
 
 
 def _size(size):
@@ -179,8 +199,8 @@ def zeros(size, dtype=None):
     return _zeros(_size(size), mstype.float32 if dtype is None else dtype)
 
 
-def ones(size, dtype=None):
-    return _ones(_size(size), mstype.float32 if dtype is None else dtype)
+def ones(shape, dtype=None):
+    return _ones(_size(shape), mstype.float32 if dtype is None else dtype)
 
 
 def zeros_like(input, *, dtype=None):
@@ -217,6 +237,9 @@ def eye(n, m=None, dtype=None):
 def arange(start=0, end=None, step=1, *, dtype=None):
     if end is None:
         start, end = 0, start
+    if start == end and not isinstance(start, Tensor):      # an empty range (MindSpore: int64)
+        return _zeros((0,), mstype.int64 if dtype is None and all(
+            isinstance(v, int) for v in (start, end, step)) else dtype or mstype.float32)
     return cached_prim(P.Range, 1000000, dtype)(start, end, step)
 
 

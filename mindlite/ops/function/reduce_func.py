@@ -60,28 +60,64 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return _reduce(_sum, input, dim, keepdim)
 
 
-def mean(input, axis=None, keep_dims=False):
-    return _reduce(_mean, input, axis, keep_dims)
+def mean(x, axis=None, keep_dims=False):
+    return _reduce(_mean, x, axis, keep_dims)
 
 
-def amax(input, axis=None, keepdims=False):
-    return _reduce(_max, input, axis, keepdims)
+def _masked_extreme(prims, extreme, input, axis, keepdims, initial, where):
+    """amax / amin with numpy's `initial` (taking part in every reduction) and `where` (a bool
+    mask broadcast to input: masked-out elements take `initial`'s place, so `initial` is
+    then required, as numpy)."""
+    if where is not None and where is not True:
+        if initial is None:
+            raise ValueError("For 'amax'/'amin', 'initial' must be given together with "
+                             "'where' (the value of the masked-out elements)")
+        from .math_func import where as _where_fn
+        input = _where_fn(where, input, _cast(Tensor(initial), input.dtype))
+    out = _reduce(prims, input, axis, keepdims)
+    if initial is not None:
+        out = extreme(out, _cast(Tensor(initial), out.dtype))
+    return out
 
 
-def amin(input, axis=None, keepdims=False):
-    return _reduce(_min, input, axis, keepdims)
+def amax(input, axis=None, keepdims=False, *, initial=None, where=None):
+    if initial is None and where is None:
+        return _reduce(_max, input, axis, keepdims)
+    from .math_func import maximum
+    return _masked_extreme(_max, maximum, input, axis, keepdims, initial, where)
 
 
-def prod(input, axis=None, keep_dims=False):
+def amin(input, axis=None, keepdims=False, *, initial=None, where=None):
+    if initial is None and where is None:
+        return _reduce(_min, input, axis, keepdims)
+    from .math_func import minimum
+    return _masked_extreme(_min, minimum, input, axis, keepdims, initial, where)
+
+
+def prod(input, axis=None, keep_dims=False, dtype=None):
+    """The product over `axis` (all for None); with axis None, keep_dims must be False (as
+    MindSpore 2.10's ProdExt); `dtype` casts the input first."""
+    if axis is None and keep_dims is True:
+        raise ValueError("For ProdExt, when axis is None, keep_dims can only set to false, but "
+                         "got keep_dims=True.")
+    if dtype is not None:
+        input = _cast(input, dtype)
     return _reduce(_prod, input, axis, keep_dims)
 
 
+def _as_bool(input):
+    return input if getattr(input, "dtype", None) is mstype.bool_ or \
+        not isinstance(input, Tensor) else _cast(input, mstype.bool_)
+
+
 def all(input, axis=None, keep_dims=False):
-    return _reduce(_all, input, axis, keep_dims)
+    """Whether every element along `axis` is nonzero (non-bool inputs are tested != 0)."""
+    return _reduce(_all, _as_bool(input), axis, keep_dims)
 
 
 def any(input, axis=None, keep_dims=False):
-    return _reduce(_any, input, axis, keep_dims)
+    """Whether any element along `axis` is nonzero (non-bool inputs are tested != 0)."""
+    return _reduce(_any, _as_bool(input), axis, keep_dims)
 
 
 def _arg(cls, input, axis, keepdims, out_type):
@@ -111,6 +147,10 @@ def argmin(input, axis=None, keepdims=False):
 def _extreme(cls, reduce, input, axis, keepdims):
     if axis is None:
         return reduce[False](input), _zero_index()
+    if getattr(input, "dtype", None) is mstype.bfloat16:      # no bfloat16 arg kernels: the
+        values = _reduce(reduce, input, axis, keepdims)       # values in bfloat16, the index
+        index, _ = _arg_prim(cls, axis, _keep(keepdims))(_cast(input, mstype.float32))
+        return values, index                                  # of the exactly widened values
     index, values = _arg_prim(cls, axis, _keep(keepdims))(input)
     return values, index
 
@@ -119,13 +159,19 @@ def _zero_index():
     return Tensor(0, mstype.int64)
 
 
-def max(input, axis=None, keepdims=False):
-    """(values, indices) of the maximum along `axis` (ArgMaxWithValue); for axis=None the
-    maximum of all elements and index 0, as MindSpore documents."""
-    return _extreme(P.ArgMaxWithValue, _max, input, axis, keepdims)
+def max(input, axis=None, keepdims=False, *, initial=None, where=None):
+    """(values, indices int64) of the maximum along `axis` (ArgMaxWithValue); for axis=None
+    the maximum of all elements and index 0, as MindSpore documents. `initial` / `where`: as
+    amax (the values only; the indices are those of the unmasked maximum)."""
+    values, index = _extreme(P.ArgMaxWithValue, _max, input, axis, keepdims)
+    if initial is not None or where is not None:
+        values = amax(input, axis, keepdims, initial=initial, where=where)
+    return values, index
 
 
-def min(input, axis=None, keepdims=False):
-    """(values, indices) of the minimum along `axis` (ArgMinWithValue); for axis=None the
-    minimum of all elements and index 0, as MindSpore documents."""
-    return _extreme(P.ArgMinWithValue, _min, input, axis, keepdims)
+def min(input, axis=None, keepdims=False, *, initial=None, where=None):
+    """(values, indices int64) of the minimum along `axis` (ArgMinWithValue); see max."""
+    values, index = _extreme(P.ArgMinWithValue, _min, input, axis, keepdims)
+    if initial is not None or where is not None:
+        values = amin(input, axis, keepdims, initial=initial, where=where)
+    return values, index

@@ -245,7 +245,8 @@ non_differentiable(Argmax, Argmin)
 
 
 class ArgMaxWithValue(_ArgReduce):
-    """(index int32, value): the first maximum along `axis` and where it is."""
+    """(index int64, value): the first maximum along `axis` and where it is (the index is
+    int64 as MindSpore 2.10's)."""
 
     @prim_attr_register
     def __init__(self, axis=0, keep_dims=False):
@@ -255,7 +256,7 @@ class ArgMaxWithValue(_ArgReduce):
     def infer(self, x):
         axis = self._axis(x)
         shape = self._out_shape(x, axis, self.attrs["keep_dims"])
-        return (tensor(mstype.int32, shape), tensor(x.dtype, shape))
+        return (tensor(mstype.int64, shape), tensor(x.dtype, shape))
 
     def kernel_params(self, x):
         return {"axis": self._axis(x), "keep_dims": self.attrs["keep_dims"]}

@@ -291,9 +291,10 @@ class OneHot(Primitive):
 
 
 class Unique(Primitive):
-    """(y, idx): y the sorted distinct values of x (1-D), idx (x's shape) with
-    x == y[idx]. idx is int64 for int64 input, int32 otherwise. Dynamic shape: y's length
-    is known only after the kernel ran (inference says -1)."""
+    """(y, idx): y the distinct values of x (1-D) in order of first appearance (as
+    MindSpore's Unique), idx (x's shape) with x == y[idx]. idx is int64 for int64 input,
+    int32 otherwise. Dynamic shape: y's length is known only after the kernel ran (inference
+    says -1)."""
     input_names = ("input_x",)
     dynamic_shape = True
 
