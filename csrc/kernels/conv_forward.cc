@@ -1,7 +1,8 @@
 // The engine's forward convolution (conv_engine.h): per group one GEMM
 //   out_g (Og x N P) = W_g (Og x Cg T) @ im2col(x_g) (Cg T x N P),  T = live taps,
 // B panels packed straight from x, the epilogue (bias, residual, activation) applied as the
-// C buffer is written to NCHW out.
+// C buffer is written to NCHW out; pointwise convolutions (1 x 1, stride 1, unpadded, one
+// group) on the direct tile instead, both operands read in place (pointwise_direct).
 #include <algorithm>
 #include <cstring>
 #include <vector>
