@@ -49,6 +49,10 @@ def test_bool_and_float_operands():
 def test_float_elementwise_against_torch(pair, data):
     a = data.draw(arrays(np.float64, pair[0], min_value=-6.0, max_value=6.0))
     b = data.draw(arrays(np.float64, pair[1], min_value=-6.0, max_value=6.0))
+    # a subnormal divisor: a / b overflows, and torch's reference differs between its vector
+    # and scalar loops (remainder(1, 2.2e-313): nan, and 3.97e-314 in the tail; fmod gives
+    # 9.76e-314); such divisors are flushed to 0 so the reference is one thing
+    b = np.where(np.abs(b) < np.finfo(np.float64).tiny, 0.0, b)
     ta, tb, qa, qb = tensor(a), tensor(b), torch.from_numpy(a), torch.from_numpy(b)
     cases = [(ops.remainder, torch.remainder), (ops.floor_divide, torch.floor_divide),
              (ops.copysign, torch.copysign), (ops.fmax, torch.fmax), (ops.fmin, torch.fmin),
