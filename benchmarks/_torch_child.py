@@ -1,4 +1,4 @@
-"""The PyTorch column of the latency benchmarks (op_latency.py, op_latency_extra.py), timed in a
+"""The PyTorch column of the latency benchmarks (op_latency.py, op_latency_sizes.py), timed in a
 child process of its own, one batch per request, so the rounds still interleave.
 
 Why: the benchmarks compare libraries side by side, taking turns one batch each per round, so

@@ -61,6 +61,8 @@ def best(fns, number, repeat):
 def bench(name, net, shape, repeat, number):
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     data = convert(net, ms.Tensor(x))
+    if x.ndim == 4:                    # the model takes NHWC, as converter_lite's do
+        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
     lite = mslite.Model()
     lite.build_from_buffer(data, mslite.Context(), name)
     sessions = []

@@ -12,7 +12,7 @@ trained with nn.Adam on fresh random batches (a GeneratorDataset, seeded), cross
 position. Per-position accuracy on 1000 held-out sequences is printed with a tqdm progress
 bar; the loss curves go to OUT/sequence_losses.png. Exit status 1 when a model misses its bar
 (full: 0.99 for both; --quick trains fewer steps, bars 0.9).
-Needs tqdm and matplotlib (`pip install mindlite[demo]`).
+Needs tqdm and matplotlib (`pip install -e '.[demo]'` from a checkout).
 """
 import argparse
 import os

@@ -8,6 +8,8 @@ first random draw. This package itself has no module `__getattr__`: CPython does
 specialize attribute loads from a module that has one, and `ms.ops` / `ms.Tensor`
 would then cost ~30 ns more on every call; everything here is bound at import.
 """
+from . import _moved  # noqa: F401  (old module paths stay importable: mindlite/_moved.py)
+from . import _wiring  # noqa: F401  (who fills the executors' slots: common/api.py)
 from .common import dtype  # noqa: F401
 from .common.dtype import *  # noqa: F401,F403
 from .common.dtype import Type  # noqa: F401

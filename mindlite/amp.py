@@ -27,6 +27,7 @@ overflow check needs an NPU status op); mindlite checks the gradients' values, s
 import warnings
 
 
+from .common.api import GRAPH
 from . import nn
 from .common import dtype as mstype
 from .nn.cell_mixed import mark
@@ -219,10 +220,9 @@ def eager_above_mixed_cells(root):
     """Under GRAPH_MODE, the cells holding a mixed-precision cell run eagerly (as the marked
     cells themselves do): compiling them would inline the marked cells' construct without
     their casts, in float32. Cells with no mixed-precision cell below still compile."""
-    from .jit.api import _CELL_JIT, _EAGER
     for _, cell in root.cells_and_names():
         if not _marked(cell) and any(_marked(c) for _, c in cell.cells_and_names()):
-            _CELL_JIT[cell] = _EAGER
+            GRAPH.run_eagerly(cell)          # jit/api.py, through its slot (common/api.py)
     return root
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from . import ops
 from .common import dtype as mstype
 from .common.tensor import Tensor
-from .ops.primitive import Primitive
+from .ir.primitive import Primitive
 from .profiler import format_breakdown, profile_call, time_samples
 from .pynative.grad import GRAD_EXECUTOR
 

@@ -8,10 +8,10 @@ its eviction costs the hit path nothing; the other caches are only read on a fir
 signature, where an OrderedDict LRU costs ~0.1 us against a ~100 us first call.
 
     cache                        where                            cap              eviction
-    runners                      ops/primitive.py RunnerCache     RUNNER_CAP       2 generations
+    runners                      ir/primitive.py RunnerCache     RUNNER_CAP       2 generations
       (signature -> runner, read by C in csrc/bind/fast_path.cc; C holds no other cache)
-    runner caches per attrs      ops/primitive.py RUNNER_CACHES   RUNNER_CACHES_CAP oldest half
-    primitive prototypes         ops/primitive.py _PROTOTYPES     PROTOTYPE_CAP    oldest half
+    runner caches per attrs      ir/primitive.py RUNNER_CACHES   RUNNER_CACHES_CAP oldest half
+    primitive prototypes         ir/primitive.py _PROTOTYPES     PROTOTYPE_CAP    oldest half
     output inference             pynative/forward.py infer_cache  INFER_CAP        LRU
     kernel graphs                backend/cpu_session.py graphs    GRAPH_CAP        LRU
     interned abstracts           abstract.py _INTERN, _NP_INTERN  ABSTRACT_CAP     cleared
@@ -23,8 +23,8 @@ signature, where an OrderedDict LRU costs ~0.1 us against a ~100 us first call.
     kernel plans (numba)         kernels/cpu/{softmax,reduce}_numba.py  4096       cleared
     pool / conv index tables     kernels/cpu/pool_numpy.py, conv_cpp.py  256       lru_cache
     memory pool                  runtime/memory.py                by bytes         LRU sizes
-    parsed function sources      jit/parse.py _SOURCES (by code)  JIT_SOURCE_CAP   oldest half
-    parsed files (lambdas)       jit/parse.py _FILE_TREES         JIT_FILE_TREE_CAP oldest half
+    parsed function sources      jit/parse/parser.py _SOURCES     JIT_SOURCE_CAP   oldest half
+    parsed files (lambdas)       jit/parse/parser.py _FILE_TREES  JIT_FILE_TREE_CAP oldest half
       (a notebook re-running a cell makes new code objects and new cell "files" each time)
 
 Not bounded here: class-kernel instances (kernels/kernel_def.py, one per primitive attrs and

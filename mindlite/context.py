@@ -6,7 +6,11 @@ under and are rebuilt when it changes, so a context change is never ignored.
 
 Under GRAPH_MODE a Cell's __call__ compiles its construct to a graph and runs that
 (mindlite/jit, docs/graph_mode.md); functions compile with `mindlite.jit` in any mode.
+A device_target is checked by the device registry (mindlite/device), through its slot
+(common/api.py's DEVICES): the devices sit above this floor.
 """
+from .common.api import DEVICES
+
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
@@ -46,8 +50,7 @@ def set_context(**kwargs):
             raise ValueError(f"For 'set_context', unknown key '{key}'; expected one of "
                              f"{sorted(_DEFAULTS)}")
         if key == "device_target":        # CPU or a registered plugin (mindlite/device)
-            from .device.registry import resolve_target
-            value = resolve_target(value)
+            value = DEVICES.resolve_target(value)
         choices = _CHOICES.get(key)
         if choices is not None and value not in choices:
             raise ValueError(f"For 'set_context', '{key}' must be one of {list(choices)}, but got "

@@ -38,13 +38,22 @@ def run(model, *arrays):
     return [o.get_data_to_numpy() for o in model.predict(ins)]
 
 
-def round_trip(net, *arrays, context=None, optimize="general"):
-    """(Lite outputs, mindlite outputs, the model) for `net` on `arrays`."""
-    data = convert(net, *[ms.Tensor(a) for a in arrays], optimize=optimize)
+def nhwc(a):
+    """A 4-D NCHW array as the NHWC input the converter's models take (converter_lite's
+    default --inputDataFormat); other arrays as they are."""
+    return np.ascontiguousarray(a.transpose(0, 2, 3, 1)) if a.ndim == 4 else a
+
+
+def round_trip(net, *arrays, context=None, optimize="general", input_format="NHWC"):
+    """(Lite outputs, mindlite outputs, the model) for `net` on `arrays` (fed to the model in
+    its input layout)."""
+    data = convert(net, *[ms.Tensor(a) for a in arrays], optimize=optimize,
+                   input_format=input_format)
     model = build(data, context)
     want = net(*[ms.Tensor(a) for a in arrays])
     want = [w.asnumpy() for w in (want if isinstance(want, tuple) else (want,))]
-    return run(model, *arrays), want, model
+    feed = nhwc if input_format == "NHWC" else (lambda a: a)
+    return run(model, *[feed(a) for a in arrays]), want, model
 
 
 def rand(*shape, seed=0):

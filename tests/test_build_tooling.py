@@ -65,7 +65,8 @@ def tree(tmp_path):
         _age(tmp_path / name, 100)
     ext = tmp_path / "mindlite" / ("_C" + sysconfig.get_config_var("EXT_SUFFIX"))
     stamp = tmp_path / "build" / ".install-stamp"
-    for p in (ext, stamp):
+    lite = tmp_path / "build" / "litevenv" / ".installed"    # real MindSpore Lite, made once
+    for p in (ext, stamp, lite):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("")
         _age(p, 50)
@@ -94,3 +95,16 @@ def test_a_changed_source_rebuilds_the_extension_only(tree):
 def test_a_changed_pyproject_reinstalls(tree):
     _age(tree / "pyproject.toml", 10)
     assert "pip install" in _planned(tree)
+
+
+def test_real_mindspore_lite_venv_once_or_a_printed_reason(tree):
+    """`make test` makes build/litevenv (MindSpore Lite 2.0.0, a cp37 wheel) once where a
+    Python 3.7 is, and says why tests/test_lite_real.py will be skipped where none is."""
+    (tree / "build" / "litevenv" / ".installed").unlink()
+    run = subprocess.run(["make", "-n", "test", "PYTHON=python3", "PY37=/opt/py37/bin/python3.7"],
+                         cwd=tree, capture_output=True, text=True, timeout=60, check=True)
+    assert "mindspore-lite==2.0.0" in run.stdout and "/opt/py37/bin/python3.7 -m venv" in run.stdout
+    run = subprocess.run(["make", "test", "PYTHON=true", "PY37="], cwd=tree,
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert "no Python 3.7" in run.stdout and "tests/test_lite_real.py" in run.stdout
+    assert "mindspore-lite" not in run.stdout

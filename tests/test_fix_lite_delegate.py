@@ -22,7 +22,7 @@ import mindlite as ms
 from mindlite import nn, ops, lite as mslite
 from mindlite.lite.converter import convert
 from lite_models import build, rand, run
-assert "mindlite.onnx.export_ops_extra" not in sys.modules
+assert "mindlite.onnx.export_ops_activation" not in sys.modules
 
 
 class Net(nn.Cell):

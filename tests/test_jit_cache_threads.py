@@ -9,7 +9,7 @@ import numpy as np
 import mindlite as ms
 from mindlite import cache_limits
 from mindlite.jit import api as jit_api
-from mindlite.jit import parse
+from mindlite.jit.parse import parser as parse
 
 from thread_helpers import _frequent_switches, run_threads  # noqa: F401  (fixture)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import mindlite as ms
-from mindlite.jit import parse
+from mindlite.jit.parse import parser as parse
 from mindlite.jit.parse_stmt import _contains, _walk_contains
 
 

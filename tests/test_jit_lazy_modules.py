@@ -42,7 +42,7 @@ CHILD = textwrap.dedent("""
     for _ in range(3):
         want, got = eager(x, y), graph(x, y)
         assert abs(want - got) < 1e-5, (want, got)
-    lazy = ("mindlite.jit.parse_control", "mindlite.jit.ad.custom")
+    lazy = ("mindlite.jit.parse.control", "mindlite.jit.ad.custom")
     assert "mindlite.jit.parse" in sys.modules
     assert not [m for m in lazy if m in sys.modules], [m for m in lazy if m in sys.modules]
 
@@ -57,7 +57,7 @@ CHILD = textwrap.dedent("""
     for sign in (1.0, -1.0):
         v = Tensor(np.full((3,), sign, np.float32))
         np.testing.assert_allclose(branch(v).asnumpy(), branch.fn(v).asnumpy())
-    assert "mindlite.jit.parse_control" in sys.modules
+    assert "mindlite.jit.parse.control" in sys.modules
     print("ok")
 """)
 

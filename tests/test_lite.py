@@ -15,7 +15,7 @@ from mindlite.lite.ms_file import read_ms
 from mindlite.jit.export_graph import graph_for_export
 
 from helpers import run_threads
-from lite_models import Branchy, Counting, Doubling, LeNet, MLP, rand, round_trip, run
+from lite_models import Branchy, Counting, Doubling, LeNet, MLP, nhwc, rand, round_trip, run
 
 pytest.importorskip("flatbuffers", reason="the .ms format needs the flatbuffers package")
 
@@ -31,7 +31,9 @@ def test_lenet_round_trip(batch):
     np.testing.assert_array_equal(got[0], want[0])
     types = [k.type for k in model._session.main.kernels]
     assert types == ["Conv2DFusion", "MaxPoolFusion", "Conv2DFusion", "MaxPoolFusion",
-                     "Flatten", "MatMulFusion", "MatMulFusion", "MatMulFusion"]
+                     "Transpose", "Flatten", "MatMulFusion", "MatMulFusion", "MatMulFusion"]
+    m = model._session.model           # NHWC as MindSpore Lite's converter writes it
+    assert m.tensors[m.inputs[0]].dims == [batch, 32, 32, 1]
 
 
 def test_converter_fusions_and_optimize_none():
@@ -77,19 +79,19 @@ def test_api_inputs_resize_and_callbacks():
     net = LeNet()
     _, _, model = round_trip(net, rand(1, 1, 32, 32))
     ins = model.get_inputs()
-    assert ins[0].shape == [1, 1, 32, 32] and ins[0].dtype == mslite.DataType.FLOAT32
-    model.resize(ins, [[3, 1, 32, 32]])
-    assert model.get_inputs()[0].shape == [3, 1, 32, 32]
+    assert ins[0].shape == [1, 32, 32, 1] and ins[0].dtype == mslite.DataType.FLOAT32
+    model.resize(ins, [[3, 32, 32, 1]])
+    assert model.get_inputs()[0].shape == [3, 32, 32, 1]
     x = rand(3, 1, 32, 32, seed=5)
     seen = []
-    ins[0].set_data_from_numpy(x)
+    ins[0].set_data_from_numpy(nhwc(x))
     out = model.predict(ins, before_callback=lambda i, o, info: seen.append(("b", info.node_type)),
                         after_callback=lambda i, o, info: seen.append(
                             ("a", info.node_name, o[0].shape)))
     np.testing.assert_allclose(out[0].get_data_to_numpy(), net(ms.Tensor(x)).asnumpy(),
                                rtol=1e-5, atol=1e-6)
-    assert seen[0] == ("b", "Conv2DFusion") and seen[1][2] == [3, 6, 28, 28]
-    assert len(seen) == 16 and seen[-1][2] == [3, 10]
+    assert seen[0] == ("b", "Conv2DFusion") and seen[1][2] == [3, 28, 28, 6]
+    assert len(seen) == 18 and seen[-1][2] == [3, 10]
 
 
 def test_api_errors():
@@ -277,3 +279,40 @@ def test_long_loop_runs_without_recursion():
     got, want, _ = round_trip(net, x, lim)                  # 2000 iterations
     np.testing.assert_array_equal(got[0], want[0])
     assert got[0][0, 0] == 2000
+
+
+def _if_in_while(x):
+    i = ms.Tensor(0.0)
+    while i < 3:
+        if x.sum() > 0:
+            x = x - 1
+        i = i + 1
+    return x
+
+
+def _if_after_while(x):
+    while x.sum() < 10:
+        x = x + 1
+        if x.sum() > 5:
+            x = x + 2
+    return x
+
+
+def _while_then_if(x):
+    y = x
+    while x.sum() < 5:
+        x = x + 1
+    if y.sum() > 0:
+        x = x - y
+    return x
+
+
+@pytest.mark.parametrize("fn", [_if_in_while, _if_after_while, _while_then_if])
+def test_tensor_if_with_tensor_while(fn):
+    """Issue 28.5(b)/(c): a branch that returns another graph's value (the loop's result,
+    an earlier branch's) takes it as an input of its subgraph; the converter crashed with
+    'list indices must be integers or slices, not _Switch', or wrote a subgraph whose output
+    no node computed."""
+    for x in (np.array([1.0, 2.0], np.float32), np.array([-4.0, 1.0], np.float32)):
+        got, want, _ = round_trip(ms.jit(fn), x)
+        np.testing.assert_array_equal(got[0], want[0])

@@ -14,7 +14,7 @@ from mindlite import nn, ops
 from mindlite.lite.converter import convert
 
 from helpers import run_threads
-from lite_models import Branchy, LeNet, MLP, rand, round_trip, run
+from lite_models import Branchy, LeNet, MLP, nhwc, rand, round_trip, run
 
 pytest.importorskip("flatbuffers", reason="the .ms format needs the flatbuffers package")
 
@@ -133,7 +133,7 @@ def test_direct_run_from_four_threads():
 
     def work(k):
         for _ in range(30):
-            ins = [mslite.Tensor(xs[k])]
+            ins = [mslite.Tensor(nhwc(xs[k]))]
             got = model.predict(ins)[0].get_data_to_numpy()
             if not np.array_equal(got, wants[k]):
                 errors.append((k, got))

@@ -74,6 +74,59 @@ def test_op_round_trips(fn):
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
 
 
+def _gather_tile_select(a, b):
+    g = ops.gather(a, ms.Tensor(np.array([2, 0, 1], np.int32)), 0)
+    return ops.select(g > 0, ops.tile(b[:1], (3, 1)), ops.pow(ops.abs(g), 1.5))
+
+
+def _stack_split_slice(a, b):
+    x, y = ops.split(ops.stack((a, b), 1).reshape(3, 8), 4, 1)
+    return x[:, 1:3] * y[::-1, ::2] + ops.argmax(a, 1).reshape(3, 1).astype(ms.float32)
+
+
+def _activations(a, b):
+    return ops.hardswish(a) + ops.hardsigmoid(b) + ops.relu6(a * 4) + ops.elu(b) + \
+        ops.leaky_relu(a, 0.1) + ops.softplus(b) + ops.gelu(a, approximate="none")
+
+
+def _batch_matmul_layer_norm(a, b):
+    x = ops.matmul(a.reshape(3, 2, 2), b.reshape(3, 2, 2).transpose(0, 2, 1))
+    ln = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1, epsilon=1e-5)
+    return ln(x.reshape(3, 4), ms.Tensor(np.linspace(0.5, 2, 4, dtype=np.float32)),
+              ms.Tensor(np.linspace(-1, 1, 4, dtype=np.float32)))[0]
+
+
+@pytest.mark.parametrize("fn", [_gather_tile_select, _stack_split_slice, _activations,
+                                _batch_matmul_layer_norm])
+def test_array_and_nn_op_round_trips(fn):
+    a, b = rand(3, 4), rand(3, 4, seed=7)
+    got, want, _ = round_trip(ms.jit(fn), a, b)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
+
+
+class ConvTransposeResize(nn.Cell):
+    """A transposed convolution with bias and output padding, bilinear and nearest resizes,
+    reflect padding: Conv2dTransposeFusion, Resize and PadFusion in NHWC."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Conv2dTranspose(4, 3, 3, stride=2, pad_mode="pad", padding=1,
+                                     has_bias=True)
+
+    def construct(self, x):
+        y = self.up(x)
+        y = ops.interpolate(y, size=(9, 9), mode="bilinear") + \
+            ops.interpolate(y, size=(9, 9), mode="nearest")
+        return ops.pad(y, (1, 1, 1, 1), mode="reflect")
+
+
+def test_conv_transpose_resize_pad():
+    got, want, model = round_trip(ConvTransposeResize(), rand(2, 4, 5, 5))
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+    types = {k.type for k in model._session.main.kernels}
+    assert {"Conv2dTransposeFusion", "Resize", "PadFusion"} <= types
+
+
 @ms.jit
 def _cumsum(a):
     return ops.cumsum(a, 0)

@@ -41,7 +41,7 @@ def check(net, *inputs, opset=13, atol=1e-5):
 
 
 class LeNet(models.LeNet):
-    """LeNet with fc1 and fc2 only (test_onnx_export_more and the import tests use it too)."""
+    """LeNet with fc1 and fc2 only (test_onnx_export_layers and the import tests use it too)."""
 
     def __init__(self):
         super().__init__(hidden=(120,))

@@ -19,7 +19,7 @@ from mindlite.jit.export_graph import graph_for_export  # noqa: E402
 from mindlite.onnx import OnnxGraphCell, export_onnx_model, load_onnx  # noqa: E402
 
 import test_onnx_export as ex  # noqa: E402
-import test_onnx_export_more as exm  # noqa: E402
+import test_onnx_export_layers as exm  # noqa: E402
 
 RNG = np.random.default_rng(1)
 F = TensorProto.FLOAT

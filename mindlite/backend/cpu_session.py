@@ -15,7 +15,7 @@ import itertools
 from ..cache_limits import LRUCache
 from ..kernels import registry
 from ..runtime.cpu_kernel_runtime import CPUKernelRuntime
-from .kernel_graph import KernelGraph, KernelNode
+from .single_op_graph import KernelGraph, KernelNode
 from .session import register_session
 
 

@@ -3,14 +3,14 @@
     compile_graph(graph, parallel=False) -> CompiledGraph   (None: control flow, interpreted)
 
 Stages, as MindSpore's GraphCompiler:
-  1. lowering + kernel selection   jit/kernel_graph.lower under the context's device_target:
+  1. lowering + kernel selection   backend/lowering.lower under the context's device_target:
                                    each node's kernel comes from the device's session
-                                   (device/session.py), so a node the device has no kernel
+                                   (backend/device_session.py), so a node the device has no kernel
                                    for already carries a CPU kernel (heterogeneous split)
   2. split                         kernel mode: the device's steps go through its
                                    KernelExecutor.split_graph / optimize_graph hooks; graph
                                    mode: maximal runs of supported nodes become sub-FuncGraphs
-                                   compiled as SuperKernels (device/segments.py)
+                                   compiled as SuperKernels (backend/segments.py)
   3. copies                        a value used on another device than its producer's gets a
                                    copy step (h2d / d2h) at the boundary, once per value
   4. streams                       per device, its res_manager.num_streams: a step continues
@@ -26,10 +26,10 @@ The CompiledGraph runs sequentially or on the GraphScheduler (backend/graph_sche
 """
 from ..context import CONTEXT
 from ..device.registry import get_device_context
-from ..device.session import DeviceKernelDef
-from ..jit.kernel_graph import ALLOC, CONST, EXTERNAL, KERNEL, PARAM, PLANNED, PRIM, \
+from .device_session import DeviceKernelDef
+from .lowering import ALLOC, CONST, EXTERNAL, KERNEL, PARAM, PLANNED, PRIM, \
     NotLowerable, Value, lower
-from ..jit.memory_plan import flat_refs, plan
+from .memory_plan import flat_refs, plan
 
 CPU = "CPU"
 
@@ -39,9 +39,10 @@ class Step:
     PRIM), "device" (a kernel-mode device kernel on device addresses), "super" (a graph-mode
     SuperKernel: host arrays in and out), "h2d" / "d2h" (copies). `own`: the graph inputs
     an "alloc" step writes in place (owned first, as the jit runner does; a side effect
-    ordered as "prim" steps are)."""
+    ordered as "prim" steps are). `ctx`: the DeviceContext of `device` (None on CPU), resolved
+    once by compile_graph so that running a step looks nothing up."""
     __slots__ = ("index", "kind", "device", "fn", "ins", "outs", "params", "kwnames", "prim",
-                 "kernel", "stream", "inplace", "on_error", "own")
+                 "kernel", "stream", "inplace", "on_error", "own", "ctx")
 
     def __init__(self, kind, device, fn, ins, outs, prim=None, kernel=None, params=(),
                  kwnames=None, inplace=(), on_error=None, own=()):
@@ -49,6 +50,7 @@ class Step:
         self.prim, self.kernel, self.params, self.kwnames = prim, kernel, params, kwnames
         self.inplace, self.on_error, self.own = inplace, on_error, own
         self.index = self.stream = 0
+        self.ctx = None
 
     @property
     def name(self):
@@ -115,6 +117,7 @@ def compile_graph(graph, parallel=False):
     steps, output = _insert_copies(steps, values, loc, kg.output, target)
     for i, s in enumerate(steps):
         s.index = i
+        s.ctx = target if s.device != CPU else None
     cg = CompiledGraph(kg.name, target, steps, values, loc, tuple(kg.args), output)
     _assign_streams(cg)
     _plan_memory(cg)
@@ -126,7 +129,7 @@ PARALLEL = None     # graph mode on a plugin device: None sequential, else a Gra
 
 
 def device_program(compiled, epoch):
-    """What jit's Compiled.run calls on a plugin device (jit/kernel_graph.program_for): the
+    """What jit's Compiled.run calls on a plugin device (backend/program.program_for): the
     CompiledGraph's runner, compiled once per kernel-selection epoch; None when the graph
     stays on the interpreter (control flow), whose eager ops then run on the device."""
     target = CONTEXT.values["device_target"]
@@ -178,7 +181,7 @@ def _device_steps(kg, target, graph):
             rest = iter(optimized)
             steps = [next(rest) if s.kind == "device" else s for s in steps]
     elif target.graph_executor is not None:
-        from ..device.segments import super_kernels
+        from .segments import super_kernels
         steps = super_kernels(kg, steps, graph, target)
     return steps
 
@@ -226,7 +229,7 @@ def _insert_copies(steps, values, loc, output, target):
 
 def _const_abstract(value):
     import numpy as np
-    from ..abstract import abstract_of_array
+    from ..common.abstract import abstract_of_array
     return value._abs if hasattr(value, "_abs") else abstract_of_array(np.asarray(value))
 
 

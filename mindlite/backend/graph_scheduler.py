@@ -25,10 +25,9 @@ from .. import _C
 from ..common.tensor import Tensor
 from ..context import CONTEXT
 from ..device.base import DeviceAddress
-from ..device.registry import get_device_context
-from ..device.session import kernel_error
-from ..pynative.inplace import own_buffers
-from ..jit.kernel_graph import CONST
+from .device_session import kernel_error
+from ..common.buffers import own_buffers
+from .lowering import CONST
 
 POOL_MEMORY = 4             # buffer sets kept per compiled graph
 
@@ -53,7 +52,7 @@ class Memory:
                 a = cg.values[v].abstract
                 self.views[v] = np.ndarray(a.shape, a.np, buf)
             return
-        rm = get_device_context(dev).res_manager
+        rm = self.cg.target.res_manager         # the graph's device (its only non-CPU one)
         slot = self.slots[dev][sl] = rm.alloc_address((p.slot_bytes[sl],), np.uint8)
         for v in p.members[sl]:
             a = cg.values[v].abstract
@@ -146,13 +145,13 @@ def run_step(cg, s, vals):
         elif kind == "device":
             _launch_device(cg, s, vals)
         elif kind == "h2d":
-            get_device_context(s.device).res_manager.copy_host_to_device(
+            s.ctx.res_manager.copy_host_to_device(
                 vals[s.outs[0]], _array(vals[s.ins[0]]))
         elif kind == "d2h":
-            get_device_context(s.device).res_manager.copy_device_to_host(
+            s.ctx.res_manager.copy_device_to_host(
                 vals[s.outs[0]], vals[s.ins[0]])
         else:                                            # super: host arrays back
-            res = get_device_context(s.device).graph_executor.run_graph(
+            res = s.ctx.graph_executor.run_graph(
                 s.fn, [_array(vals[v]) for v in s.ins])
             _store(s, vals, [_as_abstract(np.asarray(r), cg.values[v].abstract, s)
                              for r, v in zip(res, s.outs)])
@@ -160,13 +159,12 @@ def run_step(cg, s, vals):
         if s.on_error is not None:
             s.on_error(err)
         if s.device != "CPU" and kind == "super":
-            ctx = get_device_context(s.device)
-            raise kernel_error(ctx, s.name, getattr(s.fn, "name", "SuperKernel"), err) from err
+            raise kernel_error(s.ctx, s.name, getattr(s.fn, "name", "SuperKernel"), err) from err
         raise
 
 
 def _launch_device(cg, s, vals):
-    ctx = get_device_context(s.device)
+    ctx = s.ctx
     ins, outs = [vals[v] for v in s.ins], [vals[v] for v in s.outs]
     if not s.kernel.failed:
         try:

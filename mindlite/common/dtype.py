@@ -6,7 +6,8 @@ only numpy dtypes. Promotion follows MindSpore 2.x (see docs/mindspore_api.md):
 a float beats any int (float16 + int64 -> float16), ints promote as numpy does,
 and Python scalars are "weak": they adopt the tensor's kind where they can.
 
-bfloat16 (MindSpore's BFloat16) uses the numpy dtype of the optional `ml_dtypes` package;
+bfloat16 (MindSpore's BFloat16) uses the numpy dtype of the optional `ml_dtypes` package,
+imported at the first use of `bfloat16.np` (not at `import mindlite`: it costs ~2 ms);
 without it `mindlite.bfloat16` still exists (it prints and compares) but making a tensor
 of it raises a TypeError saying to install ml_dtypes. complex64 / complex128 are numpy's.
 Promotion with them follows MindSpore 2.10 on CPU: bfloat16 + float16 -> float32 (neither
@@ -14,13 +15,6 @@ holds the other), bfloat16 + wider float -> the wider float, complex + real -> t
 type wide enough for the real's precision (complex64 + float64 -> complex128).
 """
 import numpy as np
-
-try:
-    import ml_dtypes as _ml_dtypes
-    _BF16_NP = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:       # optional: bfloat16 tensors need it (see _check_available)
-    _ml_dtypes = None
-    _BF16_NP = None
 
 
 class Type:
@@ -34,9 +28,7 @@ class Type:
         # "b" bool, "i" signed, "u" unsigned, "f" float (bfloat16 included), "c" complex
         self.kind = kind
         self.itemsize = 2 if self.np is None else self.np.itemsize
-        # MindSpore's printed names: Bool, Int8, UInt8 (not Uint8), Float32, BFloat16
-        self._title = "Bool" if name == "bool" else "BFloat16" if name == "bfloat16" else \
-            "UInt" + name[4:] if name.startswith("uint") else name.capitalize()
+        self._title = _title(name)
 
     def __str__(self):
         return self._title
@@ -60,6 +52,42 @@ class Type:
         return self.kind == "c"
 
 
+def _title(name):
+    """MindSpore's printed names: Bool, Int8, UInt8 (not Uint8), Float32, BFloat16."""
+    return "Bool" if name == "bool" else "BFloat16" if name == "bfloat16" else \
+        "UInt" + name[4:] if name.startswith("uint") else name.capitalize()
+
+
+_UNSET = object()
+
+
+class _OptionalType(Type):
+    """A Type whose numpy dtype comes from an optional package, imported at the first use of
+    `.np` (bfloat16: ml_dtypes); `.np` is None when the package is not installed."""
+    __slots__ = ("_dtype", "_load")
+
+    def __init__(self, name, load, kind, itemsize):
+        self.name, self.kind, self.itemsize, self._title = name, kind, itemsize, _title(name)
+        self._dtype, self._load = _UNSET, load
+
+    @property
+    def np(self):
+        d = self._dtype
+        if d is _UNSET:
+            d = self._dtype = self._load()
+            if d is not None:
+                _BY_NP[d] = self
+        return d
+
+
+def _bfloat16_dtype():
+    try:
+        import ml_dtypes
+    except ImportError:       # optional: bfloat16 tensors need it (see check_available)
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
 bool_ = Type("bool", np.bool_, "b")
 int8 = Type("int8", np.int8, "i")
 int16 = Type("int16", np.int16, "i")
@@ -72,7 +100,7 @@ uint64 = Type("uint64", np.uint64, "u")
 float16 = Type("float16", np.float16, "f")
 float32 = Type("float32", np.float32, "f")
 float64 = Type("float64", np.float64, "f")
-bfloat16 = Type("bfloat16", _BF16_NP, "f")
+bfloat16 = _OptionalType("bfloat16", _bfloat16_dtype, "f", 2)
 complex64 = Type("complex64", np.complex64, "c")
 complex128 = Type("complex128", np.complex128, "c")
 
@@ -110,7 +138,7 @@ NUMBER_BF16_TYPES = NUMBER_TYPES + BF16_TYPES
 NUMBER_BF16_COMPLEX_TYPES = NUMBER_BF16_TYPES + COMPLEX_TYPES
 FLOAT_BF16_COMPLEX_TYPES = FLOAT_TYPES + BF16_TYPES + COMPLEX_TYPES
 
-_BY_NP = {t.np: t for t in ALL_TYPES if t.np is not None}
+_BY_NP = {t.np: t for t in ALL_TYPES if not isinstance(t, _OptionalType)}  # + bfloat16 once loaded
 _BY_NAME = {t.name: t for t in ALL_TYPES}
 _BY_NAME["bool_"] = bool_
 
@@ -132,6 +160,8 @@ def from_numpy_dtype(np_dtype):
     type for."""
     np_dtype = np.dtype(np_dtype)
     t = _BY_NP.get(np_dtype if np_dtype.kind == "V" else np_dtype.newbyteorder("="))
+    if t is None and np_dtype.kind == "V" and bfloat16.np is not None:   # loads ml_dtypes
+        t = _BY_NP.get(np_dtype)
     if t is None:
         raise TypeError(f"mindlite has no tensor type for numpy dtype '{np_dtype}'; "
                         f"supported: {', '.join(t.name for t in ALL_TYPES)}")

@@ -159,9 +159,11 @@ def _as_initializer(init):
                     f"Tensor, but got {type(init).__name__}")
 
 
+Tensor = None      # the Tensor class, bound by tensor.py (it imports this module)
+
+
 def initializer(init, shape=None, dtype=mstype.float32):
     """A lazily initialised Tensor of `shape` and `dtype` filled by `init` when first used."""
-    from .tensor import Tensor
     if isinstance(init, Tensor):
         if shape is not None and tuple(shape) != init.shape:
             raise ValueError(f"For 'initializer', the Tensor's shape {init.shape} does not match "

@@ -3,7 +3,7 @@
 Import (`from_dlpack(x)`, x a DLPack producer such as a torch tensor or an ndarray, or a
 legacy capsule): zero-copy. The Tensor views the producer's memory through a READ-ONLY
 numpy array registered here as external. mindlite's in-place writers go through
-`pynative/inplace.own_buffer`, which gives an external buffer's tensor a private copy before
+`common/buffers.own_buffer`, which gives an external buffer's tensor a private copy before
 writing (copy-on-write), so a mindlite write never reaches memory the producer owns; writes
 made by the producer itself are seen by the tensor (shared memory, as MindSpore documents
 for its `from_dlpack`). A kernel that would write without `own_buffer` meets a read-only
@@ -74,8 +74,7 @@ def import_array(obj, op="from_dlpack"):
 
 def from_dlpack(dlpack):
     """A Tensor sharing memory with a DLPack producer (see the module docstring)."""
-    from .. import abstract
-    from .tensor import Tensor
+    from . import abstract
     arr = import_array(dlpack)
     t = Tensor.__new__(Tensor)
     t._arr = arr                                   # the registered array itself (own_buffer)
@@ -85,7 +84,6 @@ def from_dlpack(dlpack):
 
 def to_dlpack(tensor):
     """A DLPack capsule sharing the tensor's memory (MindSpore's `to_dlpack`)."""
-    from .tensor import Tensor
     if not isinstance(tensor, Tensor):
         raise TypeError(f"For 'to_dlpack', 'tensor' must be a Tensor, but got "
                         f"{type(tensor).__name__}")
@@ -123,4 +121,5 @@ class DLPackMethods:
 
 
 F = None                  # ops.functional, bound by tensor.py (unused: the protocol needs none)
+Tensor = None             # the Tensor class, bound by tensor.py (it imports this module)
 METHODS = DLPackMethods

@@ -6,7 +6,7 @@ primitive sees the parameter (and nn.Cell / the optimizers call as needed).
 """
 import numpy as np
 
-from .. import abstract
+from . import abstract
 from .tensor import Tensor
 
 

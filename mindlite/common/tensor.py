@@ -13,13 +13,15 @@ import threading
 
 import numpy as np
 
-from .. import _C, abstract
+from .. import _C
+from . import abstract
 from . import dtype as mstype
 from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
 from . import tensor_methods_complex, tensor_methods_dtype, tensor_methods_inplace
 from . import tensor_methods_elementwise, tensor_methods_shape, tensor_methods_stat
-from . import interop
+from .api import PYNATIVE
+from . import initializer, interop
 
 _PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder (no data)
 # the classes that hold Tensor's named methods, one module per family; each module's `F`
@@ -344,14 +346,26 @@ _C.set_tensor_type(Tensor)       # the type the C fast path creates results as
 
 
 def _log_write(t, op):
-    """An open grad call that used t fails at backward (pynative/inplace.py): the new buffer
-    replaces the values its recorded ops saw."""
-    from ..pynative.inplace import log_write
-    log_write(t, op)
+    """An open grad call that used t fails at backward (pynative/inplace.py, reached through
+    its slot): the new buffer replaces the values its recorded ops saw."""
+    PYNATIVE.log_write(t, op)
 
 
-from ..ops import functional as F  # noqa: E402  (functional needs Tensor defined first)
+F = None      # mindlite.ops.functional: bound by bind_functional (the ops floor is above)
 
+
+def bind_functional(functional):
+    """Tensor's operators and methods call ops.functional (`F`); mindlite/_wiring.py binds it
+    here and in the method modules once both are imported (functional imports Tensor)."""
+    global F
+    F = functional
+    for m in _METHOD_MODULES:
+        m.F = functional
+
+
+# the modules holding Tensor's methods and helpers get the class itself from here, as they
+# cannot import this module (it imports them)
 for _m in _METHOD_MODULES:
-    _m.F = F
+    _m.Tensor = Tensor
+initializer.Tensor = Tensor
 

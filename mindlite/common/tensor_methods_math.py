@@ -5,22 +5,27 @@ _METHOD_MODULES).
 
 In-place methods (fill_, add_, sub_, mul_) check the result's shape and dtype first (a failed
 call changes nothing), then: with no grad recorder open they write into the tensor's own
-array (after pynative/inplace.own_buffer); while one is open they are recorded as
-Tensor.__setitem__ is (pynative/inplace.py): the tapes' earlier references move to a
-snapshot of the old values and the tensor becomes the recorded result, so a later backward
-uses the old values where earlier ops saw them and differentiates through the write.
+array (after common/buffers.own_buffer); while one is open they are recorded as
+Tensor.__setitem__ is (pynative/inplace.py, reached through common/api.py's PYNATIVE slot): the
+tapes' earlier references move to a snapshot of the old values and the tensor becomes the
+recorded result, so a later backward uses the old values where earlier ops saw them and
+differentiates through the write.
 """
 import numbers
 
 import numpy as np
 
 from . import dtype as mstype
+from .api import PYNATIVE
+from .buffers import own_buffer
 
 F = None      # mindlite.ops.functional, bound by tensor.py (functional imports Tensor)
 
 
+Tensor = None  # the Tensor class, bound by tensor.py (it imports this module)
+
+
 def _tensor_type():
-    from .tensor import Tensor
     return Tensor
 
 
@@ -56,16 +61,14 @@ def _broadcasts(x, other):
 
 def _write(x, compute):
     """x takes the value compute(x_old) in place (module docstring)."""
-    from ..pynative.grad import GRAD_EXECUTOR
-    from ..pynative.inplace import adopt, own_buffer, snapshot
-    if GRAD_EXECUTOR.recording:
-        old = snapshot(x)
+    if PYNATIVE.grad.recording:
+        old = PYNATIVE.snapshot(x)
         result = compute(old)
         if result.dtype is not x.dtype:
             result = F.cast(result, x.dtype)
         if result.shape != x.shape:
             result = F.broadcast_to(result, x.shape)
-        adopt(x, result)
+        PYNATIVE.adopt(x, result)
         return x
     result = compute(x)
     arr = own_buffer(x)

@@ -11,9 +11,7 @@ one batch) in flight:
 Exceptions in an operation propagate to the iterating thread, naming the operation.
 """
 import collections
-import concurrent.futures
 import itertools
-import multiprocessing
 import numbers
 
 import numpy as np
@@ -62,6 +60,8 @@ def ordered_map(fn, items, workers, processes, chunk=1):
         for item in items:
             yield fn(item)
         return
+    import concurrent.futures        # here: import mindlite does not load them
+    import multiprocessing
     if processes:
         pool = concurrent.futures.ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("fork"), initializer=_init_worker,

@@ -11,7 +11,7 @@
                                        CPU, zero-copy; a handle from the plugin's allocator
                                        elsewhere)
 
-It sits under the backend: the device session (device/session.py) and the GraphCompiler
+It sits under the backend: the device session (backend/device_session.py) and the GraphCompiler
 (backend/graph_compiler.py) call these; kernels and plugins never see Tensors or Cells.
 """
 import threading

@@ -1,8 +1,8 @@
 """Device registry and plugin discovery: register_device, list_devices, get_device_context.
 
-    register_device(name, factory)   factory(device_id) -> DeviceContext; also registers the
-                                     device's backend session (device/session.py) so eager ops
-                                     and graphs reach it through session_factory(name)
+    register_device(name, factory)   factory(device_id) -> DeviceContext; eager ops and graphs
+                                     reach it through backend/session.py's session_factory(name),
+                                     which builds the device's session (backend/device_session.py)
     list_devices()                   registered names (plugins discovered first)
     get_device_context(name, id)     the DeviceContext, created once per (name, id)
     load_plugins()                   once: Python entry points of group "mindlite.devices"
@@ -19,6 +19,7 @@ import os
 import threading
 import warnings
 
+from ..common import api
 from .base import DeviceContext, PluginError
 
 ENTRY_POINT_GROUP = "mindlite.devices"
@@ -29,6 +30,8 @@ FAILED = {}           # plugin/device name -> why it could not load
 _CONTEXTS = {}        # (name, device_id) -> DeviceContext
 _LOADED = []          # non-empty once plugins were discovered
 _LOCK = threading.RLock()
+LISTENERS = []        # called with a device's name when it is (un)registered: the backend
+                      # (backend/session.py) drops the session it built for that name
 
 
 def register_device(name, factory, *, override=False):
@@ -47,9 +50,8 @@ def register_device(name, factory, *, override=False):
         FAILED.pop(name, None)
         for key in [k for k in _CONTEXTS if k[0] == name]:
             del _CONTEXTS[key]
-        if name != "CPU":
-            from .session import register_device_session
-            register_device_session(name)
+        for listener in LISTENERS:
+            listener(name)
 
 
 def unregister_device(name):
@@ -60,9 +62,8 @@ def unregister_device(name):
         DEVICES.pop(name, None)
         for key in [k for k in _CONTEXTS if k[0] == name]:
             del _CONTEXTS[key]
-        from ..backend import session
-        session.SESSIONS.pop(name, None)
-        session._INSTANCES.pop(name, None)
+        for listener in LISTENERS:
+            listener(name)
 
 
 def list_devices():
@@ -186,3 +187,6 @@ def resolve_target(name):
                       f"(device_fallback=True)", RuntimeWarning, stacklevel=3)
         return "CPU"
     return name
+
+
+api.DEVICES.fill(resolve_target=resolve_target)

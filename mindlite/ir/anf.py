@@ -193,11 +193,3 @@ class FuncGraph:
 
     def __repr__(self):
         return f"FuncGraph(@{self.name})"
-
-    def _repr_svg_(self):
-        from .dot import render_svg
-        return render_svg(self)
-
-    def _repr_pretty_(self, p, cycle):
-        from .dump import dump_ir
-        p.text(dump_ir(self))

@@ -27,7 +27,7 @@
 The entry graph's parameters are listed under `# Params:`; nested graphs list theirs in
 the `subgraph @name(...)` header. Source comments show the call chain, user code first.
 """
-from ..abstract import AbstractScalar, AbstractTensor
+from ..common.abstract import AbstractScalar, AbstractTensor
 from ..common.dtype import Type
 from ..common.tensor import Tensor
 from .anf import CNode, FuncAbstract, FuncGraph, IRPrim, ParameterNode, ValueNode

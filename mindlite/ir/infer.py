@@ -1,16 +1,16 @@
 """Abstract inference of one primitive call in a graph: the primitive's own `infer`, after
-the same input casting eager does (pynative/forward.py's signature promotion), so a graph
+the same input casting eager does (common/signature.py's promotion), so a graph
 node's abstract is exactly the abstract eager would give the same call.
 
     infer_call(prim, args) -> output abstract, or Folded(value) for constant folding
 args: an AbstractTensor per tensor input, the Python value of every constant, a tuple of
 those for list inputs (AddN, Concat).
 """
-from .. import abstract as ab
-from ..abstract import AbstractTensor
+from ..common import abstract as ab
+from ..common.abstract import AbstractTensor
 from ..common import dtype as mstype
-from ..pynative.forward import (ForwardExecutor, K, L, S, T, _check_infer_result,
-                                _scalar_py_type)
+from ..common.signature import (K, L, S, T, _check_infer_result, _group_type, _scalar_py_type,
+                                const_value)
 
 
 class Folded:
@@ -52,11 +52,10 @@ def infer_call(prim, args):
         else:
             info.kinds.append(S)
             info.types.append(_scalar_py_type(prim, i, a))
-    target = ForwardExecutor._group_type(None, info)
+    target = _group_type(info)
     ins = []
     for i, (kind, a) in enumerate(zip(info.kinds, args)):
         if kind == K:
-            from ..ops.primitive import const_value
             ins.append(const_value(a))
         elif kind == L:
             ins.append(tuple(x if isinstance(x, AbstractTensor)

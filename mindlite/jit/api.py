@@ -5,7 +5,7 @@
     f(x, y)      signature = (dtype, shape) of every Tensor argument, the value of every
                  constant (ints, tuples, None...), the identity of objects (Cells)
                  -> cached compiled graph (bounded LRU, CACHE_SIZE per function) or a new
-                 compile: parse (jit/parse.py) -> DCE -> lint -> cache; a compile that fails
+                 compile: parse (jit/parse/parser.py) -> DCE -> lint -> cache; a compile that fails
                  leaves nothing in the cache.
     f.graph(x, y)                the compiled FuncGraph (print it with ir.dump_ir)
 Under set_context(mode=GRAPH_MODE), Cell.__call__ runs `construct` this way (the
@@ -20,19 +20,20 @@ import warnings
 from collections import OrderedDict
 
 from .._C import guards_hold
+from ..common import api
 from ..common.tensor import Tensor
 from ..context import CONTEXT
-from ..device.passes import device_passes
+from .passes.device import device_passes
 from ..ir.anf import MAKE_TUPLE, Location
 from ..ir.manager import lint
-from ..ops.primitive import _hashable
+from ..ir.primitive import _hashable
 from .dynamic import apply_signature, is_placeholder
-from .executor import run_graph
+from ..backend.interpreter import run_graph
 from .guards import fast_guards
-from .kernel_graph import program_for
+from ..backend.program import program_for
 from .passes.pipeline import compile_passes
 from .errors import UnsupportedSyntaxError
-from .parse import Parser, function_ast, is_dyn, signature
+from .parse.parser import Parser, function_ast, is_dyn, signature
 from ..ir.anf import AnfNode
 
 CACHE_SIZE = 64
@@ -83,7 +84,7 @@ class Compiled:
         it = iter(args)
         for p in self.graph.parameters:
             values.append(p.default if p.default is not None else next(it))
-        prog = program_for(self)          # the lowered C runner (kernel_graph.py), or None
+        prog = program_for(self)          # the lowered C runner (backend/program.py), or None
         out = prog(values) if prog is not None else run_graph(self.graph, values)
         if self.template == ("leaf", 0):
             return out
@@ -374,3 +375,12 @@ def cell_graph_call(cell, args, kwargs):
                       f", so it runs eagerly (its sub-cells are still compiled): {err}",
                       stacklevel=3)
         return cell.construct(*args, **kwargs)
+
+
+def run_eagerly(cell):
+    """Under GRAPH_MODE, `cell` runs its construct eagerly (amp: it holds mixed-precision
+    cells whose casts a compiled graph would not keep)."""
+    _CELL_JIT[cell] = _EAGER
+
+
+api.GRAPH.fill(cell_call=cell_graph_call, run_eagerly=run_eagerly)

@@ -32,7 +32,7 @@ line: graph mode needs a constant there.
 import inspect
 import operator
 
-from ..abstract import AbstractScalar, AbstractTensor, abstract_tensor
+from ..common.abstract import AbstractScalar, AbstractTensor, abstract_tensor
 from ..common.tensor import Tensor
 from ..ir.anf import AnfNode
 from ..ir.infer import Folded, infer_call

@@ -14,7 +14,7 @@ all graph outputs, while @jit keeps constants outside its graphs); control flow 
 could not fold stays as Switch + nested FuncGraphs (ValueNodes).
 """
 from ..common.tensor import Tensor
-from ..device.passes import CPU_FUSIONS as FUSIONS   # the stages making mindlite-only kernels
+from .passes.device import CPU_FUSIONS as FUSIONS   # the stages making mindlite-only kernels
 from .api import JitFunction
 from .passes.pipeline import skipping
 

@@ -185,7 +185,7 @@ class Model:
             from .ms_export import export_graph
             from .converter import run_passes
             graph = load_model_file("MINDIR", model_path)
-            run_passes(graph)
+            run_passes(graph, input_format="NCHW")   # MindSpore's layout, as Lite's MINDIR
             data = write_ms(export_graph(graph))
         else:
             with open(model_path, "rb") as f:

@@ -3,7 +3,8 @@
     class Delegate:        init() ; build(model: DelegateModel)
     DelegateModel          .kernels (the scheduled kernels, in order), get_primitive(kernel)
                            -> (op type, table fields), replace(start, end, kernel)
-    OnnxRuntimeDelegate    claims the kernels whose mindlite primitives export to ONNX, turns
+    OnnxRuntimeDelegate    claims the kernels onnxruntime runs (their mindlite graph exports
+                           to ONNX and builds in onnxruntime), turns
                            each run of consecutive claimed kernels into one ONNX model
                            (mindlite.onnx.export_onnx_model, in memory) run by onnxruntime
 
@@ -31,9 +32,10 @@ class Delegate:
 class DelegateModel:
     """The kernels of one subgraph, their tensors' abstracts, and the subgraph's outputs."""
 
-    def __init__(self, model, kernels, abstracts, outputs=()):
+    def __init__(self, model, kernels, abstracts, outputs=(), folded=None):
         self.model, self.kernels, self.abstracts = model, list(kernels), abstracts
         self.outputs = list(outputs)
+        self.folded = {} if folded is None else folded     # tensors computed at build
 
     def used_after(self, end):
         """Tensors read by kernels[end:] or returned by the subgraph."""
@@ -67,7 +69,7 @@ class DelegateKernel:
 def _graph(model, kernels, abstracts, outs):
     """The FuncGraph of Lite kernels (mindlite primitives, weights as Parameters, inputs
     first as graph_for_export makes them) and its input tensor indices."""
-    b = GraphBuilder(model, "lite_delegate", abstracts)
+    b = GraphBuilder(model, "lite_delegate", abstracts, getattr(kernels[0], "folded", None))
     for k in kernels:
         b.add(k.node)
     pairs = sorted(zip(b.fg.parameters, b.sources), key=lambda ps: ps[0].default is not None)
@@ -78,19 +80,30 @@ def _graph(model, kernels, abstracts, outs):
     return b.fg, [src for p, src in pairs if p.default is None]
 
 
-def _exportable(model, kernel, abstracts):
-    """Whether every mindlite primitive a kernel runs has an ONNX converter (Custom ops
-    export too, but onnxruntime has no kernel for them: they are not claimed)."""
-    from ..onnx import exportable_primitives
-    names = exportable_primitives()
+def _exportable(model, kernel, abstracts, opts=None):
+    """Whether onnxruntime runs the kernel: its mindlite graph exports to ONNX (every
+    primitive has a converter and every value it gives has an ONNX form: BatchNorm's single
+    output in inference) and onnxruntime builds a session for it. Custom ops export too, but
+    onnxruntime has no kernel for them, and control flow stays on mindlite: not claimed."""
+    from ..onnx import _lib, export_onnx_model, exportable_primitives
     if not isinstance(kernel, LiteKernel) or kernel.arch != "CPU" or kernel.type == "Custom":
         return False                     # a Custom op's kernel is mindlite's, not ONNX's
     try:
         fg, _ = _graph(model, [kernel], abstracts, kernel.out_tensors)
     except ValueError:
         return False
-    return all(isinstance(n.inputs[0].value, IRPrim) or n.inputs[0].value.name in names
-               for n in fg.order)
+    names = exportable_primitives()
+    if not all(isinstance(n.inputs[0].value, IRPrim) or n.inputs[0].value.name in names
+               for n in fg.order):
+        return False
+    try:
+        proto = export_onnx_model(fg)
+        ort = _lib.onnxruntime()
+        ort.InferenceSession(proto.SerializeToString(), opts or ort.SessionOptions(),
+                             providers=["CPUExecutionProvider"])
+    except Exception:                    # any refusal: the kernel stays on mindlite
+        return False
+    return True
 
 
 class OnnxRuntimeKernel(DelegateKernel):
@@ -118,7 +131,8 @@ class OnnxRuntimeKernel(DelegateKernel):
 
 
 class OnnxRuntimeDelegate(Delegate):
-    """Runs every run of consecutive kernels whose ops export to ONNX in onnxruntime.
+    """Runs every run of consecutive kernels onnxruntime can run (their mindlite graph
+    exports to ONNX and onnxruntime builds it) in onnxruntime.
     `ops`: restrict the claim to these Lite op types; `threads`: onnxruntime's intra-op
     threads (0: its own default)."""
 
@@ -132,13 +146,19 @@ class OnnxRuntimeDelegate(Delegate):
             _exportable(model.model, kernel, model.abstracts)
 
     def build(self, model):
+        answers = {}                       # this build's answer per kernel (builds may overlap)
+
+        def claimed(k):
+            if id(k) not in answers:
+                answers[id(k)] = self.claims(model, k)
+            return answers[id(k)]
         i = 0
         while i < len(model.kernels):
-            if not self.claims(model, model.kernels[i]):
+            if not claimed(model.kernels[i]):
                 i += 1
                 continue
             j = i
-            while j < len(model.kernels) and self.claims(model, model.kernels[j]):
+            while j < len(model.kernels) and claimed(model.kernels[j]):
                 j += 1
             run = model.kernels[i:j]
             after = model.used_after(j)

@@ -1,11 +1,14 @@
 """Lite nodes -> a FuncGraph of mindlite primitives -> a runnable program.
 
     GraphBuilder(model, name, abstracts)   .add(node) runs the node's ops_map.IMPORT rule
-    builder.compile(outputs) -> Program    mindlite's pass pipeline (its fusions: fused
+    builder.compile(outputs) -> Program    the Transposes around NHWC ops moved down and
+                                           cancelled (transposes.sink_transposes; one that
+                                           moves size-1 axes only is a Reshape), then
+                                           mindlite's pass pipeline (its fusions: fused
                                            MatMul+BiasAdd+ReLU, elementwise groups; no user
                                            converter passes), then lowering to a KernelGraph
                                            with kernels selected through mindlite's kernel
-                                           registry and buffers preplanned (jit/memory_plan),
+                                           registry and buffers preplanned (backend/memory_plan.py),
                                            run by the C graph runner
 
 The scheduler (scheduler.py) builds one per Lite kernel (for kernel selection, shapes and
@@ -14,14 +17,16 @@ cannot take runs on mindlite's graph interpreter instead (Program.reason says wh
 """
 import numpy as np
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
-from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ValueNode
+from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, AnfNode, FuncGraph, ParameterNode, ValueNode
 from ..ir.infer import Folded, infer_call
-from ..jit import kernel_graph
-from ..jit.executor import run_graph
+from ..backend import lowering as kernel_graph
+from ..backend.interpreter import run_graph
+from ..ir.manager import FuncGraphManager
 from ..jit.passes.pipeline import run_pipeline, skipping
+from .transposes import reshape_trivial_transposes, sink_transposes
 from .ops_map import IMPORT
 
 
@@ -52,10 +57,13 @@ class LiteBuildError(ValueError):
 
 class GraphBuilder:
     """Builds one FuncGraph from Lite nodes. `abstracts`: tensor index -> AbstractTensor of
-    the tensors that come from outside (graph inputs, other kernels' outputs)."""
+    the tensors that come from outside (graph inputs, other kernels' outputs); `folded`:
+    tensor index -> Tensor of those the scheduler computed at build (a Shape and what it
+    feeds), which the graph takes as constants."""
 
-    def __init__(self, model, name, abstracts):
+    def __init__(self, model, name, abstracts, folded=None):
         self.model, self.abstracts = model, abstracts
+        self.folded = {} if folded is None else folded
         self.fg = FuncGraph(name)
         self.env = {}                       # tensor index -> AnfNode
         self.sources = []                   # per parameter: tensor index (input) or Tensor
@@ -68,9 +76,10 @@ class GraphBuilder:
         if hit is not None:
             return hit
         lt = self.model.tensors[t]
-        if lt.const is not None:
-            p = self.fg.add_parameter(lt.name, lt.const._abs, default=lt.const)
-            self.sources.append(lt.const)
+        const = lt.const if lt.const is not None else self.folded.get(t)
+        if const is not None:
+            p = self.fg.add_parameter(lt.name, const._abs, default=const)
+            self.sources.append(const)
         else:
             a = self.abstracts.get(t)
             if a is None:
@@ -90,8 +99,13 @@ class GraphBuilder:
         return self.fg.add_parameter(name, value._abs, default=value)
 
     def const(self, i):
-        c = self.model.tensors[self.node.inputs[i]].const
+        t = self.node.inputs[i]
+        c = self.model.tensors[t].const
+        c = self.folded.get(t) if c is None else c
         return None if c is None else c.asnumpy()
+
+    def is_const(self, t):
+        return self.model.tensors[t].const is not None or t in self.folded
 
     def fail(self, msg):
         n = self.node
@@ -126,7 +140,7 @@ class GraphBuilder:
         if rule is None:
             self.fail("the op is not supported by mindlite's Lite runtime")
         for i in range(len(node.inputs)):
-            if self.model.tensors[node.inputs[i]].const is None:
+            if not self.is_const(node.inputs[i]):
                 self.input(i)
         try:
             outs = rule(self, node)
@@ -140,6 +154,16 @@ class GraphBuilder:
             self.env[t] = out
         return [o.abstract for o in outs]
 
+    def constant(self, t):
+        """The value of tensor t as a Tensor when the graph makes it a constant (a rule that
+        gives one, as Shape's), else None."""
+        n = self.env[t]
+        if isinstance(n, ParameterNode) and n.default is not None:
+            return n.default
+        if isinstance(n, ValueNode) and isinstance(n.value, Tensor):
+            return n.value
+        return None
+
     def compile(self, outputs):
         """The Program computing tensors `outputs` (indices) from this graph's parameters."""
         nodes = [self.env[t] for t in outputs]
@@ -148,6 +172,9 @@ class GraphBuilder:
         else:
             self.fg.set_output(self.fg.new_cnode([ValueNode(MAKE_TUPLE)] + nodes,
                                                  tuple(n.abstract for n in nodes)))
+        manager = FuncGraphManager(self.fg)       # the transposes around NHWC ops meet and
+        sink_transposes(self.fg, manager)         # cancel; one of one channel is a reshape
+        reshape_trivial_transposes(self.fg, manager)
         with skipping(user_passes=True):
             run_pipeline(self.fg)
         return Program(self.fg, self.sources, outputs)
@@ -167,7 +194,7 @@ class Program:
             kg, self.reason = None, str(err)
         self.prog = None
         if kg is not None:
-            from ..jit.memory_plan import GraphProgram
+            from ..backend.program import GraphProgram
             self.prog = GraphProgram(kg, kernel_graph._EPOCH[0])
             if self.prog.runner is None:
                 self.reason, self.prog = self.prog.reason, None

@@ -36,26 +36,42 @@ class CallBackParam:
 class LiteKernel:
     arch = "CPU"
 
-    def __init__(self, model, node):
+    def __init__(self, model, node, folded=None):
         self.model, self.node = model, node
         self.name, self.type = node.name, node.op_type
         self.in_tensors, self.out_tensors = list(node.inputs), list(node.outputs)
+        self.folded = {} if folded is None else folded     # the scheduler's build-time values
         self.program = None
         self.out_abstracts = None
+        self.constants = None
 
     def runtime_inputs(self):
-        return [t for t in self.in_tensors if self.model.tensors[t].const is None]
+        return [t for t in self.in_tensors
+                if self.model.tensors[t].const is None and t not in self.folded]
 
     def prepare(self, abstracts):
         """Build and compile this node for the input abstracts; returns its output ones."""
-        b = GraphBuilder(self.model, self.name, abstracts)
+        b = GraphBuilder(self.model, self.name, abstracts, self.folded)
         self.out_abstracts = b.add(self.node)
+        self.constants = [b.constant(t) for t in self.out_tensors]
         try:
             self.program = b.compile(self.out_tensors)
         except (NotImplementedError, TypeError, ValueError, RuntimeError) as err:
             raise LiteBuildError(f"{self.model.path}: node {self.name!r} (op {self.type}): no "
                                  f"kernel can run it: {type(err).__name__}: {err}") from err
         return self.out_abstracts
+
+    def fold(self):
+        """The output Tensors when they are known at build (every input constant, or a rule
+        that gives constants, as Shape's on a static shape), else None. Custom nodes are
+        never folded: their kernel is the user's."""
+        if self.type == "Custom":
+            return None
+        if all(c is not None for c in self.constants):
+            return list(self.constants)
+        if self.runtime_inputs():
+            return None
+        return list(self.program({}))
 
     @property
     def selected(self):
@@ -85,12 +101,12 @@ class SubGraphKernel:
                                              if t not in produced))
         self.out_tensors = [t for k in kernels for t in k.out_tensors]
 
-    def prepare(self, abstracts, needed):
+    def prepare(self, abstracts, needed, folded=None):
         """Compile all kernels as one program giving the tensors in `needed` (used later)."""
         self.out_tensors = [t for t in self.out_tensors if t in needed]
         if self.arch != "CPU" or not self.out_tensors:
             return
-        b = GraphBuilder(self.model, self.name, abstracts)
+        b = GraphBuilder(self.model, self.name, abstracts, folded)
         for k in self.kernels:
             b.add(k.node)
         self.program = b.compile(self.out_tensors)

@@ -10,17 +10,23 @@ inputs, Switch(cond, p1, p2) and Call(switch) giving the results; a direct call 
 is PartialFusion + Call. A graph called again (a `while` loop's body calling the loop
 graph) reuses its subgraph, so loops become recursive PartialFusion calls, as in Lite.
 MakeTuple / TupleGetItem only route tensors.
+
+Tensor formats are written as MindSpore Lite's runtime infers them: an NHWC op's output and
+its constant weights NHWC, a Transpose's output by its perm (to NHWC or back to NCHW), any
+other op's output as its first input's; a model input that a Transpose to NCHW reads is NHWC
+(layout.input_format gave it).
 """
 import numpy as np
 
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ParameterNode, ValueNode
 from ..ir.manager import reachable_graphs
-from ..jit.memory_plan import flat_refs
-from ..ops.primitive import Primitive
+from ..backend.memory_plan import flat_refs
+from ..ir.primitive import Primitive
 from . import schema as S
 from .ms_file import MsModel, MsNode, MsSubGraph, MsTensor
+from .transposes import TO_NCHW, TO_NHWC
 from .ops_map import EXPORT, LiteOp
 
 
@@ -140,6 +146,7 @@ class _Exporter:
             args = [_arg(i) for i in node.inputs[1:]]
             op_type, attrs, inputs = rule(prim, args)
         like = _scalar_dtype(node.inputs[1:])
+        nhwc_op = attrs.get("format") == S.FORMAT_NHWC
         ins = []
         for i in inputs:
             if isinstance(i, np.ndarray):
@@ -153,6 +160,17 @@ class _Exporter:
                     raise ValueError(f"converter: input {len(ins)} of node {name} is not a tensor")
                 ins.append(r)
         outs = self.out_tensors(node.abstract, name)
+        fmt = self.m.tensors[ins[0]].format if ins else S.FORMAT_NCHW
+        if nhwc_op:
+            fmt = S.FORMAT_NHWC
+            for t in ins[1:]:
+                if self.m.tensors[t].data is not None:
+                    self.m.tensors[t].format = S.FORMAT_NHWC
+        elif op_type == "Transpose":
+            perm = tuple(np.frombuffer(self.m.tensors[ins[1]].data or b"", np.int32))
+            fmt = {TO_NHWC: S.FORMAT_NHWC, TO_NCHW: S.FORMAT_NCHW}.get(perm, fmt)
+        for t in flat_refs(outs):
+            self.m.tensors[t].format = fmt
         self.node(sub, name, op_type, attrs, ins, list(flat_refs(outs)))
         return outs
 
@@ -208,13 +226,14 @@ def outer_values(root):
     refs, needs = {}, {}
     for g in graphs:
         direct, callees = {}, []
-        for node in g.order + [g.output]:
-            for i in (node.inputs if isinstance(node, CNode) else [node]):
-                if isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
-                    callees.append(i.value)
-                elif i.graph is not None and i.graph is not g and not (
-                        isinstance(i, ParameterNode) and i.default is not None):
-                    direct[i.id] = i
+        # the inputs of its nodes, and its output itself (a branch may return another
+        # graph's node: that node is what it needs, not the node's own inputs)
+        for i in [i for node in g.order for i in node.inputs] + [g.output]:
+            if isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
+                callees.append(i.value)
+            elif i.graph is not None and i.graph is not g and not (
+                    isinstance(i, ParameterNode) and i.default is not None):
+                direct[i.id] = i
         refs[g.id], needs[g.id] = callees, direct
     changed = True
     while changed:
@@ -244,8 +263,9 @@ def _arg(node):
     return node
 
 
-def export_graph(graph, fmk="MINDIR"):
-    """The MsModel of `graph` (after the converter's passes)."""
+def export_graph(graph, fmk="MINDIR", input_format="NCHW"):
+    """The MsModel of `graph` (after the converter's passes; input_format: the layout
+    layout.input_format gave the 4-D inputs)."""
     ex = _Exporter(fmk)
     ex.needs = outer_values(graph)
     ex.m.name = graph.name
@@ -257,6 +277,8 @@ def export_graph(graph, fmk="MINDIR"):
                 raise TypeError(f"converter: input {p.name} is not a tensor ({a!r})")
             env[p.id] = ex.tensor(p.name, a.np, [-1 if d is None else d for d in a.shape],
                                   S.NODE_PARAMETER)
+            if input_format == "NHWC" and len(a.shape) == 4:
+                ex.m.tensors[env[p.id]].format = S.FORMAT_NHWC
             inputs.append(env[p.id])
     ex.graph(graph, inputs, env)
     ex.m.inputs, ex.m.outputs = inputs, list(ex.m.subgraphs[0].outputs)

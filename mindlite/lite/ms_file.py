@@ -5,14 +5,18 @@
     read_ms(data, file) -> MsModel              bounded reader: every offset, length and index
                                                 is checked, so a damaged or truncated file
                                                 raises MsFileError (a ValueError) naming the
-                                                file and what is wrong, never a crash
+                                                file and what is wrong, never a crash; a
+                                                version string mindlite does not know is a
+                                                RuntimeWarning (MindSpore Lite's own converter
+                                                writes none), not a refusal
 
 The converter (converter.py) fills an MsModel from a FuncGraph; the Lite runtime
-(model.py: LiteModel.construct_model) builds its nodes and tensors from one. Layout facts
+(session.py: LiteModel.construct_model) builds its nodes and tensors from one. Layout facts
 (field slots, union codes, TypeIds) are in schema.py. The `flatbuffers` package writes;
 reading is checked here because the package's Python reader does not verify buffers.
 """
 import struct
+import warnings
 
 import numpy as np
 
@@ -75,6 +79,7 @@ class MsModel:
 _SCALAR = {"bool": "PrependBoolSlot", "i8": "PrependInt8Slot", "i32": "PrependInt32Slot",
            "u32": "PrependUint32Slot", "i64": "PrependInt64Slot", "f32": "PrependFloat32Slot"}
 _VEC_DTYPE = {"[i32]": "<i4", "[u32]": "<u4", "[i64]": "<i8", "[f32]": "<f4", "[u8]": "u1"}
+_VEC, _VEC2D = [("data", "[i64]", None)], [("data", "[table]", None)]     # ops_types' Vec, Vec2D
 
 
 def _offsets(b, offs):
@@ -98,6 +103,9 @@ def _table(b, fields, values):
         elif kind == "[Attribute]":
             refs[name] = _offsets(b, [_table(b, S.ATTRIBUTE, {"name": k, "data": np.frombuffer(
                 d, np.uint8)}) for k, d in v])
+        elif kind == "Vec2D":
+            rows = _offsets(b, [_table(b, _VEC, {"data": row}) for row in v])
+            refs[name] = _table(b, _VEC2D, {"data": rows})
         elif kind in ("table", "[table]"):
             refs[name] = v                   # built by the caller
     b.StartObject(len(fields))
@@ -239,18 +247,29 @@ class _Table:
                 out[name] = self.scalar(slot, kind, default, name)
             elif kind == "str":
                 out[name] = self.string(slot, name)
+            elif kind == "[u8]":                 # bytes (a tensor's data): never a list
+                arr = self.array(slot, kind, name)
+                out[name] = None if arr is None else arr.tobytes()
             elif kind in _VEC_DTYPE:
                 arr = self.array(slot, kind, name)
-                out[name] = None if arr is None else [int(x) if kind != "[f32]" else float(x)
-                                                      for x in arr]
+                out[name] = None if arr is None else arr.tolist()
             elif kind == "[Attribute]":          # Custom's attr: (name, data bytes) pairs
                 out[name] = [(t.string(0, "name") or "", _bytes(t.array(1, "[u8]", "data")))
                              for t in self.tables(slot, name)]
+            elif kind == "Vec2D":                # PadFusion's paddings: rows of longs
+                sub = self.sub(slot, name)
+                out[name] = None if sub is None else [
+                    [int(x) for x in _ints(row.array(0, "[i64]", f"{name}.data"))]
+                    for row in sub.tables(0, f"{self.what}.{name}.data")]
         return out
 
 
 def _bytes(arr):
     return b"" if arr is None else arr.tobytes()
+
+
+def _ints(arr):
+    return () if arr is None else arr
 
 
 def _check_header(data, where):
@@ -274,10 +293,10 @@ def read_ms(data, where="<bytes>"):
     root = r.table(r.get("u32", 0, "root offset"), "MetaGraph")
     meta = root.read(S.METAGRAPH)
     version = meta["version"] or ""
-    if not version.startswith("MindSpore Lite 2"):
-        raise MsFileError(f"{where}: version mismatch: the model was written by "
-                          f"{version or 'an unknown version'!r}; mindlite reads models of "
-                          f"MindSpore Lite 2.x (schema MSL2)")
+    if version and not version.startswith(S.KNOWN_VERSIONS):
+        warnings.warn(f"{where}: the model was written by {version!r}, a version mindlite does "
+                      "not know (it reads MindSpore Lite 2.x); its MSL2 schema reads, so it is "
+                      "loaded as such", RuntimeWarning, stacklevel=2)
     model = MsModel(meta["name"] or "", version, meta["fmkType"])
     model.tensors = [_read_tensor(r, t, i) for i, t in enumerate(root.tables(7, "allTensors"))]
     model.nodes = [_read_node(r, t, i) for i, t in enumerate(root.tables(6, "nodes"))]
@@ -304,7 +323,11 @@ def _read_tensor(r, t, i):
     data = None
     v = t.vector(6, "[u8]", "data")
     if v is not None and v[1]:
-        need = int(np.prod(dims, dtype=np.int64)) * dtype.itemsize if -1 not in dims else -1
+        need = -1                           # NOTE: Python ints: a product cannot wrap around
+        if -1 not in dims:
+            need = dtype.itemsize
+            for d in dims:
+                need *= d
         if need != v[1]:
             raise MsFileError(f"{r.where}: tensor {name!r} holds {v[1]} bytes of data, but dims "
                               f"{dims} of {dtype} need {need}")
@@ -321,10 +344,13 @@ def _read_node(r, t, i):
     code = prim.scalar(0, "u8", 0, "value_type")
     op_type = S.OP_OF_CODE.get(code)
     if op_type is None:
-        known = 0 < code <= S.PRIMITIVE_TYPE_COUNT
-        raise MsFileError(f"{r.where}: node {name!r}: op with PrimitiveType code {code} "
-                          + ("is not supported by mindlite's Lite runtime (supported: "
-                             f"{sorted(S.OPS)})" if known else "is not a MSL2 op type"))
+        if 0 < code <= S.PRIMITIVE_TYPE_COUNT:
+            raise MsFileError(f"{r.where}: node {name!r}: the primitive "
+                              f"{S.PRIMITIVE_TYPES[code - 1]} (PrimitiveType code {code}) is "
+                              f"not supported by mindlite's Lite runtime (supported: "
+                              f"{sorted(S.OPS)})")
+        raise MsFileError(f"{r.where}: node {name!r}: op with PrimitiveType code {code} is not "
+                          "a MSL2 op type")
     table = prim.sub(1, "value")
     attrs = table.read(S.OPS[op_type][1]) if table is not None else {}
     return MsNode(name, op_type, attrs, f["inputIndex"] or [], f["outputIndex"] or [],

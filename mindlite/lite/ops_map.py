@@ -9,26 +9,33 @@ becomes a const tensor: Reshape's shape, Transpose's perm, an Add's scalar). Lit
 ops (Conv2DFusion, MatMulFusion + bias + activation) are made by converter fusions
 (lite/fusion.py), which hand their attrs over as LiteOp primitives.
 
-Import: `b` is the runtime's graph builder (lite/graph_build.py): `b.input(i)` the AnfNode
-of the node's i-th input, `b.const(i)` its constant value (numpy) or None, `b.emit(prim,
-*args)` adds a mindlite primitive call; the rule returns the node's output AnfNodes. So a
-Lite op runs as one or more mindlite primitives through mindlite's kernel registry.
+Import: the rules live by family in import_nn.py (convolution, pooling, normalization, ...)
+and import_array.py (elementwise, shapes, slicing, ...); their interface is import_common.py's.
+So a Lite op runs as one or more mindlite primitives through mindlite's kernel registry.
 """
 import numpy as np
 
 from ..common import dtype as mstype
 from ..ir.anf import MAKE_TUPLE, CNode, ValueNode
-from ..ops import operations as P
-from ..ops.primitive import Primitive
+from ..ir.primitive import Primitive
+from . import import_array, import_nn
 from . import schema as S
 
 ELEMENTWISE = {"Add": "AddFusion", "Sub": "SubFusion", "Mul": "MulFusion", "Div": "DivFusion",
                "RealDiv": "RealDiv", "Maximum": "Maximum", "Minimum": "Minimum",
                "Greater": "Greater", "GreaterEqual": "GreaterEqual", "Less": "Less",
                "LessEqual": "LessEqual", "Equal": "Equal", "NotEqual": "NotEqual"}
+ELEMENTWISE.update({"FloorDiv": "FloorDiv", "FloorMod": "FloorMod", "Mod": "Mod",
+                    "LogicalAnd": "LogicalAnd", "LogicalOr": "LogicalOr"})
 UNARY = {"Neg": "Neg", "Log": "Log", "Sqrt": "Sqrt", "Rsqrt": "Rsqrt", "Square": "Square",
-         "Abs": "Abs", "Floor": "Floor", "Sin": "Sin", "Cos": "Cos", "Erf": "Erf"}
-ACTIVATIONS = {"ReLU": "RELU", "Sigmoid": "SIGMOID", "Tanh": "TANH", "GeLU": "GELU"}
+         "Abs": "Abs", "Floor": "Floor", "Sin": "Sin", "Cos": "Cos", "Erf": "Erf", "Ceil": "Ceil",
+         "Round": "Round", "Reciprocal": "Reciprocal", "LogicalNot": "LogicalNot"}
+# mindlite activation primitive -> Lite's Activation type (GeLU is the tanh form: approximate)
+ACTIVATIONS = {"ReLU": "RELU", "Sigmoid": "SIGMOID", "Tanh": "TANH", "GeLU": "GELU",
+               "ReLU6": "RELU6", "HSwish": "HSWISH", "HSigmoid": "HSIGMOID", "Elu": "ELU",
+               "LeakyReLU": "LEAKY_RELU", "Softplus": "SOFTPLUS", "SiLU": "SWISH",
+               "Softsign": "SOFTSIGN", "SeLU": "SELU"}
+FUSED_ACTIVATIONS = ("ReLU", "ReLU6")   # what Lite's kernels apply inside a Conv/MatMul/Add
 REDUCES = {"ReduceSum": "ReduceSum", "ReduceMean": "ReduceMean", "ReduceMax": "ReduceMax",
            "ReduceMin": "ReduceMin", "ReduceProd": "ReduceProd"}
 
@@ -136,6 +143,107 @@ def _batch_norm(prim, args):
                               "momentum": float(prim.attrs["momentum"])}, list(args)
 
 
+def _activation(prim, args):
+    act = ACTIVATIONS[prim.name]
+    attrs = {"activation_type": S.ACT[act]}
+    if act in ("ELU", "LEAKY_RELU"):
+        attrs["alpha"] = float(prim.attrs["alpha"])
+    if act == "GELU":
+        attrs["approximate"] = True
+    return "Activation", attrs, list(args)
+
+
+def _pad(prim, args):
+    """PadV3 -> PadFusion: paddings as a [rank, 2] int32 input in axis order (PadV3's are
+    (before, after) pairs from the last axis), the fill value in constant_value."""
+    mode = {"constant": "CONSTANT", "reflect": "REFLECT"}.get(prim.attrs["mode"])
+    if mode is None:
+        raise NotImplementedError(f"converter: PadV3 mode {prim.attrs['mode']!r} has no "
+                                  "MindSpore Lite form (constant or reflect)")
+    rank = len(args[0].abstract.shape)
+    flat = [int(v) for v in args[1]]
+    pairs = [[0, 0] for _ in range(rank)]
+    for i in range(len(flat) // 2):
+        pairs[rank - 1 - i] = flat[2 * i:2 * i + 2]
+    value = args[2] if len(args) > 2 and args[2] is not None else 0.0
+    return "PadFusion", {"padding_mode": S.PADDING_MODE[mode],
+                         "constant_value": float(value)}, \
+        [args[0], np.asarray(pairs, np.int32)]
+
+
+def _conv_transpose(prim, args):
+    """Conv2DBackpropInput(dout, w, input_size) -> Conv2dTransposeFusion: the output size
+    as crop (pad_list) from the full transposed convolution, or output_paddings past it."""
+    a = prim.attrs
+    x, w = args[0].abstract.shape, args[1].abstract.shape
+    size = tuple(args[2])[-2:]
+    k, s, d = _last2(a["kernel_size"]), _last2(a["stride"]), _last2(a["dilation"])
+    natural = [s[i] * (x[2 + i] - 1) + d[i] * (k[i] - 1) + 1 for i in range(2)]
+    pads, extra = [], []
+    given = a["pad"] if isinstance(a["pad"], (tuple, list)) else (a["pad"],) * 4
+    for i in range(2):
+        crop = natural[i] - size[i]
+        if a["pad_mode"] == "pad":
+            lo = given[2 * i]
+        else:
+            lo = max(crop, 0) // 2
+        hi = max(crop - lo, 0)
+        pads += [lo, hi]
+        extra.append(size[i] - (natural[i] - lo - hi))
+    if any(e < 0 or e >= max(s) for e in extra):
+        raise NotImplementedError(f"converter: {prim.name} to size {list(size)} has no "
+                                  "Conv2dTransposeFusion form")
+    return "Conv2dTransposeFusion", {
+        "format": S.FORMAT_NCHW, "kernel_size": k, "stride": s, "dilation": d,
+        "pad_mode": S.PAD_MODE["PAD"], "pad": pads, "pad_list": pads, "mode": 1,
+        "group": a["group"], "in_channel": int(w[0]), "out_channel": int(w[1]) * a["group"],
+        "output_paddings": extra}, list(args[:2])
+
+
+def _resize(prim, args):
+    a = prim.attrs
+    coord = "ALIGN_CORNERS" if a["align_corners"] else \
+        "HALF_PIXEL" if a["half_pixel_centers"] else "ASYMMETRIC"
+    nearest = prim.name == "ResizeNearestNeighborV2"
+    size = tuple(args[1])
+    return "Resize", {"format": S.FORMAT_NCHW, "method": S.RESIZE_METHOD[
+        "NEAREST" if nearest else "LINEAR"], "new_height": size[0], "new_width": size[1],
+        "coordinate_transform_mode": S.COORDINATE[coord], "cubic_coeff": -0.75,
+        "nearest_mode": S.NEAREST["FLOOR" if coord == "ASYMMETRIC" else "ROUND_HALF_UP"]
+        if nearest else 0}, [args[0]]
+
+
+def _slice(prim, args):
+    return "SliceFusion", {"axes": list(range(len(args[1])))}, \
+        [args[0], np.asarray(args[1], np.int32), np.asarray(args[2], np.int32)]
+
+
+def _strided_slice(prim, args):
+    a = prim.attrs
+    return "StridedSlice", {k: int(a[k]) for k in ("begin_mask", "end_mask", "ellipsis_mask",
+                                                   "new_axis_mask", "shrink_axis_mask")}, \
+        [args[0]] + [np.asarray(v, np.int32) for v in args[1:4]]
+
+
+def _split(prim, args):
+    n, axis = prim.attrs["output_num"], prim.attrs["axis"]
+    dim = args[0].abstract.shape[axis]
+    return "Split", {"output_num": n, "size_splits": [dim // n] * n, "axis": axis}, [args[0]]
+
+
+def _gather(prim, args):
+    if prim.attrs.get("batch_dims", 0):
+        raise NotImplementedError("converter: Gather with batch_dims has no MindSpore Lite form")
+    return "Gather", {}, [args[0], args[1], np.asarray([args[2]], np.int32)]
+
+
+def _argmax(prim, args):
+    if prim.attrs["output_type"] is not mstype.int32:
+        raise NotImplementedError("converter: Argmax to a type other than int32 has no "
+                                  "MindSpore Lite form")
+    return "ArgMaxFusion", {"axis": int(prim.attrs["axis"]), "top_k": 1}, list(args)
+
+
 def _fixed(op_type, attrs=None, const_dtype=np.int32):
     """Inputs as given; constants as const_dtype arrays (None: Python numbers stay, the
     exporter gives them the tensor input's dtype)."""
@@ -146,10 +254,25 @@ def _fixed(op_type, attrs=None, const_dtype=np.int32):
     return rule
 
 
+def _matmul(prim, args):
+    return "MatMulFusion", {"transpose_a": bool(prim.attrs["transpose_a"]),
+                            "transpose_b": bool(prim.attrs["transpose_b"])}, list(args)
+
+
 EXPORT = {
     "Conv2D": _conv, "MaxPool": _pool("MaxPoolFusion"), "AvgPool": _pool("AvgPoolFusion"),
-    "MatMul": lambda p, a: ("MatMulFusion", {"transpose_a": bool(p.attrs["transpose_a"]),
-                                             "transpose_b": bool(p.attrs["transpose_b"])}, list(a)),
+    "MatMul": _matmul, "BatchMatMul": _matmul,
+    "Conv2DBackpropInput": _conv_transpose, "Conv2DTranspose": _conv_transpose,
+    "PadV3": _pad, "ResizeNearestNeighborV2": _resize, "ResizeBilinearV2": _resize,
+    "Slice": _slice, "StridedSlice": _strided_slice, "Split": _split, "Gather": _gather,
+    "Tile": lambda p, a: ("TileFusion", {"dims": list(range(len(a[1])))},
+                          [a[0], np.asarray(a[1], np.int32)]),
+    "BroadcastTo": lambda p, a: ("BroadcastTo", {}, [a[0], np.asarray(p.attrs["shape"],
+                                                                       np.int32)]),
+    "Select": lambda p, a: ("Where", {}, list(a)), "Shape": _fixed("Shape"),
+    "Stack": lambda p, a: ("Stack", {"axis": p.attrs["axis"]}, _items(a[0])),
+    "Pow": _fixed("PowFusion", {"scale": 1.0, "shift": 0.0}, const_dtype=None),
+    "Argmax": _argmax,
     "BiasAdd": lambda p, a: ("BiasAdd", {"format": S.FORMAT_NCHW}, list(a)),
     "Reshape": _reshape, "Transpose": _fixed("Transpose"),
     "ExpandDims": _fixed("ExpandDims"), "Flatten": _fixed("Flatten", {"axis": 1}),
@@ -163,166 +286,10 @@ EXPORT = {
 }
 EXPORT.update({k: _fixed(v, const_dtype=None) for k, v in ELEMENTWISE.items()})
 EXPORT.update({k: _fixed(v) for k, v in UNARY.items()})
-EXPORT.update({k: (lambda act: lambda p, a: ("Activation", {"activation_type": S.ACT[act]},
-                                             list(a)))(v) for k, v in ACTIVATIONS.items()})
+EXPORT.update({k: _activation for k in ACTIVATIONS})
 EXPORT.update({k: _reduce for k in REDUCES})
 
 
-# ---- import ---------------------------------------------------------------------------------
-_ACT_PRIMS = {"RELU": P.ReLU, "SIGMOID": P.Sigmoid, "TANH": P.Tanh, "GELU": P.GeLU}
-
-
-def _activate(b, node, out):
-    act = S.ACT_NAME.get(node.attrs.get("activation_type", 0))
-    if act is None or (act != "NO_ACTIVATION" and act not in _ACT_PRIMS):
-        b.fail(f"activation_type {node.attrs.get('activation_type')} is not supported")
-    return out if act == "NO_ACTIVATION" else b.emit(_ACT_PRIMS[act](), out)
-
-
-def _with_bias(b, node, out, index):
-    if len(node.inputs) > index:
-        out = b.emit(P.BiasAdd(), out, b.input(index))
-    return [_activate(b, node, out)]
-
-
-_TO_NCHW, _TO_NHWC = (0, 3, 1, 2), (0, 2, 3, 1)
-
-
-def _layout(b, node):
-    """True for NHWC (as MindSpore Lite's converter writes convolutions), False for NCHW."""
-    fmt = node.attrs.get("format", S.FORMAT_NCHW)
-    if fmt not in (S.FORMAT_NCHW, S.FORMAT_NHWC):
-        b.fail(f"format {fmt} is not supported (NCHW or NHWC)")
-    return fmt == S.FORMAT_NHWC
-
-
-def _imp_conv(b, node):
-    a = node.attrs
-    nhwc = _layout(b, node)
-    mode = S.PAD_MODE_NAME.get(a["pad_mode"], "?").lower()
-    if mode == "?":
-        b.fail(f"pad_mode {a['pad_mode']} is not supported (PAD, SAME or VALID)")
-    x, w = b.input(0), b.input(1)
-    if nhwc:                                 # KHWC weights: transposed once, at build
-        wv = b.const(1)
-        if wv is None:
-            b.fail("NHWC weights (input 1) must be a constant tensor")
-        x = b.emit(P.Transpose(), x, _TO_NCHW)
-        w = b.new_const(np.ascontiguousarray(np.transpose(wv, _TO_NCHW)),
-                        b.model.tensors[node.inputs[1]].name + "_kchw")
-    shape = w.abstract.shape
-    pad = tuple(a["pad_list"] or (0, 0, 0, 0)) if mode == "pad" else 0
-    conv = P.Conv2D(int(shape[0]), tuple(a["kernel_size"] or shape[2:]), mode=1,
-                    pad_mode=mode, pad=pad, stride=tuple(a["stride"] or (1, 1)),
-                    dilation=tuple(a["dilation"] or (1, 1)), group=max(1, a["group"]))
-    out = _with_bias(b, node, b.emit(conv, x, w), 2)[0]
-    return [b.emit(P.Transpose(), out, _TO_NHWC) if nhwc else out]
-
-
-def _imp_pool(cls, reduce_cls):
-    def rule(b, node):
-        a = node.attrs
-        nhwc = _layout(b, node)
-        x = b.emit(P.Transpose(), b.input(0), _TO_NCHW) if nhwc else b.input(0)
-        if a["global"]:
-            out = b.emit(reduce_cls(keep_dims=True), x, (2, 3))
-        else:
-            mode = S.PAD_MODE_NAME.get(a["pad_mode"])
-            if mode not in ("SAME", "VALID") or a["round_mode"] != S.ROUND_FLOOR or \
-                    any(a["pad"] or ()):
-                b.fail(f"pad_mode {a['pad_mode']}, round_mode {a['round_mode']}, pad "
-                       f"{a['pad']} are not supported (SAME or VALID, FLOOR rounding)")
-            out = b.emit(cls(tuple(a["kernel_size"]), tuple(a["strides"]), mode.lower()), x)
-        out = _activate(b, node, out)
-        return [b.emit(P.Transpose(), out, _TO_NHWC) if nhwc else out]
-    return rule
-
-
-def _imp_matmul(b, node):
-    a = node.attrs
-    out = b.emit(P.MatMul(transpose_a=a["transpose_a"], transpose_b=a["transpose_b"]),
-                 b.input(0), b.input(1))
-    return _with_bias(b, node, out, 2)
-
-
-def _imp_binary(cls, fused):
-    def rule(b, node):
-        out = b.emit(cls(), b.input(0), b.input(1))
-        return [_activate(b, node, out)] if fused else [out]
-    return rule
-
-
-def _imp_activation(b, node):
-    return [_activate(b, node, b.input(0))]
-
-
-def _const_arg(b, i, what):
-    v = b.const(i)
-    if v is None:
-        b.fail(f"its {what} (input {i}) must be a constant tensor")
-    return tuple(int(x) for x in np.asarray(v).reshape(-1))
-
-
-def _imp_reduce(b, node):
-    name = S.REDUCE_NAME.get(node.attrs["mode"])
-    if name is None or node.attrs.get("reduce_to_end"):
-        b.fail(f"reduce mode {node.attrs['mode']} is not supported")
-    axes = _const_arg(b, 1, "axes") if len(node.inputs) > 1 else ()
-    return [b.emit(getattr(P, name)(keep_dims=node.attrs["keep_dims"]), b.input(0), axes)]
-
-
-def _imp_custom(b, node):
-    from ..ops.operations.custom_ops import Custom
-    prim = Custom(None, type=node.attrs["type"], attrs=dict(node.attrs["attr"] or []))
-    return [b.emit(prim, *[b.input(i) for i in range(len(node.inputs))])]
-
-
-def _imp_cast(b, node):
-    code = _const_arg(b, 1, "destination type")[0]
-    dt = S.DTYPE_OF.get(code)
-    if dt is None:
-        b.fail(f"destination TypeId {code} is not supported")
-    return [b.emit(P.Cast(), b.input(0), mstype.to_type(dt))]
-
-
-def _imp_batch_norm(b, node):
-    if len(node.inputs) != 5 or len(node.outputs) not in (1, 5):
-        b.fail("FusedBatchNorm needs 5 inputs (x, scale, bias, mean, variance) and 1 or 5 "
-               "outputs")
-    a = node.attrs
-    out = b.emit(P.BatchNorm(False, a["epsilon"], a["momentum"]),
-                 *[b.input(i) for i in range(5)])
-    return [b.item(out, i) for i in range(len(node.outputs))]
-
-
-def _imp_exp(b, node):
-    a = node.attrs
-    if (a["base"], a["scale"], a["shift"]) != (-1.0, 1.0, 0.0):
-        b.fail("only base e, scale 1, shift 0 is supported")
-    return [b.emit(P.Exp(), b.input(0))]
-
-
-IMPORT = {
-    "Conv2DFusion": _imp_conv, "MatMulFusion": _imp_matmul, "Activation": _imp_activation,
-    "MaxPoolFusion": _imp_pool(P.MaxPool, P.ReduceMax),
-    "AvgPoolFusion": _imp_pool(P.AvgPool, P.ReduceMean),
-    "BiasAdd": lambda b, n: [b.emit(P.BiasAdd(), b.input(0), b.input(1))],
-    "Reshape": lambda b, n: [b.emit(P.Reshape(), b.input(0), _const_arg(b, 1, "shape"))],
-    "Transpose": lambda b, n: [b.emit(P.Transpose(), b.input(0), _const_arg(b, 1, "perm"))],
-    "ExpandDims": lambda b, n: [b.emit(P.ExpandDims(), b.input(0),
-                                       _const_arg(b, 1, "axis")[0])],
-    "Flatten": lambda b, n: [b.emit(P.Flatten(), b.input(0))],
-    "Softmax": lambda b, n: [b.emit(P.Softmax(tuple(n.attrs["axis"] or (-1,))), b.input(0))],
-    "LogSoftmax": lambda b, n: [b.emit(P.LogSoftmax(n.attrs["axis"]), b.input(0))],
-    "Squeeze": lambda b, n: [b.emit(P.Squeeze(tuple(n.attrs["axis"] or ())), b.input(0))],
-    "Concat": lambda b, n: [b.emit(P.Concat(n.attrs["axis"]),
-                                   tuple(b.input(i) for i in range(len(n.inputs))))],
-    "AddN": lambda b, n: [b.emit(P.AddN(), tuple(b.input(i) for i in range(len(n.inputs))))],
-    "ReduceFusion": _imp_reduce, "Custom": _imp_custom, "Cast": _imp_cast,
-    "ExpFusion": _imp_exp, "FusedBatchNorm": _imp_batch_norm,
-}
-for _name, _lite in ELEMENTWISE.items():
-    IMPORT[_lite] = _imp_binary(getattr(P, _name), _lite.endswith("Fusion"))
-for _name, _lite in UNARY.items():
-    IMPORT[_lite] = (lambda cls: lambda b, n: [b.emit(cls(), b.input(0))])(getattr(P, _name))
+# ---- import: the Lite runtime's rules, by family ----------------------------------------------
+IMPORT = {**import_nn.IMPORT, **import_array.IMPORT}
 CONTROL = ("PartialFusion", "Switch", "Call")

@@ -24,9 +24,10 @@ from .kernel import (CALLBACKS, CONTROL_KERNELS, DEPTH, CallBackParam, CallKerne
 class CompiledSubGraph:
     """Units to run in order, the subgraph's input/output tensor indices and output shapes."""
 
-    def __init__(self, index, units, inputs, outputs, out_abstracts, consts=None):
+    def __init__(self, index, units, inputs, outputs, out_abstracts, consts=None, folded=None):
         self.index, self.units = index, units
         self.consts = consts or {}          # outputs that are constant tensors
+        self.folded = folded or {}          # tensors computed at build, read by control units
         self.inputs, self.outputs, self.out_abstracts = inputs, outputs, out_abstracts
 
     @property
@@ -38,6 +39,8 @@ class CompiledSubGraph:
         in the called subgraph without recursion, so a loop runs any number of times."""
         sub = self
         while True:
+            if sub.folded:
+                env.update(sub.folded)
             units = sub.units
             tail = bool(units) and isinstance(units[-1], CallKernel) and \
                 units[-1].out_tensors == sub.outputs
@@ -103,33 +106,40 @@ class Scheduler:
     def schedule(self, index, abstracts):
         sub = self.model.subgraphs[index]
         abstracts = dict(abstracts)
-        kernels = []
+        kernels, folded = [], {}
         for node in self.sort(sub):
             cls = CONTROL_KERNELS.get(node.op_type)
             if cls is None:
-                k = LiteKernel(self.model, node)
+                k = LiteKernel(self.model, node, folded)
                 outs = k.prepare(abstracts)
+                values = k.fold()
+                if values is not None:        # known at build: its users take constants
+                    folded.update(zip(node.outputs, values))
+                    abstracts.update(zip(node.outputs, outs))
+                    continue
             else:
                 k = cls(self.model, node)
                 outs = self._control_abstracts(k, abstracts)
             abstracts.update(zip(node.outputs, outs))
             kernels.append(k)
-        kernels = self._delegate(kernels, abstracts, sub.outputs)
+        kernels = self._delegate(kernels, abstracts, sub.outputs, folded)
         units = self._group(kernels)
         needed = set(sub.outputs)
         for u in reversed(units):
             if isinstance(u, SubGraphKernel):
-                u.prepare(abstracts, needed)
+                u.prepare(abstracts, needed, folded)
             needed.update(u.in_tensors if isinstance(u, SubGraphKernel) else u.runtime_inputs())
         consts = {t: self.model.tensors[t].const for t in sub.outputs if t not in abstracts
                   and self.model.tensors[t].const is not None}   # a constant output (x, 5)
+        consts.update((t, folded[t]) for t in sub.outputs if t in folded)
         abstracts.update((t, c._abs) for t, c in consts.items())
         missing = [t for t in sub.outputs if t not in abstracts]
         if missing:
             raise ValueError(f"{self.model.path}: subgraph {sub.name!r} outputs tensors {missing} "
                              "that no node computes")
         return CompiledSubGraph(index, units, list(sub.inputs), list(sub.outputs),
-                                [abstracts[t] for t in sub.outputs], consts)
+                                [abstracts[t] for t in sub.outputs], consts,
+                                {t: v for t, v in folded.items() if t in needed})
 
     def _control_abstracts(self, k, abstracts):
         node = k.node
@@ -183,12 +193,12 @@ class Scheduler:
             outs.append(_abstract(lt.dtype, lt.dims))
         return outs
 
-    def _delegate(self, kernels, abstracts, outputs):
+    def _delegate(self, kernels, abstracts, outputs, folded):
         delegate = self.session.context.delegate
         if delegate is None:
             return kernels
         from .delegate import DelegateModel
-        dm = DelegateModel(self.model, kernels, abstracts, outputs)
+        dm = DelegateModel(self.model, kernels, abstracts, outputs, folded)
         try:
             if delegate.init() is False:
                 raise RuntimeError("init() returned False")

@@ -24,10 +24,10 @@ import threading
 import numpy as np
 
 from .. import _C
-from ..abstract import AbstractTensor, abstract_tensor
+from ..common.abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
-from ..jit.memory_plan import POOL_ARENAS, Arena
+from ..backend.memory_plan import POOL_ARENAS, Arena
 from .graph_build import const_parameter
 from .kernel import CALLBACKS, CONTROL_KERNELS, DEPTH
 from .ms_file import MsFileError, read_ms

@@ -9,10 +9,10 @@ from .cell import Cell, SequentialCell, CellList  # noqa: F401
 from .._lazy import lazy_exports as _lazy_exports
 
 _LAZY = _lazy_exports(globals(), (
-    "layer.basic", "layer.activation", "layer.activation_extra", "layer.conv", "layer.conv_nd",
+    "layer.basic", "layer.activation", "layer.conv", "layer.conv_nd",
     "layer.pooling", "layer.pool_nd", "layer.resize_layers", "layer.normalization",
-    "layer.norm_extra", "layer.rnn", "layer.transformer", "layer.embedding", "loss.loss",
-    "loss.loss_extra", "optim.optimizer", "optim.sgd", "optim.momentum", "optim.adam",
+    "layer.group_norm", "layer.rnn", "layer.transformer", "layer.embedding", "loss.loss",
+    "loss.functional_losses", "optim.optimizer", "optim.sgd", "optim.momentum", "optim.adam",
     "optim.adaptive", "optim.composed", "learning_rate_schedule", "wrap.cell_wrapper",
     "wrap.loss_scale", "wrap.grad_reducer", "cell_dict", "graph_cell", "dynamic_lr",
     "layer.linear", "layer.activation_gates", "layer.batch_norm_sync", "metrics"))

@@ -8,10 +8,12 @@ unrecorded and the grad recorder gets one node whose bprop calls the cell's.
 """
 from collections import OrderedDict
 
+from ..common.api import GRAPH
 from ..common.parameter import Parameter
 from ..context import CONTEXT, GRAPH_MODE
-from ..ops.primitive import Primitive
-from ..pynative.grad import BPROPS, GRAD_EXECUTOR
+from ..ir.primitive import Primitive
+from ..pynative.grad import GRAD_EXECUTOR
+from ..ir.rules import BPROPS
 
 
 class Cell:
@@ -237,9 +239,9 @@ BPROPS[CellBprop] = _cell_bprop
 
 
 def _graph_call(cell, args, kwargs):
-    """GRAPH_MODE: construct runs as a compiled graph (mindlite/jit/api.py)."""
-    from ..jit.api import cell_graph_call
-    return cell_graph_call(cell, args, kwargs)
+    """GRAPH_MODE: construct runs as a compiled graph (mindlite/jit/api.py, through its slot
+    common/api.GRAPH: graph mode sits above nn)."""
+    return GRAPH.cell_call(cell, args, kwargs)
 
 
 class SequentialCell(Cell):

@@ -7,22 +7,22 @@ with a default Parameter). The weights are the cell's parameters, by their names
 Tensor/Parameter whose values replace the loaded ones) work. A call checks the inputs
 (count, Tensor, dtype, static dims; a Python scalar or list where MindSpore's file has a
 `mutable` scalar or sequence input) against the graph's and runs it as @jit runs a compiled
-graph: lowered to a kernel program when it can be (jit/kernel_graph.program_for: a graph of
+graph: lowered to a kernel program when it can be (backend/program.program_for: a graph of
 static shapes without control flow, the grad recorder off), else through the graph executor
-(jit/executor.run_graph: every op through Primitive.__call__, so gradients are recorded in
+(backend/interpreter.run_graph: every op through Primitive.__call__, so gradients are recorded in
 PyNative); both give eager's results. Both modes alike: the graph is already compiled, so
 GRAPH_MODE does not parse `construct`. A GraphCell called from graph code (a GRAPH_MODE
 Cell's construct, a @jit function) has its graph inlined into the caller's graph
-(jit/parse_graph_cell.py), so the holder compiles as one graph.
+(jit/parse/graph_cell.py), so the holder compiles as one graph.
 """
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..ir.anf import FuncGraph
 from .cell import Cell
 
 
 class _Lowered:
-    """What jit/kernel_graph.program_for reads and caches its program on."""
+    """What backend/program.program_for reads and caches its program on."""
     __slots__ = ("graph", "_program")
 
     def __init__(self, graph):
@@ -32,7 +32,7 @@ class _Lowered:
 
 class GraphCell(Cell):
     """A Cell whose construct runs a loaded FuncGraph."""
-    _graph_cell = True          # the graph-mode parser inlines the graph (jit/parse_graph_cell)
+    _graph_cell = True          # the graph-mode parser inlines the graph (jit/parse/graph_cell.py)
 
     def __init__(self, graph, params_init=None, obf_random_seed=None):
         super().__init__()
@@ -100,8 +100,8 @@ class GraphCell(Cell):
                                  f"{list(abstract.shape)} (-1: any), but got {list(shape)}")
 
     def construct(self, *inputs):
-        from ..jit.executor import run_graph
-        from ..jit.kernel_graph import program_for
+        from ..backend.interpreter import run_graph
+        from ..backend.program import program_for
         self._check_inputs(inputs)
         weights = [p.default for p in self.graph.parameters[len(self._inputs):]]
         values = list(inputs) + weights

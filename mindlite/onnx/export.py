@@ -19,31 +19,19 @@ import os
 
 import numpy as np
 
-from ..abstract import AbstractTensor, abstract_tensor
+from ..common.abstract import AbstractTensor, abstract_tensor
 from ..common.dtype import from_numpy_dtype
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim, ValueNode
 from . import _lib
 from ._lib import CUSTOM_DOMAIN, onnx_dtype  # noqa: F401 (re-exported)
 from .export_loop import emit_loop, loop_form
-from .export_op import Op
+from .export_op import CONVERTERS, Op, converter  # noqa: F401 (the registry; named here too)
 
 DEFAULT_OPSET = 13
 EXTERNAL_DATA_BYTES = (1 << 31) - (1 << 26)
 MIN_OPSET, MAX_OPSET = 13, 21
 PRODUCER = "mindlite"
-
-CONVERTERS = {}        # primitive name -> fn(Op) returning an ONNX name or a tuple of them
-
-
-def converter(*names):
-    """Register `fn(op)` as the ONNX converter of the primitives `names`."""
-    def deco(fn):
-        for n in names:
-            CONVERTERS[n] = fn
-        return fn
-    return deco
-
 
 class Model:
     """State shared by the main graph and its subgraphs: unique names, initializers."""
@@ -198,7 +186,7 @@ class Emitter:
         name = getattr(fn, "name", None)
         conv = CONVERTERS.get(name)
         if conv is None and hasattr(fn, "custom_type"):
-            from .export_ops_extra import export_custom
+            from .export_ops_activation import export_custom
             conv = export_custom
         if conv is None:
             label = name if isinstance(name, str) else repr(fn)
@@ -284,7 +272,7 @@ def exportable_primitives():
     onnxruntime runs (a delegate claims kernels of these; a converter may still refuse an
     attribute value, e.g. NHWC data, with a ValueError). Custom ops also export, to the
     ai.mindlite.custom domain, but are not listed: onnxruntime has no kernel for them."""
-    from . import export_ops, export_ops_array, export_ops_extra  # noqa: F401
+    from . import export_ops, export_ops_activation, export_ops_array  # noqa: F401
     return frozenset(CONVERTERS)
 
 
@@ -293,7 +281,7 @@ def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
     onnx.checker. Raises ValueError naming the primitive that has no ONNX form."""
     onnx = _lib.onnx()
     helper = onnx.helper
-    from . import export_ops, export_ops_array, export_ops_extra  # noqa: F401  (converters)
+    from . import export_ops, export_ops_activation, export_ops_array  # noqa: F401  (converters)
     if not isinstance(graph, FuncGraph):
         raise TypeError(f"export_onnx: graph must be a FuncGraph, got {type(graph).__name__}")
     if not isinstance(opset_version, int) or not MIN_OPSET <= opset_version <= MAX_OPSET:

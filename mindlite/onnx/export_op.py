@@ -1,9 +1,22 @@
-"""export.Op: one primitive CNode as an ONNX converter (export_ops*.py) sees it: its
+"""The converters' side of ONNX export: CONVERTERS (primitive name -> converter, filled by
+@converter in export_ops*.py) and Op, one primitive CNode as a converter sees it: its
 attributes, constant inputs, input dtypes / shapes, inputs as ONNX names with the casts
-mindlite's promotion implies, and `fail` for a ValueError naming the op and graph."""
+mindlite's promotion implies, and `fail` for a ValueError naming the op and graph. export.py
+walks the graph and calls them."""
 from ..common.tensor import Tensor
 from ..ir.anf import ValueNode
 from ._lib import onnx_dtype
+
+CONVERTERS = {}        # primitive name -> fn(Op) returning an ONNX name or a tuple of them
+
+
+def converter(*names):
+    """Register `fn(op)` as the ONNX converter of the primitives `names`."""
+    def deco(fn):
+        for n in names:
+            CONVERTERS[n] = fn
+        return fn
+    return deco
 
 
 class Op:

@@ -7,7 +7,8 @@ import math
 
 from ..common import dtype as mstype
 from . import _lib
-from .export import converter, onnx_dtype
+from ._lib import onnx_dtype
+from .export_op import converter
 
 UNARY = {"ReLU": "Relu", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Sqrt": "Sqrt", "Exp": "Exp",
          "Log": "Log", "Neg": "Neg", "Abs": "Abs", "Erf": "Erf", "Floor": "Floor",

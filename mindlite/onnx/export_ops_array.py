@@ -7,7 +7,8 @@ import numpy as np
 
 from ..common import dtype as mstype
 from . import _lib
-from .export import converter, onnx_dtype
+from ._lib import onnx_dtype
+from .export_op import converter
 
 INT64_MAX = np.iinfo(np.int64).max
 

@@ -1,4 +1,5 @@
-"""What an ONNX importer (import_ops*.py) works with: `Const` (a tensor known at import
+"""What an ONNX importer (import_ops*.py) works with: IMPORTERS (ONNX op type -> importer,
+filled by @importer), `Const` (a tensor known at import
 time), `Ctx` (one ONNX node: attributes, inputs as values or constants, `call` of a mindlite
 primitive through the Importer, `fail`), the ONNX -> mindlite dtype mapping, and
 ImportError_ (a node that cannot be imported; importer.py names the file, node and op)."""
@@ -6,6 +7,17 @@ import numpy as np
 
 from ..common import dtype as mstype
 from . import _lib
+
+IMPORTERS = {}        # ONNX op type -> fn(ctx) returning the list of output values
+
+
+def importer(*op_types):
+    """Register `fn(ctx)` as the importer of the ONNX op types `op_types`."""
+    def deco(fn):
+        for t in op_types:
+            IMPORTERS[t] = fn
+        return fn
+    return deco
 
 
 class Const:

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..ir.anf import FUNC, MAKE_TUPLE, SWITCH, TUPLE_GETITEM, FuncGraph, ValueNode
 from ..ops import operations as P
-from .importer import Const, Scope, importer
+from .import_ctx import Const, importer
+from .importer import Scope
 
 
 def _sig(ab):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..common import dtype as mstype
 from ..ops import operations as P
-from .importer import importer, ms_type
+from .import_ctx import Const, importer, ms_type
 
 UNARY = {"Relu": P.ReLU, "Sigmoid": P.Sigmoid, "Tanh": P.Tanh, "Sqrt": P.Sqrt, "Exp": P.Exp,
          "Log": P.Log, "Neg": P.Neg, "Abs": P.Abs, "Erf": P.Erf, "Floor": P.Floor,
@@ -26,7 +26,6 @@ REDUCE = {"ReduceSum": P.ReduceSum, "ReduceMean": P.ReduceMean, "ReduceMax": P.R
 
 def scalar(ctx, value, like):
     """A 0-d constant of `like`'s dtype (keeps mindlite's promotion out of the way)."""
-    from .importer import Const
     return Const(np.asarray(value, ctx.abstract(like).dtype.np))
 
 
@@ -296,7 +295,14 @@ def _pool(ctx):
         ctx.fail(f"auto_pad={auto} is not supported")
     elif any(pads):
         if not is_max and not ctx.attr("count_include_pad", 0):
-            ctx.fail("explicit pads with count_include_pad=0 are not supported")
+            # the average over the window's cells inside the input: AvgPool2D's, which pads
+            # the same on both sides of an axis by at most half the kernel
+            if pads[0] != pads[2] or pads[1] != pads[3] or pads[0] > kernel[0] // 2 or \
+                    pads[1] > kernel[1] // 2:
+                ctx.fail("count_include_pad=0 needs equal pads on both sides of an axis, at "
+                         "most half the kernel")
+            prim = P.AvgPool2D(kernel, strides, (pads[0], pads[1]), count_include_pad=False)
+            return [ctx.call(prim, x), None]
         fill = -np.inf if is_max else 0
         paddings = (pads[1], pads[3], pads[0], pads[2])
         x = ctx.call(P.PadV3(mode="constant"), x, paddings, fill)

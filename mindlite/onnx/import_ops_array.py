@@ -7,7 +7,7 @@ import numpy as np
 
 from ..ops import operations as P
 from . import _lib
-from .importer import Const, importer
+from .import_ctx import Const, importer
 
 INT_MAX = np.iinfo(np.int64).max
 

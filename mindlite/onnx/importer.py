@@ -25,21 +25,12 @@ from ..ir.infer import Folded, infer_call
 from ..ir.manager import lint
 from . import _lib
 from ._lib import CUSTOM_DOMAIN
-from .import_ctx import Const, Ctx, ImportError_, ms_type, np_type  # noqa: F401 (re-exported)
+from .import_ctx import (IMPORTERS, Const, Ctx, ImportError_, importer,  # noqa: F401 (named here too)
+                         ms_type, np_type)
 from .reader import read_model
 
 
 MAX_FOLD_ELEMENTS = 1 << 26     # constant folding refuses larger results (damaged files)
-IMPORTERS = {}        # ONNX op type -> fn(ctx) returning the list of output values
-
-
-def importer(*op_types):
-    """Register `fn(ctx)` as the importer of the ONNX op types `op_types`."""
-    def deco(fn):
-        for t in op_types:
-            IMPORTERS[t] = fn
-        return fn
-    return deco
 
 
 class Scope:
@@ -282,7 +273,7 @@ def _param_name(name):
 def _abstract_of_info(vi, shape=None):
     """The abstract of a graph input; `shape` (from load_onnx's input_shapes) fixes the
     dimensions the file leaves open (dim_param) and must agree with the fixed ones."""
-    from ..abstract import abstract_tensor
+    from ..common.abstract import abstract_tensor
     tt = vi.type.tensor_type
     if not vi.type.HasField("tensor_type") or not tt.HasField("elem_type"):
         raise ValueError(f"input '{vi.name}' is not a tensor")
@@ -304,7 +295,7 @@ def load_onnx(path_or_model, input_shapes=None):
     ({input name: shape}) fixes dimensions the file leaves dynamic, so shape-dependent ops
     import. Raises ValueError naming the file, node and op type for what mindlite cannot
     import."""
-    from . import import_loop, import_ops, import_ops_array, import_ops_extra  # noqa: F401
+    from . import import_loop, import_ops, import_ops_activation, import_ops_array  # noqa: F401
     if input_shapes is not None and not isinstance(input_shapes, dict):
         raise TypeError(f"load_onnx: input_shapes must be a dict of input name -> shape, got "
                         f"{type(input_shapes).__name__}")

@@ -1,7 +1,7 @@
 """OnnxGraphCell: nn.GraphCell for a FuncGraph imported by load_onnx, or built from an .onnx
 path. It runs as nn.GraphCell runs a loaded graph (nn/graph_cell.py): on the buffer-planned C
-runner when the graph lowers (jit/kernel_graph.py), else on the graph interpreter
-(jit/executor.py), exactly as a compiled @jit function runs."""
+runner when the graph lowers (backend/lowering.py), else on the graph interpreter
+(backend/interpreter.py), exactly as a compiled @jit function runs."""
 from ..ir.anf import FuncGraph
 from ..nn.graph_cell import GraphCell
 

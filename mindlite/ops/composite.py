@@ -11,7 +11,7 @@ import numpy as np
 
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
-from ..pynative.grad import GRAD_EXECUTOR
+from ..common.api import GRAPH, PYNATIVE
 
 
 def _check_positions(api, grad_position, weights):
@@ -77,7 +77,7 @@ def _run(api, fn, args, positions, weights, has_aux, sens=None):
         if not isinstance(args[p], Tensor):
             raise TypeError(f"For '{api}', the input at 'grad_position' {p} must be a Tensor, but "
                             f"got {type(args[p]).__name__}")
-    tape = GRAD_EXECUTOR.open_tape()
+    tape = PYNATIVE.grad.open_tape()
     try:
         for p in pos:
             tape.watch(args[p])
@@ -86,7 +86,7 @@ def _run(api, fn, args, positions, weights, has_aux, sens=None):
                 tape.watch(w)
         out = fn(*args)
     finally:
-        GRAD_EXECUTOR.close_tape(tape)
+        PYNATIVE.grad.close_tape(tape)
     outs, aux = _split_output(api, out, has_aux)
     if sens is None:
         sens = tuple(_ones_like(o) for o in outs)
@@ -97,7 +97,7 @@ def _run(api, fn, args, positions, weights, has_aux, sens=None):
             raise ValueError(f"For '{api}', the sensitivity must match the output: expected "
                              f"shapes {[list(o.shape) for o in outs]}, but got "
                              f"{[list(getattr(s, 'shape', ())) for s in sens]}")
-    grads = GRAD_EXECUTOR.backward(tape, outs, sens)
+    grads = PYNATIVE.grad.backward(tape, outs, sens)
     del tape
     gx = tuple(_get(grads, args[p]) for p in pos)
     gw = tuple(_get(grads, w) for w in weights or ())
@@ -118,7 +118,7 @@ def _structure(positions, gx, gw, weights, single_weight):
 
 
 class _GradSpec:
-    """What a gradient function computes, for graph mode (jit/parse_grad.py reads it from the
+    """What a gradient function computes, for graph mode (jit/parse/grad.py reads it from the
     function's `_ml_grad`: inside @jit, and for a @jit function or a GRAPH_MODE Cell, the
     forward and backward compile into one graph, jit/ad/)."""
 
@@ -131,23 +131,11 @@ class _GradSpec:
 
 def _graph_result(grad_fn, fn, args):
     """The compiled joint graph's result, or _NO_GRAPH (eager tape)."""
-    entry = _ENTRY or _load_entry()
+    entry = GRAPH.grad_entry           # jit/ad/entry.py, through its slot (common/api.py)
     if not entry.wants_graph(fn):
         return _NO_GRAPH
     out = entry.graph_grad_call(grad_fn, args)
     return _NO_GRAPH if out is entry.NOT_COMPILED else out
-
-
-def _load_entry():
-    # NOTE: jit.ad.entry imported at the first grad call, then kept: an import statement
-    # here costs ~1 µs on every call of a grad function.
-    global _ENTRY
-    from ..jit.ad import entry
-    _ENTRY = entry
-    return entry
-
-
-_ENTRY = None
 _NO_GRAPH = object()
 
 

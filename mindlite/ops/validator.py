@@ -2,7 +2,7 @@
 expected and what was given, and is raised before any kernel runs."""
 import numbers
 
-from ..abstract import AbstractTensor, abstract_tensor
+from ..common.abstract import AbstractTensor, abstract_tensor
 from ..common import dtype as mstype
 from ..common import limits
 
@@ -122,6 +122,18 @@ def check_type_arg(prim, arg, value):
     except TypeError:
         raise TypeError(f"For '{prim.name}', '{arg}' must be a mindlite dtype, but got "
                         f"{value!r}") from None
+
+
+def check_index_type(prim, arg, value):
+    """An index dtype argument (Argmax's output_type, a pooling's argmax_type): int32 or int64
+    (as a Type or anything mstype.to_type takes). Returns the Type."""
+    try:
+        t = mstype.to_type(value)
+    except TypeError:
+        t = None
+    if t is not mstype.int32 and t is not mstype.int64:
+        raise TypeError(f"For '{prim.name}', '{arg}' must be int32 or int64, but got {value!r}")
+    return t
 
 
 def tensor(dtype, shape):

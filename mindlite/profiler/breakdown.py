@@ -6,7 +6,7 @@
 Stages are named "<phase>/<stage>", in the order a call runs them; a sub-stage of a stage
 is "<phase>/<stage>/<part>" and is not counted again in the phase's sum. Phase "first" is a
 signature's first call through the pipeline: C key + runner miss (Primitive.__call__), the
-Python dispatch's key + miss, check_elim + parameter init (ops/primitive.py), executor
+Python dispatch's key + miss, check_elim + parameter init (ir/primitive.py), executor
 entry (_run_op -> real_run_op -> run_op's call), run info
 (OpRunInfo: signature key, arity), cast inputs, CNode, input abstracts, inference
 (uncached), compile op (the KernelGraph: kernel selection, kernel params, bind, the graph and
@@ -32,9 +32,9 @@ import statistics
 import time
 
 from .. import _C
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..context import CONTEXT
-from ..ops.primitive import _init_parameters, _run_op, find_runner, signature_key
+from ..ir.primitive import _init_parameters, _run_op, find_runner, signature_key
 from ..pynative import runner as runner_mod
 from ..pynative.executor import PYNATIVE_EXECUTOR
 from ..pynative.forward import (K, CNode, ForwardExecutor, OpRunInfo, _infer_key,

@@ -24,7 +24,6 @@ stopped, step() without a schedule, analyse() without data warn and return; a pa
 the wrong type warns and takes its default. Device-only parameters (Ascend/GPU: levels,
 AICORE metrics, memory, L2 cache, ...) are accepted and have no effect on the CPU.
 """
-import json
 import os
 import warnings
 from enum import Enum
@@ -248,6 +247,7 @@ class Profiler:
         report.write_trace(collections, os.path.join(out, "trace_view.json"), os.getpid(),
                            indent=4 if pretty else None)
         with open(os.path.join(result_dir, "profiler_metadata.json"), "w") as f:
+            import json
             json.dump(self._metadata, f, indent=4)
 
     def add_metadata(self, key, value):
@@ -263,6 +263,7 @@ class Profiler:
             _warn("the key and value of metadata must be str; this metadata is skipped")
             return
         try:
+            import json
             self._metadata[key] = json.loads(value)
         except ValueError:
             _warn("the metadata value must be a JSON string; this metadata is skipped")

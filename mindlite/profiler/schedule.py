@@ -13,7 +13,6 @@ A schedule maps a step number to a ProfilerAction: skip `skip_first` steps, then
 (0: until the profiler stops). Profiler.step() moves along it (profiler.py).
 """
 import os
-import socket
 import warnings
 from enum import Enum
 
@@ -86,6 +85,7 @@ def tensorboard_trace_handler(dir_name=None, worker_name=None, analyse_flag=True
         raise TypeError(f"For 'tensorboard_trace_handler', 'worker_name' must be a str, but "
                         f"got {type(worker_name).__name__}")
     root = os.path.abspath(dir_name)
+    import socket                    # here: import mindlite stays light
     worker = worker_name or f"{socket.gethostname()}_{os.getpid()}"
 
     def handler(prof):

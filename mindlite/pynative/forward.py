@@ -17,19 +17,18 @@ same signature executes directly, and installs it in the primitive's runner cach
 """
 import numpy as np
 
-from .. import abstract
+from ..common import abstract
 from ..cache_limits import LRUCache
-from ..abstract import AbstractTensor
+from ..common.abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..context import CONTEXT
-from ..ops.primitive import _hashable, _scalar_key, const_value, signature_key
+from ..common.signature import (K, L, S, T, _check_infer_result, _group_type,  # noqa: F401
+                                _hashable, _scalar_py_type, const_value)
+from ..ir.primitive import signature_key
 from ..backend.session import session_factory
 from ..kernels import registry
 from . import runner as runner_mod
-
-T, S, L, K = "tensor", "scalar", "list", "const"
-
 
 class CNode:
     """A forward node: the primitive applied to input abstracts (one op of a graph)."""
@@ -114,7 +113,7 @@ class ForwardExecutor:
                 info.kinds.append(S)
                 info.types.append(_scalar_py_type(prim, i, a))
                 info.values.append(a)
-        target = self._group_type(info)
+        target = _group_type(info)
         for i, kind in enumerate(info.kinds):
             if kind == S:
                 t = target if i in prim.same_type_inputs else mstype.scalar_type(info.types[i])
@@ -123,27 +122,6 @@ class ForwardExecutor:
             elif kind == T and i in prim.same_type_inputs and info.types[i] is not target:
                 info.types[i] = target
                 info.values[i] = info.values[i].astype(target.np)
-
-    def _group_type(self, info):
-        group = info.prim.same_type_inputs
-        if not group:
-            return None
-        tensor_types = [info.types[i] for i in group if i < len(info.kinds) and info.kinds[i] == T]
-        scalar_types = [info.types[i] for i in group if i < len(info.kinds) and info.kinds[i] == S]
-        if tensor_types:
-            target = tensor_types[0]
-            for t in tensor_types[1:]:
-                target = mstype.promote(target, t)
-        elif scalar_types:
-            target = mstype.scalar_type(scalar_types[0])
-            scalar_types = scalar_types[1:]
-        else:
-            return None
-        for py_type in scalar_types:
-            target = mstype.promote_scalar(target, py_type)
-        if info.prim.promote_int_to_float and target.kind not in "fc":
-            target = mstype.float32
-        return target
 
     # 3 ------------------------------------------------------------------------------------
     def make_input_abstracts(self, info):
@@ -226,16 +204,6 @@ def _kernel_inputs(info):
     return [v for kind, v in zip(info.kinds, info.values) if kind != K]
 
 
-def _scalar_py_type(prim, i, value):
-    key = _scalar_key(value)              # the Python type a scalar (or numpy scalar) acts as
-    if key in (bool, int, float):
-        return key
-    name = (prim.input_names or ())[i] if prim.input_names and i < len(prim.input_names) \
-        else f"input{i}"
-    raise TypeError(f"For '{prim.name}', the input '{name}' must be a Tensor, int, float or "
-                    f"bool, but got {type(value).__name__}")
-
-
 def _scalar_array(prim, i, value, t):
     try:
         return np.asarray(value, dtype=t.np)
@@ -257,15 +225,3 @@ def _infer_key(abstracts):
     return tuple(a if isinstance(a, AbstractTensor)
                  or (isinstance(a, tuple) and a and all(isinstance(x, AbstractTensor) for x in a))
                  else ("const", _hashable(a)) for a in abstracts)
-
-
-def _check_infer_result(prim, out):
-    outs = out if isinstance(out, tuple) else (out,)
-    for o in outs:
-        if isinstance(o, AbstractTensor):
-            if not all(isinstance(d, int) for d in o.shape):
-                raise ValueError(f"For '{prim.name}', inference produced an invalid shape "
-                                 f"{o.shape!r}")
-        elif not hasattr(o, "value"):
-            raise TypeError(f"For '{prim.name}', inference must return AbstractTensor(s) or a "
-                            f"constant, but returned {o!r}")

@@ -33,23 +33,8 @@ import weakref
 from .. import _C
 from ..common.tensor import Tensor
 from . import tensor_hooks
-
-BPROPS = {}                 # primitive class -> bprop(prim, *inputs, out, dout) -> tuple
-NON_DIFFERENTIABLE = set()  # primitive classes whose outputs carry no gradient
-
-
-def bprop_for(*prim_classes):
-    """Decorator: register the bprop rule of one or more primitive classes."""
-    def deco(fn):
-        for cls in prim_classes:
-            BPROPS[cls] = fn
-        return fn
-    return deco
-
-
-def non_differentiable(*prim_classes):
-    """Mark primitives whose outputs have no gradient (comparisons, Argmax, Shape, ...)."""
-    NON_DIFFERENTIABLE.update(prim_classes)
+# the rule registries live below the executors (ir/rules.py); named here too (old path)
+from ..ir.rules import BPROPS, NON_DIFFERENTIABLE, bprop_for, non_differentiable  # noqa: F401
 
 
 class Tape:

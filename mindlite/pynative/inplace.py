@@ -1,10 +1,8 @@
 """In-place writes: copy-on-write for every writer, and what the grad recorder makes of them.
 
 In-place writers call, for the tensor t they write:
-  - `own_buffer(t)` before writing (Tensor.__setitem__, Assign, AssignAdd, the optimizers,
-    BatchNorm's moving statistics): when a live view made by a view kernel shares t's
-    memory (kernels/views.py), t moves to a private copy first, so results returned
-    earlier never change;
+  - `own_buffer(t)` before writing (common/buffers.py: when a live view shares t's memory,
+    t moves to a private copy first, so results returned earlier never change);
   - `log_write(t, op)` after writing (Assign, AssignAdd, the optimizers, assign_value /
     set_data / set_dtype): while the grad recorder is open, the write is logged on every
     open tape. A tape's nodes hold their inputs and outputs by reference and bprops read
@@ -23,31 +21,9 @@ target itself. A watched input written this way keeps the gradient of its origin
 values (`renamed`, applied by `apply_renames` after backward).
 """
 from .. import _C
-from ..common import interop as _interop
-from ..common.interop import is_external
+from ..common.buffers import own_buffer, own_buffers  # noqa: F401  (named here too: old path)
 from ..common.tensor import Tensor
-from ..kernels import views as _views
-from ..kernels.views import shared
 from .grad import GRAD_EXECUTOR
-
-
-def own_buffer(t):
-    """t's array, made private to t first when a live view shares its memory or it is memory
-    imported zero-copy through DLPack (common/interop.py)."""
-    arr = t._data()
-    if (arr.flags.writeable and shared(arr)) or is_external(arr):
-        arr = t._arr = arr.copy()          # an imported DLPack buffer is never written
-    return arr
-
-
-def own_buffers(*tensors):
-    """own_buffer for each Tensor among `tensors`, at the cost of two dict checks when no view
-    and no imported buffer exists (a compiled graph's in-place steps call it per run:
-    jit/kernel_graph.py)."""
-    if _views._SHARED or _interop._EXTERNAL:
-        for t in tensors:
-            if isinstance(t, Tensor):
-                own_buffer(t)
 
 
 def log_write(t, op):

@@ -13,11 +13,12 @@ finds it. The rest are Python closures over the same values.
 """
 import numpy as np
 
-from .. import _C, abstract
-from ..abstract import AbstractTensor
+from .. import _C
+from ..common import abstract
+from ..common.abstract import AbstractTensor
 from ..common.tensor import Tensor
 from ..runtime.memory import POOL_MIN_BYTES
-from .grad import NON_DIFFERENTIABLE
+from ..ir.rules import NON_DIFFERENTIABLE
 
 _wrap = _C.wrap          # (arr, abs) -> Tensor
 _recording = _C.grad_recording   # () -> the calling thread's grad recorder is open (no

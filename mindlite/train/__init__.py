@@ -2,9 +2,9 @@
 
 As MindSpore's mindspore.train: Model (model.py), Callback, RunContext,
 LossMonitor, TimeMonitor (callback.py), History, LambdaCallback, LearningRateScheduler,
-EarlyStopping, ReduceLROnPlateau (callback_extra.py), CheckpointConfig, ModelCheckpoint
+EarlyStopping, ReduceLROnPlateau (callback_monitor.py), CheckpointConfig, ModelCheckpoint
 (callback_ckpt.py), Metric, Accuracy, Loss (metrics.py), Precision,
-Recall, Fbeta, F1, MAE, MSE, Top-k, ConfusionMatrix, Perplexity, auc (metrics_extra.py),
+Recall, Fbeta, F1, MAE, MSE, Top-k, ConfusionMatrix, Perplexity, auc (metrics_classification.py),
 save_checkpoint, load_checkpoint, load_param_into_net in MindSpore's .ckpt
 format (serialization.py; protobuf is imported on the first save or load),
 SummaryRecord / SummaryCollector (summary_record.py, summary_collector.py: MindSpore's
@@ -12,12 +12,12 @@ summary files), and amp's build_train_network and loss-scale managers.
 """
 from .callback import Callback, LossMonitor, RunContext, TimeMonitor
 from .callback_ckpt import CheckpointConfig, ModelCheckpoint
-from .callback_extra import (EarlyStopping, History, LambdaCallback, LearningRateScheduler,
+from .callback_monitor import (EarlyStopping, History, LambdaCallback, LearningRateScheduler,
                              ReduceLROnPlateau)
 from .metrics import Accuracy, Loss, Metric, get_metric_fn, names, rearrange_inputs
-from .metrics_extra import (F1, MAE, MSE, ConfusionMatrix, Fbeta, Perplexity, Precision, Recall,
-                            Top1CategoricalAccuracy, Top5CategoricalAccuracy,
-                            TopKCategoricalAccuracy, auc)
+from .metrics_classification import (F1, MAE, MSE, ConfusionMatrix, Fbeta,  # noqa: F401
+                                     Perplexity, Precision, Recall, Top1CategoricalAccuracy,
+                                     Top5CategoricalAccuracy, TopKCategoricalAccuracy, auc)
 from .metrics_similarity import ROC, BleuScore, CosineSimilarity, Dice
 from .model import Model
 from .summary_collector import SummaryCollector

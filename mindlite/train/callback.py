@@ -202,9 +202,9 @@ class TimeMonitor(Callback):
 
 
 _ELSEWHERE = {"ModelCheckpoint": "callback_ckpt", "CheckpointConfig": "callback_ckpt",
-              "History": "callback_extra", "LambdaCallback": "callback_extra",
-              "LearningRateScheduler": "callback_extra", "EarlyStopping": "callback_extra",
-              "ReduceLROnPlateau": "callback_extra", "SummaryCollector": "summary_collector"}
+              "History": "callback_monitor", "LambdaCallback": "callback_monitor",
+              "LearningRateScheduler": "callback_monitor", "EarlyStopping": "callback_monitor",
+              "ReduceLROnPlateau": "callback_monitor", "SummaryCollector": "summary_collector"}
 
 
 def __getattr__(name):

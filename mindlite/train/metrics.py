@@ -162,7 +162,7 @@ _METRICS = {"accuracy": Accuracy, "acc": Accuracy, "loss": Loss}
 
 def _factory():
     """MindSpore's metric names (mindspore.train.names()) that mindlite has."""
-    from . import metrics_extra as m
+    from . import metrics_classification as m
     return {**_METRICS, "precision": m.Precision, "recall": m.Recall, "F1": m.F1,
             "auc": m.auc, "topk": m.TopKCategoricalAccuracy,
             "top_1_accuracy": m.Top1CategoricalAccuracy,

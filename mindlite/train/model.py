@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from ..common.api import GRAPH
 from ..common import dtype as mstype
 from ..nn.cell import Cell
 from ..ops.composite import value_and_grad
@@ -136,8 +137,8 @@ class Model:
             return loss
         if reducer is not None:
             return train_step                   # the reduction runs eagerly, outside a graph
-        from ..jit.ad.entry import graph_step
-        return graph_step(train_step)          # one compiled graph under GRAPH_MODE
+        # one compiled graph under GRAPH_MODE (jit/ad/entry.py, through its slot)
+        return GRAPH.grad_entry.graph_step(train_step)
 
     def _eval_step(self, *batch):
         if self._eval_network is not None:

@@ -29,7 +29,6 @@ is kept).
 import math
 import os
 import sys
-import uuid
 import warnings
 
 import numpy as np
@@ -47,8 +46,7 @@ _TYPE_NAMES = {mstype.bool_: "Bool", mstype.int8: "Int8", mstype.int16: "Int16",
                mstype.float16: "Float16", mstype.float32: "Float32", mstype.float64: "Float64",
                mstype.complex64: "Complex64", mstype.complex128: "Complex128"}
 _TYPES_BY_NAME = {name: t for t, name in _TYPE_NAMES.items()}
-if mstype.bfloat16.np is not None:      # ml_dtypes installed: BFloat16 loads as bfloat16
-    _TYPE_NAMES[mstype.bfloat16] = "BFloat16"
+_TYPE_NAMES[mstype.bfloat16] = "BFloat16"   # loaded with ml_dtypes as bfloat16, else float32
 
 
 def _proto():
@@ -111,6 +109,7 @@ def _record(name, value, from_append_dict=False):
 
 def _atomic_write(path, records, crc_check):
     folder = os.path.dirname(path) or "."
+    import uuid
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),

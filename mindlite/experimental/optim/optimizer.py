@@ -15,6 +15,7 @@ from ... import ops
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...nn.cell import Cell
+from ...nn.optim.optimizer import check_gradient_list
 
 __all__ = ["Optimizer"]
 
@@ -92,18 +93,7 @@ class Optimizer(Cell):
         return out
 
     def _check(self, gradients):
-        cls = self._cls
-        if not isinstance(gradients, (tuple, list)):
-            raise TypeError(f"For '{cls}', 'gradients' must be a tuple of Tensors, but got "
-                            f"{type(gradients).__name__}")
-        if len(gradients) != len(self.parameters):
-            raise ValueError(f"For '{cls}', expected {len(self.parameters)} gradients, but got "
-                             f"{len(gradients)}")
-        for p, g in zip(self.parameters, gradients):
-            if not isinstance(g, Tensor) or g.shape != p.shape:
-                raise ValueError(f"For '{cls}', the gradient of '{p.name}' must be a Tensor of "
-                                 f"shape {list(p.shape)}, but got "
-                                 f"{getattr(g, 'shape', type(g).__name__)}")
+        check_gradient_list(self._cls, self.parameters, gradients, exact=False)
 
     def construct(self, gradients):
         self._check(gradients)

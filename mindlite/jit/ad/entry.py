@@ -7,8 +7,13 @@ the call of `grad_fn`, which parse_grad.py turns into the forward region and its
 signature as @jit's are. A construct the J transform cannot differentiate yet (an
 UnsupportedSyntaxError: e.g. a `while` on a tensor) makes that gradient function fall back
 to the eager tape, with one warning naming the construct and the line.
+Importing this module fills common/api.py's GRAPH.grad_entry, through which ops/composite.py's
+grad APIs reach it from below.
 """
+import sys
 import warnings
+
+from ...common import api
 
 NOT_COMPILED = object()
 _TAPE = "tape"
@@ -86,3 +91,6 @@ def graph_step(step):
             return step(*batch)
     run.graph_state = state
     return run
+
+
+api.GRAPH.fill(grad_entry=sys.modules[__name__])

@@ -97,7 +97,7 @@ class _LoopBuilder:
 
 
 def _int_scalar():
-    from ...abstract import AbstractTensor
+    from ...common.abstract import AbstractTensor
     return AbstractTensor(mstype.int32, ())
 
 

@@ -21,6 +21,7 @@ from ...ops.operations.array_ops import Reshape
 from ...ops.operations.slice_ops import Gather
 from ...ops.operations.creation_ops import Assign, AssignAdd
 from ...ops.operations.math_ops import Minimum, Mul
+from ...nn.optim.optimizer import check_gradient_list
 
 _assign_add, _gather, _minimum, _reshape = AssignAdd(), Gather(), Minimum(), Reshape()
 _assign, _mul = Assign(), Mul()
@@ -28,25 +29,9 @@ _ONE = Tensor(np.ones((1,), np.int32))
 
 
 def check_gradients(self, gradients):
-    """Optimizer.check_gradients in graph mode (same errors, raised at compile time)."""
-    cls = self._cls
-    if not isinstance(gradients, (tuple, list)):
-        raise TypeError(f"For '{cls}', 'gradients' must be a tuple of Tensors, but got "
-                        f"{type(gradients).__name__}")
-    if len(gradients) != len(self._parameters):
-        raise ValueError(f"For '{cls}', expected {len(self._parameters)} gradients (one per "
-                         f"parameter), but got {len(gradients)}")
-    for p, g in zip(self._parameters, gradients):
-        if not isinstance(g, Tensor):
-            raise TypeError(f"For '{cls}', the gradient of '{p.name}' must be a Tensor, but "
-                            f"got {type(g).__name__}")
-        if g.shape != p.shape:
-            raise ValueError(f"For '{cls}', the gradient of '{p.name}' must have shape "
-                             f"{list(p.shape)}, but got {list(g.shape)}")
-        if g.dtype is not p.dtype:
-            raise TypeError(f"For '{cls}', the gradient of '{p.name}' must have dtype "
-                            f"{p.dtype}, but got {g.dtype}")
-    return tuple(gradients)
+    """Optimizer.check_gradients in graph mode (same errors, raised at compile time; the
+    parameters' data exist already)."""
+    return check_gradient_list(self._cls, self._parameters, gradients)
 
 
 def _lr_at(self, source):

@@ -27,12 +27,12 @@ transform differentiates it through the bprops' own bprops.
 """
 import numpy as np
 
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common.tensor import Tensor
 from ...ir.anf import (MAKE_TUPLE, SWITCH, TUPLE_GETITEM, AnfNode, CNode, FuncGraph, IRPrim,
                        ValueNode)
-from ...ops.primitive import Primitive
-from ...pynative.grad import BPROPS, NON_DIFFERENTIABLE
+from ...ir.primitive import Primitive
+from ...ir.rules import BPROPS, NON_DIFFERENTIABLE
 from ..errors import UnsupportedSyntaxError
 
 

@@ -9,10 +9,10 @@ caller may write it in place).
 """
 import numpy as np
 
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, PRINT, CNode, FuncGraph, IRPrim, ValueNode
-from ...ops.primitive import Primitive
+from ...ir.primitive import Primitive
 
 MAX_ROUNDS = 16          # a pass that runs to a fixpoint stops after this many sweeps
 
@@ -42,7 +42,7 @@ def is_pure(node):
     if isinstance(value, IRPrim):
         return value is not PRINT
     if isinstance(value, Primitive):
-        from ..parse_call import has_side_effect
+        from ...ir.rules import has_side_effect
         return not has_side_effect(value) and not is_random(value)
     return False
 

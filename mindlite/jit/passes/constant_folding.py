@@ -5,7 +5,7 @@ constant tuple, Switch on a constant condition (-> the chosen branch graph, whic
 then inlines). Side-effect nodes (in-place writers, random ops, Custom, Print) never fold.
 The parser already folds what it sees constant; this pass folds what later passes expose.
 """
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, ValueNode
 from .common import MAX_ROUNDS, Editor, drop, is_pure, prim_of

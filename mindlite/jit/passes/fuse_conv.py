@@ -6,11 +6,13 @@ eager's Conv2D runs, adds the bias (and applies ReLU) in place on its still-hot 
 then runs MaxPool's 2 x 2 loop: no intermediate tensors, one call instead of two to four.
 
     run(graph, manager) -> bool      (the pass interface; True when the graph changed)
+    PATTERN                          the fusion as data: Conv2D, then (each if it follows)
+                                     BiasAdd, ReLU, MaxPool (fusion.py runs it)
 
 Fused when: the Conv2D's value (and the BiasAdd's and ReLU's, when a later op joins) has
 that one user and no graph returns it, the MaxPool (if any) is MaxPool(2, strides, 'valid')
 in NCHW, all are the framework's own primitives with only built-in kernels registered
-(plugin devices skip this stage: device/passes.py CPU_FUSIONS), the dtype is float32/float64,
+(plugin devices skip this stage: jit/passes/device.py CPU_FUSIONS), the dtype is float32/float64,
 the shapes are static and eager would run the Conv2D through the small-convolution kernel
 (conv_small_cpp.py; other shapes keep their unfused nodes), BiasAdd's data_format is NCHW
 with a 1-D bias of the output's dtype, and no side-effect node lies between the Conv2D and
@@ -19,9 +21,8 @@ Run it before fuse_elementwise, which would otherwise take the ReLU into an elem
 """
 from ...ir.anf import CNode, ValueNode
 from ...ops.operations.fused_ops import FLOAT_DTYPES, FusedConv2DBiasAdd
-from .fuse_elementwise import epochs, output_ids
-from .fuse_matmul import _only_user, replace_chains
-from .fuse_matmul import value_abstract as _abstract
+from .fusion import Pattern, Step, bias_add_step, relu_step, run_patterns
+from .fusion import value_abstract as _abstract
 
 
 def _conv_small_selected(x, w):
@@ -58,81 +59,36 @@ def _conv(node):
     return attrs
 
 
-def _bias_of(bias_add, conv):
-    """BiasAdd's bias node when it is NCHW with a 1-D bias of the Conv2D's dtype."""
-    if len(bias_add.inputs) != 3 or bias_add.inputs[0].value.attrs.get("data_format") != "NCHW":
-        return None
-    bias = bias_add.inputs[2]
-    ab = _abstract(bias)
-    if getattr(ab, "dtype", None) is not conv.abstract.dtype or len(
-            getattr(ab, "shape", ())) != 1:
-        return None
-    return bias
-
-
-def _max_pool(node, users, outputs):
-    """The 2 x 2 'valid' NCHW MaxPool that is the one user of `node`, or None."""
-    us = users.get(node, ())
-    if len(us) != 1 or node.id in outputs:
-        return None
-    pool, index = us[0]
-    if index != 1 or pool.graph is not node.graph or pool.side_effect or len(pool.inputs) != 2:
-        return None
+def _max_pool(node, conv, attrs, chain):
+    """A 2 x 2 'valid' NCHW MaxPool."""
+    if node.side_effect or len(node.inputs) != 2:
+        return False
     from ...kernels import registry
     from ...ops.operations.pool_ops import MaxPool
-    callee = pool.inputs[0]
+    callee = node.inputs[0]
     prim = callee.value if isinstance(callee, ValueNode) else None
     if type(prim) is not MaxPool or prim.attrs["kernel_size"] != (1, 1, 2, 2) or any(
             not k.builtin for k in registry.kernels_for("MaxPool")):
-        return None
-    if prim != MaxPool(2, prim.attrs["strides"][2:], "valid"):
-        return None
-    return pool
+        return False
+    return prim == MaxPool(2, prim.attrs["strides"][2:], "valid")
 
 
-def _chain(conv, users, outputs, epoch):
-    """(bias node or None, BiasAdd node or None, ReLU node or None, MaxPool node or None)
-    fused after `conv`."""
-    bias_add = _only_user(conv, users, outputs, "BiasAdd")
-    bias = _bias_of(bias_add, conv) if bias_add is not None else None
-    if bias is None:
-        bias_add = None
-    relu = _only_user(bias_add or conv, users, outputs, "ReLU")
-    if relu is not None and epoch[relu.id] != epoch[conv.id]:
-        relu = None
-    if bias_add is not None and epoch[bias_add.id] != epoch[conv.id]:
-        return None, None, None, None          # never moved past an in-place write
-    pool = _max_pool(relu or bias_add or conv, users, outputs)
-    if pool is not None and epoch[pool.id] != epoch[conv.id]:
-        pool = None
-    return bias, bias_add, relu, pool
+def _build(g, conv, attrs, chain):
+    bias_add, relu, pool = chain.get("bias_add"), chain.get("relu"), chain.get("pool")
+    last = pool or relu or bias_add
+    bias = bias_add.inputs[2] if bias_add is not None else None
+    stride = pool.inputs[0].value.attrs["strides"][2:] if pool is not None else None
+    prim = FusedConv2DBiasAdd(*attrs, bias is not None, "relu" if relu else "none", stride)
+    inputs = [ValueNode(prim, prim), conv.inputs[1], conv.inputs[2]]
+    return CNode(g, inputs + ([bias] if bias is not None else []), last.abstract, last.debug,
+                 last.name)
+
+
+PATTERN = Pattern(_conv, (Step("bias_add", bias_add_step(("NCHW",)), optional=True),
+                          Step("relu", relu_step, optional=True),
+                          Step("pool", _max_pool, optional=True)), _build)
 
 
 def run(graph, manager):
     """Fuse every Conv2D -> BiasAdd / ReLU (-> MaxPool) chain reachable from `graph`."""
-    changed = False
-    outputs = output_ids(manager)
-    users = manager.users
-    for g in manager.graphs():
-        fused = {}                                   # last node id -> (fused node, dropped ids)
-        epoch = epochs(g)
-        for conv in g.order:
-            attrs = _conv(conv)
-            if attrs is None:
-                continue
-            bias, bias_add, relu, pool = _chain(conv, users, outputs, epoch)
-            last = pool or relu or bias_add
-            if last is None:
-                continue
-            stride = pool.inputs[0].value.attrs["strides"][2:] if pool is not None else None
-            prim = FusedConv2DBiasAdd(*attrs, bias is not None, "relu" if relu else "none",
-                                      stride)
-            inputs = [ValueNode(prim, prim), conv.inputs[1], conv.inputs[2]]
-            node = CNode(g, inputs + ([bias] if bias is not None else []), last.abstract,
-                         last.debug, last.name)
-            drop = {n.id for n in (conv, bias_add, relu) if n is not None} - {last.id}
-            fused[last.id] = (node, drop, last)
-        changed = replace_chains(g, manager, fused) or changed
-    if changed:
-        manager.rebuild()
-    return changed
+    return run_patterns(graph, manager, (PATTERN,))

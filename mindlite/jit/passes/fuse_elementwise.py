@@ -2,7 +2,9 @@
 have no user outside it becomes one CNode calling FusedElemwise (ops/operations/fused_ops.py),
 whose kernel computes the whole expression in one pass over the output.
 
-    run(graph, manager) -> bool      (the pass interface; True when the graph changed)
+    run(graph, manager) -> bool      (the pass interface; True when the graph changed; the
+                                     walk and the replacement are fusion.py's, the grouping
+                                     below)
 
 Fusable ops: ops.operations' Add, Sub, Mul, Div, RealDiv, Maximum, Minimum, Neg, Square, Abs,
 Exp, Log, Sqrt, Rsqrt, Reciprocal, ReLU, Sigmoid, Tanh and Cast, as built by the framework
@@ -28,36 +30,13 @@ locations.
 import numpy as np
 
 from ...common.tensor import Tensor
-from ...ir.anf import CNode, FuncGraph, ValueNode
-from ...kernels import registry
-from ...ops.operations.fused_ops import ELEMWISE_OPS, FLOAT_DTYPES, FusedElemwise, component
-from ...ops.primitive import Primitive
+from ...ir.anf import CNode, ValueNode
+from ...ops.operations.fused_ops import ELEMWISE_OPS, FLOAT_DTYPES, FusedElemwise
+from .fusion import prim_of, run_fusion
 
 MIN_NODES = 2
 MIN_ELEMENTS = 4096     # outputs smaller than this are fused only from MIN_SMALL_NODES ops
 MIN_SMALL_NODES = 4
-
-
-def prim_of(node, names):
-    """The name of the framework primitive `node` calls, if it is one of `names` exactly as
-    the framework builds it and only built-in kernels are registered for it; else None."""
-    if not isinstance(node, CNode) or node.side_effect:
-        return None
-    callee = node.inputs[0]
-    prim = callee.value if isinstance(callee, ValueNode) else None
-    if not isinstance(prim, Primitive):
-        return None
-    name = type(prim).__name__
-    if name not in names or prim != component(name):
-        return None
-    if any(not k.builtin for k in registry.kernels_for(name)):
-        return None
-    return name
-
-
-def output_ids(manager):
-    """Ids of the nodes some graph returns (a use the users index does not hold)."""
-    return {g.output.id for g in manager.graphs() if g.output is not None}
 
 
 def _const_arg(node):
@@ -95,20 +74,6 @@ def _fusable(node):
             return None
         tensors += 1
     return name if tensors else None
-
-
-def epochs(graph):
-    """node id -> how many side-effect nodes (graph calls included) precede it in
-    `graph.order`. A node moved later (into a fused node at its user's place) must not cross
-    one: an in-place write (Assign, an optimizer update) in between changes what it reads."""
-    out, k = {}, 0
-    for n in graph.order:
-        callee = n.inputs[0]
-        if n.side_effect or isinstance(callee, CNode) or (   # calls of graphs count too
-                isinstance(callee, ValueNode) and isinstance(callee.value, FuncGraph)):
-            k += 1
-        out[n.id] = k
-    return out
 
 
 def _grow(root, graph, cand, assigned, users, outputs, epoch):
@@ -161,47 +126,30 @@ def _build(members, graph, cand):
     return prim, inputs
 
 
+def _groups(g, ctx):
+    """{root id: (fused node, other members' ids, root)} for the groups of `g`."""
+    cand = {n.id: name for n in g.order for name in (_fusable(n),) if name is not None}
+    if len(cand) < MIN_NODES:
+        return {}
+    assigned, fused = set(), {}
+    for root in reversed(g.order):
+        if root.id not in cand or root.id in assigned:
+            continue
+        members = _grow(root, g, cand, assigned, ctx.users, ctx.outputs, ctx.epoch)
+        assigned.update(members)
+        small = int(np.prod(root.abstract.shape)) < MIN_ELEMENTS
+        if len(members) < (MIN_SMALL_NODES if small else MIN_NODES):
+            continue
+        built = _build(members, g, cand)
+        if built is None:
+            continue
+        prim, inputs = built
+        node = CNode(g, [ValueNode(prim, prim)] + inputs, root.abstract, root.debug,
+                     root.name)
+        fused[root.id] = (node, set(members) - {root.id}, root)
+    return fused
+
+
 def run(graph, manager):
     """Fuse the elementwise groups of every graph reachable from `graph`."""
-    changed = False
-    outputs = output_ids(manager)
-    users = manager.users
-    for g in manager.graphs():
-        cand = {n.id: name for n in g.order for name in (_fusable(n),) if name is not None}
-        if len(cand) < MIN_NODES:
-            continue
-        assigned, fused = set(), {}          # root id -> fused node
-        epoch = epochs(g)
-        for root in reversed(g.order):
-            if root.id not in cand or root.id in assigned:
-                continue
-            members = _grow(root, g, cand, assigned, users, outputs, epoch)
-            assigned.update(members)
-            small = int(np.prod(root.abstract.shape)) < MIN_ELEMENTS
-            if len(members) < (MIN_SMALL_NODES if small else MIN_NODES):
-                continue
-            built = _build(members, g, cand)
-            if built is None:
-                continue
-            prim, inputs = built
-            node = CNode(g, [ValueNode(prim, prim)] + inputs, root.abstract, root.debug,
-                         root.name)
-            fused[root.id] = (node, set(members) - {root.id})
-        if not fused:
-            continue
-        drop = set().union(*(m for _, m in fused.values()))
-        order = []
-        for n in g.order:
-            if n.id in fused:
-                order.append(fused[n.id][0])
-            elif n.id not in drop:
-                order.append(n)
-        roots = [n for n in g.order if n.id in fused]
-        g.order = order
-        manager.rebuild()                    # index the fused nodes' inputs (other roots too)
-        for root in roots:
-            manager.replace(root, fused[root.id][0])
-        changed = True
-    if changed:
-        manager.rebuild()
-    return changed
+    return run_fusion(graph, manager, _groups)

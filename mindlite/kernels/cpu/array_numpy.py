@@ -1,7 +1,7 @@
 """numpy reference kernels for array_ops and slice_ops.
 
 Reshape, ExpandDims, Squeeze and Flatten return numpy views (alloc="kernel"), registered
-with kernels/views.py so that in-place writers copy on write; Assign and
+with common/views.py so that in-place writers copy on write; Assign and
 AssignAdd write into the variable's own array and return it (alloc="kernel"); Unique and
 MaskedSelect allocate their dynamic-shape outputs. Everything else writes into the
 preallocated C-contiguous outputs (alloc="runtime"). Inputs may be 0-d, empty or
@@ -10,7 +10,7 @@ non-contiguous.
 import numpy as np
 
 from ..registry import register_kernel
-from ..views import share
+from ...common.views import share
 
 
 # ---- views -------------------------------------------------------------------------------

@@ -13,9 +13,8 @@ inputs, then the bias and ReLU in numpy, in place, then the MaxPool kernel eager
 """
 import numpy as np
 
-from ...abstract import abstract_tensor
+from ...common.abstract import abstract_tensor
 from ...common import dtype as mstype
-from ...ops.operations.conv_ops import Conv2D
 from ..registry import register_kernel, select_kernel
 from ._cext import _C
 from .conv_small_cpp import FLOATS, PRIORITY, _forward_small
@@ -46,6 +45,14 @@ def _launch(op, arrays, params):
     return launch
 
 
+def _conv_hw(x, w, stride, dilation, pads):
+    """The convolution's output (H, W) before pooling: pads are explicit (top, bottom, left,
+    right; the primitive's infer resolved them and checked the kernel fits)."""
+    return tuple((size + before + after - d * (k - 1) - 1) // s + 1
+                 for size, k, s, d, before, after in zip(x.shape[2:], w.shape[2:], stride,
+                                                         dilation, pads[0::2], pads[1::2]))
+
+
 @register_kernel("FusedConv2DBiasAdd", provider="numpy")
 def fused_conv2d_bias_add_numpy(*arrays, stride, dilation, pads, group, relu, pool_stride):
     x, w, *bias, out = arrays
@@ -53,9 +60,8 @@ def fused_conv2d_bias_add_numpy(*arrays, stride, dilation, pads, group, relu, po
                    "group": group}
     y = out
     if pool_stride:
-        (oh, ow), _ = Conv2D(w.shape[0], w.shape[2:], 1, "pad", tuple(pads), tuple(stride),
-                             tuple(dilation), group).geometry(x.shape)
-        y = np.empty((x.shape[0], w.shape[0], oh, ow), dtype=out.dtype)
+        y = np.empty((x.shape[0], w.shape[0]) + _conv_hw(x, w, stride, dilation, pads),
+                     dtype=out.dtype)
     _launch("Conv2D", (x, w), conv_params)(x, w, y)
     if bias:                                  # as BiasAdd's and ReLU's reference kernels
         np.add(y, bias[0].reshape(-1, 1, 1), out=y)

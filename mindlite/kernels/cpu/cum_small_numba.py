@@ -9,12 +9,12 @@ sequential accumulate in x's dtype, signed zeros included, so results equal the 
 kernel's bitwise. numba is imported on the first launch.
 """
 import functools
-import math
 
 import numpy as np
 
 from ..registry import register_kernel
-from .cum_numba import DTYPES, MIN_SIZE
+from ._scan import DTYPES, MIN_SIZE, geometry  # noqa: F401  (MIN_SIZE: the threshold it serves below)
+from ._scan import small as _small
 
 _J = None
 
@@ -26,15 +26,10 @@ def _load():
     return _J
 
 
-def _small(x, *rest):
-    return math.prod(x.shape) < MIN_SIZE
-
-
 @functools.lru_cache(maxsize=256)
 def _plan(shape, axis, dtype, prod):
     """(outer, n, inner, the identity as a 1-element array of dtype) of one geometry."""
-    return (math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:]),
-            np.full(1, 1 if prod else 0, dtype))
+    return geometry(shape, axis) + (np.full(1, 1 if prod else 0, dtype),)
 
 
 def _launch(x, out, axis, exclusive, reverse, prod):

@@ -11,7 +11,7 @@ else with numpy.
 import numpy as np
 
 from ...common import dtype as mstype
-from ...abstract import abstract_tensor
+from ...common.abstract import abstract_tensor
 from ._cext import _C
 from ..registry import KERNELS, register_kernel
 

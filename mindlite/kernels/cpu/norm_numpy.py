@@ -10,6 +10,8 @@ seeded with (global seed, Seed0, Seed1), renewed whenever set_seed installs a ne
 """
 import threading
 
+import math
+
 import numpy as np
 
 from ... import random_state
@@ -91,8 +93,10 @@ def layer_norm_grad_numpy(x, dy, variance, mean, gamma, dx, dgamma, dbeta, norm_
     xh = (x.astype(dt, copy=False) - mean) * r
     d = dy.astype(dt, copy=False)
     g = d * gamma
-    dx[...] = r * (g - g.mean(axis=norm_axes, keepdims=True)
-                   - xh * (g * xh).mean(axis=norm_axes, keepdims=True))
+    n = math.prod(x.shape[a] for a in norm_axes)
+    with np.errstate(invalid="ignore", divide="ignore"):    # an empty row's mean is NaN
+        dx[...] = r * (g - g.sum(axis=norm_axes, keepdims=True) / n
+                       - xh * (g * xh).sum(axis=norm_axes, keepdims=True) / n)
     dgamma[...] = (d * xh).sum(axis=param_axes)
     dbeta[...] = d.sum(axis=param_axes)
 

@@ -1,6 +1,6 @@
 """numpy kernels for other_ops."""
 from ..registry import register_kernel
-from ..views import share
+from ...common.views import share
 
 
 @register_kernel("StopGradient", provider="numpy", alloc="kernel")

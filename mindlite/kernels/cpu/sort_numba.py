@@ -8,10 +8,9 @@ slow for long axes (measured 10**5 float32 elements, 1-D: numpy ~2 s under load,
 """
 import numpy as np
 
-from ...common import dtype as mstype
 from ..registry import register_kernel
-
-DTYPES = (mstype.float32, mstype.float64, mstype.int32, mstype.int64)
+from ._scan import DTYPES, MIN_SIZE, geometry  # noqa: F401  (the scan kernels' threshold)
+from ._scan import big as _big
 
 _J = None
 
@@ -26,23 +25,9 @@ def _load():
 def _launch(x, values, indices, axis, is_max):
     if x.size == 0:
         return
-    shape = x.shape
-    outer = int(np.prod(shape[:axis], dtype=np.int64))
-    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    outer, n, inner = geometry(x.shape, axis)
     (_J or _load()).cum_extreme(np.ascontiguousarray(x).reshape(-1), values.reshape(-1),
-                                indices.reshape(-1), outer, shape[axis], inner, is_max)
-
-
-# NOTE: below this many elements the numpy kernel's few vectorised steps beat the jitted
-# loop's dispatch (as cum_numba.MIN_SIZE).
-MIN_SIZE = 16384
-
-
-def _big(x, *rest):
-    size = 1
-    for d in x.shape:
-        size *= d
-    return size >= MIN_SIZE
+                                indices.reshape(-1), outer, n, inner, is_max)
 
 
 @register_kernel("Cummax", provider="numba", dtypes=DTYPES, when=_big)

@@ -1,5 +1,5 @@
 """numpy reference kernels for scatter_index_ops (TensorScatterElements, TensorScatterUpdate,
-TensorScatterAdd, GatherNd, ScatterAdd, IndexAdd) and index_extra_ops (MaskedFill, NonZero,
+TensorScatterAdd, GatherNd, ScatterAdd, IndexAdd) and mask_ops (MaskedFill, NonZero,
 CountNonZero, Unstack).
 
 alloc="runtime" except NonZero (dynamic shape: it allocates its output). Every scatter

@@ -12,7 +12,7 @@ from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform, initializer
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
-from ...ops.primitive import Primitive
+from ...ir.primitive import Primitive
 from ..cell import Cell
 from .activation import get_activation
 

@@ -1,6 +1,6 @@
 """Adaptive-rate optimizers (mindspore.nn): RMSProp, Adagrad, Adadelta, AdaMax, FTRL and
 ProximalAdagrad, each one fused in-place primitive per parameter (ops/operations/
-optim_extra_ops.py has the update rules). Per step, as every mindlite optimizer: gradients
+optim_adaptive_ops.py has the update rules). Per step, as every mindlite optimizer: gradients
 checked, weight decay added (decayed parameters only), divided by loss_scale, then the
 primitive runs. State Parameters and their initial values are MindSpore's: RMSProp
 "mean_square" (ones), "moment", "mean_grad" (zeros); Adagrad / ProximalAdagrad "accum"

@@ -36,6 +36,36 @@ def _check_nonneg_float(cls, name, value):
     return float(value)
 
 
+def check_gradient_list(cls, parameters, gradients, exact=True):
+    """The one check of the gradients an optimizer `cls` of `parameters` is given (nn's
+    optimizers, their graph-mode step jit/ad/step.py, experimental.optim): a tuple or list of one
+    Tensor per parameter with the parameter's shape and, when `exact`, its dtype; TypeError or
+    ValueError naming the optimizer and the parameter. exact=False (experimental.optim, which
+    casts): a non-Tensor or a misshaped gradient is one ValueError. Returns a tuple."""
+    if not isinstance(gradients, (tuple, list)):
+        raise TypeError(f"For '{cls}', 'gradients' must be a tuple of Tensors, but got "
+                        f"{type(gradients).__name__}")
+    if len(gradients) != len(parameters):
+        raise ValueError(f"For '{cls}', expected {len(parameters)} gradients (one per "
+                         f"parameter), but got {len(gradients)}")
+    for p, g in zip(parameters, gradients):
+        if not exact:
+            if not isinstance(g, Tensor) or g.shape != p.shape:
+                raise ValueError(f"For '{cls}', the gradient of '{p.name}' must be a Tensor of "
+                                 f"shape {list(p.shape)}, but got "
+                                 f"{getattr(g, 'shape', type(g).__name__)}")
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"For '{cls}', the gradient of '{p.name}' must be a Tensor, but "
+                            f"got {type(g).__name__}")
+        elif g.shape != p.shape:
+            raise ValueError(f"For '{cls}', the gradient of '{p.name}' must have shape "
+                             f"{list(p.shape)}, but got {list(g.shape)}")
+        elif g.dtype is not p.dtype:
+            raise TypeError(f"For '{cls}', the gradient of '{p.name}' must have dtype "
+                            f"{p.dtype}, but got {g.dtype}")
+    return tuple(gradients)
+
+
 class Optimizer(Cell):
     """Base class; subclasses implement construct(gradients)."""
 
@@ -196,26 +226,11 @@ class Optimizer(Cell):
 
     def check_gradients(self, gradients):
         """gradients: one Tensor per parameter with its shape; returns them as a tuple."""
-        cls = self._cls
-        if not isinstance(gradients, (tuple, list)):
-            raise TypeError(f"For '{cls}', 'gradients' must be a tuple of Tensors, but got "
-                            f"{type(gradients).__name__}")
-        if len(gradients) != len(self._parameters):
-            raise ValueError(f"For '{cls}', expected {len(self._parameters)} gradients (one per "
-                             f"parameter), but got {len(gradients)}")
-        for p, g in zip(self._parameters, gradients):
-            if not isinstance(g, Tensor):
-                raise TypeError(f"For '{cls}', the gradient of '{p.name}' must be a Tensor, but "
-                                f"got {type(g).__name__}")
-            if g.shape != p.shape:
-                raise ValueError(f"For '{cls}', the gradient of '{p.name}' must have shape "
-                                 f"{list(p.shape)}, but got {list(g.shape)}")
-            if g.dtype is not p.dtype:
-                raise TypeError(f"For '{cls}', the gradient of '{p.name}' must have dtype "
-                                f"{p.dtype}, but got {g.dtype}")
+        gradients = check_gradient_list(self._cls, self._parameters, gradients)
+        for p in self._parameters:
             if p._arr is None:
                 p.init_data()
-        return tuple(gradients)
+        return gradients
 
     def scale_grad(self, gradients):
         if self.loss_scale == 1.0:

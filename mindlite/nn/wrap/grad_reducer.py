@@ -33,7 +33,7 @@ import weakref
 import numpy as np
 
 from ..._C import wrap as _wrap      # (array, its abstract) -> Tensor
-from ...abstract import abstract_of_array
+from ...common.abstract import abstract_of_array
 from ...common.tensor import Tensor
 from ...communication import _mpi, auto_parallel
 from ...communication.management import GlobalComm

@@ -4,7 +4,7 @@ tensor_setitem validates the whole assignment first (index range, value shape br
 the indexed shape, value dtype equal or safely castable for Tensors; Python values are
 converted to t's dtype), so a failed call leaves t unchanged. Then:
   - with no grad recorder open it writes with numpy into t's own array (after
-    pynative/inplace.own_buffer: a copy first when a live view shares that memory);
+    common/buffers.own_buffer: a copy first when a live view shares that memory);
   - while the recorder is open it is recorded, as MindSpore records it: the tapes' earlier
     references to t move to a snapshot of its old values, and t's new value is computed by
     differentiable primitives, new = Select(written, Gather(value, source), old), so the
@@ -19,9 +19,9 @@ import numbers
 import numpy as np
 
 from ...common.tensor import Tensor
-from ...pynative.grad import GRAD_EXECUTOR
+from ...common.api import PYNATIVE
 from ...common.interop import is_external
-from ...pynative.inplace import adopt, own_buffer, snapshot
+from ...common.buffers import own_buffer
 from ..operations import array_ops as A
 from ..operations import logic_ops as L
 from ..operations import slice_ops as S
@@ -92,7 +92,7 @@ def tensor_setitem(x, index, value):
         raise ValueError("For 'tensor_setitem', the tensor is backed by a read-only array")
     key, target = _write_key(x, arr, basic, adv)
     val = _check_broadcast(val, target)
-    if GRAD_EXECUTOR.recording:
+    if PYNATIVE.grad.recording:
         _recorded_setitem(x, key, target, value, val)
         return x
     arr = own_buffer(x)                # no tape is open: nothing to log
@@ -106,11 +106,11 @@ def _recorded_setitem(x, key, target, value, val):
     written = np.arange(x.size, dtype=np.int64).reshape(x.shape)[key].reshape(-1)
     if not written.size:
         return                     # nothing is written
-    old = snapshot(x)
+    old = PYNATIVE.snapshot(x)
     if value is x:
         value = old                # x[...] = x: the value is x's old self
     if x.dtype.kind != "f" or not any(id(old) in tape.tracked or id(value) in tape.tracked
-                                      for tape in GRAD_EXECUTOR.tapes):
+                                      for tape in PYNATIVE.grad.tapes):
         x._arr[key] = val          # no gradient can depend on x's old values or on value
         return
     source = np.zeros(x.size, dtype=np.int64)
@@ -128,4 +128,4 @@ def _recorded_setitem(x, key, target, value, val):
         v = Tensor.from_numpy(np.ascontiguousarray(np.broadcast_to(val, target)).reshape(-1))
     placed = _reshape(_gather(v, Tensor.from_numpy(source), 0), x.shape)
     new = _select(Tensor.from_numpy(mask.reshape(x.shape)), placed, old)
-    adopt(x, new)
+    PYNATIVE.adopt(x, new)

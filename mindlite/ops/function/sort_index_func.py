@@ -1,7 +1,7 @@
 """Functional ops of issue 13's sort/search/index family, with MindSpore 2.x's signatures:
 ops.sort / argsort / topk / cummax / cummin over sort_ops; ops.gather_elements, scatter,
 scatter_add, index_add, tensor_scatter_update / add, masked_fill, nonzero, count_nonzero
-and unstack / unbind over scatter_index_ops and index_extra_ops; index_select, narrow,
+and unstack / unbind over scatter_index_ops and mask_ops; index_select, narrow,
 chunk, swapaxes, moveaxis and repeat_interleave as compositions of Gather, Slice and
 Transpose (so their gradients are those primitives').
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ..operations import index_extra_ops as E
+from ..operations import mask_ops as E
 from ..operations import scatter_index_ops as SI
 from ..operations import sort_ops as SO
 from ..operations.array_ops import Cast, Reshape, Transpose

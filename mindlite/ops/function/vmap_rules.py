@@ -13,7 +13,7 @@ Anything else raises NotImplementedError naming the primitive (never a silent lo
 from ...common.tensor import Tensor
 from ..operations import _base, array_ops, join_ops, logic_ops, math_ops, nn_ops, reduce_ops
 from ..operations._base import cached_prim
-from ..primitive import const_value
+from ...ir.primitive import const_value
 
 __all__ = ["apply", "move_to_front", "place"]
 

@@ -11,16 +11,16 @@ not imported yet are found by the second check below, which imports them.
 """
 from ..._lazy import lazy_exports as _lazy_exports
 from ...kernels import registry as _registry
-from ..primitive import Primitive as _Primitive
+from ...ir.primitive import Primitive as _Primitive
 from . import custom_ops  # noqa: F401
 
 _MODULES = ("math_ops", "elementwise_ops", "logic_ops", "nn_ops", "array_ops", "join_ops",
             "creation_ops", "reduce_ops", "slice_ops", "scatter_ops", "other_ops", "custom_ops",
             "_grad_ops", "conv_ops", "pool_ops", "norm_ops", "loss_ops", "optim_ops",
             "index_ops", "activation_ops", "clip_cum_ops", "reorder_ops", "fused_ops",
-            "sort_ops", "scatter_index_ops", "index_extra_ops", "resize_pad_ops",
-            "pool_nd_ops", "random_ops", "loss_extra_ops", "linalg_ops", "stat_ops",
-            "svd_ops", "optim_extra_ops", "hook_ops", "rnn_ops", "comm_ops", "complex_ops",
+            "sort_ops", "scatter_index_ops", "mask_ops", "resize_pad_ops",
+            "pool_nd_ops", "random_ops", "pointwise_loss_ops", "linalg_ops", "stat_ops",
+            "svd_ops", "optim_adaptive_ops", "hook_ops", "rnn_ops", "comm_ops", "complex_ops",
             "transcendental_ops", "bessel_ops", "bitwise_ops", "tensor_scatter_ops",
             "reinterpret_ops", "search_ops", "linalg_decomp_ops")
 

@@ -6,14 +6,17 @@ Binary ops promote both inputs to one dtype before inference (same_type_inputs),
 so `infer` sees x and y with equal dtypes; logical ops do not promote and demand
 bool inputs, as MindSpore's LogicalAnd / LogicalOr / LogicalNot.
 
-Also the two helpers bprops share: needs_grad (which inputs get a gradient at all) and
-cached_prim (one primitive instance per attribute combination, so its runners are reused).
+Also the helpers bprops share: needs_grad (which inputs get a gradient at all), cached_prim
+(one primitive instance per attribute combination, so its runners are reused), sibling (the
+op of another class built with a primitive's arguments: a pooling op's gradient) and
+linear_pair_bprops (the bprops of a linear op and its gradient, e.g. average pooling).
 """
 from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import GRAD_EXECUTOR
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...common.api import PYNATIVE
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_same_dtype, check_tensor, tensor
 
 
@@ -87,7 +90,7 @@ def needs_grad(x):
     float-only op on an int). The backward pass is the calling thread's own."""
     if not (isinstance(x, Tensor) and x.dtype.kind in "fc"):
         return False
-    tracked = GRAD_EXECUTOR.backward_tracked
+    tracked = PYNATIVE.grad.backward_tracked
     return not tracked or id(x) in tracked[-1]
 
 
@@ -101,3 +104,30 @@ def cached_prim(cls, *attrs):
     if prim is None:
         prim = remember(_PRIMS, key, cls(*attrs))
     return prim
+
+
+_SIBLINGS = {}
+
+
+def sibling(prim, cls):
+    """The primitive of class `cls` built with the arguments `prim` was built with (cached):
+    a pooling op's gradient from the op, and the op from its gradient."""
+    key = (cls, prim.attrs_key)
+    p = _SIBLINGS.get(key)
+    if p is None:
+        p = cls(**{k: v for k, v in prim.init_args.items() if k != "self"})
+        remember(_SIBLINGS, key, p)
+    return p
+
+
+def linear_pair_bprops(forward, grad):
+    """Register the bprops of a linear op `forward` (average pooling) and its gradient `grad`,
+    built with the same arguments: d forward(x) = grad(x, dout); grad is linear in its gradient
+    input, whose own gradient is forward(g)."""
+    @bprop_for(forward)
+    def forward_bprop(prim, x, out, dout):
+        return (sibling(prim, grad)(x, dout),)
+
+    @bprop_for(grad)
+    def grad_bprop(prim, x, dy, out, g):
+        return None, sibling(prim, forward)(g)

@@ -2,8 +2,8 @@
 MindSpore's names and argument orders, each with its own bprop so grad(grad(f)) works.
 Kernels: kernels/cpu/grad_*.py."""
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_dtype, check_same_dtype, tensor
 
 __all__ = ["ReluGrad", "ReLU6Grad", "SigmoidGrad", "TanhGrad", "SqrtGrad", "SoftmaxGrad",

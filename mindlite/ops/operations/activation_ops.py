@@ -16,8 +16,8 @@ split a tie (leaky_relu, hardtanh at their kinks) it gives the average instead.
 """
 import numbers
 
-from ...pynative.grad import bprop_for
-from ..primitive import prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import prim_attr_register
 from ...common import dtype as mstype
 from ..validator import check_dtype
 from ._base import FloatUnaryOp

@@ -7,9 +7,9 @@ gradients are differentiable again. Creation prims (ZerosLike, OnesLike, Fill, Z
 Eye, Range) and in-place Assign / AssignAdd live in creation_ops.py and are re-exported
 here; slicing and gathering live in slice_ops.py. Kernels: kernels/cpu/array_*.py.
 """
-from ...abstract import AbstractScalar
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, const_value, prim_attr_register
+from ...common.abstract import AbstractScalar
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, const_value, prim_attr_register
 from ..validator import (check_axes, check_axis, check_output_size, check_shape_arg,
                          check_tensor, check_type_arg, tensor)
 from ._base import needs_grad

@@ -7,8 +7,8 @@ ops.cumsum, ops.clip_by_value, ...): ops/function/clip_cum_func.py.
 import numbers
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_axis, check_bool, check_dtype, check_same_dtype,
                          check_tensor, tensor)
 from ._base import cached_prim, needs_grad

@@ -11,12 +11,12 @@ on every rank, naming the op and each rank's inputs. Gradients: AllReduce(SUM) <
 AllGather <-> ReduceScatter(SUM), Broadcast -> the summed gradient on the root (zeros
 elsewhere), AlltoAll -> AlltoAll with split and concat axes swapped, Send <-> Receive.
 """
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common import dtype as mstype
 from ...communication import _mpi
 from ...communication.management import GlobalComm
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_tensor, tensor
 from .array_ops import Cast
 from .logic_ops import Equal

@@ -16,8 +16,9 @@ ReduceMean ("gradient not support for complex type"); mindlite gives them by thi
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import BPROPS, GRAD_EXECUTOR, bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...common.api import PYNATIVE
+from ...ir.rules import BPROPS, bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_dtype, check_tensor, tensor
 from ._base import binary_shape, needs_grad
 from . import elementwise_ops, math_ops
@@ -190,7 +191,7 @@ def holomorphic_bprop(bprop):
         primal = [_conj(a) if _is_complex(a) else a for a in args[:-1]]
         # the conjugates stand for the primal values: the bprop's needs_grad must see them
         # as tracked where the originals are (and only during this call)
-        stack = GRAD_EXECUTOR.backward_tracked
+        stack = PYNATIVE.grad.backward_tracked
         added = []
         if stack:
             tracked = stack[-1]

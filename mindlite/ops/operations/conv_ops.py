@@ -20,9 +20,9 @@ import numbers
 from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.limits import MAX_INT_ATTR
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ._base import needs_grad
-from ..primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (check_dtype, check_int, check_output_size, check_same_dtype,
                          check_tensor, tensor)
 

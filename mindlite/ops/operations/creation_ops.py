@@ -13,9 +13,10 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import non_differentiable
-from ...pynative.inplace import log_write, own_buffer
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import non_differentiable
+from ...common.api import PYNATIVE
+from ...common.buffers import own_buffer
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (check_dtype, check_int, check_output_size, check_shape_arg,
                          check_tensor, check_type_arg, tensor)
 
@@ -166,7 +167,7 @@ class _AssignBase(_Const):
     `value` is converted to the variable's dtype (as MindSpore's implicit conversion)."""
     input_names = ("variable", "value")
     valid_types = mstype.ALL_TYPES
-    inplace_inputs = (0,)     # a compiled graph's step owns it first (jit/kernel_graph.py)
+    inplace_inputs = (0,)     # a compiled graph's step owns it first (backend/lowering.py)
 
     def __call__(self, variable, value):
         if not isinstance(variable, Tensor):
@@ -174,7 +175,7 @@ class _AssignBase(_Const):
         value = self.scalar_value(variable.dtype, value)
         own_buffer(variable)              # copy-on-write: views of variable keep their values
         result = Primitive.__call__(self, variable, value)
-        log_write(variable, self.name)    # a grad call that used variable fails at backward
+        PYNATIVE.log_write(variable, self.name)   # a grad call that used it fails at backward
         return result
 
     def scalar_value(self, dtype, value):

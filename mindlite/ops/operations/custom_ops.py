@@ -20,12 +20,13 @@ import numbers
 
 import numpy as np
 
-from ...abstract import AbstractTensor, abstract_tensor
+from ...common.abstract import AbstractTensor, abstract_tensor
 from ...common import dtype as mstype
+from ...common.api import PYNATIVE
 from ...kernels import custom as custom_kernels
 from ...kernels import registry
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, clear_runner_caches, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, clear_runner_caches, prim_attr_register
 
 __all__ = ["Custom"]
 _UNSUPPORTED = ("hybrid", "akg", "tbe", "aicpu", "julia", "tvm", "pyboost", "ascendc")
@@ -245,14 +246,6 @@ registry.LISTENERS.append(clear_runner_caches)
 
 def selected_kernel(prim, *args):
     """The KernelDef that runs `prim(*args)` (None if inference folds it to a constant): the
-    first-call steps 1-4 and the session's kernel selection, without running the kernel."""
-    from ...context import CONTEXT
-    from ...backend.session import session_factory
-    from ...pynative.executor import PYNATIVE_EXECUTOR
-    info = PYNATIVE_EXECUTOR.forward_executor.prepare(prim, args)
-    out = info.output_abstract
-    if not isinstance(out, (AbstractTensor, tuple)) or getattr(out, "value", None) is not None:
-        return None
-    graph = session_factory(CONTEXT.values["device_target"]).compile_op(
-        info, CONTEXT.values["backend_policy"], CONTEXT.values["kernel_provider"])
-    return graph.kernel
+    first-call steps 1-4 and the session's kernel selection, without running the kernel
+    (the eager executor's, through its slot)."""
+    return PYNATIVE.select_kernel(prim, args)

@@ -11,7 +11,7 @@ import sys
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ._base import BinaryOp, FloatUnaryOp, UnaryOp, needs_grad
 from ._grad_ops import SqrtGrad
 from .logic_ops import Equal, Greater, Select

@@ -29,8 +29,9 @@ FusedConv2DBiasAdd(out_channel, kernel_size, pad_mode, pad, stride, dilation, gr
     (kernels/cpu/conv_fused_cpp.py).
 """
 from ...common import dtype as mstype
-from ...pynative.grad import BPROPS, GRAD_EXECUTOR, bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...common.api import PYNATIVE
+from ...ir.rules import BPROPS, bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_same_dtype, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 from ._grad_ops import BiasAddGrad, ReluGrad
@@ -145,7 +146,7 @@ def fused_elemwise_bprop(prim, *args):
         values.append(op(*call_args))
         calls.append((op, call_args))
     grads = {("t", len(program) - 1): dout}
-    stack = GRAD_EXECUTOR.backward_tracked
+    stack = PYNATIVE.grad.backward_tracked
     if stack:     # the replayed steps are followed, and the inputs the running pass follows
         stack.append({id(v) for v in values} | {id(x) for x in inputs if needs_grad(x)})
     try:

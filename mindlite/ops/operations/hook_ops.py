@@ -9,8 +9,9 @@ this very instance on the open grad tapes. Copies, not views: a result never cha
 afterwards, whatever later happens to the inputs.
 """
 from ...common.tensor import Tensor
-from ...pynative.grad import GRAD_EXECUTOR, bprop_for
-from ..primitive import Primitive
+from ...common.api import PYNATIVE
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive
 
 __all__ = ["HookBackward"]
 
@@ -41,8 +42,8 @@ class HookBackward(Primitive):
         self.infer(*inputs)
         out = tuple(Tensor.from_numpy(x.asnumpy().copy()) for x in inputs)
         out = out[0] if len(out) == 1 else out
-        if GRAD_EXECUTOR.recording:
-            GRAD_EXECUTOR.record(self, inputs, out)
+        if PYNATIVE.grad.recording:
+            PYNATIVE.grad.record(self, inputs, out)
         return out
 
 

@@ -19,8 +19,8 @@ only known there) and raises ValueError before writing anything. Results are cop
 Kernels: kernels/cpu/index_numpy.py.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_shape_arg, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 

@@ -1,8 +1,8 @@
 """Joining and splitting primitives: Concat, Stack, Split, each with its bprop below it
 (split from array_ops.py by family). Kernels: kernels/cpu/array_*.py."""
-from ...abstract import AbstractTensor
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...common.abstract import AbstractTensor
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_int, check_same_dtype, check_tensor, tensor
 from ._base import cached_prim
 from .array_ops import Reshape

@@ -7,8 +7,8 @@ ops/function/linalg_func.py.
 import numbers
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_dtype, check_int, check_same_dtype,
                          check_tensor, tensor)
 from ._base import cached_prim, needs_grad

@@ -7,8 +7,8 @@ non_differentiable, so the grad recorder never keeps them. Select passes the gra
 to x where the condition holds and to y elsewhere; the condition gets none.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_tensor, tensor
 from ._base import CompareOp, LogicalBinaryOp, UnaryOp, needs_grad
 

@@ -8,8 +8,9 @@ constants (None: the grad APIs report zeros, as MindSpore's bprops do).
 """
 from ...cache_limits import remember
 from ...common import dtype as mstype
-from ...pynative.grad import GRAD_EXECUTOR, bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...common.api import PYNATIVE
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (
     broadcast_shape,
     check_bool,
@@ -202,7 +203,7 @@ def _prim(cls, *attrs):
 def _maybe_nonzero(t):
     """False only for a tensor known to be all zeros and not itself being differentiated
     (the zeros the tape fills in for an unused output), so its term can be skipped."""
-    return GRAD_EXECUTOR.recording or bool(t.asnumpy().any())
+    return PYNATIVE.grad.recording or bool(t.asnumpy().any())
 
 
 @bprop_for(SoftmaxCrossEntropyWithLogits)

@@ -11,12 +11,12 @@ bool to float32. A bprop may return a gradient of the broadcast output shape:
 backward sums it back to the input's shape and casts it to the input's dtype.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
+from .. import functional as F  # bprops only (the namespace loads at first use)
 from ..validator import (broadcast_shape, check_bool, check_dtype, check_same_dtype,
                          check_tensor, tensor)
 from ._base import BinaryOp, UnaryOp, cached_prim, needs_grad
-from .array_ops import Reshape
 from .creation_ops import ZerosLike
 from .logic_ops import GreaterEqual, LessEqual, Select
 
@@ -295,8 +295,8 @@ def batch_matmul_bprop(prim, x, y, out, dout):
             rows = 1
             for d in x.shape[:-1]:
                 rows *= d
-            x2 = cached_prim(Reshape)(x, (rows, x.shape[-1]))
-            d2 = cached_prim(Reshape)(dout, (rows, dout.shape[-1]))
+            x2 = F.reshape(x, (rows, x.shape[-1]))
+            d2 = F.reshape(dout, (rows, dout.shape[-1]))
             mm = cached_prim(MatMul, True, False)
             dy = mm(d2, x2) if prim.attrs["transpose_b"] else mm(x2, d2)
         return dx, dy

@@ -10,8 +10,8 @@ import math
 import numbers
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_dtype, check_same_dtype, check_tensor
 from ._base import FloatUnaryOp, UnaryOp, cached_prim, needs_grad
 from ._grad_ops import (BiasAddGrad, LogSoftmaxGrad, ReLU6Grad, ReluGrad, SigmoidGrad,

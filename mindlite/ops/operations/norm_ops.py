@@ -13,9 +13,9 @@ import numbers
 from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import bprop_for
-from ...pynative.inplace import own_buffer
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...common.buffers import own_buffer
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_bool, check_dtype, check_int, check_same_dtype, tensor
 from .array_ops import Reshape
 from .conv_ops import check_nchw

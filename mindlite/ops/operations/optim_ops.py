@@ -11,9 +11,10 @@ differentiable.
 """
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ...pynative.grad import GRAD_EXECUTOR, non_differentiable
-from ...pynative.inplace import log_write, own_buffer
-from ..primitive import Primitive, prim_attr_register
+from ...common.api import PYNATIVE
+from ...ir.rules import non_differentiable
+from ...common.buffers import own_buffer
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_tensor
 
 __all__ = ["SGD", "Adam", "AdamWeightDecay", "ApplyMomentum"]
@@ -46,9 +47,9 @@ class _ApplyBase(Primitive):
         for t in states:
             own_buffer(t)
         result = Primitive.__call__(self, *inputs)
-        if GRAD_EXECUTOR.recording:
+        if PYNATIVE.grad.recording:
             for t in states:
-                log_write(t, self.name)
+                PYNATIVE.log_write(t, self.name)
         return result
 
     def _check(self, inputs):

@@ -1,6 +1,6 @@
 """Other primitives: StopGradient (identity that blocks gradients)."""
-from ...pynative.grad import non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_tensor
 
 __all__ = ["StopGradient"]

@@ -4,7 +4,7 @@ AdaptiveMaxPool2D -> AdaptiveMaxPool2DGrad <-> AdaptiveMaxPool2DGradGrad,
 AvgPool3D <-> AvgPool3DGrad, MaxPool3DWithArgmax -> MaxPool3DGradWithArgmax <->
 MaxPool3DGradGradWithArgmax. Kernels: kernels/cpu/pool_nd_numpy.py; functional names
 (ops.adaptive_avg_pool1d/2d, adaptive_max_pool2d, avg_pool1d/3d, max_pool1d/3d):
-ops/function/nn_extra_func.py.
+ops/function/pool_resize_func.py.
 
 Adaptive pooling (input (C, H, W) or (N, C, H, W)): output cell i of an axis of size n
 pooled to m covers [floor(i n / m), ceil((i + 1) n / m)); output_size None keeps that axis.
@@ -17,10 +17,11 @@ import numbers
 
 from ...common import dtype as mstype
 from ...common.limits import MAX_INT_ATTR
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
-from ..validator import check_bool, check_dtype, check_int, check_same_dtype, tensor
-from ._base import cached_prim
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
+from ..validator import (check_bool, check_dtype, check_index_type, check_int, check_same_dtype,
+                         tensor)
+from ._base import cached_prim, linear_pair_bprops
 
 __all__ = ["AdaptiveAvgPool2D", "AdaptiveMaxPool2D", "AvgPool3D", "MaxPool3DWithArgmax"]
 
@@ -264,13 +265,7 @@ class MaxPool3DWithArgmax(_Pool3D):
         if data_format != "NCDHW":
             raise ValueError(f"For '{self.name}', 'data_format' must be 'NCDHW', but got "
                              f"{data_format!r}")
-        try:
-            t = mstype.to_type(argmax_type)
-        except TypeError:
-            t = None
-        if t is not mstype.int32 and t is not mstype.int64:
-            raise TypeError(f"For '{self.name}', 'argmax_type' must be int32 or int64, but got "
-                            f"{argmax_type!r}")
+        t = check_index_type(self, "argmax_type", argmax_type)
         self._argmax_type = t
         self._set_geometry(kernel, stride, tuple((e, e) for e in p), dil, ceil_mode)
 
@@ -280,29 +275,8 @@ class MaxPool3DWithArgmax(_Pool3D):
 
 
 # ---- bprops --------------------------------------------------------------------------------
-def _same(prim, cls):
-    return cached_prim(cls, *(tuple(v) if isinstance(v, list) else v
-                              for k, v in prim.init_args.items() if k != "self"))
-
-
-@bprop_for(AdaptiveAvgPool2D)
-def adaptive_avg_pool2d_bprop(prim, x, out, dout):
-    return (_same(prim, AdaptiveAvgPool2DGrad)(x, dout),)
-
-
-@bprop_for(AdaptiveAvgPool2DGrad)
-def adaptive_avg_pool2d_grad_bprop(prim, x, grad, out, g):
-    return None, _same(prim, AdaptiveAvgPool2D)(g)
-
-
-@bprop_for(AvgPool3D)
-def avg_pool3d_bprop(prim, x, out, dout):
-    return (_same(prim, AvgPool3DGrad)(x, dout),)
-
-
-@bprop_for(AvgPool3DGrad)
-def avg_pool3d_grad_bprop(prim, x, grad, out, g):
-    return None, _same(prim, AvgPool3D)(g)
+linear_pair_bprops(AdaptiveAvgPool2D, AdaptiveAvgPool2DGrad)
+linear_pair_bprops(AvgPool3D, AvgPool3DGrad)
 
 
 @bprop_for(AdaptiveMaxPool2D)

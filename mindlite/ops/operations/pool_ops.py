@@ -12,12 +12,13 @@ gradient goes to the first maximum of each window in row-major order (NaN is a m
 """
 import math
 
-from ...cache_limits import remember
 from ...common import dtype as mstype
 from ...common.limits import MAX_INT_ATTR
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
-from ..validator import check_bool, check_dtype, check_int, check_same_dtype, check_tensor, tensor
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
+from ..validator import (check_bool, check_dtype, check_index_type, check_int, check_same_dtype,
+                         check_tensor, tensor)
+from ._base import linear_pair_bprops, sibling
 from .conv_ops import check_nchw, check_str_choice, int_pair
 
 __all__ = ["AvgPool", "AvgPool2D", "MaxPool", "MaxPoolWithArgmaxV2"]
@@ -183,13 +184,10 @@ class MaxPoolWithArgmaxV2(_ExplicitPool):
     def __init__(self, kernel_size, strides=None, pads=0, dilation=(1, 1), ceil_mode=False,
                  argmax_type=mstype.int64):
         self._init_pool(kernel_size, strides, pads, dilation, ceil_mode)
-        try:
-            t = mstype.to_type(argmax_type)
-        except TypeError:
-            t = None
-        if t is not mstype.int32 and t is not mstype.int64:
-            raise TypeError(f"For '{self.name}', 'argmax_type' must be int32 or int64, but got "
-                            f"{argmax_type!r}")
+        # a MINDIR file holds a dtype attribute as its MindSpore TypeId (int32 34, int64 35)
+        argmax_type = {34: mstype.int32, 35: mstype.int64}.get(argmax_type, argmax_type) \
+            if isinstance(argmax_type, int) and not isinstance(argmax_type, bool) else argmax_type
+        t = check_index_type(self, "argmax_type", argmax_type)
         self.add_prim_attr("argmax_type", t)
 
     def infer(self, x):
@@ -265,64 +263,44 @@ class AvgPool2DGrad(AvgPool2D):
 
 
 # ---- bprops -------------------------------------------------------------------------------
-_SIBLINGS = {}
-
-
-def _sibling(prim, cls):
-    """The primitive of class `cls` with prim's attributes (cached)."""
-    key = (cls, prim.attrs_key)
-    p = _SIBLINGS.get(key)
-    if p is None:
-        p = cls(**{k: v for k, v in prim.init_args.items() if k != "self"})
-        remember(_SIBLINGS, key, p)
-    return p
-
-
 @bprop_for(MaxPool)
 def max_pool_bprop(prim, x, out, dout):
-    return (_sibling(prim, MaxPoolGrad)(x, out, dout),)
+    return (sibling(prim, MaxPoolGrad)(x, out, dout),)
 
 
 @bprop_for(MaxPoolGrad)
 def max_pool_grad_bprop(prim, x, out, grad, dx, g):
-    return None, None, _sibling(prim, MaxPoolGradGrad)(x, out, g)
+    return None, None, sibling(prim, MaxPoolGradGrad)(x, out, g)
 
 
 @bprop_for(MaxPoolGradGrad)
 def max_pool_grad_grad_bprop(prim, x, out, grad, y, g):
-    return None, None, _sibling(prim, MaxPoolGrad)(x, out, g)
+    return None, None, sibling(prim, MaxPoolGrad)(x, out, g)
 
 
 @bprop_for(AvgPool)
 def avg_pool_bprop(prim, x, out, dout):
-    return (_sibling(prim, AvgPoolGrad)(x, out, dout),)
+    return (sibling(prim, AvgPoolGrad)(x, out, dout),)
 
 
 @bprop_for(AvgPoolGrad)
 def avg_pool_grad_bprop(prim, x, out, grad, dx, g):
-    return None, None, _sibling(prim, AvgPool)(g)
+    return None, None, sibling(prim, AvgPool)(g)
 
 
 @bprop_for(MaxPoolWithArgmaxV2)
 def max_pool_with_argmax_v2_bprop(prim, x, out, dout):
-    return (_sibling(prim, MaxPoolGradWithArgmaxV2)(x, dout[0], out[1]),)
+    return (sibling(prim, MaxPoolGradWithArgmaxV2)(x, dout[0], out[1]),)
 
 
 @bprop_for(MaxPoolGradWithArgmaxV2)
 def max_pool_grad_with_argmax_v2_bprop(prim, x, grad, argmax, dx, g):
-    return None, _sibling(prim, MaxPoolGradGradWithArgmax)(x, g, argmax), None
+    return None, sibling(prim, MaxPoolGradGradWithArgmax)(x, g, argmax), None
 
 
 @bprop_for(MaxPoolGradGradWithArgmax)
 def max_pool_grad_grad_with_argmax_bprop(prim, x, grad, argmax, y, g):
-    return None, _sibling(prim, MaxPoolGradWithArgmaxV2)(x, g, argmax), None
+    return None, sibling(prim, MaxPoolGradWithArgmaxV2)(x, g, argmax), None
 
 
-@bprop_for(AvgPool2D)
-def avg_pool_2d_bprop(prim, x, out, dout):
-    return (_sibling(prim, AvgPool2DGrad)(x, dout),)
-
-
-@bprop_for(AvgPool2DGrad)
-def avg_pool_2d_grad_bprop(prim, x, grad, dx, g):
-    return None, _sibling(prim, AvgPool2D)(g)
+linear_pair_bprops(AvgPool2D, AvgPool2DGrad)

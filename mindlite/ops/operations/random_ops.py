@@ -13,8 +13,8 @@ import numbers
 
 from ...common import dtype as mstype
 from ...common.limits import MAX_INT_ATTR
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (check_dtype, check_int, check_output_size,
                          check_shape_arg, tensor)
 from .array_ops import Cast

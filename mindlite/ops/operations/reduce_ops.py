@@ -11,9 +11,10 @@ broadcast, compare, select, multiply, ...) so gradients are differentiable again
 boolean reductions and the index-valued Argmax / Argmin are non-differentiable.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, const_value, prim_attr_register
-from ..validator import check_axes, check_axis, check_bool, check_dtype, check_int, tensor
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, const_value, prim_attr_register
+from ..validator import (check_axes, check_axis, check_bool, check_dtype, check_index_type,
+                         check_int, tensor)
 from ._base import cached_prim, needs_grad
 from .clip_cum_ops import CumProd
 
@@ -206,13 +207,7 @@ class _ArgReduce(Primitive):
     @prim_attr_register
     def __init__(self, axis=-1, output_type=mstype.int32):
         check_int(self, "axis", axis)
-        try:
-            t = mstype.to_type(output_type)
-        except TypeError:
-            t = None
-        if t is not mstype.int32 and t is not mstype.int64:
-            raise TypeError(f"For '{self.name}', 'output_type' must be int32 or int64, but got "
-                            f"{output_type!r}")
+        t = check_index_type(self, "output_type", output_type)
         self.add_prim_attr("output_type", t)
 
     def _axis(self, x):

@@ -6,8 +6,8 @@ Kernels: kernels/cpu/reorder_numpy.py. Functional names: ops/function/clip_cum_f
 import numbers
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_dtype, check_int
 from ._base import cached_prim, needs_grad
 

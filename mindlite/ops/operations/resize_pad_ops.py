@@ -3,7 +3,7 @@ with its gradient primitive and bprops (the gradients are linear maps whose adjo
 the forward ops, so gradients of gradients come for free):
 PadV3 <-> PadV3Grad, ResizeNearestNeighborV2 <-> ResizeNearestNeighborV2Grad,
 ResizeBilinearV2 <-> ResizeBilinearGrad, ResizeLinear1D <-> ResizeLinear1DGrad.
-Kernels: kernels/cpu/resize_pad_numpy.py. Functional names: ops/function/nn_extra_func.py.
+Kernels: kernels/cpu/resize_pad_numpy.py. Functional names: ops/function/pool_resize_func.py.
 
 PadV3 pads the trailing len(paddings) // 2 axes; paddings (a constant input) are given as
 MindSpore's paddings_contiguous=True form (left_last, right_last, left_second_last, ...);
@@ -19,8 +19,8 @@ are an error.
 import numbers
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_output_size, tensor
 from ._base import cached_prim
 

@@ -13,8 +13,8 @@ of all steps as one GEMM, one GEMM and one SIMD gate pass per step) and the nump
 kernels/cpu/rnn_numpy.py.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, tensor
 from ._base import cached_prim, needs_grad
 

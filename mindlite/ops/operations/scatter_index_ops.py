@@ -11,8 +11,8 @@ update the gradient of the position it targets (as MindSpore's GatherD / GatherN
 Kernels: kernels/cpu/sort_scatter_numpy.py.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_bool, check_dtype, check_int, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 from .sort_ops import GatherD, _check_index_shape

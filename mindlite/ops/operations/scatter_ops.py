@@ -5,8 +5,8 @@ at a mask's True positions). Each has its own bprop (the matching slice / gather
 so grad(grad(f)) works through slicing. Kernels: kernels/cpu/scatter_numpy.py.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (broadcast_shape, check_dtype, check_int, check_output_size,
                          check_shape_arg, check_tensor, tensor)
 from ._base import cached_prim, needs_grad

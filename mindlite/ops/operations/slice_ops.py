@@ -12,8 +12,8 @@ scatter_ops.py (StridedSliceGrad, UnsortedSegmentSum, MaskedSelectGrad), which h
 of their own, so gradients are differentiable again.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, const_value, prim_attr_register
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, const_value, prim_attr_register
 from ..validator import (broadcast_shape, check_axis, check_dtype, check_int,
                          check_output_size, check_shape_arg, check_tensor, tensor)
 from ._base import cached_prim, needs_grad

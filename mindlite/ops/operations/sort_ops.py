@@ -12,8 +12,8 @@ Kernels: kernels/cpu/sort_numpy.py. Functional names: ops/function/sort_index_fu
 import numbers
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_bool, check_dtype, check_int, tensor
 from ._base import cached_prim, needs_grad
 

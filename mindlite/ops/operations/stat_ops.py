@@ -7,10 +7,10 @@ ops.meshgrid): ops/function/stat_func.py.
 import math
 import numbers
 
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for, non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for, non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import (check_axes, check_bool, check_dtype, check_int, check_output_size,
                          check_same_dtype, check_type_arg, tensor)
 from ._base import cached_prim, needs_grad

@@ -4,8 +4,8 @@ its bprop below it (PyTorch's real svd_backward, built from primitives). Kernel:
 kernels/cpu/linalg_numpy.py. Functional names: ops.svd, ops.norm (ops/function/linalg_func.py).
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, tensor
 from ._base import cached_prim, needs_grad
 from .math_ops import BatchMatMul

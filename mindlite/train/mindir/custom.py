@@ -17,7 +17,7 @@ import inspect
 import os
 import sys
 
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...kernels import registry
 from ...ops.operations.custom_ops import Custom
 from .values import MindIRFormatError

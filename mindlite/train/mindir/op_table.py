@@ -20,7 +20,7 @@ writer.py use `decode_primitive` / `encode_primitive`.
 import inspect
 
 from ...ops import operations as _ops
-from ...ops.primitive import Primitive
+from ...ir.primitive import Primitive
 from .values import TYPE_IDS, MindIRFormatError
 
 ENUMS = {

@@ -20,7 +20,7 @@ are rebuilt in file order (files are topologically sorted):
 Only the nodes the output depends on are kept. Any problem raises MindIRFormatError naming
 the graph, the node and the op; the caller adds the file name.
 """
-from ...abstract import AbstractTensor, abstract_tensor
+from ...common.abstract import AbstractTensor, abstract_tensor
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode

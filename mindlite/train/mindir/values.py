@@ -12,7 +12,7 @@ a monad UMONAD/IOMONAD. A node's abstract is its "shape" attribute in the same e
 """
 import numpy as np
 
-from ...abstract import AbstractTensor, abstract_tensor
+from ...common.abstract import AbstractTensor, abstract_tensor
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from . import mind_ir_pb2 as pb

@@ -18,7 +18,7 @@ Large tensors go to external data files (external.py) when the caller asks.
 """
 import numpy as np
 
-from ...abstract import AbstractTensor
+from ...common.abstract import AbstractTensor
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, IRPrim, ValueNode
 from . import mind_ir_pb2 as pb
