@@ -10,6 +10,7 @@ from collections import OrderedDict
 
 from ..common.api import GRAPH
 from ..common.parameter import Parameter
+from ..common.tensor import Tensor
 from ..context import CONTEXT, GRAPH_MODE
 from ..ir.primitive import Primitive
 from ..pynative.grad import GRAD_EXECUTOR
@@ -47,6 +48,9 @@ class Cell:
             params.pop(name, None)
             self.__dict__.pop(name, None)
         else:
+            if name in params and isinstance(value, Tensor):
+                params[name].set_data(value)     # MindSpore's: `self.p += 1` updates p
+                return
             if name in params and value is not None:
                 raise TypeError(f"For '{type(self).__name__}', '{name}' is a Parameter; assign a "
                                 f"Parameter, not {type(value).__name__}")

@@ -19,6 +19,6 @@ _MODULES = ("function.math_func", "function.nn_func", "function.reduce_func",
             "function.scatter_func", "function.shape_func", "function.order_stat_func",
             "function.product_func", "function.random_like_func",
             "function.nn_vision_func", "function.pool_adaptive_func",
-            "function.linalg_decomp_func")
+            "function.linalg_decomp_func", "function.graph_helpers_func")
 
 _LAZY = _lazy_exports(globals(), _MODULES)
