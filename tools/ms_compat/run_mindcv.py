@@ -16,16 +16,20 @@ DIR of --mindcv holds the `mindcv` package. Per model, each engine in its own pr
    mindcv): builds the model with mindcv's own code, loads the MindSpore checkpoint
    (load_param_into_net, strict; the parameter names must be MindSpore's), runs the same
    steps, then the gradients once more with the parameters cast to float64.
-Agreement: every eval output with max|ml - ms| <= 1e-4 max|ms|; every gradient with
-max|ml - ms| <= 1e-3 max|ms| (eval mode), plus twice MindSpore's own spread in train mode
-(its gradient for the reversed batch against its own: equal in exact arithmetic; batch-norm
-statistics of a batch of 2 make some train-mode gradients, e.g. a gamma followed by ReLU and
-another batch norm, exactly zero in exact arithmetic and pure rounding in float32). A
-gradient where mindlite's float32 value misses but its float64 value meets the bound counts
-as agreeing, and the table says how many did: a ReLU or max-pool unit whose float32 input
-lies within rounding of zero or of a tie takes the other branch in one engine (seen on
-squeezenet1_0: two ReLU units of mindlite's float32 forward flip against float64, none of
-MindSpore's; its float32 gradient then matches mindlite's float64 one within 1e-6).
+Agreement: every eval output with max|ml - ms| <= 1e-4 max|ms|; every eval-mode gradient
+with max|ml - ms| <= 1e-3 max|ms|. A gradient where mindlite's float32 value misses but its
+float64 value meets the bound counts as agreeing, and the table says how many did: a ReLU or
+max-pool unit whose float32 input lies within rounding of zero or of a tie takes the other
+branch in one engine (seen on squeezenet1_0: two ReLU units of mindlite's float32 forward
+flip against float64, none of MindSpore's; its float32 gradient then matches mindlite's
+float64 one within 1e-6). Train-mode gradients are compared the same way with a float32
+noise term added to the bound: twice the largest of MindSpore's own spread (its gradient for
+the reversed batch against its own: equal in exact arithmetic) and mindlite's (its float32
+gradients for the batch and the reversed batch against each other and its float64 one).
+Batch-norm statistics of a batch of 2 make train-mode gradients ill-conditioned: e.g. a
+BN gamma followed by ReLU and another BN has an exactly
+zero gradient in exact arithmetic (positive homogeneity), pure rounding in float32, and on
+mobilenet_v2 MindSpore's gradient for the reversed batch differs from its own by 200%.
 """
 import argparse
 import json
@@ -151,12 +155,11 @@ def engine_main(args):
         result["stage"] = "train-mode gradient"
         result["loss"], grads = _grads(ms, net, True, x, y)
         _save(work, f"grads{tag}.npz", grads)
-        if args.engine == "ms":
-            # the same batch in reverse order: the same gradient in exact arithmetic, so the
-            # difference is MindSpore's own float32 spread on this model
-            _save(work, "grads_rev.npz", _grads(ms, net, True, x[::-1].copy(),
-                                                y[::-1].copy())[1])
-        else:
+        # the same batch in reverse order: the same gradient in exact arithmetic, so the
+        # difference is the engine's own float32 spread on this model
+        _save(work, f"grads_rev{tag}.npz", _grads(ms, net, True, x[::-1].copy(),
+                                                  y[::-1].copy())[1])
+        if args.engine == "ml":
             result["stage"] = "gradients in float64"
             try:                                # the checkpoint again: BN's moving stats moved
                 _load_net(ms, net, work, params)
@@ -213,7 +216,7 @@ def compare(work):
     ref, rev = _npz(work, "grads.npz"), _npz(work, "grads_rev.npz")
     g32 = _npz(work, "grads_ml.npz")
     res["grad_train_over"], res["grads_train_by64"] = _grad_check(
-        ref, rev, g32, _npz(work, "grads_ml64.npz"))
+        ref, rev, g32, _npz(work, "grads_ml64.npz"), _npz(work, "grads_rev_ml.npz"))
     res.update(grad_train_rel=max((_rel(g32[k], ref[k]) for k in ref), default=0.0),
                ms_spread=max((_rel(rev[k], ref[k]) for k in ref), default=0.0), grads=len(ref))
     res["agree"] = (res["eval_rel"] <= EVAL_RTOL and not res["grad_eval_over"]
@@ -221,16 +224,22 @@ def compare(work):
     return res
 
 
-def _grad_check(ref, rev, g32, g64):
-    """Parameters whose gradient disagrees, and how many agree only through float64: a
-    gradient agrees when mindlite's float32 one is within 1e-3 (of max|MindSpore's|) plus
-    twice MindSpore's own spread (train mode) of MindSpore's, or else mindlite's float64 one
-    is (a ReLU or max-pool whose float32 input rounds across zero or a tie flips a unit in
-    one engine and not the other: the float64 gradient shows which side is exact)."""
+def _grad_check(ref, rev, g32, g64, rev32=None):
+    """Parameters whose gradient disagrees, and how many agree only through float64 (the
+    module docstring's rule): eval mode (rev None) within 1e-3 of max|MindSpore's|, train
+    mode within that plus twice the float32 noise of that gradient, the largest of
+    MindSpore's spread and mindlite's (float32 for the batch and the reversed batch, float64)
+    differences; mindlite's float32 gradient, or else its float64 one."""
     over, by64 = [], 0
     for k in ref:
         scale = float(np.abs(ref[k]).max()) if ref[k].size else 0.0
-        tol = max(GRAD_RTOL * scale, 1e-6) + (2 * _maxdiff(rev[k], ref[k]) if rev else 0.0)
+        tol = max(GRAD_RTOL * scale, 1e-6)
+        if rev is not None:
+            noise = _maxdiff(rev[k], ref[k])
+            for a, b in ((g32, g64), (rev32, g32), (rev32, g64)):
+                if a is not None and b is not None:
+                    noise = max(noise, _maxdiff(a[k], b[k]))
+            tol += 2 * noise
         if _maxdiff(g32[k], ref[k]) <= tol:
             continue
         if g64 is not None and _maxdiff(g64[k], ref[k]) <= tol:
