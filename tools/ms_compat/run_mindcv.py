@@ -26,6 +26,11 @@ float64 one within 1e-6). Train-mode gradients are compared the same way with a 
 noise term added to the bound: twice the largest of MindSpore's own spread (its gradient for
 the reversed batch against its own: equal in exact arithmetic) and mindlite's (its float32
 gradients for the batch and the reversed batch against each other and its float64 one).
+Where some gradient still disagrees, both engines run once more on a second batch (seed 1):
+a unit within rounding of a ReLU kink on the first batch may have flipped in MindSpore's
+float32 forward only (seen on shufflenet_v1_g3_05: the residual sum of features[6] is
++4.1e-7 in MindSpore, -3.2e-7 in mindlite, whose float64 forward agrees), which no noise
+bound of mindlite's can see; a difference of semantics shows on the second batch too.
 Batch-norm statistics of a batch of 2 make train-mode gradients ill-conditioned: e.g. a
 BN gamma followed by ReLU and another BN has an exactly
 zero gradient in exact arithmetic (positive homogeneity), pure rounding in float32, and on
@@ -125,7 +130,8 @@ def engine_main(args):
     import mindspore as ms
     sys.path.insert(0, args.mindcv)
     import mindcv
-    name, work = args.model, os.path.join(args.work, args.model)
+    name = args.model
+    work = os.path.join(args.work, name, *([f"seed{args.seed}"] if args.seed else []))
     os.makedirs(work, exist_ok=True)
     result = {"model": name, "engine": args.engine, "stage": "import"}
     t0 = time.time()
@@ -135,7 +141,7 @@ def engine_main(args):
         params = {p.name: p for p in net.get_parameters()}
         if args.engine == "ms":
             ms.save_checkpoint(net, os.path.join(work, "ms.ckpt"))
-            rng = np.random.default_rng(0)
+            rng = np.random.default_rng(args.seed)
             x = rng.standard_normal((2,) + _input_size(mindcv, name)).astype(np.float32)
             y = rng.integers(0, 1000, 2).astype(np.int32)
             np.savez(os.path.join(work, "inputs.npz"), x=x, y=y)
@@ -250,7 +256,7 @@ def _grad_check(ref, rev, g32, g64, rev32=None):
 
 
 # ---- the driver ----------------------------------------------------------------------------
-def run_engine(engine, model, args):
+def run_engine(engine, model, args, seed=0):
     env = dict(os.environ)
     if engine == "ml":
         python = sys.executable
@@ -259,8 +265,9 @@ def run_engine(engine, model, args):
         python = args.ms_python
         env.pop("PYTHONPATH", None)
     cmd = [python, os.path.abspath(__file__), "--engine", engine, "--model", model,
-           "--mindcv", args.mindcv, "--work", args.work]
-    path = os.path.join(args.work, model, f"result_{engine}.json")
+           "--mindcv", args.mindcv, "--work", args.work, "--seed", str(seed)]
+    path = os.path.join(args.work, model, *([f"seed{seed}"] if seed else []),
+                        f"result_{engine}.json")
     if os.path.exists(path):
         os.remove(path)
     try:
@@ -288,6 +295,10 @@ def table(rows):
             verdict = f"mindlite fails at {ml_r.get('stage')}: {ml_r['error']}"
         elif ml_r.get("agree"):
             verdict = "agrees"
+        elif ml_r.get("seed1", {}).get("agree"):
+            bad = ml_r["grad_eval_over"] + ml_r["grad_train_over"]
+            verdict = (f"agrees on batch 2 (batch 1: {len(bad)} gradients off, e.g. "
+                       f"{bad[:1]})")
         else:
             bad = ml_r["grad_eval_over"] + ml_r["grad_train_over"]
             verdict = f"differs: {len(bad)} gradients, e.g. {bad[:2]}" if bad else \
@@ -316,6 +327,7 @@ def main():
     ap.add_argument("--out", help="write the table (markdown) here too")
     ap.add_argument("--engine", choices=("ms", "ml"), help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
+    ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.mindcv, args.work = os.path.abspath(args.mindcv), os.path.abspath(args.work)
     if args.engine:
@@ -329,6 +341,13 @@ def main():
         else:
             ms_r = run_engine("ms", model, args)
         ml_r = {} if args.only == "ms" or ms_r.get("error") else run_engine("ml", model, args)
+        if ml_r and not ml_r.get("error") and not ml_r.get("agree"):
+            # a second batch: a unit within rounding of a ReLU kink or a max-pool tie on the
+            # first batch (which the float32 noise bound cannot see when only MindSpore's
+            # forward flips it) is not there on another; a difference of semantics is
+            again = run_engine("ms", model, args, seed=1)
+            again = again if again.get("error") else run_engine("ml", model, args, seed=1)
+            ml_r["seed1"] = again
         rows.append((ms_r, ml_r))
         print(table(rows[-1:]).splitlines()[-1], flush=True)
     text = table(rows)
