@@ -6,8 +6,9 @@ unpacked outside this repository) on real MindSpore and on mindlite, and compare
 
 DIR of --mindcv holds the `mindcv` package. Per model, each engine in its own process:
 1. MindSpore (`--ms-python`, mindcv on its path): `mindcv.create_model(name)` after
-   set_seed(0); save_checkpoint; an input batch (2 images of the model's default size,
-   normal(0, 1), fixed seed) and labels; the eval-mode output; the gradient of the loss
+   set_seed(0); save_checkpoint; an input batch (2 images of the model's default size, or
+   of SMALL_INPUT's for convolutional models that take one; normal(0, 1), fixed seed) and
+   labels; the eval-mode output; the gradient of the loss
    sparse-softmax-cross-entropy(net(x)[0], y) for every trainable parameter in eval mode and
    in train mode (dropout and drop-path cells left in eval mode, so both engines compute the
    same function), and the train-mode gradient once more for the batch in reverse order; all
@@ -62,6 +63,18 @@ MODELS = [
     "resnest14", "resnetv2_50", "rexnet_09", "seresnet18", "skresnet18", "visformer_tiny",
     "volo_d1", "xception", "xcit_tiny_12_p16_224",
 ]
+# convolutional models whose global pooling takes a smaller image: run at this size (the
+# 2 shared cores make 224x224 batches in MindSpore's PyNative mode take minutes per model)
+SMALL_INPUT = dict.fromkeys(
+    ("resnet18", "resnext50_32x4d", "mobilenet_v1_025", "mobilenet_v2_035_224",
+     "mobilenet_v3_small_075", "efficientnet_b0", "squeezenet1_0", "shufflenet_v1_g3_05",
+     "shufflenet_v2_x0_5", "densenet121", "googlenet", "ghostnet_050", "regnet_x_200mf",
+     "regnet_y_200mf", "convnext_tiny", "convnextv2_atto", "mobilevit_xx_small",
+     "BiT_resnet50", "dpn92", "edgenext_xx_small", "hrnet_w32", "mixnet_s", "mnasnet_050",
+     "poolformer_s12", "repvgg_a0", "res2net50", "resnest14", "resnetv2_50", "rexnet_09",
+     "seresnet18", "skresnet18", "xception"), 64) | {"inception_v3": 96, "inception_v4": 96}
+# models whose registry entry needs arguments to run on its own default-size input
+CREATE_KWARGS = {"swinv2_tiny_window8": {"image_size": 256}}
 EVAL_RTOL, GRAD_RTOL = 1e-4, 1e-3
 DROP_CELLS = ("Dropout", "DropPath", "DropBlock")
 
@@ -74,6 +87,10 @@ def _flat(out):
 
 
 def _input_size(mindcv, name):
+    if name in SMALL_INPUT:
+        return (3, SMALL_INPUT[name], SMALL_INPUT[name])
+    if name in CREATE_KWARGS and "image_size" in CREATE_KWARGS[name]:
+        return (3,) + (CREATE_KWARGS[name]["image_size"],) * 2
     from mindcv.models.registry import _model_to_module
     module = sys.modules[f"mindcv.models.{_model_to_module[name]}"]
     cfg = getattr(module, "default_cfgs", {}).get(name, {})
@@ -82,7 +99,7 @@ def _input_size(mindcv, name):
 
 def _build(ms, mindcv, name):
     ms.set_seed(0)
-    return mindcv.create_model(name, pretrained=False)
+    return mindcv.create_model(name, pretrained=False, **CREATE_KWARGS.get(name, {}))
 
 
 def _loss_function(ms, net, train):
