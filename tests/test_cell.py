@@ -73,9 +73,25 @@ def test_cell_list_and_errors():
 
     class Bad(nn.Cell):
         def __init__(self):
-            self.x = 1
+            self.w = Parameter(np.ones(2, np.float32))
     with pytest.raises(AttributeError, match="super"):
         Bad()
+
+
+def test_plain_attribute_before_init_and_init_parameters_data():
+    # MindSpore 2.10 accepts a plain attribute before super().__init__() (mindcv's SKNet sets
+    # one), refuses a Parameter or Cell there; init_parameters_data maps each to its own
+    class Early(nn.Cell):
+        def __init__(self):
+            self.k = 3
+            super().__init__()
+            self.w = Parameter(ms.common.initializer.initializer("ones", (2,), ms.float32))
+
+    net = Early()
+    assert net.k == 3 and "k" not in dict(net.parameters_and_names())
+    pairs = net.init_parameters_data()
+    assert [(a.name, a is b) for a, b in pairs.items()] == [("w", True)]
+    np.testing.assert_array_equal(net.w.asnumpy(), [1.0, 1.0])
 
 
 def test_custom_bprop_replaces_differentiation():

@@ -30,6 +30,9 @@ class Cell:
     # ---- registration ----------------------------------------------------------------
     def __setattr__(self, name, value):
         if "_params" not in self.__dict__:
+            if not isinstance(value, (Parameter, Cell)):    # MindSpore's: a plain attribute
+                object.__setattr__(self, name, value)     # may come before super().__init__
+                return
             raise AttributeError(f"For '{type(self).__name__}', call super().__init__() before "
                                  f"assigning '{name}'")
         params, cells = self.__dict__["_params"], self.__dict__["_cells"]
@@ -193,6 +196,12 @@ class Cell:
 
     def name_cells(self):
         return OrderedDict(self._cells)
+
+    def init_parameters_data(self, auto_parallel_mode=False):
+        """MindSpore's: materialise every lazily initialised Parameter and return {old: new};
+        mindlite materialises a Parameter in place (Tensor.init_data), so each maps to
+        itself."""
+        return {p: p.init_data() for p in self.get_parameters()}
 
     def set_train(self, mode=True):
         for _, c in self.cells_and_names():
