@@ -219,6 +219,9 @@ def test_parameter_clone_init_and_set_data_cast():
     assert q.dtype == ms.int32 and int(q.asnumpy()) == 5
     with pytest.raises(TypeError, match="implicitly"):
         q.set_data(2.5)
+    # MindSpore's slice_shape (mindcv's ConViT passes it): a new shape is taken either way
+    p.set_data(Tensor(np.eye(3, dtype=np.float32)), slice_shape=True)
+    assert p.shape == (3, 3) and p.asnumpy()[1].tolist() == [0.0, 1.0, 0.0]
 
 
 def test_tensor_assigned_to_cell_parameter_sets_its_data():

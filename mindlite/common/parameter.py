@@ -48,9 +48,11 @@ class Parameter(Tensor):
     def data(self):
         return self
 
-    def set_data(self, data):
+    def set_data(self, data, slice_shape=False):
         """Replace the value in place, cast to the Parameter's dtype as MindSpore's (a new
-        shape is a new signature: no stale runner)."""
+        shape is a new signature: no stale runner). MindSpore's `slice_shape` marks a
+        parameter sharded by auto-parallel; a shape change is accepted either way (as
+        MindSpore 2.10's does), and mindlite shards nothing, so it changes nothing here."""
         if isinstance(data, Tensor) and data._arr is None:
             data.init_data()
         if self._arr is not None:
