@@ -280,7 +280,10 @@ class SequentialCell(Cell):
         return len(self._cells)
 
     def append(self, cell):
-        setattr(self, str(len(self._cells)), cell)
+        if not isinstance(cell, Cell):
+            raise TypeError(f"For 'SequentialCell', elements must be Cells, but got "
+                            f"{type(cell).__name__}")
+        _add_to_list(self, cell, _list_prefix(self._cells))
         return self
 
     def construct(self, x):
@@ -292,10 +295,9 @@ class SequentialCell(Cell):
 class CellList(Cell):
     """A list of cells registered as children (no construct of its own)."""
 
-    def __init__(self, cells=()):
-        super().__init__()
-        for c in cells:
-            self.append(c)
+    def __init__(self, cells=(), auto_prefix=True):
+        super().__init__(auto_prefix)
+        self.extend(list(cells))
 
     def __getitem__(self, i):
         return list(self._cells.values())[i]
@@ -307,13 +309,52 @@ class CellList(Cell):
         return iter(self._cells.values())
 
     def append(self, cell):
-        if not isinstance(cell, Cell):
-            raise TypeError(f"For 'CellList', elements must be Cells, but got "
-                            f"{type(cell).__name__}")
-        setattr(self, str(len(self._cells)), cell)
-        return self
+        return self.extend([cell])
 
     def extend(self, cells):
+        prefix = _list_prefix(self._cells)        # once, before the first: MindSpore's
         for c in cells:
-            self.append(c)
+            if not isinstance(c, Cell):
+                raise TypeError(f"For 'CellList', elements must be Cells, but got "
+                                f"{type(c).__name__}")
+            _add_to_list(self, c, prefix)
         return self
+
+
+def _add_to_list(container, cell, prefix):
+    """Append `cell` under the next index; its parameters are named prefix + index + path,
+    as MindSpore's containers name them (not the container's own path: a list assigned to
+    its parent while empty gives its later elements' parameters no parent prefix)."""
+    key = str(len(container._cells))
+    if container._auto_prefix:
+        for pname, p in cell.parameters_and_names():
+            p.name = f"{prefix}{key}.{pname}"
+    container._cells[key] = cell
+
+
+def _list_prefix(cells):
+    """MindSpore 2.10's prefix for a list container's next element (its
+    container._get_prefix_and_index): read off the name of the first element's first
+    Parameter, the path up to the component equal to that element's key (the last such
+    component, unless the second element's parameter name agrees at an earlier one)."""
+    first = second = None
+    for key, cell in cells.items():
+        param = next(cell.parameters_and_names(), (None, None))[1]
+        if param is None:
+            continue
+        if first is None:
+            first = (key, param)
+            continue
+        second = (key, param)
+        break
+    if first is None:
+        return ""
+    prefix, parts = "", first[1].name.split(".")
+    for idx, part in enumerate(parts):
+        if part == first[0]:
+            prefix = ".".join(parts[:idx])
+            prefix = prefix + "." if prefix else prefix
+            other = second[1].name.split(".") if second is not None else []
+            if idx < len(other) and other[idx] == second[0]:
+                break
+    return prefix
