@@ -45,6 +45,8 @@ import sys
 import time
 import traceback
 
+from mindcv_table import stored, table
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -305,52 +307,23 @@ def run_engine(engine, model, args, seed=0):
     return {"model": model, "engine": engine, "error": f"crashed: {tail[0][:300]}"}
 
 
-def _stored(work, model):
-    """The (MindSpore, mindlite) results a run left in work/<model>/ (seed 1's as the
-    driver attaches them)."""
-    def load(*parts):
-        path = os.path.join(work, model, *parts)
-        return json.load(open(path)) if os.path.exists(path) else {}
-    ms_r = load("result_ms.json") or {"model": model, "error": "not run"}
-    ml_r = load("result_ml.json")
-    again = load("seed1", "result_ml.json") or load("seed1", "result_ms.json")
-    if ml_r and again:
-        ml_r["seed1"] = again
-    return ms_r, ml_r
-
-
-def _fmt(v):
-    return "-" if v is None else f"{v:.1e}"
-
-
-def table(rows):
-    lines = ["| model | MS s | ml s | eval out | eval grad | train grad | MS spread | result |",
-             "|---|---|---|---|---|---|---|---|"]
-    for ms_r, ml_r in rows:
-        if ms_r.get("error"):
-            verdict = f"MindSpore fails: {ms_r['error']}"
-        elif ml_r.get("error"):
-            verdict = f"mindlite fails at {ml_r.get('stage')}: {ml_r['error']}"
-        elif ml_r.get("agree"):
-            verdict = "agrees"
-        elif ml_r.get("seed1", {}).get("agree"):
-            bad = ml_r["grad_eval_over"] + ml_r["grad_train_over"]
-            verdict = (f"agrees on batch 2 (batch 1: {len(bad)} gradients off, e.g. "
-                       f"{bad[:1]})")
-        else:
-            bad = ml_r["grad_eval_over"] + ml_r["grad_train_over"]
-            verdict = f"differs: {len(bad)} gradients, e.g. {bad[:2]}" if bad else \
-                "differs: eval output"
-        if ml_r.get("float64"):
-            verdict += f" (float64 check: {ml_r['float64'][:60]})"
-        by64 = ml_r.get("grads_eval_by64", 0) + ml_r.get("grads_train_by64", 0)
-        if by64:
-            verdict += f" ({by64} gradients through float64)"
-        lines.append(f"| {ms_r['model']} | {ms_r.get('seconds', '-')} | "
-                     f"{ml_r.get('seconds', '-')} | {_fmt(ml_r.get('eval_rel'))} | "
-                     f"{_fmt(ml_r.get('grad_eval_rel'))} | {_fmt(ml_r.get('grad_train_rel'))} | "
-                     f"{_fmt(ml_r.get('ms_spread'))} | {verdict} |")
-    return "\n".join(lines)
+def relu_flips(model, args):
+    """relu_flips.py's diagnosis of batch 1 (MindSpore float32 against mindlite float64)."""
+    path = os.path.join(args.work, model, "relu_flips.json")
+    if os.path.exists(path):
+        os.remove(path)
+    for engine, python in (("ms", args.ms_python), ("ml", sys.executable)):
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        if engine == "ml":
+            env["PYTHONPATH"] = os.pathsep.join([HERE, ROOT])
+        try:
+            subprocess.run([python, os.path.join(HERE, "relu_flips.py"), "--engine", engine,
+                            "--model", model, "--work", args.work, "--mindcv", args.mindcv],
+                           env=env, capture_output=True, timeout=args.timeout, cwd=args.work)
+        except subprocess.TimeoutExpired:
+            return None
+    return json.load(open(path)) if os.path.exists(path) else None
 
 
 def main():
@@ -376,7 +349,7 @@ def main():
     rows = []
     for model in models:
         if args.report:
-            rows.append(_stored(args.work, model))
+            rows.append(stored(args.work, model))
             continue
         ms_path = os.path.join(args.work, model, "result_ms.json")
         if args.only == "ml" and os.path.exists(ms_path):
@@ -391,6 +364,8 @@ def main():
             again = run_engine("ms", model, args, seed=1)
             again = again if again.get("error") else run_engine("ml", model, args, seed=1)
             ml_r["seed1"] = again
+            if not again.get("agree"):
+                ml_r["relu_flips"] = relu_flips(model, args)
         rows.append((ms_r, ml_r))
         print(table(rows[-1:]).splitlines()[-1], flush=True)
     text = table(rows)
