@@ -17,15 +17,19 @@ def _flip_note(flips):
             f"{[f[1] for f in flips['flips']][:3]}")
 
 
-def stored(work, model):
+def stored(work, model, compare):
     """The (MindSpore, mindlite) results a run left in work/<model>/ (seed 1's as the
-    driver attaches them)."""
+    driver attaches them), its arrays compared again by `compare`."""
     def load(*parts):
         path = os.path.join(work, model, *parts)
         return json.load(open(path)) if os.path.exists(path) else {}
     ms_r = load("result_ms.json") or {"model": model, "error": "not run"}
     ml_r = load("result_ml.json")
+    if ml_r and not ml_r.get("error"):
+        ml_r.update(compare(os.path.join(work, model)))
     again = load("seed1", "result_ml.json") or load("seed1", "result_ms.json")
+    if again and again.get("engine") == "ml" and not again.get("error"):
+        again.update(compare(os.path.join(work, model, "seed1")))
     if ml_r and again:
         ml_r["seed1"] = again
     if ml_r and load("relu_flips.json"):
