@@ -16,8 +16,8 @@ step (forward, backward and the optimizer update) into one graph with @jit, unde
 
 Exit status 1 when a net misses its test-accuracy bar (full run: MLP 0.95, CNN 0.97; --quick
 trains 5 epochs, bars 0.95 and 0.95, printed) or when a reload changes a prediction.
-Needs scikit-learn, tqdm and matplotlib (`pip install -e '.[demo]'` from a checkout); the nets and the
-training loop below import none of them, so tests can reuse them on other data.
+Needs scikit-learn, tqdm and matplotlib (`pip install -e '.[demo]'` from a checkout); the nets and
+the training loop below import none of them, so tests can reuse them on other data.
 """
 import argparse
 import os

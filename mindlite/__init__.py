@@ -30,6 +30,7 @@ from .common.tensor_api import (dtype_to_pytype, from_numpy, frombuffer,  # noqa
                                 tensor)
 from . import ops  # noqa: F401
 from . import nn  # noqa: F401
+from . import mint  # noqa: F401  (its modules load at the first mint.<name>)
 from . import numpy  # noqa: F401  (mindspore.numpy; its families load at first use)
 from .ops.composite import grad, value_and_grad, GradOperation  # noqa: F401
 from .jit import jit  # noqa: F401

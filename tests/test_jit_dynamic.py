@@ -110,7 +110,9 @@ def test_two_dynamic_dims_reshape_is_kept():
     assert len(jf.cache) == 1
 
 
-def test_python_needing_a_dynamic_value_is_an_error_naming_the_line():
+def test_python_needing_a_dynamic_value_is_decided_per_call_and_guarded():
+    # the call's own sizes decide `if x.shape[0] > 2`; a size deciding otherwise gets its
+    # own graph (jit/dyn_check.py); a model file (no call: a placeholder) cannot decide
     def cmp(x):
         if x.shape[0] > 2:
             return x
@@ -120,9 +122,14 @@ def test_python_needing_a_dynamic_value_is_an_error_naming_the_line():
         return x[0]
 
     sig = (Tensor(shape=[None, 3], dtype=ms.float32),)
+    jf = ms.jit(cmp, input_signature=sig)
+    for n in (3, 1, 4, 2):
+        x = _x(n, 3, seed=n)
+        np.testing.assert_array_equal(jf(x).asnumpy(), cmp(x).asnumpy())
+    assert [len(s.entries) for s in jf.cache.values()] == [2]
     with pytest.raises(ValueError, match=r"(?s)'Gt' on a dynamic dimension.*"
                                          r"test_jit_dynamic.py:\d+.*if x.shape\[0\] > 2"):
-        ms.jit(cmp, input_signature=sig)(_x(3, 3))
+        ms.jit(cmp, input_signature=sig).graph(sig[0])
     with pytest.raises(IndexError, match=r"(?s)dynamic dimension.*return x\[0\]"):
         ms.jit(index, input_signature=sig)(_x(3, 3))
 
@@ -169,5 +176,8 @@ def test_argument_checks_on_dynamic_shapes_and_cells():
 
     def against_int(x):
         return x * 2 if x.shape == (3, 4) else x
+    ja = ms.jit(against_int, input_signature=(sig[0],))
+    for n in (3, 5, 3):
+        np.testing.assert_array_equal(ja(_x(n, 4)).asnumpy(), against_int(_x(n, 4)).asnumpy())
     with pytest.raises(ValueError, match="comparing a dynamic dimension"):
-        ms.jit(against_int, input_signature=(sig[0],))(_x(3, 4))
+        ja.graph(sig[0])

@@ -24,6 +24,6 @@ def test_graph_mode_notebook_executes():
     assert "# IR entry: @" in text and "PrimFunc_Add(%0, %para2_y)" in text   # shown inline
     assert "steps: 111" in text
     assert "equal to eager: True" in text
-    assert "ValueError : For 'MatMul'" in text and "graph mode source trace" in text
+    assert "MatMulShapeError : For 'MatMul'" in text and "graph mode source trace" in text
     assert re.search(r"^00_parse_\d{4}\.ir\n01_inline_\d{4}\.ir$", text, re.M)   # save_graphs
     assert "custom pass rewrote: 1" in text and "equal: True" in text

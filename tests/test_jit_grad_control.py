@@ -290,3 +290,17 @@ def test_a_gradient_known_at_compile_time_is_a_new_tensor_at_every_call():
     again = g(x)
     assert again is not first
     np.testing.assert_array_equal(again.asnumpy(), [2.0, 2.0, 2.0])
+
+
+def test_gradient_through_a_branch_that_returns_a_value_unchanged():
+    # the false branch returns v, a node of the enclosing graph: its gradient must flow
+    # (found by the fuzzer: jit(grad) gave 0 where eager gives 2)
+    def f(w):
+        v = w * 2
+        if w.sum() > 0.5:
+            v = w * 3
+        return v
+    for value in (0.0, 1.0):
+        w = ms.Tensor(np.array([value], np.float32))
+        np.testing.assert_array_equal(ms.jit(ms.grad(f))(w).asnumpy(),
+                                      ms.grad(f)(w).asnumpy())

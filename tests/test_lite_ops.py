@@ -55,7 +55,7 @@ def _gelu_softmax0(a, b):
 
 
 def _reductions(a, b):
-    return a.max(1, keepdims=True) + a.min(1, keepdims=True) + b.prod(1, keep_dims=True)
+    return a.max(1, keepdims=True) + a.min(1, keepdims=True) + b.prod(1, keepdim=True)
 
 
 def _addn_compare(a, b):

@@ -408,9 +408,9 @@ ERRORS = [   # (call, exception, message regex)
     (lambda: ops.matmul(Tensor(1.0), _f32(2, 3)), ValueError, "For 'matmul'.*0-d"),
     (lambda: ops.LogicalAnd()(_f32(2), _f32(2)), TypeError,
      r"^For 'LogicalAnd', the type of 'x' should be one of \[Bool\], but got Float32"),
-    (lambda: ops.logical_or(Tensor([True]), Tensor([1])), TypeError,
-     "For 'LogicalOr', the type of 'y'.*Int64"),
-    (lambda: ~Tensor([1, 2]), TypeError, "For 'LogicalNot', the type of 'x'"),
+    (lambda: ops.LogicalOr()(Tensor([True]), Tensor([1])), TypeError,     # the primitive; the
+     "For 'LogicalOr', the type of 'y'.*Int64"),       # function tests != 0 (MindSpore 2.10)
+    (lambda: ops.LogicalNot()(Tensor([1, 2])), TypeError, "For 'LogicalNot', the type of 'x'"),
     (lambda: Tensor([True]) - Tensor([False]), TypeError, "For 'Sub', the type of 'x'.*Bool"),
     (lambda: ops.Add()(_f32(2)), TypeError, "For 'Add', expected 2 inputs"),
     (lambda: ops.Exp()(_f32(2), _f32(2)), TypeError, "For 'Exp', expected 1 inputs"),

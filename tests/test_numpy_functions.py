@@ -255,8 +255,16 @@ def test_errors_name_the_function():
         mnp.split(Tensor(np.zeros(5, np.float32)), 2)
     with pytest.raises(ValueError, match="mindlite.numpy.pad"):
         mnp.pad(Tensor(np.zeros(3, np.float32)), 1, "bogus")
-    with pytest.raises(TypeError, match="For 'Gcd'"):
-        mnp.gcd(Tensor(np.zeros(3, np.float32)), Tensor(np.zeros(3, np.float32)))
+
+
+def test_float_gcd_lcm_as_mindspore():
+    """MindSpore 2.10's values (its Euclid loop on floats)."""
+    a, b = Tensor(np.array([6.0, 0.0, -4.5, 12.0])), Tensor(np.array([4.0, 5.0, 1.5, 0.0]))
+    np.testing.assert_array_equal(mnp.gcd(a, b).asnumpy(), [2.0, 5.0, 1.5, 12.0])
+    np.testing.assert_array_equal(mnp.lcm(a, b).asnumpy(), [12.0, 0.0, 4.5, 0.0])
+    flags = Tensor(np.array([True, False]))
+    assert mnp.gcd(flags, flags).dtype == ms.bool_
+    np.testing.assert_array_equal(mnp.gcd(Tensor(np.array([4, 6])), 4.0).asnumpy(), [4.0, 2.0])
     with pytest.raises(ValueError, match="'SearchSorted'"):
         ms.ops.SearchSorted()(Tensor(np.zeros((2, 3), np.float32)),
                               Tensor(np.zeros((3, 3), np.float32)))

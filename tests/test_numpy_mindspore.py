@@ -20,16 +20,6 @@ import api_smoke  # noqa: E402
 with open(os.path.join(TOOLS, "mindspore_api_snapshot.json")) as _f:
     _RECORDS = [r for r in json.load(_f) if r["group"] == "numpy"]
 
-# Where mindlite deliberately differs from MindSpore 2.10 (docs/mindspore_api.md).
-DIFFERENT = {
-    "gcd": "MindSpore 2.10 runs gcd/lcm on float32 (a float Euclid); mindlite takes ints, as "
-           "numpy",
-    "lcm": "as gcd",
-    "piecewise": "MindSpore 2.10 iterates a Tensor funclist row by row; mindlite takes a "
-                 "list of functions or constants, as numpy",
-    "unravel_index": "MindSpore 2.10 keeps a float index dtype; mindlite returns int32 "
-                     "coordinates",
-}
 # The elementwise functions that need the transcendental primitives (Tan, Atan, Log1p, ...).
 NEEDS = {"tan": "Tan", "arcsin": "Asin", "arccos": "ACos", "arctan": "Atan", "sinh": "Sinh",
          "cosh": "Cosh", "arcsinh": "Asinh", "arccosh": "Acosh", "arctanh": "Atanh",
@@ -49,8 +39,6 @@ def test_every_numpy_name_exists():
                          ids=lambda r: r["name"])
 def test_agrees_with_mindspore(rec):
     name = rec["name"]
-    if name in DIFFERENT:
-        pytest.skip(DIFFERENT[name])
     if name in NEEDS and not hasattr(ops.operations, NEEDS[name]):
         pytest.skip(f"needs the {NEEDS[name]} primitive (branch api_mint, issue 30 item 4)")
     fn = getattr(mindlite.numpy, name)

@@ -168,3 +168,17 @@ def test_first_use_from_four_threads():
                          text=True, timeout=120, cwd=os.path.dirname(__file__))
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().endswith("ok")
+
+
+@pytest.mark.parametrize("itype,np_type", [(TensorProto.INT64, np.int64),
+                                           (TensorProto.INT32, np.int32),
+                                           (TensorProto.FLOAT, np.float32)])
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_one_hot_negative_indices_given_at_run_time(itype, np_type, axis):
+    # issue 28: an index in [-depth, -1] counts from the end (ONNX, onnxruntime); one outside
+    # [-depth, depth - 1] gives an all-off row
+    node = helper.make_node("OneHot", ["i", "depth", "vals"], ["y"], axis=axis)
+    depth = np.array(4, I64 if np_type is np.int64 else np_type)   # pairs onnxruntime runs
+    inits = [("depth", depth), ("vals", np.array([0.5, 2.0], np.float32))]
+    m = make_model([node], [("i", itype, [2, 4])], [("y", F)], inits, 11)
+    against_ort(m, np.array([[0, -1, -4, 3], [-5, 4, 2, -2]], np_type))

@@ -80,6 +80,10 @@ def test_checks_against_numpy(policy, name, data):
     dtype = data.draw(st.sampled_from(ALL_DTYPES))
     x = _maybe_noncontig(data, data.draw(arrays(dtype, shapes())))
     want = CHECKS[name](x.astype(np.float64))
+    if name == "isinf" and x.dtype.kind != "f":        # MindSpore 2.10's CPU IsInf: floats
+        with pytest.raises(TypeError, match="IsInf"):
+            ops.isinf(tensor(x))
+        return
     assert_close(getattr(ops, name)(tensor(x)), want)
     assert_close(getattr(tensor(x), name)(), want)
 

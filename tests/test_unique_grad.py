@@ -64,7 +64,9 @@ ALLOWED = {
     "Gcd", "Lcm",                                                                  # only
     "NextAfter", "SignBit", "Heaviside",     # piecewise constant / bits (MindSpore: no bprop)
     "ViewDtype",                             # reinterpreted bits
-    "SearchSorted", "Histogram", "Bincount", "UniqueConsecutive",  # index / count outputs
+    "SearchSorted", "Histogram", "Bincount", "UniqueConsecutive",  # int outputs / counts
+    "RandomGamma", "RandomPoisson",          # samplers (MindSpore: no bprop)
+    "Geqrf", "Eig",                          # MindSpore 2.10: no bprop for either
 }
 
 

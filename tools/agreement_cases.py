@@ -54,8 +54,20 @@ ENV = {
     "tgt": _uniform(0.0, 1.0, 3, 4), "sgn": np.sign(_normal(3, 4)).astype(np.float32),
     "srt": np.sort(_normal(3, 4), axis=-1), "sv": np.sort(_normal(6)),
     "dup": np.array([3, 1, 3, 2, 1, 1], np.int64), "pos": np.array([1, 3, 0, 2], np.int64),
+    "g": np.array([[0, 3], [1, 1], [2, 0]], np.int64),
+    "gs": np.array([[0, 3], [1, 2], [2, 0]], np.int64), "src": _normal(3, 2),
+    "nd": np.array([[0, 1], [2, 3]], np.int64), "upd": _normal(2),
+    "rows": np.array([[0], [2]], np.int64), "rupd": _normal(2, 4), "ri": np.array([0, 2]),
+    "ri32": np.array([0, 2], np.int32), "seg": np.array([0, 1, 0], np.int64),
+    "runs": np.array([1, 1, 2, 2, 2, 3, 1, 1], np.int64), "tri": np.triu(_spd(4)),
+    "bb1": _normal(2, 3, 4), "bb2": _normal(2, 4, 5), "m34": _normal(3, 4), "m45": _normal(4, 5),
+    "boxes": np.array([[0, 0, 2, 3], [1, 2, 4, 6], [2, 1, 7, 5], [0, 0, 1, 1]], np.float32),
+    "v3": _normal(2, 4),
+    "grid": _uniform(-1.2, 1.2, 2, 4, 5, 2), "theta": _normal(2, 2, 3),
+    "lp": np.log(_uniform(0.05, 0.95, 3, 4)), "mask": _RNG.integers(0, 2, (3, 4)).astype(bool),
 }
-INT_NAMES = {"i", "j", "i32", "n", "k", "k1", "k4", "lab", "dup", "pos"}
+INT_NAMES = {"i", "j", "i32", "n", "k", "k1", "k4", "lab", "dup", "pos", "g", "gs", "nd",
+             "rows", "ri", "ri32", "seg", "runs"}
 
 # ---- parameter name -> the argument a generated call passes -----------------------------------
 TENSOR_PARAMS = {"input": "x", "x": "x", "input_x": "x", "self": "x", "a": "x", "x1": "x",

@@ -35,7 +35,7 @@ const char* const kUnaryNames[kNumUnary] = {
 const char* const kBinaryNames[kNumBinary] = {
     "Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow", "ReluGrad",
     "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
-    "Atan2", "Hypot", "Zeta"};
+    "Atan2", "Hypot", "Zeta", "Igamma", "Igammac"};
 const char* const kDTypeNames[kNumDTypes] = {"float32", "float64", "int32", "int64", "bool"};
 const int kDTypeSize[kNumDTypes] = {4, 8, 4, 8, 1};
 
@@ -322,7 +322,7 @@ int binary_cost(int op) {
   switch (op) {
     case kFloorDiv: case kFloorMod: case kPow: case kAtan2: case kHypot:
       return 8;
-    case kZeta:
+    case kZeta: case kIgamma: case kIgammac:
       return 64;
     case kDiv:
       return 2;

@@ -26,7 +26,7 @@ enum UnaryOp : int {
 enum BinaryOp : int {
   kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum, kFloorDiv, kFloorMod, kPow, kReluGrad, kEqual,
   kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual, kLogicalAnd, kLogicalOr, kAtan2, kHypot,
-  kZeta, kNumBinary
+  kZeta, kIgamma, kIgammac, kNumBinary
 };
 
 enum BinaryMode : int { kVV = 0, kSV, kVS, kNumModes };  // SV: x is one scalar; VS: y is

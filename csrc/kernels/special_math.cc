@@ -26,8 +26,9 @@ double ml_digamma(double x) {
   double result = 0;
   if (x < 0) {
     if (x == std::floor(x)) return kNaN;
-    // psi(x) = psi(1 - x) - pi / tan(pi x); tan(pi x) with x reduced mod 1 keeps precision
-    double r = x - std::floor(x);
+    // psi(x) = psi(1 - x) - pi / tan(pi x); tan has period pi, so x is reduced to its
+    // distance from the nearest integer (exact), which keeps tiny arguments precise
+    const double r = x - std::nearbyint(x);
     result = -kPi / std::tan(kPi * r);
     x = 1 - x;
   }
@@ -105,13 +106,14 @@ double ml_zeta(double s, double q) {
                               -4.5979787224074726105e15,
                               1.8152105401943546773e17,
                               -7.1661652561756670113e18};
-  if (std::isnan(s) || std::isnan(q)) return kNaN;
+  // Cephes' order of the edge cases (a pole of q wins over a NaN s, as in PyTorch)
   if (s == 1) return kInf;
   if (s < 1) return kNaN;
   if (q <= 0) {
     if (q == std::floor(q)) return kInf;
     if (s != std::floor(s)) return kNaN;  // q^-s is not real
   }
+  if (std::isnan(s) || std::isnan(q)) return kNaN;
   double sum = std::pow(q, -s);
   double a = q;
   double b = 0;
@@ -146,6 +148,24 @@ double ml_zeta(double s, double q) {
 namespace {
 
 constexpr double kAsymptotic = 700;  // from here e^x overflows: I*e and K*e by their series
+// Below this, cyl_bessel_i / cyl_bessel_k are replaced by their leading terms (exact to
+// double precision here; libstdc++ throws for denormal arguments, which would abort).
+constexpr double kTiny = 1e-8;
+constexpr double kEulerGamma = 0.57721566490153286061;
+
+double small_i(int nu, double a) { return nu == 0 ? 1 + a * a / 4 : a / 2; }
+
+double small_k(int nu, double x) {
+  return nu == 0 ? -(std::log(x / 2) + kEulerGamma) : 1 / x;
+}
+
+double cyl_i(int nu, double a) {
+  return a < kTiny ? small_i(nu, a) : std::cyl_bessel_i(double(nu), a);
+}
+
+double cyl_k(int nu, double x) {
+  return x < kTiny ? small_k(nu, x) : std::cyl_bessel_k(double(nu), x);
+}
 
 // sum_k c_k(nu) (s/x)^k with c_k = prod_{j<=k} (4 nu^2 - (2j - 1)^2) / (j 8): I's series has
 // s = -1, K's s = +1 (Abramowitz & Stegun 9.7.1, 9.7.2); 20 terms reach 1e-16 at x >= 700.
@@ -163,14 +183,14 @@ double asymptotic_sum(int nu, double x, double s) {
 // e^-x I_nu(x) for x >= 0
 double scaled_i(int nu, double x) {
   if (std::isinf(x)) return 0;
-  if (x < kAsymptotic) return std::exp(-x) * std::cyl_bessel_i(double(nu), x);
+  if (x < kAsymptotic) return std::exp(-x) * cyl_i(nu, x);
   return asymptotic_sum(nu, x, -1) / std::sqrt(2 * kPi * x);
 }
 
 // e^x K_nu(x) for x > 0
 double scaled_k(int nu, double x) {
   if (std::isinf(x)) return 0;
-  if (x < kAsymptotic) return std::exp(x) * std::cyl_bessel_k(double(nu), x);
+  if (x < kAsymptotic) return std::exp(x) * cyl_k(nu, x);
   return asymptotic_sum(nu, x, 1) * std::sqrt(kPi / (2 * x));
 }
 
@@ -194,8 +214,8 @@ double ml_bessel_y1(double x) {
 double ml_bessel_i0(double x) {
   if (std::isnan(x)) return x;
   const double a = std::fabs(x);
-  if (a < kAsymptotic) return std::cyl_bessel_i(0.0, a);
-  return kInf;
+  if (a < kAsymptotic) return cyl_i(0, a);
+  return std::isinf(a) ? kInf : std::exp(a) * scaled_i(0, a);  // inf past log(DBL_MAX)
 }
 
 double ml_bessel_i0e(double x) { return std::isnan(x) ? x : scaled_i(0, std::fabs(x)); }
@@ -203,7 +223,8 @@ double ml_bessel_i0e(double x) { return std::isnan(x) ? x : scaled_i(0, std::fab
 double ml_bessel_i1(double x) {
   if (std::isnan(x)) return x;
   const double a = std::fabs(x);
-  const double r = a < kAsymptotic ? std::cyl_bessel_i(1.0, a) : kInf;
+  const double r = a < kAsymptotic ? cyl_i(1, a)
+                  : std::isinf(a) ? kInf : std::exp(a) * scaled_i(1, a);
   return x < 0 ? -r : r;
 }
 
@@ -216,7 +237,8 @@ double ml_bessel_i1e(double x) {
 double ml_bessel_k0(double x) {
   if (x < 0 || std::isnan(x)) return kNaN;
   if (x == 0) return kInf;
-  return x < kAsymptotic ? std::cyl_bessel_k(0.0, x) : 0;
+  return x < kAsymptotic ? cyl_k(0, x)
+                        : std::isinf(x) ? 0 : std::exp(std::log(scaled_k(0, x)) - x);
 }
 
 double ml_bessel_k0e(double x) {
@@ -227,12 +249,98 @@ double ml_bessel_k0e(double x) {
 double ml_bessel_k1(double x) {
   if (x < 0 || std::isnan(x)) return kNaN;
   if (x == 0) return kInf;
-  return x < kAsymptotic ? std::cyl_bessel_k(1.0, x) : 0;
+  return x < kAsymptotic ? cyl_k(1, x)
+                        : std::isinf(x) ? 0 : std::exp(std::log(scaled_k(1, x)) - x);
 }
 
 double ml_bessel_k1e(double x) {
   if (x < 0 || std::isnan(x)) return kNaN;
   return x == 0 ? kInf : scaled_k(1, x);
+}
+
+// ---- regularized incomplete gamma (Cephes igam.c / igamc.c) -------------------------------
+namespace {
+
+constexpr double kBig = 4.503599627370496e15;
+constexpr double kBigInv = 2.22044604925031308085e-16;
+
+// exp(a log x - x - lgamma(a)), the common factor; 0 when it underflows
+double igam_factor(double a, double x) {
+  const double ax = a * std::log(x) - x - ml_lgamma(a);
+  return ax < -709.78271289338399 ? 0.0 : std::exp(ax);
+}
+
+// P(a, x) by its power series (x < a + 1)
+double igam_series(double a, double x) {
+  const double ax = igam_factor(a, x);
+  if (ax == 0) return 0;
+  double r = a, c = 1, ans = 1;
+  do {
+    r += 1;
+    c *= x / r;
+    ans += c;
+  } while (c / ans > kEps);
+  return ans * ax / a;
+}
+
+// Q(a, x) by its continued fraction (x >= a + 1)
+double igamc_fraction(double a, double x) {
+  const double ax = igam_factor(a, x);
+  if (ax == 0) return 0;
+  double y = 1 - a, z = x + y + 1, c = 0;
+  double pkm2 = 1, qkm2 = x, pkm1 = x + 1, qkm1 = z * x;
+  double ans = pkm1 / qkm1, t;
+  do {
+    c += 1;
+    y += 1;
+    z += 2;
+    const double yc = y * c;
+    const double pk = pkm1 * z - pkm2 * yc;
+    const double qk = qkm1 * z - qkm2 * yc;
+    if (qk != 0) {
+      const double r = pk / qk;
+      t = std::fabs((ans - r) / r);
+      ans = r;
+    } else {
+      t = 1;
+    }
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    if (std::fabs(pk) > kBig) {
+      pkm2 *= kBigInv;
+      pkm1 *= kBigInv;
+      qkm2 *= kBigInv;
+      qkm1 *= kBigInv;
+    }
+  } while (t > kEps);
+  return ans * ax;
+}
+
+}  // namespace
+
+// The edge cases in Cephes' / PyTorch's order (x = 0 gives 0 even for a NaN a).
+double ml_igamma(double a, double x) {
+  if (x < 0 || a < 0) return kNaN;
+  if (a == 0) return x > 0 ? 1.0 : kNaN;
+  if (x == 0) return 0;
+  if (std::isinf(a)) return std::isinf(x) ? kNaN : 0.0;
+  if (std::isinf(x)) return 1;
+  if (std::isnan(a) || std::isnan(x)) return kNaN;
+  if (x > 1 && x > a) return 1 - igamc_fraction(a, x);
+  return igam_series(a, x);
+}
+
+double ml_igammac(double a, double x) {
+  if (x < 0 || a < 0) return kNaN;
+  if (a == 0) return x > 0 ? 0.0 : kNaN;
+  if (x == 0) return 1;
+  if (std::isinf(a)) return std::isinf(x) ? kNaN : 1.0;
+  if (std::isinf(x)) return 0;
+  if (std::isnan(a) || std::isnan(x)) return kNaN;
+  if (x < 1 || x < a) return 1 - igam_series(a, x);
+  return igamc_fraction(a, x);
 }
 
 }  // namespace mindlite

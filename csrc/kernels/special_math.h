@@ -18,6 +18,8 @@ double ml_lgamma(double x);
 double ml_digamma(double x);
 double ml_erfinv(double y);
 double ml_zeta(double s, double q);
+double ml_igamma(double a, double x);   // P(a, x), the regularized lower incomplete gamma
+double ml_igammac(double a, double x);  // Q(a, x) = 1 - P(a, x)
 double ml_bessel_j0(double x);
 double ml_bessel_j1(double x);
 double ml_bessel_y0(double x);

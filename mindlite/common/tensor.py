@@ -20,6 +20,7 @@ from . import limits
 from . import tensor_methods, tensor_methods_index, tensor_methods_math
 from . import tensor_methods_complex, tensor_methods_dtype, tensor_methods_inplace
 from . import tensor_methods_elementwise, tensor_methods_shape, tensor_methods_stat
+from . import tensor_methods_runtime, tensor_overload
 from .api import PYNATIVE
 from . import initializer, interop
 
@@ -28,7 +29,8 @@ _PLACEHOLDER = object()           # Tensor._init of a dynamic-shape placeholder 
 # (ops.functional) is bound at the end of this file, once functional can import Tensor
 _METHOD_MODULES = (tensor_methods, tensor_methods_index, tensor_methods_math, interop,
                    tensor_methods_complex, tensor_methods_dtype, tensor_methods_inplace,
-                   tensor_methods_elementwise, tensor_methods_shape, tensor_methods_stat)
+                   tensor_methods_elementwise, tensor_methods_shape, tensor_methods_stat,
+                   tensor_methods_runtime)
 _METHOD_MIXINS = tuple(m.METHODS for m in _METHOD_MODULES)
 
 
@@ -328,8 +330,13 @@ class Tensor(_C.TensorBase, *_METHOD_MIXINS):
     def __pos__(self): return self
     def __abs__(self): return F.abs(self)
     def __invert__(self): return F.logical_not(self)
-    def __and__(self, other): return F.logical_and(self, other)
-    def __or__(self, other): return F.logical_or(self, other)
+    # &, |, ^ are bitwise on ints and logical on bools (MindSpore 2.10; floats: TypeError)
+    def __and__(self, other): return F.bitwise_and(self, other)
+    def __rand__(self, other): return F.bitwise_and(other, self)
+    def __or__(self, other): return F.bitwise_or(self, other)
+    def __ror__(self, other): return F.bitwise_or(other, self)
+    def __xor__(self, other): return F.bitwise_xor(self, other)
+    def __rxor__(self, other): return F.bitwise_xor(other, self)
     def __eq__(self, other): return F.equal(self, other)
     def __ne__(self, other): return F.not_equal(self, other)
     def __lt__(self, other): return F.less(self, other)
@@ -368,4 +375,5 @@ def bind_functional(functional):
 for _m in _METHOD_MODULES:
     _m.Tensor = Tensor
 initializer.Tensor = Tensor
+tensor_overload.Tensor = Tensor
 

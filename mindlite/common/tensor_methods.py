@@ -64,17 +64,21 @@ def _extreme_old(name):
     return impl
 
 
-def _all_any(name):
-    def impl(self, axis, keep_dims):
+def _all_any(name, new=False):
+    def reduce(self, axis, keep):
         x = self if self.dtype is mstype.bool_ else F.cast(self, mstype.bool_)
-        return (F.all if name == "all" else F.any)(x, axis, keep_dims)
-    return impl
+        return (F.all if name == "all" else F.any)(x, axis, keep)
+    if new:
+        return lambda self, dim, keepdim: reduce(self, dim, keepdim)
+    return lambda self, axis, keep_dims: reduce(self, axis, keep_dims)
 
 
-def _argext(name):
-    def impl(self, axis, keepdims):
-        return (F.argmax if name == "argmax" else F.argmin)(self, axis, keepdims)
-    return impl
+def _argext(name, new=False):
+    def arg(self, axis, keep):
+        return (F.argmax if name == "argmax" else F.argmin)(self, axis, keep)
+    if new:
+        return lambda self, dim, keepdim: arg(self, dim, keepdim)
+    return lambda self, axis, keepdims: arg(self, axis, keepdims)
 
 
 def _transpose_dims(self, dim0, dim1):
@@ -88,7 +92,8 @@ def _transpose_axes(self, axes):
 
 
 def _permute(self, dims):
-    return F.transpose(self, dims)
+    """No dims: the reversed order, as transpose()."""
+    return F.transpose(self, dims if dims else tuple(range(self.ndim - 1, -1, -1)))
 
 
 def _flatten(self, start_dim, end_dim):
@@ -112,10 +117,11 @@ def _cumsum_dim(self, dim, dtype):
 
 
 def _cumsum_old(self, axis, dtype):
-    """axis None: over the flattened tensor."""
-    if axis is None:
-        return F.cumsum(F.reshape(self, (-1,)), 0, dtype)
-    return F.cumsum(self, axis, dtype)
+    """axis None: over the flattened tensor; summed in self's dtype, then cast (as MindSpore's
+    older Tensor.cumsum)."""
+    x = F.reshape(self, (-1,)) if axis is None else self
+    out = F.cumsum(x, 0 if axis is None else axis)
+    return out if dtype is None else F.cast(out, dtype)
 
 
 def _view_shape(self, shape):
@@ -147,7 +153,9 @@ class TensorMethods:
         return F.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent): return F.pow(self, exponent)
-    def matmul(self, tensor2): return F.matmul(self, tensor2)
+    def matmul(self, other=None, *, tensor2=None):
+        """matmul(other) or matmul(tensor2=...) (MindSpore 2.10's two spellings)."""
+        return F.matmul(self, tensor2 if other is None else other)
     def maximum(self, other): return F.maximum(self, other)
     def minimum(self, other): return F.minimum(self, other)
     def abs(self): return F.abs(self)
@@ -170,8 +178,7 @@ class TensorMethods:
         "mean", ("dim: ints? = None, keepdim: bool = False, *, dtype: dtype? = None", _mean_ext),
         ("axis: ints? = None, keep_dims: bool = False", _mean_old))
     prod = overloaded(
-        "prod", ("dim: int? = None, keepdim: bool = False, dtype: dtype? = None", _prod),
-        ("axis: int? = None, keep_dims: bool = False, dtype: dtype? = None", _prod))
+        "prod", ("dim: int? = None, keepdim: bool = False, dtype: dtype? = None", _prod))
     max = overloaded(
         "max", ("", _extreme_all("max")), ("dim: int, keepdim: bool = False", _extreme_dim("max")),
         ("axis: ints? = None, keepdims: bool = False, *, initial: any = None, where: any = True, "
@@ -181,18 +188,18 @@ class TensorMethods:
         ("axis: ints? = None, keepdims: bool = False, *, initial: any = None, where: any = True, "
          "return_indices: bool = False", _extreme_old("min")))
     all = overloaded("all", ("axis: ints? = None, keep_dims: bool = False", _all_any("all")),
-                     ("dim: ints? = None, keepdim: bool = False", _all_any("all")))
+                     ("dim: ints? = None, keepdim: bool = False", _all_any("all", True)))
     any = overloaded("any", ("axis: ints? = None, keep_dims: bool = False", _all_any("any")),
-                     ("dim: ints? = None, keepdim: bool = False", _all_any("any")))
+                     ("dim: ints? = None, keepdim: bool = False", _all_any("any", True)))
     argmax = overloaded("argmax", ("axis: int? = None, keepdims: bool = False", _argext("argmax")),
-                        ("dim: int? = None, keepdim: bool = False", _argext("argmax")))
+                        ("dim: int? = None, keepdim: bool = False", _argext("argmax", True)))
     argmin = overloaded("argmin", ("axis: int? = None, keepdims: bool = False", _argext("argmin")),
-                        ("dim: int? = None, keepdim: bool = False", _argext("argmin")))
+                        ("dim: int? = None, keepdim: bool = False", _argext("argmin", True)))
     transpose = overloaded("transpose", ("dim0: int, dim1: int", _transpose_dims),
                            ("*axes: int", _transpose_axes))
     permute = overloaded("permute", ("*dims: int", _permute), ("*axis: int", _permute))
     flatten = overloaded("flatten", ("start_dim: int = 0, end_dim: int = -1", _flatten),
-                         ("order: str = 'C', *, start_dim: int = 0, end_dim: int = -1",
+                         ("order: str = 'C', start_dim: int = 0, end_dim: int = -1",
                           _flatten_order))
     gather = overloaded("gather", ("dim: int, index: tensor", _gather_dim),
                         ("input_indices: tensor, axis: int, batch_dims: int = 0", _gather_old))
@@ -213,16 +220,29 @@ class TensorMethods:
     def reshape(self, *shape): return F.reshape(self, _shape_args(shape))
     def ravel(self): return F.reshape(self, (-1,))
 
-    def squeeze(self, *axis):
-        """Axes whose size is not 1 are left as they are (as MindSpore 2.10)."""
+    def squeeze(self, *axis, **kwargs):
+        """squeeze(*axis) or squeeze(axis=...): axes whose size is not 1 are left as they are
+        (as MindSpore 2.10)."""
+        if kwargs:
+            if axis or set(kwargs) - {"axis", "dim"}:
+                raise TypeError(f"Failed calling squeeze with {axis!r} and {kwargs!r}")
+            axis = (next(iter(kwargs.values())),)
+            if axis == (None,):
+                axis = ()
         axis = _shape_args(axis)
         return F.squeeze(self, axis if axis else None)
 
     def expand_dims(self, axis): return F.expand_dims(self, axis)
-    def unsqueeze(self, dim): return F.expand_dims(self, dim)
-    def tile(self, dims): return F.tile(self, dims)
+    def unsqueeze(self, dim=None, *, axis=None):
+        return F.expand_dims(self, axis if dim is None else dim)
+
+    def tile(self, dims=None, *, reps=None):
+        return F.tile(self, reps if dims is None else dims)
+
     def broadcast_to(self, *shape): return F.broadcast_to(self, _shape_args(shape))
-    def expand_as(self, other): return F.broadcast_to(self, other.shape)
+    def expand_as(self, other=None, *, x=None):
+        return F.broadcast_to(self, (x if other is None else other).shape)
+
     def isnan(self): return F.isnan(self)
     def isinf(self): return F.isinf(self)
     def isfinite(self): return F.isfinite(self)
@@ -232,8 +252,8 @@ class TensorMethods:
     def tril(self, diagonal=0): return F.tril(self, diagonal)
     def cumprod(self, dim, dtype=None): return F.cumprod(self, dim, dtype)
 
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return F.isclose(self, other, rtol, atol, equal_nan)
+    def isclose(self, other=None, rtol=1e-05, atol=1e-08, equal_nan=False, *, x2=None):
+        return F.isclose(self, x2 if other is None else other, rtol, atol, equal_nan)
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return F.allclose(self, other, rtol, atol, equal_nan)

@@ -13,8 +13,10 @@ from . import dtype as mstype
 F = None      # mindlite.ops.functional, bound by tensor.py (functional imports Tensor)
 
 
+Tensor = None   # the Tensor class, set by tensor.py (which imports this module)
+
+
 def _tensor_type():
-    from .tensor import Tensor
     return Tensor
 
 
@@ -92,7 +94,7 @@ class DtypeTensorMethods:
     def register_hook(self, hook):
         """hook(grad) is called with this tensor's gradient in backward passes; what it returns
         (a Tensor) replaces the gradient. Returns a handle whose remove() unregisters it."""
-        from ..pynative import tensor_hooks
+        from . import tensor_hooks
         return tensor_hooks.register(self, hook)
 
     def requires_grad_(self, requires_grad=True):
@@ -134,7 +136,9 @@ class DtypeTensorMethods:
         return self.asnumpy().__array_interface__["data"][0]
 
     def untyped_storage(self):
-        return self.asnumpy()
+        """An UntypedStorage over this tensor's bytes (common/storage.py)."""
+        from .storage import UntypedStorage
+        return UntypedStorage(self)
 
 
 METHODS = DtypeTensorMethods

@@ -27,7 +27,7 @@ BINARY = {  # method -> functional op of (self, other)
     "eq": "equal", "ne": "not_equal", "not_equal": "not_equal", "gt": "greater",
     "greater": "greater", "ge": "greater_equal", "greater_equal": "greater_equal",
     "lt": "less", "less": "less", "le": "less_equal", "less_equal": "less_equal",
-    "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor",
+    "logical_xor": "logical_xor",
     "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
     "bitwise_left_shift": "bitwise_left_shift", "bitwise_right_shift": "bitwise_right_shift",
     "atan2": "atan2", "arctan2": "atan2", "copysign": "copysign", "fmax": "fmax",
@@ -35,10 +35,13 @@ BINARY = {  # method -> functional op of (self, other)
     "hypot": "hypot", "ldexp": "ldexp", "logaddexp": "logaddexp", "logaddexp2": "logaddexp2",
     "nextafter": "nextafter", "xlogy": "xlogy", "xdivy": "xdivy", "float_power": "float_power",
     "floor_divide": "floor_divide", "true_divide": "true_divide", "multiply": "multiply",
-    "mm": "mm", "outer": "outer", "ger": "outer", "inner": "inner", "dot": "dot",
+    "mm": "mm", "outer": "outer", "ger": "ger", "inner": "inner", "dot": "dot",
     "igamma": "igamma", "igammac": "igammac", "matrix_power": "matrix_power",
-    "mvlgamma": "mvlgamma", "bmm": "bmm",
+    "mvlgamma": "mvlgamma",
 }
+# MindSpore 2.10's name of the second operand where it is not `other`
+SECOND = {"mm": "mat2", "outer": "vec2", "ger": "vec2", "heaviside": "values",
+          "matrix_power": "n", "multiply": "value", "mvlgamma": "p", "xdivy": "y"}
 
 
 def _unary(name, op):
@@ -50,16 +53,25 @@ def _unary(name, op):
 
 
 def _binary(name, op):
-    def method(self, other):
-        return getattr(F, op)(self, other)
+    second = SECOND.get(name, "other")
+    ns = {}
+    exec(f"def method(self, {second}):\n    return F.{op}(self, {second})", globals(), ns)
+    method = ns["method"]
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"ops.{op}(self, other)."
+    method.__doc__ = f"ops.{op}(self, {second})."
     return method
 
 
 class ElementwiseTensorMethods:
     """The generated one-liners, and the few with more arguments."""
     __slots__ = ()
+
+    def logical_and(self, other=None, *, y=None):
+        """logical_and(other) or logical_and(y=...) (MindSpore 2.10's two spellings)."""
+        return F.logical_and(self, y if other is None else other)
+
+    def logical_or(self, other=None, *, y=None):
+        return F.logical_or(self, y if other is None else other)
 
     def divide(self, other, *, rounding_mode=None):
         return F.div(self, other, rounding_mode=rounding_mode)
@@ -79,7 +91,7 @@ class ElementwiseTensorMethods:
     def addcmul(self, tensor1, tensor2, value=1):
         return F.addcmul(self, tensor1, tensor2, value)
 
-    def addcdiv(self, tensor1, tensor2, *, value=1):
+    def addcdiv(self, tensor1, tensor2, value=1):
         return F.addcdiv(self, tensor1, tensor2, value)
 
     def nan_to_num(self, nan=None, posinf=None, neginf=None):

@@ -15,13 +15,21 @@ import numpy as np
 
 from . import dtype as mstype
 from .tensor_methods_math import _write
+from .tensor_overload import overloaded
 
 F = None      # mindlite.ops.functional, bound by tensor.py (functional imports Tensor)
 
 
+Tensor = None   # the Tensor class, set by tensor.py (which imports this module)
+
+
 def _tensor_type():
-    from .tensor import Tensor
     return Tensor
+
+
+def _scatter_(self, dim, index, src, reduce):
+    return write_inplace(self, "scatter_",
+                         lambda old: F.scatter_reduce_ext(old, dim, index, src, reduce))
 
 
 def write_inplace(x, op, compute):
@@ -70,7 +78,7 @@ class InplaceTensorMethods:
     def zero_(self):
         return write_inplace(self, "zero_", F.zeros_like)
 
-    def div_(self, other, *, rounding_mode=None):
+    def div_(self, other, rounding_mode=None):
         return write_inplace(self, "div_", lambda old: F.div(old, other,
                                                              rounding_mode=rounding_mode))
 
@@ -113,10 +121,9 @@ class InplaceTensorMethods:
         return write_inplace(self, "index_put_",
                              lambda old: F.index_put(old, indices, values, accumulate))
 
-    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-        src = value if src is None else src
-        return write_inplace(self, "scatter_",
-                             lambda old: F.scatter_reduce_ext(old, dim, index, src, reduce))
+    scatter_ = overloaded(
+        "scatter_", ("dim: int, index: tensor, src: tensor, *, reduce: str? = None", _scatter_),
+        ("dim: int, index: tensor, value: any, *, reduce: str? = None", _scatter_))
 
     def scatter_add_(self, dim, index, src):
         return write_inplace(self, "scatter_add_",

@@ -139,9 +139,10 @@ class MathTensorMethods:
     def bmm(self, mat2): return F.bmm(self, mat2)
     def numel(self): return self.size
     def dim(self): return self.ndim
-    def type_as(self, other): return F.cast(self, other.dtype)
     def view_as(self, other): return F.reshape(self, other.shape)
-    def where(self, condition, y): return F.where(condition, self, y)
+    def where(self, condition, other=None, *, y=None):
+        """where(condition, other) or where(condition, y=...) (2.10's two spellings)."""
+        return F.where(condition, self, y if other is None else other)
 
     def is_contiguous(self):
         return bool(self.asnumpy().flags.c_contiguous)
@@ -174,16 +175,19 @@ class MathTensorMethods:
                              f"{repeats}")
         return F.tile(self, tuple(int(r) for r in repeats))
 
-    def split(self, split_size, dim=0, *, axis=None):
-        """split(split_size, dim=0); MindSpore 2.10's older `axis=` keyword is accepted."""
-        return F.split(self, split_size, dim if axis is None else axis)
+    def split(self, split_size=None, dim=0, *, split_size_or_sections=None, axis=None):
+        """split(split_size, dim=0); MindSpore 2.10's older spelling
+        split(split_size_or_sections=..., axis=...) is accepted too."""
+        size = split_size_or_sections if split_size is None else split_size
+        return F.split(self, size, dim if axis is None else axis)
 
     # ---- in place -----------------------------------------------------------------------
     def add_(self, other, *, alpha=1):
         return _arith_(self, "add_", F.add, other, alpha)
 
-    def sub_(self, other, *, alpha=1):
-        return _arith_(self, "sub_", F.sub, other, alpha)
+    def sub_(self, other=None, alpha=1, *, y=None):
+        """sub_(other, alpha=1) or sub_(y=...) (MindSpore 2.10's two spellings)."""
+        return _arith_(self, "sub_", F.sub, y if other is None else other, alpha)
 
     def mul_(self, other):
         return _arith_(self, "mul_", F.mul, other)

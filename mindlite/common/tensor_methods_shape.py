@@ -89,8 +89,14 @@ class ShapeTensorMethods:
         return F.diff(self, n, axis, prepend, append)
 
     def rot90(self, k, dims): return F.rot90(self, k, dims)
-    def reverse(self, axis): return F.flip(self, axis)
-    def trace(self): return F.trace(self)
+    def reverse(self, axis): return F.reverse(self, axis)
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+        """The sum of the diagonal `offset` of the (axis1, axis2) planes (2.10's signature)."""
+        if offset == 0 and self.ndim == 2 and (axis1, axis2) in ((0, 1), (-2, -1)):
+            out = F.trace(self)
+        else:
+            out = F.sum(F.diagonal(self, offset, axis1, axis2), -1)
+        return out if dtype is None else F.cast(out, dtype)
     def gather_nd(self, indices): return F.gather_nd(self, indices)
 
     def sum_to_size(self, *size):

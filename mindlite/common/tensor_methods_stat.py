@@ -14,6 +14,10 @@ def _median_old(self, axis, keepdims):
     return F.median(self, axis, keepdims)
 
 
+def _median_dim(self, dim, keepdim):
+    return F.median(self, dim, keepdim)
+
+
 def _median_all(self):
     """The median of all elements (the lower middle one), as a 0-D tensor."""
     return F.median(F.reshape(self, (-1,)), 0)[0]
@@ -24,7 +28,8 @@ def _nansum_dim(self, dim, keepdim, dtype):
 
 
 def _count_dim(self, dim):
-    return F.cast(F.count_nonzero(self, () if dim is None else dim), mstype.int64)
+    """int32 counts: MindSpore 2.10's CPU runs this form through CountNonZero's int32 kernel."""
+    return F.count_nonzero(self, () if dim is None else dim)
 
 
 def _count_old(self, axis, keep_dims, dtype):
@@ -37,7 +42,7 @@ class StatTensorMethods:
 
     median = overloaded("median", ("axis: int = -1, keepdims: bool = False", _median_old),
                         ("", _median_all), ("dim: int = -1, keepdim: bool = False",
-                                            _median_old))
+                                            _median_dim))
     nansum = overloaded(
         "nansum", ("dim: ints? = None, keepdim: bool = False, *, dtype: dtype? = None",
                    _nansum_dim),
@@ -76,7 +81,8 @@ class StatTensorMethods:
         return F.cov(self, correction=correction, fweights=fweights, aweights=aweights)
 
     def searchsorted(self, v, side="left", sorter=None):
-        return F.searchsorted(self, v, side=side, sorter=sorter)
+        """int32 insertion points (as MindSpore's Tensor.searchsorted)."""
+        return F.searchsorted(self, v, out_int32=True, side=side, sorter=sorter)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         return F.unique_ext(self, sorted, return_inverse, return_counts, dim)
@@ -85,12 +91,11 @@ class StatTensorMethods:
         return F.unique_consecutive(self, return_inverse, return_counts, dim)
 
     def argmax_with_value(self, axis=0, keep_dims=False):
-        values, index = F.max(self, axis, keep_dims)
-        return F.cast(index, mstype.int32), values
+        """(values, int64 indices) of the maximum along axis."""
+        return F.max(self, axis, keep_dims)
 
     def argmin_with_value(self, axis=0, keep_dims=False):
-        values, index = F.min(self, axis, keep_dims)
-        return F.cast(index, mstype.int32), values
+        return F.min(self, axis, keep_dims)
 
     def top_k(self, k, sorted=True): return F.topk(self, k, -1, True, sorted)
 
@@ -104,7 +109,7 @@ class StatTensorMethods:
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return F.baddbmm(self, batch1, batch2, beta, alpha)
 
-    def addmv(self, mat, vec, *, beta=1, alpha=1):
+    def addmv(self, mat, vec, beta=1, alpha=1):
         return F.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
     def addr(self, vec1, vec2, beta=1, alpha=1):

@@ -8,8 +8,9 @@ A signature is written as text, parsed once at import:
     "*axes: ints"                      (varargs; one tuple / list argument is unpacked)
 Types: int (not bool), bool, number (int or float, not bool), ints (an int or a tuple / list
 of ints), tensor, dtype, str, any; a trailing `?` also admits None. Defaults are Python
-literals. `overloaded(name, (signature, impl), ...)` returns the method: impl(self, **bound);
-`overloaded_function` the same for a function (mint.max): impl(**bound).
+literals. `overloaded(name, (signature, impl), ...)` returns the method: impl(self, *values),
+the values in the signature's parameter order; `overloaded_function` the same for a function
+(mint.max): impl(*values).
 """
 import ast
 import numbers
@@ -22,15 +23,21 @@ _REQUIRED = object()
 
 
 def _is_int(v):
-    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+    t = type(v)
+    if t is int:
+        return True
+    return t is not bool and isinstance(v, (numbers.Integral, np.integer)) and \
+        not isinstance(v, np.bool_)
 
 
 def _is_ints(v):
     return _is_int(v) or (isinstance(v, (tuple, list)) and all(_is_int(e) for e in v))
 
 
+Tensor = None   # the Tensor class, set by tensor.py (which imports this module)
+
+
 def _tensor_type():
-    from .tensor import Tensor
     return Tensor
 
 
@@ -89,8 +96,10 @@ class Signature:
         bound, rest = {}, list(args)
         for p in self.params:
             if p.varargs:
-                if p.name in kwargs:
-                    return None
+                if p.name in kwargs:             # x.permute(dims=(1, 0)): the whole tuple
+                    if rest:
+                        return None
+                    rest = [kwargs[p.name]]
                 vals = rest[0] if len(rest) == 1 and isinstance(rest[0], (tuple, list)) \
                     else tuple(rest)
                 if not all(p.accepts(v, is_tensor) for v in vals):
@@ -119,13 +128,16 @@ def _eager_is_tensor(v):
 
 
 def resolve(name, sigs, args, kwargs, is_tensor=_eager_is_tensor):
-    """(impl, bound arguments) of the first overload the call fits, else a TypeError naming
-    the method, what was given and the valid forms. Graph mode (jit/parse_call.py) resolves
-    at compile time with its own `is_tensor` (graph values are Tensors too)."""
+    """(impl, its arguments in the signature's parameter order, the signature) of the first
+    overload the call fits, else a TypeError naming the method, what was given and the valid
+    forms (impls take their parameters positionally: overloads with other parameter names
+    may share one).
+    Graph mode (jit/parse/call.py) resolves at compile time with its own `is_tensor` (graph
+    values are Tensors too)."""
     for sig, impl in sigs:
         bound = sig.bind(args, kwargs, is_tensor)
         if bound is not None:
-            return impl, bound
+            return impl, tuple(bound[p.name] for p in sig.params), sig
     given = ", ".join([type(a).__name__ for a in args] +
                       [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
     valid = "; ".join(f"{name}({s.text})" for s, _ in sigs)
@@ -133,13 +145,91 @@ def resolve(name, sigs, args, kwargs, is_tensor=_eager_is_tensor):
                     f"are: {valid}")
 
 
+# ---- the plan cache of eager calls ----------------------------------------------------------
+# NOTE: which overload a call binds to, and how, depends only on the number of positional
+# arguments, the keyword names and each argument's kind (the type tests above): an eager call
+# looks its binding plan up by that key (one dict lookup) instead of trying every signature.
+# Bounded (PLAN_CAP per method, cleared when full) and thread-safe (dict reads and writes).
+PLAN_CAP = 64
+_KINDS = {int: "i", bool: "b", float: "f", str: "s", type(None): "n"}
+
+
+def _kind(v):
+    k = _KINDS.get(type(v))
+    if k is not None:
+        return k
+    if isinstance(v, (tuple, list)):
+        return "I" if all(_is_int(e) for e in v) else "q"
+    if isinstance(v, _tensor_type()):
+        return "T"
+    if isinstance(v, mstype.Type):
+        return "d"
+    if isinstance(v, (bool, np.bool_)):
+        return "b"
+    if _is_int(v):
+        return "i"
+    if isinstance(v, (numbers.Real, np.number)):
+        return "f"
+    return "o"
+
+
+def _plan(sig, args, kwargs, impl):
+    """How to replay `sig`'s binding of a call of this shape, or None for a varargs signature
+    (bound afresh each time): (impl, the parameter names in order (the first len(args) are
+    the positional ones), defaults of those not given, and, for a call without keywords,
+    those defaults in parameter order: impl(*args, *tail))."""
+    if any(p.varargs for p in sig.params):
+        return None
+    names = tuple(p.name for p in sig.params)
+    positional = names[:len(args)]
+    defaults = {p.name: p.default for p in sig.params
+                if p.name not in kwargs and p.name not in positional}
+    tail = None if kwargs else tuple(p.default for p in sig.params[len(args):])
+    return impl, names, defaults, tail
+
+
+class _Dispatcher:
+    """The eager entry of an overloaded method / function: the plan cache, then resolve.
+    Implementations take their parameters in signature order (so a call without keywords
+    replays as impl(*leading, *args, *tail))."""
+    __slots__ = ("name", "sigs", "plans")
+
+    def __init__(self, name, sigs):
+        self.name, self.sigs, self.plans = name, sigs, {}
+
+    def __call__(self, lead, args, kwargs):
+        key = tuple(map(_kind, args))
+        if kwargs:
+            key = (key, tuple((k, _kind(v)) for k, v in kwargs.items()))
+        plan = self.plans.get(key)
+        if plan is None:
+            impl, values, sig = resolve(self.name, self.sigs, args, kwargs)
+            plan = _plan(sig, args, kwargs, impl)
+            if plan is None:
+                return impl(*lead, *values)
+            if len(self.plans) >= PLAN_CAP:
+                self.plans.clear()
+            self.plans[key] = plan
+        impl, names, defaults, tail = plan
+        if tail is not None:
+            return impl(*lead, *args, *tail)
+        bound = dict(defaults)
+        bound.update(zip(names[:len(args)], args))
+        bound.update(kwargs)
+        return impl(*lead, *[bound[n] for n in names])
+
+
 def overloaded(name, *overloads):
     """The Tensor method `name` over its (signature text, impl) overloads, tried in order."""
     sigs = tuple((Signature(text), impl) for text, impl in overloads)
+    dispatch = _Dispatcher(name, sigs)
 
     def method(self, *args, **kwargs):
-        impl, bound = resolve(name, sigs, args, kwargs)
-        return impl(self, **bound)
+        if not args and not kwargs:
+            plan = dispatch.plans.get(())             # x.sum(): one lookup, one call
+            if plan is not None:
+                return plan[0](self, *plan[3])
+        return dispatch((self,), args, kwargs)
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"Tensor.{name}: " + " | ".join(f"({s.text})" for s, _ in sigs)
@@ -151,10 +241,10 @@ def overloaded(name, *overloads):
 def overloaded_function(name, *overloads, owner="mint"):
     """A function (mint.max, ...) over its (signature text, impl) overloads: impl(**bound)."""
     sigs = tuple((Signature(text), impl) for text, impl in overloads)
+    dispatch = _Dispatcher(name, sigs)
 
     def function(*args, **kwargs):
-        impl, bound = resolve(name, sigs, args, kwargs)
-        return impl(**bound)
+        return dispatch((), args, kwargs)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"{owner}.{name}: " + " | ".join(f"({s.text})" for s, _ in sigs)

@@ -7,52 +7,17 @@ Random transforms draw from mindlite.random_state.generator() (set_seed reproduc
 Resampling (dataset/resample.py) is OpenCV's bilinear and nearest, as MindSpore's, so
 resized images equal MindSpore's; bicubic and area go through Pillow.
 """
-import enum
 import io
 import numbers
 
 import numpy as np
 
-from . import resample
 
 __all__ = ["Inter", "Decode", "Resize", "CenterCrop", "RandomCrop", "RandomResizedCrop",
            "RandomHorizontalFlip", "Normalize", "HWC2CHW", "ToTensor", "Rescale"]
 
 
-class Inter(enum.Enum):
-    NEAREST = 0
-    LINEAR = 1
-    BILINEAR = 1
-    CUBIC = 2
-    BICUBIC = 2
-    AREA = 3
-
-
-def _rng():
-    from ..random_state import generator
-    return generator()
-
-
-def _image(op, img):
-    img = np.asarray(img)
-    if img.ndim not in (2, 3):
-        raise ValueError(f"For '{op}', the image must be HW or HWC, but got shape {img.shape}")
-    return img
-
-
-def _size(op, size):
-    if isinstance(size, numbers.Integral) and not isinstance(size, bool) and size > 0:
-        return int(size)
-    if isinstance(size, (tuple, list)) and len(size) == 2 and all(
-            isinstance(s, numbers.Integral) and s > 0 for s in size):
-        return (int(size[0]), int(size[1]))
-    raise ValueError(f"For '{op}', 'size' must be a positive int or a (height, width) pair, but "
-                     f"got {size!r}")
-
-
-def _resize(img, h, w, inter):
-    return resample.resize(img, h, w, {Inter.NEAREST: "nearest", Inter.LINEAR: "linear",
-                                       Inter.CUBIC: "cubic", Inter.AREA: "area"}[inter])
+from .vision_image import Inter, _image, _resize, _rng, _size  # noqa: F401
 
 
 class Decode:

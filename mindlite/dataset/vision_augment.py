@@ -10,7 +10,7 @@ import enum
 import numpy as np
 
 from . import vision_color as C
-from .vision import Inter, _rng
+from .vision_image import Inter, _rng
 from .vision_geometry import _rotation, _warp
 
 __all__ = ["AutoAugmentPolicy", "AutoAugment", "RandAugment", "TrivialAugmentWide"]

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from .vision import _rng
+from .vision_image import _rng
 
 __all__ = ["ImageBatchFormat", "MixUpBatch", "CutMixBatch"]
 

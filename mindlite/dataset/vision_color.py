@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from .vision import _image, _rng
+from .vision_image import _image, _rng
 
 __all__ = ["AdjustBrightness", "AdjustContrast", "AdjustSaturation", "AdjustHue",
            "AdjustGamma", "AdjustSharpness", "Invert", "Posterize", "Solarize", "Equalize",

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from .vision import Inter, _image, _rng
+from .vision_image import Inter, _image, _rng
 
 __all__ = ["Border", "HorizontalFlip", "VerticalFlip", "RandomVerticalFlip", "Crop", "Pad",
            "Rotate", "RandomRotation", "Erase", "RandomErasing"]

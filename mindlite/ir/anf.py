@@ -179,11 +179,11 @@ class FuncGraph:
         """Nodes of enclosing graphs used by this graph's CNodes or output (in first-use order)."""
         own = {self} | set(self.children_all())
         seen, out = set(), []
-        for node in self.order + ([self.output] if self.output is not None else []):
-            for i in (node.inputs if isinstance(node, CNode) else [node]):
-                if i.graph is not None and i.graph not in own and i.id not in seen:
-                    seen.add(i.id)
-                    out.append(i)
+        used = [i for node in self.order for i in node.inputs]   # and the output itself
+        for i in used + ([self.output] if self.output is not None else []):
+            if i.graph is not None and i.graph not in own and i.id not in seen:
+                seen.add(i.id)
+                out.append(i)
         return out
 
     def children_all(self):

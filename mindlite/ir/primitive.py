@@ -242,7 +242,13 @@ def prim_attr_register(fn):
 
     NOTE: `ops.ReLU()(x)` inside a loop builds a primitive per call, so binding is
     precomputed here (names, defaults) instead of calling inspect's Signature.bind each time.
+    A non-callable `fn` gives a decorator that raises when called, as MindSpore 2.10's (which
+    wraps whatever it is given).
     """
+    if not callable(fn):
+        def not_callable(self, *args, **kwargs):
+            raise TypeError(f"prim_attr_register: {fn!r} is not a callable object")
+        return not_callable
     sig = inspect.signature(fn)
     params = list(sig.parameters.values())[1:]
     simple = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params)

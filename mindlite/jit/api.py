@@ -28,12 +28,14 @@ from ..ir.anf import MAKE_TUPLE, Location
 from ..ir.manager import lint
 from ..ir.primitive import _hashable
 from .dynamic import apply_signature, is_placeholder
+from .dyn_check import Specializations, has_placeholder, specialized
 from ..backend.interpreter import run_graph
 from .guards import fast_guards
 from ..backend.program import program_for
 from .passes.pipeline import compile_passes
 from .errors import UnsupportedSyntaxError
 from .parse.parser import Parser, function_ast, is_dyn, signature
+from .parse.values import is_transform
 from ..ir.anf import AnfNode
 
 CACHE_SIZE = 64
@@ -43,8 +45,9 @@ _COUNTER = itertools.count(1)
 class Compiled:
     """One specialized graph and how to feed it."""
 
-    def __init__(self, graph, weights, holds, template, guards=()):
+    def __init__(self, graph, weights, holds, template, guards=(), dyn_guards=()):
         self.graph = graph
+        self.dyn_guards = dyn_guards      # (graph, guard): what a hint decided (dyn_check.py)
         self.guards = guards              # (obj, attr, value): attributes the graph baked in
         self.template = template          # the output's structure (see _pack)
         self.weights = weights            # ParameterNodes read from live Parameters
@@ -224,7 +227,7 @@ class JitFunction:
             return last[2].run([a for a in args if isinstance(a, Tensor)])
         spec = args if self.input_signature is None else \
             apply_signature(self.fn, self.input_signature, args)
-        entry = self.compiled(spec, kwargs)
+        entry = self.compiled(spec, kwargs, args)
         if sig is not None:
             self._last = (sig, device, entry)
         leaves = []
@@ -235,14 +238,23 @@ class JitFunction:
         """The FuncGraph compiled for this call's signature."""
         if self.bound is not None:
             args = (self.bound,) + args
+        actual = args
         if self.input_signature is not None:
             args = apply_signature(self.fn, self.input_signature, args)
-        return self.compiled(args, kwargs).graph
+        return self.compiled(args, kwargs, actual).graph
 
-    def compiled(self, args, kwargs):
+    def compiled(self, args, kwargs, actual=None):
+        """The graph for a call (`args` as keyed: placeholders where the signature has
+        dynamic dimensions; `actual`: the call's own arguments, their sizes the hint)."""
         holds = []
         key = (_key((args, kwargs), holds), CONTEXT.values["device_target"])
         entry = self.cache.get(key)
+        if isinstance(entry, Specializations) or (entry is None and has_placeholder(args)):
+            leaves = []
+            _flatten(list(actual if actual is not None else args)
+                     + [kwargs[k] for k in sorted(kwargs)], leaves)
+            return specialized(self, key, entry, (args, kwargs, holds), actual, leaves,
+                               CACHE_SIZE)
         if entry is not None and entry.valid():
             try:
                 self.cache.move_to_end(key)
@@ -263,16 +275,19 @@ class JitFunction:
             pass
         return entry
 
-    def _compile(self, args, kwargs, holds):
+    def _compile(self, args, kwargs, holds, hints=None):
         fn = self.fn
         _, file = function_ast(fn)
         name = re.sub(r"\W", "_", f"{next(_COUNTER)}_{fn.__module__}_{fn.__qualname__}")
         parser = Parser(name, Location(file, fn.__code__.co_firstlineno))
         names = list(signature(fn).parameters)
-        pargs = [_as_params(parser, a, names[i] if i < len(names) else f"arg{i}")
-                 for i, a in enumerate(args)]
-        pkw = {k: _as_params(parser, kwargs[k], k) for k in sorted(kwargs)}
-        result = parser.parse_entry(fn, pargs, pkw, names)
+        hints = hints if hints is not None else [None] * len(args)
+        pargs = [_as_params(parser, a, names[i] if i < len(names) else f"arg{i}", h)
+                 for i, (a, h) in enumerate(zip(args, hints))]
+        pkw = {k: _as_params(parser, kwargs[k], k, kwargs[k] if hints[0:1] != [None] else None)
+               for k in sorted(kwargs)}
+        result = parser.parse_transform(fn, pargs, pkw, file) if is_transform(fn) else \
+            parser.parse_entry(fn, pargs, pkw, names)
         parser.fg = parser.root
         leaves = []
         template = _pack(result, leaves, self.const_outputs)
@@ -290,17 +305,29 @@ class JitFunction:
         lint(parser.root)
         weights = [p for p in parser.root.parameters if p.default is not None]
         guards = [(o, n, v, _snapshot(v)) for o, n, v in parser.guards.values()] + [pass_guard]
-        return Compiled(parser.root, weights, holds, template, guards)
+        return Compiled(parser.root, weights, holds, template, guards,
+                        tuple(getattr(parser, "dyn_guards", ())))
 
 
-def _as_params(parser, value, name):
+def _as_params(parser, value, name, hint=None):
+    """Graph parameters for an argument's Tensors (`hint`: the call's own argument, whose
+    sizes a placeholder's dynamic dimensions are compiled for; None: no hint)."""
     if isinstance(value, Tensor):
-        return parser.root.add_parameter(name, value._abs, debug=(parser.root.location,)
+        node = parser.root.add_parameter(name, value._abs, debug=(parser.root.location,)
                                          if parser.root.location else ())
+        if value._abs.is_dynamic:
+            parser.hint_param(node, hint._abs if isinstance(hint, Tensor)
+                              and hint._arr is not None else None)
+        return node
     if isinstance(value, (tuple, list)):
-        return type(value)(_as_params(parser, v, f"{name}_{i}") for i, v in enumerate(value))
+        hints = hint if isinstance(hint, (tuple, list)) and len(hint) == len(value) \
+            else [None] * len(value)
+        return type(value)(_as_params(parser, v, f"{name}_{i}", h)
+                           for i, (v, h) in enumerate(zip(value, hints)))
     if isinstance(value, dict):
-        return {k: _as_params(parser, value[k], f"{name}_{k}") for k in sorted(value)}
+        return {k: _as_params(parser, value[k], f"{name}_{k}",
+                              hint.get(k) if isinstance(hint, dict) else None)
+                for k in sorted(value)}
     return value
 
 

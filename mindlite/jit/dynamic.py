@@ -10,24 +10,30 @@ replaced by the placeholder for the cache key and the parse, so the graph is com
 once and its abstracts carry -1 for the unknown dimensions (MindSpore's convention).
 
 Inference keeps one copy of the shape rules, the primitives' own `infer`: a call with a
-dynamic input is inferred twice, with every unknown dimension replaced by a probe size
-(PROBES[0], then PROBES[1]); an output dimension equal in both runs is static, one that
-differs is -1. A node remembers the shapes its two probe runs gave (`dyn_probes`), so a
-concatenation of a dynamic axis probes as 2*P and a later reshape to (n * 2, 3) agrees.
-At run time the graph's primitives run on the real tensors (their own infer with the
-concrete shapes), so results equal eager's. The cost of the trick: a rule that checks a
-dynamic dimension against a static one (e.g. adding a (None,) and a (5,) tensor) fails at
-compile time instead of at run time, and a result that happens to be equal for both probe
-sizes (n // 5000) is taken as static.
+dynamic input is inferred three times, with every unknown dimension replaced by a probe
+size: two large probes and the call's own size (the hint: the sizes of the call that
+compiles the graph). The probes are the hint plus 720720 and 2 * 720720 (720720 = the
+least common multiple of 1..16), so a rule that needs divisibility (a reshape to (-1, 2))
+sees the hint's residues, and they differ, so a dimension that grows with the input is
+seen to. An output dimension equal in all three runs is static, one that differs is -1; a
+node remembers its three probe shapes (`dyn_probes`). A rule that fails only on a probe
+gives the hint's own (static) result. At run time the graph's primitives run on the real
+tensors, so results equal eager's.
 
 Shape-dependent Python code: `x.shape` of a tensor with a dynamic dimension is a Shape
 node; its dynamic items are TupleGetItem nodes whose abstract is AbstractDynInt (an Int64
-known at run time), static items stay ints. `+ - * // %` on those emit ScalarOp nodes, and
-they can be passed to primitives (Reshape's shape, a scalar operand, a slice bound). `==`
-between two of them (or shapes holding them) is True when both probe runs agree, the
-assumption inference makes (dyn_equal). Where Python needs the number itself (a
-condition, `<`, a comparison with an int, range()) the parser raises an error naming the
-line: graph mode needs a constant there.
+known at run time), static items stay ints. `+ - * // %` on those emit ScalarOp nodes
+(never folded: `n % 2` is known only at run time), and they can be passed to primitives
+(Reshape's shape, a scalar operand, a slice bound). Where Python needs the number itself
+(`if n % 2 == 0`, `n > 2`, `x.shape == (3, 4)`, `range(n)`), the hint decides, and the
+decision is recorded as a guard.
+
+Nothing here is assumed for other sizes: a graph compiled with a hint is used for a call
+of other sizes only after jit/dyn_check.py has checked it for those sizes (every guard
+holds, every static dimension of every node is what inference gives for the real sizes);
+otherwise the call gets a graph of its own (a guard failure re-specializes). Without a hint
+(export with placeholders: a model file is one graph for every size) the probes are 1031,
+1040 and 17 and a decision that needs a dynamic value is an error naming the line.
 """
 import inspect
 import operator
@@ -37,12 +43,24 @@ from ..common.tensor import Tensor
 from ..ir.anf import AnfNode
 from ..ir.infer import Folded, infer_call
 
-PROBES = (1031, 1039)      # distinct primes: a probe dim rarely equals a static dim
+STEP = 720720                    # lcm(1..16): probes keep the hint's residues mod m <= 16
+GENERIC = (1031, 1040, 17, 1, 2, 3)   # without a hint: odd prime, even, small; then the
+                                      # checking sizes (a rule that fails there is skipped)
+UNKNOWN = object()               # a probe value inference could not give (see switch joins)
+
+
+def probe_dims(hint):
+    """The three sizes a dynamic dimension is inferred with, for a call of size `hint`."""
+    return GENERIC if hint is None else (hint + STEP, hint + 2 * STEP, hint)
+
+
+def _count(hinted):
+    return 3 if hinted else len(GENERIC)
 
 
 class AbstractDynInt(AbstractScalar):
     """An Int64 known only at run time (a dynamic dimension); `probes` = its value in the
-    two probe inferences."""
+    three probe inferences (the last one: the hint's)."""
     __slots__ = ("probes",)
 
     def __init__(self, probes):
@@ -144,7 +162,7 @@ def apply_signature(fn, signature, args):
 
 def _probe_abstract(a, k):
     if isinstance(a, AbstractTensor) and a.is_dynamic:
-        return abstract_tensor(a.dtype, tuple(PROBES[k] if d < 0 else d for d in a.shape))
+        return abstract_tensor(a.dtype, tuple(GENERIC[k] if d < 0 else d for d in a.shape))
     if isinstance(a, AbstractDynInt):
         return a.probes[k]
     if isinstance(a, tuple):
@@ -164,20 +182,60 @@ class DynamicMixin:
             if const:
                 return a
             hit = self.__dict__.setdefault("dyn_probes", {}).get(v)
-            return hit[k] if hit is not None else _probe_abstract(a, k)
+            if hit is not None:
+                return hit[k]
+            if getattr(self, "hinted", False) and _dynamic_abstract(a):
+                return UNKNOWN              # (a value no probe run reached: see same_probes)
+            return _probe_abstract(a, k)
         if isinstance(v, (tuple, list)):
             return tuple(self.probe_of(x, k, const) for x in v)
         return v if const else self.abstract_of(v)
 
+    def hint_param(self, node, hint):
+        """Register a graph input of dynamic shape: `hint` = the abstract of the compiling
+        call's tensor (or None: no hint)."""
+        a = node.abstract
+        if hint is None:
+            self.__dict__.setdefault("dyn_probes", {})[node] = tuple(
+                _probe_abstract(a, k) for k in range(len(GENERIC)))
+            return
+        self.hinted = True
+        dims = [probe_dims(h) if d < 0 else (d, d, d) for d, h in zip(a.shape, hint.shape)]
+        self.__dict__.setdefault("dyn_probes", {})[node] = tuple(
+            abstract_tensor(a.dtype, tuple(d[k] for d in dims)) for k in range(3))
+
     def infer_prim(self, prim, args, abstracts):
-        """The abstract of prim(*args): infer_call, or the two probe runs when an input has
+        """The abstract of prim(*args): infer_call, or the three probe runs when an input has
         a dynamic dimension (merged: dims that differ become -1)."""
         self._dyn_last = None
         if not _has_dynamic(args):
             return infer_call(prim, abstracts)
-        outs = [infer_call(prim, tuple(self.probe_of(a, k, i in prim.const_inputs)
-                                       for i, a in enumerate(args))) for k in (0, 1)]
-        merged = _merge(prim, outs[0], outs[1])
+        outs = []
+        hinted = getattr(self, "hinted", False)
+        for k in range(_count(hinted)):
+            probe = tuple(self.probe_of(a, k, i in prim.const_inputs) for i, a in enumerate(args))
+            if _has_unknown(probe):
+                if k >= 3:                  # a checking size an earlier rule failed at
+                    outs.append(ValueError())
+                    continue
+                raise self.unsupported(f"'{prim.name}' on a value whose size for this call is "
+                                       f"not known when the graph is compiled")
+            try:
+                outs.append(infer_call(prim, probe))
+            except (TypeError, ValueError) as err:
+                outs.append(err)
+        bad = [o for o in outs[:3] if isinstance(o, Exception)]
+        if bad and (not hinted or isinstance(outs[2], Exception)):
+            raise outs[2] if isinstance(outs[2], Exception) else bad[0]
+        if bad:                             # only a probe fails: the hint's own result
+            outs = [outs[2]] * 3
+        # without a hint, the small checking sizes where the rule holds must agree too (a
+        # clamp such as x[:2] gives 2 for every large size); where it fails they are left
+        # out (a graph is not asked to run at a size eager fails at)
+        outs = [UNKNOWN if isinstance(o, Exception) else o for o in outs]
+        merged = _merge(prim, outs)
+        if hinted and isinstance(merged, Folded):   # equal for the three sizes: checked later
+            self.dyn_guard(("fold", prim, args, merged.value))
         self._dyn_last = outs
         return merged
 
@@ -187,6 +245,8 @@ class DynamicMixin:
         outs, self._dyn_last = getattr(self, "_dyn_last", None), None
         if outs is None:
             return self.unpack(node) if isinstance(out, tuple) else node
+        if getattr(self, "hinted", False):     # its abstract is checked for other sizes,
+            self.dyn_guard(("node", node))     # even when a pass removes the node
         probes = self.__dict__.setdefault("dyn_probes", {})
         if not isinstance(out, tuple):
             probes[node] = tuple(_unfold(o) for o in outs)
@@ -198,7 +258,7 @@ class DynamicMixin:
                 items.append(a)                     # a static item of a dynamic tuple
                 continue
             item = self.emit([TUPLE_GETITEM, node, i], a)
-            probes[item] = tuple(_unfold(o)[i] for o in outs)
+            probes[item] = tuple(_item(o, i) for o in outs)
             items.append(item)
         return tuple(items)
 
@@ -207,31 +267,11 @@ class DynamicMixin:
         from ..ops.operations.array_ops import Shape
         return self.emit_prim(_shape_prim(Shape), (node,))
 
-    def dyn_equal(self, fn, left, right):
-        """`==` / `!=` on dynamic dimensions or shapes holding them (`y.shape != (n,)` in an
-        op's argument check). Two dynamic values are equal when both probe runs agree: the
-        same assumption inference makes (x + y with x, y of shape (-1, 4) infers), and the
-        kernels check the real sizes at run time. A dynamic value against an int, or two
-        that differ in the probes, needs the number itself: an error naming the line."""
-        def equal(a, b):
-            if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
-                return (type(a) is type(b) and len(a) == len(b)
-                        and all(equal(x, y) for x, y in zip(a, b)))
-            if a is b:
-                return True
-            if is_dyn_int(a) and is_dyn_int(b) and a.abstract.probes == b.abstract.probes:
-                return True
-            if not is_dyn_int(a) and not is_dyn_int(b):
-                return _same(a, b)
-            raise self.error(ValueError(
-                "comparing a dynamic dimension (a value known only at run time) with a value "
-                "it may or may not equal: graph mode needs a constant here"))
-        same = equal(left, right)
-        return same if fn is operator.eq else not same
-
     def scalar_binop(self, fn, left, right, what):
-        """`n * 2` and friends on dynamic dimensions: a ScalarOp node (or a constant when
-        the probe runs agree, e.g. n - n)."""
+        """`n * 2` and friends on dynamic dimensions: a ScalarOp node computed at run time;
+        a comparison (`n > 2`) is decided by the hint and guarded."""
+        if fn in _DECIDED:
+            return self.dyn_decide(fn, left, right, f"'{what}' on a dynamic dimension")
         name = _SCALAR_OPS.get(fn)
         ok = all(is_dyn_int(v) or (isinstance(v, int) and not isinstance(v, bool))
                  for v in (left, right))
@@ -241,18 +281,27 @@ class DynamicMixin:
                 f"mode needs a constant here; only + - * // % of ints are computed in the "
                 f"graph"))
         probes = []
-        for k in (0, 1):
+        for k in range(_count(getattr(self, "hinted", False))):
             a, b = (v.abstract.probes[k] if is_dyn_int(v) else v for v in (left, right))
             try:
-                probes.append(fn(a, b))
+                probes.append(UNKNOWN if UNKNOWN in (a, b) else fn(a, b))
             except ZeroDivisionError as err:
-                raise self.error(err) from None
-        if probes[0] == probes[1]:
-            return probes[0]
+                if k == 2 or (k < 2 and not getattr(self, "hinted", False)):
+                    raise self.error(err) from None
+                probes.append(UNKNOWN)
         op = _OPS.get(name)
         if op is None:
             op = _OPS[name] = ScalarOp(name, fn)
         return self.emit([op, left, right], AbstractDynInt(probes))
+
+def _has_unknown(v):
+    if v is UNKNOWN:
+        return True
+    return isinstance(v, tuple) and any(_has_unknown(x) for x in v)
+
+
+_DECIDED = frozenset((operator.lt, operator.le, operator.gt, operator.ge, operator.eq,
+                      operator.ne))
 
 
 _SHAPE = []
@@ -268,19 +317,37 @@ def _unfold(o):
     return o.value if isinstance(o, Folded) else o
 
 
-def _merge(prim, a, b):
-    if isinstance(a, Folded) and isinstance(b, Folded):
-        return a if _same(a.value, b.value) else _dyn_value(prim, a.value, b.value)
-    if isinstance(a, AbstractTensor) and isinstance(b, AbstractTensor):
-        if a.dtype is not b.dtype or len(a.shape) != len(b.shape):
+def _item(o, i):
+    return UNKNOWN if o is UNKNOWN else _unfold(o)[i]
+
+
+def _merge(prim, outs):
+    """One abstract for the probe runs' results (UNKNOWN: a checking size the rule failed
+    at, left out of every comparison but keeping its place in a dynamic int's probes)."""
+    known = [o for o in outs if o is not UNKNOWN]
+    a = known[0]
+    if all(isinstance(o, Folded) for o in known):
+        if all(_same(a.value, o.value) for o in known[1:]):
+            return a
+        return _dyn_value(prim, [o if o is UNKNOWN else o.value for o in outs])
+    if all(isinstance(o, AbstractTensor) for o in known):
+        if any(o.dtype is not a.dtype or len(o.shape) != len(a.shape) for o in known[1:]):
             raise ValueError(f"For '{prim.name}', the output's dtype or rank depends on a "
                              f"dynamic dimension: graph mode needs them fixed")
-        return abstract_tensor(a.dtype, tuple(d if d == e else -1
-                                              for d, e in zip(a.shape, b.shape)))
-    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
-        return tuple(_merge(prim, x, y) if isinstance(x, (AbstractTensor, tuple))
-                     else _dyn_value(prim, x, y) if not _same(x, y) else x
-                     for x, y in zip(a, b))
+        return abstract_tensor(a.dtype, tuple(
+            d if all(o.shape[i] == d for o in known[1:]) else -1 for i, d in enumerate(a.shape)))
+    if all(isinstance(o, tuple) and len(o) == len(a) for o in known):
+        items = []
+        for i, x in enumerate(a):
+            col = [UNKNOWN if o is UNKNOWN else o[i] for o in outs]
+            sure = [c for c in col if c is not UNKNOWN]
+            if isinstance(x, (AbstractTensor, tuple)):
+                items.append(_merge(prim, col))
+            elif all(_same(x, y) for y in sure[1:]):
+                items.append(x)
+            else:
+                items.append(_dyn_value(prim, col))
+        return tuple(items)
     raise ValueError(f"For '{prim.name}', whether the output is a constant depends on a "
                      f"dynamic dimension: graph mode needs a fixed answer")
 
@@ -292,10 +359,14 @@ def _same(x, y):
         return False
 
 
-def _dyn_value(prim, x, y):
-    if isinstance(x, int) and isinstance(y, int) and not isinstance(x, bool):
-        return AbstractDynInt((x, y))
-    if isinstance(x, tuple) and isinstance(y, tuple) and len(x) == len(y):
-        return tuple(x1 if _same(x1, y1) else _dyn_value(prim, x1, y1) for x1, y1 in zip(x, y))
+def _dyn_value(prim, col):
+    sure = [v for v in col if v is not UNKNOWN]
+    x = sure[0]
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in sure):
+        return AbstractDynInt(col)
+    if all(isinstance(v, tuple) and len(v) == len(x) for v in sure):
+        return tuple(x[i] if all(_same(x[i], v[i]) for v in sure[1:])
+                     else _dyn_value(prim, [v if v is UNKNOWN else v[i] for v in col])
+                     for i in range(len(x)))
     raise ValueError(f"For '{prim.name}', the value depends on a dynamic dimension and is "
                      f"not an int: graph mode needs a constant here")

@@ -64,6 +64,25 @@ def _example(api, value, axis):
     return moved[0], moved
 
 
+class VmapSpec:
+    """What a vmapped function computes, for graph mode (jit/parse/vmap.py reads it from the
+    function's `_ml_vmap`): the mapped function, the axes, and this module's steps, so the
+    parser replays them on graph values without importing this module."""
+    axes_tree = staticmethod(_axes_tree)
+    parse = staticmethod(_parse)
+
+    def __init__(self, fn, in_axes, out_axes):
+        self.fn, self.in_axes, self.out_axes = fn, in_axes, out_axes
+
+    @staticmethod
+    def run(graph, env, apply):
+        return _run(graph, env, apply)
+
+    @staticmethod
+    def place(api, out, template, out_axes, size, place):
+        return _place(api, out, template, out_axes, size, place)
+
+
 def vmap(fn, in_axes=0, out_axes=0):
     """Vectorize `fn` over the `in_axes` of its arguments; results batched along out_axes."""
     api = "vmap"
@@ -93,7 +112,11 @@ def vmap(fn, in_axes=0, out_axes=0):
             env[p.id] = (moved, 0) if moved is not None else (arg, None)
         out = _run(graph, env)
         return _place(api, out, template, out_axes, sizes.pop())
+    batched._ml_vmap = VmapSpec(fn, in_axes, out_axes)   # graph mode: jit/parse/vmap.py
     return batched
+
+
+vmap._ml_grad_api = True          # made in graph code at compile time (jit/parse/grad.py)
 
 
 def _ref(node, env):
@@ -102,7 +125,8 @@ def _ref(node, env):
     return env[node.id]
 
 
-def _run(graph, env):
+def _run(graph, env, apply=vmap_rules.apply):
+    """Replay the example graph's primitive calls on (value, bdim) pairs through `apply`."""
     for node in graph.order:
         callee = node.inputs[0]
         if not isinstance(callee, ValueNode):
@@ -119,19 +143,19 @@ def _run(graph, env):
             raise NotImplementedError(f"vmap does not support '{fn!r}' inside the mapped "
                                       "function (control flow or a non-primitive call)")
         else:
-            env[node.id] = vmap_rules.apply(fn, args)
+            env[node.id] = apply(fn, args)
     return _ref(graph.output, env)
 
 
-def _place(api, out, template, out_axes, size):
+def _place(api, out, template, out_axes, size, place=vmap_rules.place):
     value, bdim = out
     if template == ("leaf", 0):
-        return vmap_rules.place(value, bdim, out_axes, size)
+        return place(value, bdim, out_axes, size)
     axes = out_axes if isinstance(out_axes, (tuple, list)) else [out_axes] * len(value)
     if len(axes) != len(value):
         raise ValueError(f"For '{api}', 'out_axes' must have one entry per output "
                          f"({len(value)}), but got {out_axes!r}")
     from .api import _unpack
     bdims = bdim if isinstance(bdim, tuple) else (bdim,) * len(value)
-    placed = tuple(vmap_rules.place(v, b, a, size) for v, b, a in zip(value, bdims, axes))
+    placed = tuple(place(v, b, a, size) for v, b, a in zip(value, bdims, axes))
     return _unpack(template, placed)

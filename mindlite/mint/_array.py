@@ -60,6 +60,8 @@ def eye(n, m=None, dtype=None):
 
 def empty(*size, dtype=None, device=None, pin_memory=False):
     """An uninitialized tensor of `size` (zeros here: the values are unspecified)."""
+    if not size:
+        raise TypeError("For 'empty', 'size' is required")
     return F.zeros(_size(size), mstype.float32 if dtype is None else dtype)
 
 
@@ -190,7 +192,7 @@ def meshgrid(*tensors, indexing=None):
 
 
 def repeat_interleave(input, repeats, dim=None, *, output_size=None):
-    return input.repeat_interleave(repeats, dim, output_size)
+    return input.repeat_interleave(repeats, dim, output_size=output_size)
 
 
 def tril(input, diagonal=0):

@@ -46,7 +46,7 @@ def mv(input, vec):
 
 
 def dot(input, other):
-    return F.dot(input, other)
+    return F.dot_1d(input, other)
 
 
 def vdot(input, other):
@@ -54,6 +54,10 @@ def vdot(input, other):
 
 
 def outer(input, vec2):
+    """The outer product of two 1-D tensors."""
+    for x in (input, vec2):
+        if x.ndim != 1:
+            raise ValueError(f"For 'outer', the rank of the inputs must be 1, but got {x.ndim}")
     return F.outer(input, vec2)
 
 

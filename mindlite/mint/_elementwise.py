@@ -5,7 +5,6 @@ functional layer, ops/functional.py), so kernels, bprops and the cached fast pat
 from ..ops import functional as F
 
 
-
 def _one(op):
     fn = getattr(F, op)
 
@@ -23,7 +22,7 @@ def _two(op):
 
 
 _UNARY = {"abs": "abs", "acos": "acos", "acosh": "acosh", "arccos": "acos",
-          "arccosh": "acosh", "arcsin": "asin", "arcsinh": "asinh", "arctan": "atan",
+          "arccosh": "acosh", "arcsinh": "asinh", "arctan": "atan",
           "arctanh": "atanh", "asin": "asin", "asinh": "asinh", "atan": "atan", "atanh": "atanh",
           "bitwise_not": "bitwise_not", "ceil": "ceil", "cos": "cos", "cosh": "cosh",
           "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "exp": "exp", "exp2": "exp2",
@@ -35,17 +34,18 @@ _UNARY = {"abs": "abs", "acos": "acos", "acosh": "acosh", "arccos": "acos",
           "sinh": "sinh", "sqrt": "sqrt", "square": "square", "tan": "tan", "tanh": "tanh"}
 _BINARY = {"arctan2": "atan2", "atan2": "atan2", "bitwise_and": "bitwise_and",
            "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor", "eq": "equal",
-           "float_power": "float_power", "floor_divide": "floor_divide", "fmod": "fmod",
+           "floor_divide": "floor_divide", "fmod": "fmod",
            "gcd": "gcd", "greater": "greater", "greater_equal": "greater_equal",
            "gt": "greater", "le": "less_equal", "less": "less", "less_equal": "less_equal",
            "logaddexp": "logaddexp", "logaddexp2": "logaddexp2", "logical_and": "logical_and",
            "logical_or": "logical_or", "logical_xor": "logical_xor", "lt": "less",
            "maximum": "maximum", "minimum": "minimum", "mul": "mul", "ne": "not_equal",
-           "not_equal": "not_equal", "polar": "polar", "remainder": "remainder",
+           "not_equal": "not_equal", "remainder": "remainder",
            "xlogy": "xlogy"}
 
-__all__ = ['add', 'addcdiv', 'allclose', 'clamp', 'clone', 'div', 'divide', 'isclose', 'isnan',
-           'lerp', 'nan_to_num', 'pow', 'round', 'sub'] + list(_UNARY) + list(_BINARY)
+__all__ = ['add', 'addcdiv', 'allclose', 'arcsin', 'clamp', 'clone', 'div', 'divide',
+           'float_power', 'isclose', 'isnan', 'lerp', 'nan_to_num', 'polar', 'pow', 'round',
+           'sub'] + list(_UNARY) + list(_BINARY)
 
 for _name, _op in _UNARY.items():
     _f = _one(_op)
@@ -57,6 +57,18 @@ for _name, _op in _BINARY.items():
     _f.__name__ = _f.__qualname__ = _name
     _f.__doc__ = f"mint.{_name}(input, other): ops.{_op}."
     globals()[_name] = _f
+
+
+def arcsin(x):
+    return F.asin(x)
+
+
+def float_power(input, exponent):
+    return F.float_power(input, exponent)
+
+
+def polar(abs, angle):
+    return F.polar(abs, angle)
 
 
 def isnan(tensor):

@@ -6,11 +6,20 @@ mint.min take three forms, resolved as MindSpore does (common/tensor_overload.py
 from ..common import dtype as mstype
 from ..common.tensor_overload import overloaded_function
 from ..ops import functional as F
+from ..ops.function._typed_prims import typed_prim as _prim
+from ..ops.operations.search_ops import Bincount
 
 __all__ = ['all', 'amax', 'amin', 'any', 'argmax', 'argmin', 'argsort', 'bincount',
            'count_nonzero', 'cummax', 'cummin', 'cumprod', 'cumsum', 'histc', 'kthvalue',
-           'logsumexp', 'max', 'mean', 'median', 'min', 'nansum', 'norm', 'prod', 'sort', 'std',
-           'std_mean', 'sum', 'topk', 'trace', 'unique_consecutive', 'var', 'var_mean']
+           'logsumexp', 'max', 'mean', 'median', 'min', 'nansum', 'norm', 'prod', 'softmax',
+           'sort', 'std', 'std_mean', 'sum', 'topk', 'trace', 'unique_consecutive', 'var',
+           'var_mean']
+
+
+def softmax(input, dim, *, dtype=None):
+    """mint.softmax: dim is required here (mint.nn.functional.softmax defaults it)."""
+    x = input if dtype is None else F.cast(input, dtype)
+    return F.softmax(x, dim)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -24,9 +33,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     x = input if dtype is None else F.cast(input, dtype)
-    if dim is None:
-        out = F.prod(x)
-        return F.reshape(out, (1,) * x.ndim) if keepdim else out
     return F.prod(x, dim, keepdim)
 
 
@@ -154,7 +160,11 @@ def histc(input, bins=100, min=0, max=0):
 
 
 def bincount(input, weights=None, minlength=0):
-    return F.bincount(input, weights, minlength)
+    """Counts (int64) or summed weights of each value of the 1-D non-negative int input
+    (a negative value is a ValueError, as torch's)."""
+    if weights is None:
+        return _prim(Bincount, minlength, False)(input, input)
+    return _prim(Bincount, minlength, True)(input, weights)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):

@@ -381,28 +381,32 @@ def select(condlist, choicelist, default=0):
     return out
 
 
+def _stack_arrays(arrs):
+    if isinstance(arrs, (tuple, list)):
+        if not any(isinstance(a, Tensor) for a in arrs):
+            return to_tensor(arrs)      # numbers: one array, their dtypes promoted
+        return stack([to_tensor(a) for a in arrs])
+    return atleast_1d(to_tensor(arrs))
+
+
 def piecewise(x, condlist, funclist, *args, **kw):
-    """funclist[k](x) where condlist[k] holds (a last extra function: the otherwise case);
-    a function may be a constant."""
+    """select(condlist, funclist's values), as MindSpore 2.10's: functions (when the first
+    entry is one) are called on x; conditions and values are stacked along a new first axis
+    (a lone Tensor is already stacked: its rows are the cases); one value more than
+    conditions is the default. The result has the values' dtype and select's shape."""
     x = to_tensor(x)
-    if isinstance(condlist, Tensor) and condlist.dtype == mstype.bool_ and \
-            condlist.shape == x.shape:
-        condlist = [condlist]
-    conds = [to_tensor(c) for c in condlist]
-    if len(funclist) == len(conds) + 1:
-        others = conds[0]
-        for c in conds[1:]:
-            others = F.logical_or(others, c)
-        conds.append(F.logical_not(others))
-    elif len(funclist) != len(conds):
-        raise ValueError("For 'mindlite.numpy.piecewise', 'funclist' must have as many "
-                         "entries as 'condlist' (or one more)")
-    out = F.zeros_like(x)
-    for cond, fn in zip(conds, funclist):
-        val = fn(x, *args, **kw) if callable(fn) else fn
-        out = where(cond, F.cast(to_tensor(val), x.dtype) if not isinstance(val, Tensor)
-                    else F.cast(val, x.dtype), out)
-    return out
+    choicelist = funclist
+    if isinstance(funclist, (tuple, list)) and funclist and callable(funclist[0]):
+        choicelist = [fn(x, *args, **kw) for fn in funclist]
+    conds, choices = _stack_arrays(condlist), _stack_arrays(choicelist)
+    n1, n2 = conds.shape[0], len(funclist)
+    default = 0
+    if n1 + 1 == n2:
+        default, choices = choices[-1], choices[:-1]
+    elif n1 != n2:
+        raise ValueError(f"For 'mindlite.numpy.piecewise', the number of choices should be "
+                         f"either equal to conditions or {n1 + 1}, but got {n2}")
+    return select(conds, choices, default)
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):

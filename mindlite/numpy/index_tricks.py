@@ -129,18 +129,20 @@ def _strides(shape, order):
 
 
 def unravel_index(indices, shape, order="C"):
-    """A tuple of coordinate Tensors (int32) of flat `indices` in an array of `shape`;
-    out-of-range indices are clipped, as MindSpore."""
+    """A tuple of the coordinates of flat `indices` in an array of `shape`, as MindSpore
+    2.10's: in the indices' dtype (a Python int: int32; float indices give float floor
+    coordinates), out-of-range indices clipped to [-size, size - 1], coordinate k =
+    (i mod (shape[k] stride[k])) // stride[k]; a 0-d index into a 1-D shape: a (1,) Tensor."""
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
     idx = to_tensor(indices)
     size = int(onp.prod(shape))
-    idx = F.clamp(F.cast(idx, mstype.int32), -size, size - 1)
-    idx = F.select(idx < 0, idx + size, idx)
-    out = []
-    for dim, stride in zip(shape, _strides(shape, order)):
-        out.append(F.floor_mod(F.floor_div(idx, stride), dim))
-    return tuple(out)
+    idx = F.clamp(idx, -size, size - 1)
+    coords = [F.floor_div(F.floor_mod(idx, dim * stride), stride)
+              for dim, stride in zip(shape, _strides(shape, order))]
+    if idx.ndim == 0 and len(coords) == 1:
+        return F.reshape(coords[0], (1,))
+    return tuple(coords)
 
 
 def ravel_multi_index(multi_index, dims, mode="clip", order="C"):

@@ -2,7 +2,8 @@
 `isfinite` / `isnan` / `isinf` / `isneginf` / `isposinf`, `signbit`, `isclose`,
 `array_equal`, `array_equiv`, and the bitwise functions (`bitwise_and`, `bitwise_or`,
 `bitwise_xor`, `invert`, `bitwise_not`) and `gcd` / `lcm` on the BitwiseAnd / ... / Gcd /
-Lcm primitives. Results are bool Tensors (none is differentiable).
+Lcm primitives (float gcd / lcm: Euclid's algorithm on float values, as MindSpore's).
+Comparison results are bool Tensors (none is differentiable).
 """
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
@@ -133,8 +134,63 @@ def _int_binary(name):
 bitwise_and = _int_binary("BitwiseAnd")
 bitwise_or = _int_binary("BitwiseOr")
 bitwise_xor = _int_binary("BitwiseXor")
-gcd = _int_binary("Gcd")
-lcm = _int_binary("Lcm")
+_gcd_int = _int_binary("Gcd")
+_lcm_int = _int_binary("Lcm")
+
+
+def _float_pair(x1, x2):
+    """(a, b, result dtype): the operands as Tensors, float32 where not float (MindSpore
+    runs gcd / lcm of bool, or of an int and a float, on float values and casts back)."""
+    a = to_tensor(x1) if not isinstance(x1, Tensor) else x1
+    b = x2 if isinstance(x2, Tensor) else to_tensor(
+        x2, None if isinstance(x2, float) or a.dtype.kind == "f" else a.dtype)
+    floats = [t.dtype for t in (a, b) if t.dtype.kind == "f"]
+    out = (max(floats, key=lambda d: d.itemsize) if floats
+           else b.dtype if a.dtype == mstype.bool_ else a.dtype)
+    a, b = (t if t.dtype.kind == "f" else F.cast(t, mstype.float32) for t in (a, b))
+    return a, b, out
+
+
+def _remainder(x1, x2):
+    return F.sub(x1, F.mul(x2, F.floor(F.div(x1, x2))))
+
+
+def _gcd_float(a, b):
+    """Euclid's algorithm on float values, step for step as MindSpore's mindspore.numpy.gcd
+    (remainder x1 - x2 floor(x1 / x2); every element iterates until all remainders are 0)."""
+    a, b = F.abs(a), F.abs(b)
+    ge = F.greater_equal(a, b)
+    a, b = F.select(ge, a, b), F.select(ge, b, a)
+    b = F.select(F.equal(b, 0), a, b)
+    r = _remainder(a, b)
+    while float(F.reduce_sum(r)) > 0:
+        r = _remainder(a, b)
+        done = F.equal(r, 0)
+        a, b = F.select(done, a, b), F.select(done, b, r)
+    return b
+
+
+def gcd(x1, x2, dtype=None):
+    """The greatest common divisor of |x1| and |x2|, broadcast: exact on int Tensors (the Gcd
+    primitive); other inputs run Euclid's algorithm in their dtype, as MindSpore's."""
+    if all(isinstance(t, Tensor) and t.dtype.kind in "iu" for t in (x1, x2)):
+        return _gcd_int(x1, x2, dtype)
+    a, b, out = _float_pair(x1, x2)
+    return as_dtype(F.cast(_gcd_float(a, b), out), dtype)
+
+
+def lcm(x1, x2, dtype=None):
+    """The lowest common multiple of |x1| and |x2|, broadcast: exact on int Tensors (the Lcm
+    primitive); other inputs: |x1 / g * x2 / g * g| with g = gcd and the operands
+    in float32 (0 where either is 0), as MindSpore's."""
+    if all(isinstance(t, Tensor) and t.dtype.kind in "iu" for t in (x1, x2)):
+        return _lcm_int(x1, x2, dtype)
+    a, b, out = _float_pair(x1, x2)
+    g = _gcd_float(a, b)
+    a32, b32 = F.cast(a, mstype.float32), F.cast(b, mstype.float32)
+    res = F.mul(F.mul(F.div(a32, g), F.div(b32, g)), g)
+    res = F.select(F.equal(F.mul(a32, b32), 0), F.zeros_like(res), res)
+    return as_dtype(F.cast(F.abs(res), out), dtype)
 
 
 def invert(x, dtype=None):

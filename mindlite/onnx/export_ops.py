@@ -51,9 +51,8 @@ def _div_mod(op):
         return op.node("Mod", [a, b], fmod=1)
     if op.name == "TruncateDiv":
         q = op.node("Div", [a, b])
-        if t.is_float:
-            q = op.node("Cast", [op.node("Cast", [q], to=onnx_dtype(mstype.int64))],
-                        to=onnx_dtype(t))
+        if t.is_float:           # trunc(q) = sign(q) * floor(|q|): keeps NaN, inf, huge q
+            q = op.node("Mul", [op.node("Sign", [q]), op.node("Floor", [op.node("Abs", [q])])])
         return q
     if t.is_float:
         q = op.node("Floor", [op.node("Div", [a, b])])

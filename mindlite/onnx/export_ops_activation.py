@@ -1,6 +1,7 @@
 """More ONNX converters (registered with export.converter like export_ops*.py): HSwish, Mish,
 Softsign, LogSigmoid, Hardtanh, SeLU, CeLU, PReLU, ReduceAll/Any, ReduceStd, Einsum,
-ReverseV2 (flip), Roll, GatherD, OneHot, Triu/Tril, IsNan/IsInf, Square.
+ReverseV2 (flip), Roll, GatherD, OneHot, Triu/Tril, IsNan/IsInf, Square, MaskedFill (Where;
+graph mode's item assignment of a number).
 
 Custom ops: a node of domain "ai.mindlite.custom" whose op_type is the Custom's type and
 whose attributes are its byte-string attrs (MindSpore Lite's Custom {type, attr}), the
@@ -181,6 +182,12 @@ def _one_hot(op):
     values = op.node("Concat", [off, on], axis=0)
     idx = op.input(0, mstype.int64)              # onnxruntime's OneHot takes int64 indices
     return op.node("OneHot", [idx, depth, values], axis=int(op.attrs.get("axis", -1)))
+
+
+@converter("MaskedFill")
+def _masked_fill(op):
+    t = op.out.dtype
+    return op.node("Where", [op.input(1, mstype.bool_), op.input(2, t), op.input(0, t)])
 
 
 @converter("Triu", "Tril")

@@ -7,6 +7,7 @@ the type (register_kernel(type, custom=True)), as MindSpore Lite runs a Custom n
 """
 import numpy as np
 
+from ..common import dtype as mstype
 from ..ops import operations as P
 from .import_ops import reduce_axes, scalar
 from ._lib import CUSTOM_DOMAIN
@@ -81,8 +82,14 @@ def _one_hot(ctx):
     if values is None or values.size != 2:
         ctx.fail("values must be a constant [off, on]")
     idx = ctx.t(0)
+    if ctx.abstract(idx).dtype.kind == "f":     # float indices: truncated (onnxruntime)
+        idx = Const(idx.array.astype(np.int64)) if isinstance(idx, Const) else \
+            ctx.call(P.Cast(), idx, mstype.int64)
     if isinstance(idx, Const):
         idx = Const(np.where(idx.array < 0, idx.array + depth, idx.array))
+    else:          # an index in [-depth, -1] counts from the end (ONNX), known at run time
+        neg = ctx.call(P.Less(), idx, scalar(ctx, 0, idx))
+        idx = ctx.call(P.Select(), neg, ctx.call(P.Add(), idx, scalar(ctx, depth, idx)), idx)
     off, on = Const(values.reshape(-1)[0]), Const(values.reshape(-1)[1])
     return ctx.call(P.OneHot(axis=int(ctx.attr("axis", -1))), idx, depth, on, off)
 

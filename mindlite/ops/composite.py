@@ -172,6 +172,11 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     return value_and_grad_fn
 
 
+# graph code calling grad/value_and_grad makes the gradient function at compile time
+# (jit/parse/grad.py make_grad_fn)
+grad._ml_grad_api = value_and_grad._ml_grad_api = True
+
+
 class GradOperation:
     """`GradOperation(get_all=False, get_by_list=False, sens_param=False)(fn[, weights])`."""
 

@@ -19,6 +19,11 @@ _MODULES = ("function.math_func", "function.nn_func", "function.reduce_func",
             "function.scatter_func", "function.shape_func", "function.order_stat_func",
             "function.product_func", "function.random_like_func",
             "function.nn_vision_func", "function.pool_adaptive_func",
-            "function.linalg_decomp_func", "function.graph_helpers_func")
+            "function.linalg_decomp_func", "function.fft_func",
+            "function.segment_func", "function.alias_func", "function.sequence_func",
+            "function.matrix_func", "function.box_func", "function.autodiff_func",
+            "function.scalar_func", "function.comm_func", "function.sampling_func",
+            "function.linalg_factor_func", "function.layout_func",
+            "function.nn_composite_func", "function.graph_helpers_func")
 
 _LAZY = _lazy_exports(globals(), _MODULES)

@@ -32,7 +32,7 @@ import weakref
 
 from .. import _C
 from ..common.tensor import Tensor
-from . import tensor_hooks
+from ..common import tensor_hooks
 # the rule registries live below the executors (ir/rules.py); named here too (old path)
 from ..ir.rules import BPROPS, NON_DIFFERENTIABLE, bprop_for, non_differentiable  # noqa: F401
 
@@ -207,7 +207,7 @@ class GradExecutor(threading.local):
 
 def _run_tensor_hooks(grads, out, hooked):
     """Tensor.register_hook: the complete gradient of `out` (or of each of a tuple's tensors)
-    passes through its hooks once (pynative/tensor_hooks.py)."""
+    passes through its hooks once (common/tensor_hooks.py)."""
     for o in (out if type(out) is tuple else (out,)):
         k = id(o)
         if k in grads and k not in hooked and k in tensor_hooks.HOOKS:

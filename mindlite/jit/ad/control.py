@@ -10,6 +10,7 @@ backward follows the branch the forward took; the gradients are then accumulated
 enclosing values like any other adjoint.
 """
 from ...ir.anf import FUNC, MAKE_TUPLE, SWITCH, TUPLE_GETITEM, CNode, FuncGraph, ValueNode
+from .recompute import check_replay, replay_skips
 from .transform import _Backprop, _ir, free_values, zeros_of
 
 
@@ -50,6 +51,7 @@ def switch_backward(bp, call, sw, dout):
                 fvs.append(v)
     if not fvs and not any(a in bp.tracked for a in args):
         return
+    check_replay(bp, graphs, "tensor 'if'")
     arg_abs = [p.abstract_of(a) for a in args]
     abstracts = arg_abs + [p.abstract_of(v) for v in fvs]
     out_abs = call.abstract
@@ -85,6 +87,7 @@ def _branch_backward(bp, g, fvs, abstracts, out_abs):
         outs = _leaf_values(p, out, out_abs)
         wrt = params + fvs
         inner = _Backprop(p, list(bg.order), wrt)
+        inner.written = bp.written
         inner.mark()
         inner.run(outs, sens)
         grads = []
@@ -100,6 +103,9 @@ def _branch_backward(bp, g, fvs, abstracts, out_abs):
 def _clone_nodes_into(g, bg, mapping):
     own = {g} | set(g.children_all())
     for n in g.order:
+        if replay_skips(n):                  # a print: the forward printed it already
+            mapping[n] = ValueNode(None, n.abstract)
+            continue
         ins = [_map(i, bg, mapping, own) for i in n.inputs]
         mapping[n] = bg.new_cnode(ins, n.abstract, n.debug, n.name, n.side_effect)
 

@@ -19,6 +19,7 @@ from ...ir.anf import FUNC, SWITCH, TUPLE_GETITEM, CNode, ValueNode
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from .control import _map
+from .recompute import check_replay, replay_skips
 from .transform import _Backprop, _ir, free_values, zeros_of
 
 
@@ -39,6 +40,9 @@ def loop_parts(L):
 
 def _clone(nodes, target, mapping, own):
     for n in nodes:
+        if replay_skips(n):                  # a print: the forward printed it already
+            mapping[n] = ValueNode(None, n.abstract)
+            continue
         ins = [_map(i, target, mapping, own) for i in n.inputs]
         mapping[n] = target.new_cnode(ins, n.abstract, n.debug, n.name, n.side_effect)
 
@@ -105,6 +109,7 @@ def loop_backward(bp, call, L, dout):
     from ...ops.operations.logic_ops import Greater
     from ...ops.operations.math_ops import Add, Sub
     p = bp.p
+    check_replay(bp, [L], "'while' loop")
     lb = _LoopBuilder(bp, L)
     init = list(call.inputs[1:])
     fvs = [v for v in free_values(L) if v in bp.tracked]
@@ -134,6 +139,7 @@ def loop_backward(bp, call, L, dout):
         start = len(g.order)
         new = lb.step(g, pk)
         inner = _Backprop(p, list(g.order[start:]), pk + fvs)
+        inner.written = bp.written
         inner.mark()
         inner.run(new, dps)
         out_dp = [inner.adj.get(x) if inner.adj.get(x) is not None else zeros_of(a)

@@ -72,11 +72,13 @@ def free_values(g):
     own = {g} | set(g.children_all())
     seen, out = set(), []
     for h in [g] + list(g.children_all()):
-        for node in h.order + ([h.output] if h.output is not None else []):
-            for i in (node.inputs if isinstance(node, CNode) else [node]):
-                if i.graph is not None and i.graph not in own and i not in seen:
-                    seen.add(i)
-                    out.append(i)
+        # the output is a value h reads (a node of an enclosing graph when a branch returns
+        # a variable it did not change), not a call whose inputs h reads
+        used = [i for node in h.order for i in node.inputs]
+        for i in used + ([h.output] if h.output is not None else []):
+            if i.graph is not None and i.graph not in own and i not in seen:
+                seen.add(i)
+                out.append(i)
     return out
 
 
@@ -91,6 +93,7 @@ class _Backprop:
         self.adj = {}
         self.tracked = {w for w in wrt if isinstance(w, AnfNode)}
         self.getitems = {}
+        self.written = None      # Parameters the region writes in place (ad/recompute.py)
         self.customs = [c for c in getattr(parser, "ad_custom", {}).get(parser.fg, ())
                         if c.first in set(region)]
 
@@ -308,7 +311,36 @@ def backprop(parser, start, outputs, sens, wrt):
     """The gradients of sum(sens_i * outputs_i) w.r.t. each of `wrt` (graph values; None
     where no gradient flows), emitted into parser.fg after the forward region."""
     region = parser.fg.order[start:]
+    _refuse_tracked_writes(region, wrt)
     bp = _Backprop(parser, region, wrt)
     bp.mark()
     bp.run(outputs, sens)
     return [bp.adj.get(w) if w in bp.tracked else None for w in wrt], bp
+
+
+def _refuse_tracked_writes(region, wrt):
+    """A differentiated Parameter the function writes in place (Assign, AssignAdd, item
+    assignment; in a branch or loop too): eager's tape follows the written value from the
+    write on, while the graph reads the one Parameter node before and after it, so its
+    gradient would differ. Refused, naming the Parameter and the primitive."""
+    params = {w for w in wrt if isinstance(w, AnfNode) and getattr(w, "default", None)
+              is not None}
+    if not params:
+        return
+    nodes, seen = list(region), set()
+    while nodes:
+        n = nodes.pop()
+        if not isinstance(n, CNode) or n.id in seen:
+            continue
+        seen.add(n.id)
+        for i in n.inputs:
+            if isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
+                nodes.extend(i.value.order)
+        prim = _prim_of(n)
+        for k in getattr(prim, "inplace_inputs", None) or ():
+            if k + 1 < len(n.inputs) and n.inputs[k + 1] in params:
+                raise ADUnsupportedError(
+                    f"Graph autodiff does not support a gradient with respect to the Parameter "
+                    f"'{n.inputs[k + 1].default.name}', which the function writes in place "
+                    f"('{prim.name}'): eager's tape follows the written value, the graph "
+                    f"would not (differentiate before writing, or use PYNATIVE mode)")

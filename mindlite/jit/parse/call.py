@@ -177,17 +177,17 @@ class CallMixin:
     def _call_overloaded(self, fn, args, kwargs, overloads):
         """The overload is chosen now, from the arguments' kinds (graph values are Tensors);
         its implementation is parsed as any function."""
-        from ..common.tensor_overload import resolve
-        from .parse import is_tensor
+        from ...common.tensor_overload import resolve
+        from .values import is_tensor
         if isinstance(fn, types.MethodType):
             args = (fn.__self__,) + tuple(args)
         method = getattr(getattr(fn, "__func__", fn), "overload_self", True)
         try:
-            impl, bound = resolve(fn.__name__, overloads, tuple(args[1:] if method else args),
-                                  kwargs, is_tensor)
+            impl, values, _ = resolve(fn.__name__, overloads,
+                                      tuple(args[1:] if method else args), kwargs, is_tensor)
         except TypeError as err:
             raise self.error(err) from None
-        return self.call_function(impl, (args[0],) if method else (), bound)
+        return self.call_function(impl, ((args[0],) if method else ()) + values, {})
 
     def _parse_or_fallback(self, fn, args, kwargs, dyn):
         """Python functions are always parsed (so a random or in-place primitive inside stays
@@ -282,6 +282,17 @@ def _no(name):
     return handler
 
 
+def _on_ints(fn, name):
+    """range(n), int(n) on a dynamic dimension: the hint's value, guarded (a graph per
+    size); on a tensor: an error."""
+    def handler(p, *args):
+        if not all(is_dyn_int(a) or not isinstance(a, AnfNode) for a in args):
+            return _no(name)(p, *args)
+        return fn(*(p.dyn_int_value(a, f"'{name}()' of a dynamic dimension")
+                    if is_dyn_int(a) else a for a in args))
+    return handler
+
+
 def _getattr(p, obj, name, *default):
     return p.get_attr(obj, name, *default)
 
@@ -300,7 +311,8 @@ def _seq(kind):
 _BUILTINS = {builtins.len: _len, builtins.isinstance: _isinstance, builtins.type: _type,
              builtins.abs: _abs, builtins.bool: _bool, builtins.getattr: _getattr,
              builtins.hasattr: _hasattr, builtins.min: _no("min"), builtins.max: _no("max"),
-             builtins.int: _no("int"), builtins.float: _no("float"), builtins.sum: _no("sum"),
-             builtins.range: _no("range"), builtins.tuple: _seq(tuple), builtins.list: _seq(list),
+             builtins.int: _on_ints(int, "int"), builtins.float: _no("float"),
+             builtins.sum: _no("sum"), builtins.range: _on_ints(range, "range"),
+             builtins.tuple: _seq(tuple), builtins.list: _seq(list),
              builtins.enumerate: lambda p, x, start=0: list(enumerate(p.iterate(x), start)),
              builtins.zip: lambda p, *xs: list(zip(*(p.iterate(x) for x in xs)))}

@@ -9,6 +9,9 @@
                              body graph ends by calling L again and the exit graph returns the
                              carried values; carried = the variables the body changes
     break/continue           flags (flag_loop), in loops on constants and on tensors alike
+    side effects             a branch or loop graph that assigns, prints or writes in place
+                             makes its call a side effect too (has_effects): kept by DCE
+                             even when it changes no variable, never merged or moved past
 
 Functions of the parser (`parser` is jit/parse/parser.py's Parser), called from its statements and
 expressions only when a condition is a tensor or a loop breaks: this module is imported at
@@ -56,9 +59,13 @@ def switch(parser, cond, true_fn, false_fn, frame, kind, names=False):
     sw = parser.emit([SWITCH, cond, ValueNode(graphs[0], FUNC), ValueNode(graphs[1], FUNC)],
                      FUNC)
     abstract = graphs[0].output.abstract
-    call = parser.emit([sw], abstract)
+    call = parser.emit([sw], abstract, side_effect=any(map(has_effects, graphs)))
     picked = [call] if len(leaves) == 1 else \
         [parser.emit([TUPLE_GETITEM, call, i], a) for i, a in enumerate(abstract)]
+    for node, path in zip(picked, leaves):
+        if _dynamic(node.abstract):
+            parser.same_probes(node, [_at(r, path) for r in results],
+                               f"The branches of the '{kind}' on a tensor")
     value = _rebuild(results[0], dict(zip(leaves, picked)), ())
     return dict(zip(common, value)) if names else value
 
@@ -114,10 +121,10 @@ def loop_test(parser, e, frame):
     code, so evaluating it after a break changes nothing)."""
     brk = parser.expr(e.flag, frame)
     if not isinstance(brk, AnfNode):
-        return False if bool(brk) else parser.expr(e.test, frame)
+        return False if bool(brk) else parser.test(e.test, frame)
     from ...ops.function import math_func
     go = parser.call_value(math_func.logical_not, (brk,), {})
-    cond = parser.condition(parser.expr(e.test, frame))
+    cond = parser.test(e.test, frame)
     if not isinstance(cond, AnfNode):
         return go if cond else False
     return parser.call_value(math_func.logical_and, (go, cond), {})
@@ -132,13 +139,22 @@ def loop_with_flags(parser, s, frame, rest):
         status = parser.block([fl.loop], frame, None)
     else:
         status = None
-        for item in parser.iterate(parser.expr(s.iter, frame)):
-            if frame.vars[fl.brk] is _TRUE:         # broke on a constant condition
-                break
-            parser.assign(s.target, item, frame)
-            status = parser.block([fl.loop], frame, None)
-            if status is not None:
-                break
+        items = parser.for_items(parser.expr(s.iter, frame))
+        rows = not isinstance(items, list)
+        iterating = parser.__dict__.setdefault("iterating", [])
+        if rows:
+            iterating.append(items.value)
+        try:
+            for k in range(len(items)):
+                if frame.vars[fl.brk] is _TRUE:         # broke on a constant condition
+                    break
+                parser.assign(s.target, items[k], frame)
+                status = parser.block([fl.loop], frame, None)
+                if status is not None:
+                    break
+        finally:
+            if rows:
+                iterating.pop()
         if isinstance(frame.vars[fl.brk], AnfNode):  # where it stopped: known at run time
             for name in _assigned_names([ast.Expr(s.target)]):
                 frame.vars[name] = Unknown(
@@ -169,13 +185,15 @@ def loop_graph(parser, s, frame):
     params = []
     for n, v in dyn:
         p = loop.add_parameter(n, parser.abstract_of(v), debug=parser.debug())
+        if _dynamic(p.abstract):
+            parser.same_probes(p, [v], "")
         lf.vars[n] = p
         params.append(p)
     out_abs = tuple(p.abstract for p in params)
     saved, parser.fg = parser.fg, loop
     parser.branch_depth += 1
     try:
-        cond = parser.condition(parser.expr(s.test, lf))
+        cond = parser.test(s.test, lf)
         if not isinstance(cond, AnfNode):
             raise parser.unsupported("a 'while' whose condition is a tensor on entry and a "
                                      "constant inside the loop")
@@ -192,6 +210,9 @@ def loop_graph(parser, s, frame):
                 raise parser.error(TypeError(
                     f"In the 'while' on a tensor, '{n}' enters as {p.abstract} and "
                     f"leaves an iteration as {na}; graph mode needs them equal"))
+            if _dynamic(na):
+                parser.same_probes(p, [p, nv], f"In the 'while' on a tensor, '{n}' entering "
+                                               f"and leaving an iteration")
             new.append(nv)
         carried = {n for n, _ in dyn}
         for n, v in zip(names, init):
@@ -200,22 +221,40 @@ def loop_graph(parser, s, frame):
                     f"In the 'while' on a tensor, the constant '{n}' changes in the body; "
                     f"graph mode needs a Tensor for a value the loop changes"))
         parser.loc = loc
-        body.set_output(parser.emit([ValueNode(loop, FUNC)] + new, _one(out_abs)))
+        effects = has_effects(loop) or has_effects(body)    # in the test or the body
+        body.set_output(parser.emit([ValueNode(loop, FUNC)] + new, _one(out_abs),
+                                    side_effect=effects))
         parser.fg = loop
         exit_g = parser.new_graph("while_exit")
         exit_g.set_output(params[0] if len(params) == 1 else
                           _in_graph(parser, exit_g, tuple(params)))
         sw = parser.emit([SWITCH, cond, ValueNode(body, FUNC), ValueNode(exit_g, FUNC)], FUNC)
-        loop.set_output(parser.emit([sw], _one(out_abs)))
+        loop.set_output(parser.emit([sw], _one(out_abs), side_effect=effects))
     finally:
         parser.fg = saved
         parser.branch_depth -= 1
-    call = parser.emit([ValueNode(loop, FUNC)] + [v for _, v in dyn], _one(out_abs))
+    call = parser.emit([ValueNode(loop, FUNC)] + [v for _, v in dyn], _one(out_abs),
+                       side_effect=effects)
     outs = [call] if len(dyn) == 1 else \
         [parser.emit([TUPLE_GETITEM, call, i], a) for i, a in enumerate(out_abs)]
-    for (n, _), o in zip(dyn, outs):
+    for (n, _), o, p in zip(dyn, outs, params):
+        if _dynamic(o.abstract):
+            parser.same_probes(o, [p], "")
         frame.vars[n] = o
     return None
+
+
+def _dynamic(a):
+    return isinstance(a, AbstractTensor) and a.is_dynamic
+
+
+def has_effects(graph):
+    """Whether running `graph` may have a side effect: one of its nodes is marked (an
+    in-place write, a print, a random draw, or a call of a graph that has one: the calls
+    made here are marked as they are emitted, so the mark goes up through every level of
+    nesting). Such a call is never removed as dead and ends every span in which the passes
+    merge or move reads (cse, fusion), so the effect runs once, in program order."""
+    return any(n.side_effect for n in graph.order)
 
 
 def _at_path(err, path):

@@ -13,7 +13,6 @@ import operator
 import types
 
 from ...common.abstract import AbstractTensor
-from ...common import dtype as mstype
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ir.anf import AnfNode, ParameterNode
@@ -232,7 +231,8 @@ class ExprMixin:
         v = self.expr(e.operand, frame)
         op = type(e.op)
         if op is ast.Not:
-            c = self.condition(v)
+            c = self.condition(v) if not isinstance(e.operand, ast.BoolOp) else \
+                self.test(e.operand, frame)
             if isinstance(c, AnfNode):
                 from ...ops.function import math_func
                 return self.call_value(math_func.logical_not, (c,), {})
@@ -277,55 +277,6 @@ class ExprMixin:
             return (left in right) if t is ast.In else (left not in right)
         forward, reflected, fn = _CMP[t]
         return self._dunder(forward, reflected, fn, left, right, t.__name__)
-
-    def e_BoolOp(self, e, frame):
-        is_and = isinstance(e.op, ast.And)
-        value = self.expr(e.values[0], frame)
-        for nxt in e.values[1:]:
-            c = self.condition(value)
-            if isinstance(c, AnfNode):
-                from .control import switch
-                first = value
-                value = switch(self, c, (lambda f, n=nxt: self.expr(n, f)) if is_and
-                               else (lambda f, v=first: v),
-                               (lambda f, v=first: v) if is_and
-                               else (lambda f, n=nxt: self.expr(n, f)), frame, "boolop")
-                continue
-            if c != is_and:        # `and` stops at a false value, `or` at a true one
-                return value
-            value = self.expr(nxt, frame)
-        return value
-
-    def e_IfExp(self, e, frame):
-        c = self.condition(self.expr(e.test, frame))
-        if isinstance(c, AnfNode):
-            from .control import switch
-            return switch(self, c, lambda f: self.expr(e.body, f),
-                          lambda f: self.expr(e.orelse, f), frame, "ifexp")
-        return self.expr(e.body if c else e.orelse, frame)
-
-    def e_LoopTest(self, e, frame):
-        """The test of a `while` that breaks (parse_control.flag_loop made it)."""
-        from .control import loop_test
-        return loop_test(self, e, frame)
-
-    def condition(self, v):
-        """A Python bool for constants; for a tensor, a bool 0-d...n-d node of one element."""
-        if not isinstance(v, AnfNode):
-            try:
-                return bool(v)
-            except Exception as err:
-                raise self.error(err) from None
-        a = v.abstract
-        if not isinstance(a, AbstractTensor):
-            raise self.unsupported(f"a condition on a {a}")
-        if a.size != 1:
-            raise self.error(ValueError("The truth value of a Tensor with more than one "
-                                        "element is ambiguous; use .any() or .all()"))
-        if a.dtype is mstype.bool_:
-            return v
-        from ...ops.operations.array_ops import Cast
-        return self.emit_prim(Cast(), (v, mstype.bool_))
 
     # ---- comprehensions (over constant iterables: unrolled) ------------------------------------
     def e_ListComp(self, e, frame):

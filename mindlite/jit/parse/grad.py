@@ -5,6 +5,8 @@
     GradOperation(...)(f)     (ad/transform.py) emits its backward right after it; the
                               result has eager's structure (composite._structure)
     a @jit function           called from graph code: its Python function is parsed inline
+                              (a jit of a grad or vmap function: that transform)
+    vmap(f, ...)(x)           the batch rules replayed on graph values (parse/vmap.py)
     needs_grad(x)             in a bprop being parsed: answered from the backward's tracked set
     a Cell with a bprop       its construct parsed inline and remembered as a custom region:
                               the J transform calls the user's bprop for it (ad/custom.py)
@@ -34,7 +36,11 @@ def special_call(parser, fn, args, kwargs):
         spec = getattr(fn, "_ml_grad", None)
         if spec is not None:
             return call_grad(parser, spec, args, kwargs)
-        if fn in _grad_apis():
+        spec = getattr(fn, "_ml_vmap", None)
+        if spec is not None:
+            from .vmap import call_vmap
+            return call_vmap(parser, spec, args, kwargs)
+        if getattr(fn, "_ml_grad_api", False):           # grad, value_and_grad, vmap
             return make_grad_fn(parser, fn, args, kwargs)
         return NOT_MINE
     if t is types.MethodType:
@@ -45,7 +51,9 @@ def special_call(parser, fn, args, kwargs):
     if t.__name__ == "GradOperation" and t.__module__ == "mindlite.ops.composite":
         return make_grad_fn(parser, fn, args, kwargs)
     if t.__name__ == "JitFunction" and t.__module__ == "mindlite.jit.api":
-        return parser.call_function(fn.fn, args, kwargs)
+        if fn.bound is not None:
+            args = (fn.bound,) + tuple(args)
+        return parser.call_value(fn.fn, tuple(args), kwargs)   # (jit(grad(f)): the grad)
     construct = getattr(t, "construct", None)
     if construct is not None and construct in _methods():          # an optimizer (step.py)
         return parser.call_function(_methods()[construct], (fn,) + tuple(args), kwargs)
@@ -66,17 +74,15 @@ def _methods():
     return _METHODS
 
 
-def _grad_apis():
-    from ...ops import composite
-    return (composite.grad, composite.value_and_grad)
-
-
 def make_grad_fn(parser, api, args, kwargs):
     """`grad(f, ...)`, `value_and_grad(...)`, `GradOperation(...)(f, weights)` in graph code:
     made now (their arguments are constants; weights read as graph parameters are given back
     as the Parameters), so the gradient function's later call compiles (call_grad)."""
-    from .values import is_dyn
+    from .values import GraphClosure, is_dyn
     args, kwargs = _const(args), {k: _const(v) for k, v in kwargs.items()}
+    if getattr(api, "__name__", "") == "vmap" and args and isinstance(args[0], GraphClosure):
+        raise parser.unsupported("vmap of a function defined inside graph code (define it "
+                                 "at module level or outside the compiled function)")
     dyn = is_dyn(args) or is_dyn(kwargs)
     if dyn:          # eager's own check names the argument (e.g. weights that are Tensors)
         args, kwargs = _stand_in(args), {k: _stand_in(v) for k, v in kwargs.items()}

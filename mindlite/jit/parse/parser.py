@@ -11,8 +11,8 @@ methods, Cell.construct, user helpers, nested functions and lambdas) are parsed 
 inlined, so `x - 1` becomes the same `Sub` primitive call eager makes. Control flow on a
 tensor value builds nested graphs: `if` -> Switch over two branch graphs, `while` -> a
 loop graph that calls itself. Statements: jit/parse/stmt.py; graphs for tensor control
-flow: jit/parse/control.py (imported at its first use); expressions and calls:
-jit/parse/expr.py, jit/parse/call.py.
+flow: jit/parse/control.py (imported at its first use); expressions, conditions and calls:
+jit/parse/expr.py, cond.py, call.py; item assignment: setitem.py.
 """
 import ast
 import inspect
@@ -27,7 +27,9 @@ from ...common.tensor import Tensor
 from ...ir.anf import AnfNode, FuncGraph, Location, MAKE_TUPLE, TUPLE_GETITEM, ValueNode
 from ..errors import located, unsupported
 from .call import CallMixin
+from .cond import ConditionMixin
 from ..dynamic import DynamicMixin
+from ..dyn_check import GuardMixin
 from .expr import ExprMixin
 from .stmt import StmtMixin, Return, parse_source
 from .values import Frame, GraphClosure, GraphMethod, is_dyn, is_tensor  # noqa: F401
@@ -155,7 +157,7 @@ def _first_arg(node):
     return params[0].arg if params else None
 
 
-class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
+class Parser(StmtMixin, ExprMixin, ConditionMixin, CallMixin, DynamicMixin, GuardMixin):
     """Builds the specialized graph of one call (see the module docstring)."""
 
     def __init__(self, name, location):
@@ -167,6 +169,7 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
         self.branch_depth = 0        # > 0 inside a graph built for a tensor condition
         self.guards = {}             # (id(obj), attr) -> (obj, attr, value) read as constants
         self.locals = {}             # id -> list/dict/set created by the graph code itself
+        self.frames = []             # the active Frames (the inlined call chain)
         self.graph_count = 0
 
     # ---- locations and errors --------------------------------------------------------------
@@ -293,6 +296,7 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
         if self.loc is not None:
             self.stack.append(self.loc)
         saved = self.loc
+        self.frames.append(frame)
         try:
             if isinstance(node, ast.Lambda):
                 self.at(frame, node)
@@ -300,11 +304,19 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
             status = self.block(node.body, frame, [])
             return status.value if isinstance(status, Return) else None
         finally:
+            self.frames.pop()
             self.loc = saved
             if saved is not None:
                 self.stack.pop()
 
     # ---- the entry -------------------------------------------------------------------------
+    def parse_transform(self, fn, args, kwargs, file):
+        """Compile a function made by grad/value_and_grad/GradOperation/vmap (jit(grad(f))):
+        its graph is the transform's (grad.special_call), not its Python source."""
+        self.loc = Location(file, fn.__code__.co_firstlineno)
+        self.root.location = self.loc
+        return self.call_value(fn, tuple(args), kwargs)
+
     def parse_entry(self, fn, args, kwargs, arg_names):
         """Parse `fn` called with `args` (graph parameters for tensors, constants otherwise)."""
         node, file = function_ast(fn)
@@ -322,6 +334,7 @@ class Parser(StmtMixin, ExprMixin, CallMixin, DynamicMixin):
         self.loc = Location.of(file, node)
         span = self.loc
         self.root.location = Location(file, span.line, end_line=span.end_line)
+        self.frames.append(frame)
         if isinstance(node, ast.Lambda):
             self.root.return_loc = self.loc
             return self.expr(node.body, frame)

@@ -13,6 +13,8 @@ again (a tail call the executor runs without recursion).
 import ast
 import threading
 
+from ...common.abstract import AbstractTensor
+from ...common.tensor import Tensor
 from ...ir.anf import AnfNode
 
 BREAK, CONTINUE = "break", "continue"
@@ -46,6 +48,22 @@ class Unknown:
         self.what = what
 
 
+class _Rows:
+    """The rows of a tensor a `for` iterates over (StmtMixin.for_items)."""
+    __slots__ = ("parser", "value", "n")
+
+    def __init__(self, parser, value):
+        self.parser, self.value, self.n = parser, value, value.abstract.shape[0]
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, k):
+        if not 0 <= k < self.n:
+            raise IndexError(k)
+        return self.parser.getitem(self.value, k)
+
+
 class ResumeFor(ast.stmt):
     """The iterations of an unrolled `for` after item `start - 1` (then its `else:`), as a
     statement of the `rest` that an `if` on a tensor which returns parses into a branch."""
@@ -58,12 +76,16 @@ class ResumeFor(ast.stmt):
 
 
 def _assigned_names(stmts):
-    """Names a list of statements may bind (not looking into nested defs/lambdas' bodies)."""
+    """Names a list of statements may bind (not looking into nested defs/lambdas' bodies),
+    including the tensors item assignment rebinds."""
     out = []
     for s in stmts:
         for n in ast.walk(s):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in out:
                 out.append(n.id)
+            elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) \
+                    and isinstance(n.value, ast.Name) and n.value.id not in out:
+                out.append(n.value.id)          # y[i] = v rebinds y (jit/parse/setitem.py)
             elif isinstance(n, ast.FunctionDef) and n.name not in out:
                 out.append(n.name)
     return out
@@ -189,8 +211,14 @@ class StmtMixin:
                 raise self.error(e) from None
         elif isinstance(target, ast.Subscript):
             obj = self.expr(target.value, frame)
+            if isinstance(obj, Tensor) or (isinstance(obj, AnfNode)
+                                           and isinstance(obj.abstract, AbstractTensor)):
+                from .setitem import assign_item
+                index = self.expr(target.slice, frame)
+                self.at(frame, target)
+                return assign_item(self, target, obj, index, value, frame)
             if isinstance(obj, AnfNode) or not isinstance(obj, (list, dict)):
-                raise self.unsupported("item assignment to a Tensor (in-place setitem)")
+                raise self.unsupported(f"item assignment to a {type(obj).__name__}")
             if id(obj) not in self.locals:
                 raise self.unsupported(f"item assignment to a {type(obj).__name__} the graph "
                                        f"did not create (a side effect that would happen once)")
@@ -232,7 +260,7 @@ class StmtMixin:
 
     # ---- if ------------------------------------------------------------------------------------
     def s_If(self, s, frame, rest):
-        cond = self.condition(self.expr(s.test, frame))
+        cond = self.test(s.test, frame)
         if not isinstance(cond, AnfNode):
             return self.block(s.body if cond else s.orelse, frame, rest)
         from .control import switch
@@ -265,7 +293,7 @@ class StmtMixin:
             from .control import loop_with_flags
             return loop_with_flags(self, s, frame, rest)
         for _ in range(MAX_UNROLL):
-            cond = self.condition(self.expr(s.test, frame))
+            cond = self.test(s.test, frame)
             if isinstance(cond, AnfNode):
                 if s.orelse:
                     raise self.unsupported("'while ... else' on a tensor condition")
@@ -285,22 +313,38 @@ class StmtMixin:
         if _contains(s.body, (ast.Break, ast.Continue)):
             from .control import loop_with_flags
             return loop_with_flags(self, s, frame, rest)
-        return self.resume_for(s, self.iterate(self.expr(s.iter, frame)), 0, frame, rest)
+        return self.resume_for(s, self.for_items(self.expr(s.iter, frame)), 0, frame, rest)
+
+    def for_items(self, value):
+        """What a `for` iterates: a constant's items, or a tensor's rows read one by one as
+        each iteration starts (eager's Tensor iterator does: an in-place write by an
+        earlier iteration is seen by the later rows)."""
+        if isinstance(value, AnfNode) and isinstance(value.abstract, AbstractTensor) \
+                and value.abstract.shape and value.abstract.shape[0] >= 0:
+            return _Rows(self, value)
+        return self.iterate(value)
 
     def resume_for(self, s, items, start, frame, rest):
         """An unrolled `for` (no break/continue of its own) from item `start` on. Each
         iteration's body gets as its `rest` the remaining iterations (a ResumeFor
         statement) and what follows the loop, so an `if` on a tensor that returns inside
         the loop takes them into its other branch, as it does outside loops."""
-        for k in range(start, len(items)):
-            self.at(frame, s)
-            self.assign(s.target, items[k], frame)
-            after = None if rest is None else [ResumeFor(s, items, k + 1)] + rest
-            status = self.block(s.body, frame, after)
-            if status == BREAK:
-                return None
-            if isinstance(status, Return):
-                return status
+        iterating = self.__dict__.setdefault("iterating", [])
+        if isinstance(items, _Rows):
+            iterating.append(items.value)     # (item assignment to it is refused meanwhile)
+        try:
+            for k in range(start, len(items)):
+                self.at(frame, s)
+                self.assign(s.target, items[k], frame)
+                after = None if rest is None else [ResumeFor(s, items, k + 1)] + rest
+                status = self.block(s.body, frame, after)
+                if status == BREAK:
+                    return None
+                if isinstance(status, Return):
+                    return status
+        finally:
+            if isinstance(items, _Rows):
+                iterating.pop()
         return self.block(s.orelse, frame, rest)
 
     def s_ResumeFor(self, s, frame, rest):

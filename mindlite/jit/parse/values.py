@@ -26,7 +26,13 @@ class Frame:
                   self.in_loop if in_loop is None else in_loop)
         f.vars = dict(self.vars)
         f.first_arg = self.first_arg
+        f.origin = self.origin
         return f
+
+    # the activation a fork was made from (branches fork their frame): item assignment's
+    # alias check (setitem.py) tells another activation from the same one
+    origin = property(lambda self: self.__dict__.get("_origin", self),
+                      lambda self, v: self.__dict__.__setitem__("_origin", v))
 
 
 class GraphClosure:
@@ -62,3 +68,9 @@ def is_dyn(v):
 def is_tensor(v):
     return isinstance(v, Tensor) or (isinstance(v, AnfNode)
                                      and isinstance(v.abstract, AbstractTensor))
+
+
+def is_transform(fn):
+    """A function made by grad / value_and_grad / GradOperation / vmap: its graph comes from
+    the transform (grad.special_call), not from its Python source."""
+    return getattr(fn, "_ml_grad", None) is not None or getattr(fn, "_ml_vmap", None) is not None

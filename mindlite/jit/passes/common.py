@@ -5,13 +5,16 @@ on a graph's `order` that keep the manager's users index right.
 A pass replaces a node only through `Editor.replace(old, new)`, which refuses a change
 that would make a graph's output (or an item of an output tuple) an input tensor or a
 constant: eager returns a new tensor from `x * 1`, so the compiled graph must too (the
-caller may write it in place).
+caller may write it in place). In a graph that writes memory (an Assign, an optimizer
+update, a setitem on a Parameter, anywhere in its graphs) it also refuses to make any use
+read a graph parameter directly: `a = p * 1` computed before `assign(p, v)` holds p's old
+value, but `p` read where `a` is used may come after the write.
 """
 import numpy as np
 
 from ...common.abstract import AbstractTensor
 from ...common.tensor import Tensor
-from ...ir.anf import MAKE_TUPLE, PRINT, CNode, FuncGraph, IRPrim, ValueNode
+from ...ir.anf import MAKE_TUPLE, PRINT, CNode, FuncGraph, IRPrim, ParameterNode, ValueNode
 from ...ir.primitive import Primitive
 
 MAX_ROUNDS = 16          # a pass that runs to a fixpoint stops after this many sweeps
@@ -45,6 +48,14 @@ def is_pure(node):
         from ...ir.rules import has_side_effect
         return not has_side_effect(value) and not is_random(value)
     return False
+
+
+def writes_memory(node):
+    """A node that may write memory in place (a print only writes to the console)."""
+    if not node.side_effect:
+        return False
+    callee = node.inputs[0]
+    return not (isinstance(callee, ValueNode) and callee.value is PRINT)
 
 
 def same_abstract(a, b):
@@ -97,6 +108,7 @@ class Editor:
         self.outputs = set()
         for g in self.graphs:
             self._protect(g.output)
+        self.writes = any(writes_memory(n) for g in self.graphs for n in g.order)
 
     def _protect(self, node):
         self.outputs.add(node.id)
@@ -106,6 +118,8 @@ class Editor:
                 self.outputs.add(item.id)
 
     def can_replace(self, old, new):
+        if self.writes and isinstance(new, ParameterNode):
+            return False
         if old.id not in self.outputs:
             return True
         return isinstance(new, CNode) and new.id not in self.outputs

@@ -8,7 +8,8 @@ keys compiled graphs by device_target, so each device gets its own pipeline.
 """
 import contextlib
 
-CPU_FUSIONS = ("conv_biasadd_fusion", "matmul_biasadd_fusion", "elementwise_fusion")
+CPU_FUSIONS = ("conv_biasadd_fusion", "conv_act_fusion", "matmul_biasadd_fusion",
+               "elementwise_fusion")
 
 
 def skipped_passes(ctx):

@@ -8,6 +8,7 @@
     dead_node_elimination     unused nodes and unreferenced nested graphs
     <before_fusion>           user passes scheduled at "before_fusion" (POSITION_BEGIN)
     conv_biasadd_fusion       Conv2D -> BiasAdd (-> ReLU), Conv2D -> ReLU -> FusedConv2DBiasAdd
+    conv_act_fusion           large Conv2D -> BiasAdd / Add(residual) / ReLU(6) -> FusedConvAct
     matmul_biasadd_fusion     MatMul -> BiasAdd (-> ReLU) -> FusedMatMulBiasAdd
     elementwise_fusion        elementwise DAGs -> FusedElemwise (one pass per output)
     <after_fusion>            user passes scheduled at "after_fusion" (POSITION_END)
@@ -24,8 +25,8 @@ import contextlib
 import contextvars
 
 from ...ir.manager import FuncGraphManager, LintError, lint
-from . import (algebraic, constant_folding, cse, dce, fuse_conv, fuse_elementwise, fuse_matmul,
-               inline)
+from . import (algebraic, constant_folding, cse, dce, fuse_conv, fuse_conv_act, fuse_elementwise,
+               fuse_matmul, inline)
 from .registry import AFTER_FUSION, BEFORE_FUSION, SCHEDULED, resolve
 
 PIPELINE = [
@@ -35,8 +36,9 @@ PIPELINE = [
     ("cse", cse.run),
     ("dead_node_elimination", dce.run),
     BEFORE_FUSION,
-    ("conv_biasadd_fusion", fuse_conv.run),          # these two first: they take the ReLU
-    ("matmul_biasadd_fusion", fuse_matmul.run),      # of Conv2d / Dense
+    ("conv_biasadd_fusion", fuse_conv.run),          # these first: they take the ReLU
+    ("conv_act_fusion", fuse_conv_act.run),          # of Conv2d / Dense
+    ("matmul_biasadd_fusion", fuse_matmul.run),
     ("elementwise_fusion", fuse_elementwise.run),
     AFTER_FUSION,
     ("dead_node_elimination_final", dce.run),

@@ -47,7 +47,8 @@ UNARY = ("Abs", "Neg", "Square", "Sign", "Exp", "Log", "Sqrt", "Rsqrt", "Sin", "
          "Log2", "Log10", "Exp2", "Erfc", "Erfinv", "Trunc", "Lgamma", "Digamma", "BesselJ0",
          "BesselJ1", "BesselY0", "BesselY1", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e",
          "BesselK0", "BesselK0e", "BesselK1", "BesselK1e")
-BINARY = ("Add", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum", "Atan2", "Hypot", "Zeta")
+BINARY = ("Add", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum", "Atan2", "Hypot", "Zeta",
+          "Igamma", "Igammac")
 REDUCE = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin")
 SOFTMAX = ("Softmax", "LogSoftmax")
 SOFTMAX_GRAD = ("SoftmaxGrad", "LogSoftmaxGrad")

@@ -1,5 +1,5 @@
 """numpy kernels for ops/operations/search_ops.py: SearchSorted (np.searchsorted per row),
-Histogram (np.histogram with histc's edge rules), Bincount and UniqueConsecutive (dynamic
+Histogram (MindSpore's float32 bin arithmetic), Bincount and UniqueConsecutive (dynamic
 output shapes: alloc="kernel", the kernel returns its outputs)."""
 import numpy as np
 
@@ -21,15 +21,20 @@ def search_sorted_numpy(seq, values, out, right):
 
 @register_kernel("Histogram", provider="numpy")
 def histogram_numpy(x, out, bins, lo, hi):
-    data = x.reshape(-1).astype(np.float64)
+    # MindSpore's kernel: the bin of e is int((e - lo) / (hi - lo) * bins) evaluated in float32
+    # (float64 for float64 input), the top edge in the last bin; NaN and outside values skipped.
+    it = np.float64 if x.dtype == np.float64 else np.float32
+    data = x.reshape(-1)
     if lo == hi == 0.0 and data.size:
         finite = data[np.isfinite(data)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
     if lo == hi:
         lo, hi = lo - 1.0, hi + 1.0
-    data = data[(data >= lo) & (data <= hi)]
-    counts, _ = np.histogram(data, bins=bins, range=(lo, hi))
-    out[...] = counts
+    e, left, right = data.astype(it), it(lo), it(hi)
+    with np.errstate(invalid="ignore"):
+        e = e[(e >= left) & (e <= right)]
+    pos = np.minimum(((e - left) / (right - left) * it(bins)).astype(np.int64), bins - 1)
+    out[...] = np.bincount(pos, minlength=bins)[:bins]
 
 
 @register_kernel("Bincount", provider="numpy", alloc="kernel")

@@ -15,7 +15,7 @@ UNARY = ("Tan", "Atan", "Asin", "ACos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh
          "Expm1", "Log2", "Log10", "Exp2", "Erfc", "Erfinv", "Trunc", "Lgamma", "Digamma",
          "BesselJ0", "BesselJ1", "BesselY0", "BesselY1", "BesselI0", "BesselI0e", "BesselI1",
          "BesselI1e", "BesselK0", "BesselK0e", "BesselK1", "BesselK1e")
-BINARY = ("Atan2", "Hypot", "Zeta")
+BINARY = ("Atan2", "Hypot", "Zeta", "Igamma", "Igammac")
 
 for _op in UNARY:
     register_kernel(_op, provider="cpp", dtypes=FLOATS)(_C.UNARY_KERNELS[_op])

@@ -131,7 +131,7 @@ PixelShuffle = _pool("PixelShuffle", F.pixel_shuffle, (("upscale_factor", None),
                      "(*, C r^2, H, W) -> (*, C, H r, W r).")
 Unfold = _pool("Unfold", F.unfold, (("kernel_size", None), ("dilation", 1), ("padding", 0),
                                     ("stride", 1)), "im2col.")
-Fold = _pool("Fold", lambda x, o, k, d, p, s: F.fold(x, o, k, d, p, s),
+Fold = _pool("Fold", F.fold,
              (("output_size", None), ("kernel_size", None), ("dilation", 1), ("padding", 0),
               ("stride", 1)), "col2im.")
 Upsample = _pool("Upsample", F.interpolate,

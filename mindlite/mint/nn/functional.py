@@ -61,12 +61,20 @@ def gelu(input, *, approximate="none"):
     return F.gelu(input, approximate)
 
 
+def _elu(input, alpha):
+    """x, or alpha (e^x - 1) below 0 (MindSpore's Elu primitive takes alpha 1 only: other
+    alphas compose)."""
+    if alpha == 1.0:
+        return F.elu(input, 1.0)
+    return F.where(F.greater(input, 0), input, F.mul(F.expm1(F.minimum(input, 0.0)), alpha))
+
+
 def elu(input, alpha=1.0, inplace=False):
-    return _inplace(input, F.elu(input, alpha), inplace)
+    return _inplace(input, _elu(input, alpha), inplace)
 
 
 def elu_(input, alpha=1.0):
-    return input.copy_(F.elu(input, alpha))
+    return input.copy_(_elu(input, alpha))
 
 
 def leaky_relu(input, negative_slope=0.01):
@@ -177,7 +185,10 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def adaptive_avg_pool1d(input, output_size):
-    return F.adaptive_avg_pool1d(input, output_size)
+    """Adaptive windows (any output size), as adaptive_avg_pool3d's separable averaging."""
+    from ...ops.function.pool_resize_func import _adaptive_avg_1d
+    return _adaptive_avg_1d(input, int(output_size if isinstance(output_size, int)
+                                       else output_size[0]))
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -189,7 +200,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    return F.adaptive_max_pool1d(input, output_size, return_indices)
+    return F.adaptive_max_pool1d_ext(input, output_size, return_indices)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -302,6 +313,13 @@ def pad(input, pad, mode="constant", value=None):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None):
+    """Resampling to `size`, or by `scale_factor` (the output size floor(in * scale))."""
+    if scale_factor is not None and size is None and mode not in ("nearest", "area"):
+        k = input.ndim - 2
+        sf = (scale_factor,) * k if isinstance(scale_factor, (int, float)) else \
+            tuple(scale_factor)
+        size = tuple(int(d * s) for d, s in zip(input.shape[2:], sf))
+        scale_factor = None
     return F.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
 
 
@@ -318,7 +336,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    return F.fold(input, output_size, kernel_size, dilation, padding, stride)
+    return F.fold_ext(input, output_size, kernel_size, dilation, padding, stride)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):

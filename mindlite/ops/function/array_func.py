@@ -46,8 +46,8 @@ def reshape(input, shape):
     return _reshape(input, _tuple(shape))
 
 
-def transpose(input, input_perm):
-    return _transpose(input, _tuple(input_perm))
+def transpose(input, dims):
+    return _transpose(input, _tuple(dims))
 
 
 def permute(input, axis):
@@ -129,6 +129,10 @@ cat = concat
 
 
 def stack(tensors, axis=0):
+    """tensors stacked along a new axis; one Tensor is stacked alone ((1, ...) for axis 0,
+    as MindSpore 2.10)."""
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
     return cached_prim(J.Stack, axis)(tensors)
 
 
@@ -183,8 +187,8 @@ def cast(input, dtype):
     return _cast(input, dtype)
 
 
-def shape(input):
-    return _shape(input)
+def shape(input_x):
+    return _shape(input_x)
 
 
 def _size(size):
@@ -195,8 +199,8 @@ def zeros(size, dtype=None):
     return _zeros(_size(size), mstype.float32 if dtype is None else dtype)
 
 
-def ones(size, dtype=None):
-    return _ones(_size(size), mstype.float32 if dtype is None else dtype)
+def ones(shape, dtype=None):
+    return _ones(_size(shape), mstype.float32 if dtype is None else dtype)
 
 
 def zeros_like(input, *, dtype=None):
@@ -233,6 +237,9 @@ def eye(n, m=None, dtype=None):
 def arange(start=0, end=None, step=1, *, dtype=None):
     if end is None:
         start, end = 0, start
+    if start == end and not isinstance(start, Tensor):      # an empty range (MindSpore: int64)
+        return _zeros((0,), mstype.int64 if dtype is None and all(
+            isinstance(v, int) for v in (start, end, step)) else dtype or mstype.float32)
     return cached_prim(P.Range, 1000000, dtype)(start, end, step)
 
 

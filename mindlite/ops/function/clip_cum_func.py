@@ -65,6 +65,10 @@ def isnan(input):
 
 
 def isinf(input):
+    """Whether each element is +-inf; float tensors only (MindSpore's CPU IsInf refuses ints)."""
+    dtype = getattr(input, "dtype", None)
+    if dtype is not None and dtype.kind not in "fcV":
+        raise TypeError(f"For 'IsInf', the type of 'x' should be a float type, but got {dtype}")
     return _isinf(input)
 
 

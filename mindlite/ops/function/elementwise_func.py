@@ -66,8 +66,8 @@ def floor_divide(input, other):
     return _floor_div(input, other)
 
 
-def floordiv(x, y):
-    return _floor_div(x, y)
+def floordiv(input, other):
+    return _floor_div(input, other)
 
 
 def floormod(x, y):
@@ -116,10 +116,12 @@ def ldexp(x, other):
     return _mul(x, scale)
 
 
-def frac(input):
-    """The fractional part input - trunc(input), with input's sign; 0 for ints."""
-    _tensor("frac", "input", input)
-    return _sub(input, _trunc(input))
+def frac(x):
+    """The fractional part x - trunc(x), with x's sign; 0 for ints."""
+    _tensor("frac", "x", x)
+    if x.dtype is mstype.bool_:
+        return _cast(_not_equal(x, x), mstype.int64)   # int64 zeros (MindSpore)
+    return _sub(x, _trunc(x))
 
 
 def sgn(input):
@@ -135,13 +137,13 @@ def sgn(input):
 
 def positive(input):
     _tensor("positive", "input", input)
-    if input.dtype is mstype.bool_:
-        raise TypeError("For 'positive', the input cannot be a bool Tensor")
     return input
 
 
 def signbit(input):
     _tensor("signbit", "input", input)
+    if input.dtype is mstype.bool_:
+        return _not_equal(input, input)                 # a bool has no sign: all False
     return _signbit(input)
 
 
@@ -157,13 +159,20 @@ def copysign(x, other):
     return _select(neg, _neg(mag), mag)
 
 
+def _float_input(op, input):
+    _tensor(op, "input", input)
+    if input.dtype.kind not in "fc":
+        raise TypeError(f"For '{op}', 'input' must be a float Tensor (MindSpore's IsInf CPU "
+                        f"kernel), but got {input.dtype}")
+
+
 def isneginf(input):
-    _tensor("isneginf", "input", input)
+    _float_input("isneginf", input)
     return _logical_and(_isinf(input), _less(input, 0))
 
 
 def isposinf(input):
-    _tensor("isposinf", "input", input)
+    _float_input("isposinf", input)
     return _logical_and(_isinf(input), _greater(input, 0))
 
 
@@ -181,16 +190,19 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None):
     """NaN -> nan, +inf -> posinf (default: the dtype's largest value), -inf -> neginf
     (its lowest). Float tensors only, as MindSpore's NanToNum."""
     _tensor("nan_to_num", "input", input)
-    if input.dtype not in mstype.FLOAT_TYPES:
-        raise TypeError(f"For 'nan_to_num', the type of 'input' should be one of [Float16, "
-                        f"Float32, Float64], but got {input.dtype}")
+    if input.dtype not in (mstype.float16, mstype.float32):
+        raise TypeError(f"For NanToNum, the type of 'input' should be one of [Float16, "
+                        f"Float32] (MindSpore's CPU kernel), but got {input.dtype}")
     info = np.finfo(input.dtype.np)
     nan = 0.0 if nan is None else float(nan)
     posinf = float(info.max) if posinf is None else float(posinf)
     neginf = float(info.min) if neginf is None else float(neginf)
-    out = _select(_isnan(input), nan, input)
+
+    def const(v):
+        return Tensor(np.array(v, input.dtype.np))
+    out = _select(_isnan(input), const(nan), input)
     inf = _isinf(input)
-    return _select(inf, _select(_greater(input, 0), posinf, neginf), out)
+    return _select(inf, _select(_greater(input, 0), const(posinf), const(neginf)), out)
 
 
 def fmax(input, other):

@@ -7,5 +7,5 @@ __all__ = ["stop_gradient", "grad", "value_and_grad", "GradOperation"]
 _stop_gradient = other_ops.StopGradient()
 
 
-def stop_gradient(input):
-    return _stop_gradient(input)
+def stop_gradient(value):
+    return _stop_gradient(value)

@@ -45,11 +45,12 @@ def cholesky_solve(input, input2, upper=False):
 
 
 def cholesky_inverse(input_x, upper=False):
-    """A^-1 from A's Cholesky factor."""
+    """(L L^T)^-1 of the factor L = input_x (upper: (U^T U)^-1); as MindSpore's CholeskyInverse,
+    the whole matrix is the factor (its other triangle is not assumed zero)."""
     _tensor("cholesky_inverse", "input_x", input_x)
-    n = input_x.shape[-1]
-    eye = _F().broadcast_to(_F().eye(n, n, input_x.dtype), input_x.shape)
-    return cholesky_solve(eye, input_x, upper)
+    F = _F()
+    a = F.matmul(_mT(input_x), input_x) if upper else F.matmul(input_x, _mT(input_x))
+    return F.inverse(a)
 
 
 def qr(input, mode="reduced"):
@@ -104,11 +105,13 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
 
 
 def lstsq(input, A):
-    """The least-squares solution X of A X = input (through the pseudo-inverse of A)."""
+    """The least-squares (rows >= cols) or minimum-norm solution y of input y = A, for input
+    (m, n) and A (m, k): pinv(input) @ A."""
     _tensor("lstsq", "input", input)
     _tensor("lstsq", "A", A)
-    return _F().matmul(pinv(A), input)
+    return _F().matmul(pinv(input), A)
 
 
-def inv(input):
-    return _F().inverse(input)
+def inv(x):
+    """1 / x elementwise (MindSpore's ops.inv; the matrix inverse is ops.inverse)."""
+    return _F().reciprocal(x)

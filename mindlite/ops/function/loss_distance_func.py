@@ -122,6 +122,11 @@ def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     else:
         _float("binary_cross_entropy", "weight", weight)
     logits, labels, weight = _promote(logits, labels, weight)
+    probs = logits.asnumpy()
+    if probs.size and (np.nanmin(probs) < 0 or np.nanmax(probs) > 1):
+        bad = probs[(probs < 0) | (probs > 1)].reshape(-1)[0]
+        raise ValueError(f"For 'BinaryCrossEntropy', the value of 'input_x' must be between 0 "
+                         f"and 1, but got value: {bad}")
     return _prim(LX.BinaryCrossEntropy, reduction)(logits, labels, weight)
 
 

@@ -48,13 +48,14 @@ def soft_margin_loss(input, target, reduction="mean"):
 
 
 def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
-    """inputs where targets is 1, max(0, margin - inputs) where it is -1."""
+    """inputs where targets > 0, max(0, margin - inputs) where targets < 0, 0 where 0 (the
+    signs of targets, as MindSpore's: the documented targets are 1 and -1)."""
     _check("hinge_embedding_loss", reduction, ("inputs", inputs), ("targets", targets))
     if isinstance(margin, bool) or not isinstance(margin, (int, float)):
         raise TypeError(f"For 'hinge_embedding_loss', 'margin' must be a float, but got "
                         f"{type(margin).__name__}")
-    pos = F.mul(inputs, F.cast(F.equal(targets, 1), inputs.dtype))
-    neg = F.mul(F.relu(F.sub(float(margin), inputs)), F.cast(F.equal(targets, -1), inputs.dtype))
+    pos = F.mul(inputs, F.cast(F.greater(targets, 0), inputs.dtype))
+    neg = F.mul(F.relu(F.sub(float(margin), inputs)), F.cast(F.less(targets, 0), inputs.dtype))
     return _reduce(F.add(pos, neg), reduction)
 
 

@@ -6,6 +6,7 @@ come through here. A few are compositions of primitives: clamp (Maximum, Minimum
 matmul with 1-D or batched operands (Reshape + MatMul / BatchMatMul), div with a
 rounding_mode.
 """
+from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as P
@@ -32,6 +33,7 @@ _select, _addn = P.Select(), P.AddN()
 _matmul = P.MatMul()
 _batch_matmul = P.BatchMatMul()
 _reshape = A.Reshape()
+_cast = A.Cast()
 
 
 # ---- arithmetic ---------------------------------------------------------------------------
@@ -85,6 +87,8 @@ def neg(input):
 
 
 def abs(input):
+    if isinstance(input, Tensor) and input.dtype is mstype.bool_:
+        return _cast(input, mstype.bool_)             # |bool| is itself (a copy)
     return _abs(input)
 
 
@@ -96,8 +100,15 @@ def log(input):
     return _log(input)
 
 
+def _float_of(x):
+    """int / bool tensors as float32 (MindSpore's Sqrt / Reciprocal take them so)."""
+    if isinstance(x, Tensor) and x.dtype.kind in "iub":
+        return _cast(x, mstype.float32)
+    return x
+
+
 def sqrt(x):
-    return _sqrt(x)
+    return _sqrt(_float_of(x))
 
 
 def rsqrt(input):
@@ -140,7 +151,7 @@ def round(input, *, decimals=0):
 
 
 def reciprocal(input):
-    return _reciprocal(input)
+    return _reciprocal(_float_of(input))
 
 
 def erf(input):
@@ -202,20 +213,27 @@ def greater_equal(input, other):
 ne, lt, le, gt, ge = not_equal, less, less_equal, greater, greater_equal
 
 
+def _as_bool(x):
+    """Non-bool tensors are tested != 0 first (MindSpore 2.10's logical functions)."""
+    if isinstance(x, Tensor) and x.dtype is not mstype.bool_:
+        return _cast(x, mstype.bool_)
+    return x
+
+
 def logical_and(input, other):
-    return _logical_and(input, other)
+    return _logical_and(_as_bool(input), _as_bool(other))
 
 
 def logical_or(input, other):
-    return _logical_or(input, other)
+    return _logical_or(_as_bool(input), _as_bool(other))
 
 
 def logical_not(input):
-    return _logical_not(input)
+    return _logical_not(_as_bool(input))
 
 
-def select(cond, x, y):
-    return _select(cond, x, y)
+def select(condition, input, other):
+    return _select(condition, input, other)
 
 
 def where(condition, input, other):

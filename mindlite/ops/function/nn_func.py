@@ -32,8 +32,14 @@ def _prim(cache, cls, attr):
         prim = remember(cache, key, cls(attr))
     return prim
 
+_BOOL = mstype.bool_
 
-def relu(input):
+
+def relu(input, inplace=False):
+    """max(input, 0); a bool input is returned as a copy (MindSpore); `inplace` (MindSpore's
+    second parameter) is accepted and ignored, as there."""
+    if getattr(input, "dtype", None) is _BOOL:
+        return input.copy()
     return _relu(input)
 
 
@@ -79,7 +85,10 @@ def softplus(input, beta=1, threshold=20):
     return _select(_greater(scaled, threshold), input, out)
 
 
-def softmax(input, axis=-1):
+def softmax(input, axis=-1, *, dtype=None):
+    if dtype is not None:
+        from .array_func import cast
+        input = cast(input, dtype)
     return _prim(_softmax, P.Softmax, axis)(input)
 
 

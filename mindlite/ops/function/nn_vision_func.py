@@ -16,7 +16,7 @@ import numpy as np
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 
-__all__ = ['pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'unfold', 'fold',
+__all__ = ['pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle', 'unfold', 'fold', 'fold_ext',
            'embedding', 'group_norm', 'rms_norm', 'normalize', 'grid_sample', 'affine_grid']
 
 
@@ -122,7 +122,17 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """col2im: (N, C kh kw, L) -> (N, C, H, W), overlapping patch elements summed."""
+    """col2im: (N, C kh kw, L) -> (N, C, H, W), overlapping patch elements summed;
+    output_size a 1-D int Tensor of 2 (as MindSpore's Col2Im)."""
+    if not isinstance(output_size, Tensor):
+        raise TypeError(f"For Primitive[Col2Im], the type of input argument[output_size] must "
+                        f"be Tensor but got {type(output_size).__name__}")
+    size = tuple(int(v) for v in output_size.asnumpy().reshape(-1))
+    return fold_ext(input, size, kernel_size, dilation, padding, stride)
+
+
+def fold_ext(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """fold with output_size an int or a pair of ints (mint.nn.functional.fold)."""
     F = _F()
     _tensor("fold", "input", input)
     k, d, p, s = _unfold_args("fold", kernel_size, dilation, padding, stride)

@@ -19,7 +19,7 @@ from ._typed_prims import typed_prim as _prim
 
 __all__ = ['median', 'nanmedian', 'quantile', 'nanquantile', 'kthvalue', 'msort',
            'searchsorted', 'bucketize', 'unique_consecutive', 'histc', 'bincount', 'argwhere',
-           'nansum', 'nanmean', 'aminmax', 'logcumsumexp', 'cov', 'renorm', 'take']
+           'nansum', 'nanmean', 'aminmax', 'logcumsumexp', 'cov', 'renorm', 'take', 'unique_ext']
 
 
 def _F():
@@ -183,14 +183,14 @@ def bucketize(input, boundaries, *, right=False):
                         input.astype(mstype.float32), out_int32=True, right=right)
 
 
-def unique_consecutive(input, return_idx=False, return_counts=False, axis=None):
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """input with runs of equal consecutive values (or slices along axis) kept once; with
     return_idx / return_counts also the inverse indices / run lengths."""
     _tensor("unique_consecutive", "input", input)
-    out, inv, counts = _prim(SR.UniqueConsecutive, axis)(input)
-    if return_idx and return_counts:
+    out, inv, counts = _prim(SR.UniqueConsecutive, dim)(input)
+    if return_inverse and return_counts:
         return out, inv, counts
-    if return_idx:
+    if return_inverse:
         return out, inv
     if return_counts:
         return out, counts
@@ -205,11 +205,33 @@ def histc(input, bins=100, min=0.0, max=0.0):
 
 
 def bincount(input, weights=None, minlength=0):
-    """How often each value of the 1-D non-negative int input occurs (or summed weights)."""
+    """As MindSpore 2.10's ops.bincount: y[v] (float32) counts the elements of the 1-D input
+    equal to v (or sums their weights) for v < max(max(input) + 1, minlength); negative and
+    non-integral values (float input) count nowhere."""
+    F = _F()
     _tensor("bincount", "input", input)
-    if weights is None:
-        return _prim(SR.Bincount, minlength, False)(input, input)
-    return _prim(SR.Bincount, minlength, True)(input, weights)
+    if weights is not None and not isinstance(weights, Tensor):
+        raise TypeError(f"For 'bincount', 'weights' must be a Tensor, but got "
+                        f"{type(weights).__name__}")
+    if not isinstance(minlength, numbers.Integral) or isinstance(minlength, bool):
+        raise TypeError(f"For 'bincount', 'minlength' must be an int, but got {minlength!r}")
+    if input.ndim != 1:
+        raise ValueError(f"For 'bincount', 'input' must be 1-D, but got shape "
+                         f"{list(input.shape)}")
+    if input.shape[0] == 0:
+        return F.zeros((0,), mstype.float32)
+    if minlength < 0:
+        raise ValueError(f"For 'bincount', 'minlength' must be >= 0, but got {minlength}")
+    length = builtins.max(int(float(F.cast(F.reduce_max(input), mstype.float32)) + 1), minlength)
+    if length <= 0:
+        return F.zeros((0,), mstype.float32)
+    valid = F.greater_equal(input, 0)
+    if input.dtype.kind not in "iu":
+        valid = F.logical_and(valid, F.equal(input, F.floor(input)))
+    w = F.ones(input.shape, mstype.float32) if weights is None else weights
+    w = F.mul(w, F.cast(valid, w.dtype))
+    idx = F.cast(F.select(valid, input, F.zeros_like(input)), mstype.int64)
+    return F.cast(_prim(SR.Bincount, length, True)(idx, w), mstype.float32)
 
 
 def argwhere(input):
@@ -318,3 +340,36 @@ def take(input, index):
         if lo < 0:
             idx = F.where(F.less(idx, 0), F.add(idx, n), idx)
     return F.gather(flat, idx, 0)
+
+
+def unique_ext(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements (dim None: of the flattened input, sorted unless sorted=False:
+    then in order of first appearance) or distinct slices along dim (always sorted), with
+    the inverse indices and counts (int64) on request (Tensor.unique)."""
+    F = _F()
+    _tensor("unique", "input", input)
+    if dim is None:
+        y, inv = F.unique(F.reshape(input, (-1,)))
+        inv = F.cast(inv, mstype.int64)
+        if sorted:
+            order = F.argsort(y)
+            y = F.gather(y, order, 0)
+            inv = F.gather(F.cast(F.argsort(order), mstype.int64), inv, 0)
+        inv = F.reshape(inv, input.shape)
+        counts = None
+        if return_counts:
+            counts = F.cast(bincount(F.reshape(inv, (-1,)), minlength=y.shape[0]), mstype.int64)
+    else:
+        axis = _axis("unique", dim, input.ndim)
+        _, first, inv_np, counts_np = np.unique(input.asnumpy(), return_index=True,
+                                                return_inverse=True, return_counts=True,
+                                                axis=axis)
+        y = F.gather(input, Tensor(first.astype(np.int64)), axis)
+        inv = Tensor(inv_np.reshape(-1).astype(np.int64))
+        counts = Tensor(counts_np.astype(np.int64))
+    out = (y,)
+    if return_inverse:
+        out += (inv,)
+    if return_counts:
+        out += (counts,)
+    return out[0] if len(out) == 1 else out

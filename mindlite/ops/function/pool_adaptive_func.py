@@ -14,8 +14,8 @@ import numpy as np
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 
-__all__ = ['adaptive_avg_pool3d', 'adaptive_max_pool1d', 'max_unpool1d', 'max_unpool2d',
-           'max_unpool3d', 'lp_pool1d', 'lp_pool2d']
+__all__ = ['adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_ext',
+           'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'lp_pool1d', 'lp_pool2d']
 
 
 def _F():
@@ -73,6 +73,16 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """ops.adaptive_max_pool1d: as adaptive_max_pool1d_ext, with MindSpore 2.10's demand that
+    output_size divide the length."""
+    if isinstance(input, Tensor) and isinstance(output_size, int) and input.ndim and \
+            input.shape[-1] % output_size:
+        raise ValueError(f"For adaptive_max_pool1d input's last dimension must be divisible by "
+                         f"output size {output_size}, but got {input.shape[-1]}.")
+    return adaptive_max_pool1d_ext(input, output_size, return_indices)
+
+
+def adaptive_max_pool1d_ext(input, output_size, return_indices=False):
     """(N, C, L) or (C, L) -> the maximum of each adaptive window (and its int64 index)."""
     F = _F()
     _tensor("adaptive_max_pool1d", "input", input)

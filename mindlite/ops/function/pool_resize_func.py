@@ -221,6 +221,9 @@ def adaptive_avg_pool1d(input, output_size):
         raise ValueError(f"For 'adaptive_avg_pool1d', the 'output_size' must be int and must "
                          f">= 1, but got '{output_size}' with type "
                          f"'{type(output_size).__name__}'.")
+    if input.shape[-1] % output_size:
+        raise ValueError(f"For adaptive_avg_pool1d input's last dimension must be divisible by "
+                         f"output size {output_size}, but got {input.shape[-1]}.")
     return _adaptive_avg_1d(input, int(output_size))
 
 

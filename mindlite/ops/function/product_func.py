@@ -8,9 +8,9 @@ import numbers
 
 from ...common.tensor import Tensor
 
-__all__ = ['inner', 'dot', 'vdot', 'mv', 'addmv', 'addr', 'addbmm', 'tensor_dot',
+__all__ = ['inner', 'dot', 'dot_1d', 'vdot', 'ger', 'mv', 'addmv', 'addr', 'addbmm', 'tensor_dot',
            'hardshrink', 'softshrink', 'soft_shrink', 'tanhshrink', 'threshold', 'softmin',
-           'approximate_equal']
+           'approximate_equal', 'swiglu', 'mse_loss_ext', 'accumulate_n']
 
 
 def _F():
@@ -52,7 +52,17 @@ def inner(input, other):
 
 
 def dot(input, other):
-    """The dot product of two 1-D tensors (a 0-D result)."""
+    """MindSpore's ops.dot: the sum over input's last dim and other's second-to-last (both
+    at least 2-D): shape input.shape[:-1] + other.shape[:-2] + other.shape[-1:]."""
+    for arg, x in (("input", input), ("other", other)):
+        if _tensor("dot", arg, x).ndim < 2:
+            raise ValueError(f"For 'dot', the inputs x1, x2 should have 'dimension >= 2', but "
+                             f"got '{arg}' of shape {list(x.shape)}")
+    return tensor_dot(input, other, ((input.ndim - 1,), (other.ndim - 2,)))
+
+
+def dot_1d(input, other):
+    """The dot product of two 1-D tensors (a 0-D result): mint.dot, Tensor.dot."""
     F = _F()
     for arg, x in (("input", input), ("other", other)):
         if _tensor("dot", arg, x).ndim != 1:
@@ -66,16 +76,25 @@ def dot(input, other):
 def vdot(input, other):
     """dot(conj(input), other) of two 1-D tensors."""
     F = _F()
-    return dot(F.conj(input) if input.dtype.kind == "c" else input, other)
+    return dot_1d(F.conj(input) if input.dtype.kind == "c" else input, other)
 
 
-def mv(input, vec):
+def ger(input, vec2):
+    """The outer product of two 1-D tensors."""
+    for arg, x in (("input", input), ("vec2", vec2)):
+        if _tensor("ger", arg, x).ndim != 1:
+            raise ValueError(f"For 'ger', the '{arg}' rank must be equal to 1, but got "
+                             f"{x.ndim}.")
+    return _F().outer(input, vec2)
+
+
+def mv(mat, vec):
     """matrix (n, m) @ vector (m,) -> (n,)."""
     F = _F()
-    if _tensor("mv", "input", input).ndim != 2 or _tensor("mv", "vec", vec).ndim != 1:
-        raise ValueError(f"For 'mv', 'input' must be 2-D and 'vec' 1-D, but got shapes "
-                         f"{list(input.shape)} and {list(vec.shape)}")
-    return F.matmul(input, vec)
+    if _tensor("mv", "mat", mat).ndim != 2 or _tensor("mv", "vec", vec).ndim != 1:
+        raise ValueError(f"For 'mv', 'mat' must be 2-D and 'vec' 1-D, but got shapes "
+                         f"{list(mat.shape)} and {list(vec.shape)}")
+    return F.matmul(mat, vec)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
@@ -159,6 +178,26 @@ def softmin(x, axis=-1, *, dtype=None):
     if dtype is not None:
         x = F.cast(x, dtype)
     return F.softmax(F.neg(x), axis)
+
+
+def swiglu(input, dim=-1):
+    """a * silu(b) for the two halves (a, b) of input along dim."""
+    F = _F()
+    _tensor("swiglu", "input", input)
+    if not input.shape or input.shape[dim] % 2:
+        raise ValueError(f"For 'Swiglu', the dimension specified by 'dim' must be divisible by "
+                         f"2, but got x_shape[dim]: {input.shape[dim] if input.shape else 0}")
+    a, b = F.chunk(input, 2, dim)
+    return F.mul(a, F.silu(b))
+
+
+def mse_loss_ext(input, target, reduction="mean"):
+    return _F().mse_loss(input, target, reduction)
+
+
+def accumulate_n(x):
+    """The sum of a tuple or list of tensors (AddN)."""
+    return _F().addn(x)
 
 
 def approximate_equal(x, y, tolerance=1e-05):

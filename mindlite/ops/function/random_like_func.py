@@ -4,7 +4,7 @@ kaiser), standard_normal, standard_laplace, laplace, shuffle, rrelu, gumbel_soft
 in-place samplers uniform_ / normal_ / exponential_ / bernoulli_ / zero_, and the 1.x
 reduce_* names.
 
-Samples come from random_ops' primitives through random_extra_func (mindlite's RNG,
+Samples come from random_ops' primitives through random_func (mindlite's RNG,
 reproducible under mindlite.set_seed); windows are built with numpy from their length only
 (constants, as creation ops are).
 """
@@ -14,12 +14,13 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from . import random_extra_func as R
+from . import random_func as R
 
 __all__ = ['full_like', 'rand_like', 'randn_like', 'randint_like', 'randperm',
            'bartlett_window', 'blackman_window', 'hamming_window', 'hann_window',
            'kaiser_window', 'standard_normal', 'standard_laplace', 'laplace', 'shuffle', 'rrelu',
            'gumbel_softmax', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'zero_',
+           'random_', 'bernoulli_ext', 'erfinv_', 'tanh_', 'inplace_sigmoid',
            'reduce_sum', 'reduce_max', 'reduce_min', 'reduce_mean']
 
 
@@ -64,7 +65,10 @@ def randn_like(input, seed=None, *, dtype=None):
 def randint_like(input, low, high, seed=None, *, dtype=None):
     """Integers uniform in [low, high) of input's shape (input's dtype unless `dtype`)."""
     _tensor("randint_like", "input", input)
-    dtype = input.dtype if dtype is None else dtype
+    dtype = input.dtype if dtype is None else mstype.to_type(dtype)
+    if dtype not in mstype.INT_TYPES:
+        raise ValueError(f"For 'randint_like', the 'dtype' must be an int type, but got "
+                         f"{dtype}.")
     out = R.randint(low, high, input.shape if input.shape else (1,), seed, dtype=mstype.int64)
     out = out if input.shape else _F().reshape(out, ())
     return _F().cast(out, dtype)
@@ -80,11 +84,22 @@ def randperm(n, seed=0, offset=0, dtype=mstype.int64):
     return _F().cast(_F().argsort(keys), dtype)
 
 
-def _window(op, window_length, periodic, dtype, make):
-    if not isinstance(window_length, numbers.Integral) or window_length < 0:
-        raise ValueError(f"For '{op}', 'window_length' must be a non-negative int, but got "
-                         f"{window_length!r}")
-    dtype = mstype.float32 if dtype is None else mstype.to_type(dtype)
+def _window(op, window_length, periodic, dtype, make, tensor_length=False, default=None):
+    """tensor_length: MindSpore's Bartlett / Blackman primitives take window_length as a 0-D
+    int Tensor (a Python int is a TypeError there); the others take an int."""
+    if tensor_length:
+        if not isinstance(window_length, Tensor) or window_length.dtype not in \
+                mstype.INT_TYPES or window_length.size != 1:
+            raise TypeError(f"For Primitive[{op}], the type of input argument[window_length] "
+                            f"must be Tensor but got {type(window_length).__name__}")
+        window_length = int(window_length.asnumpy().reshape(()))
+    elif isinstance(window_length, bool) or not isinstance(window_length, numbers.Integral):
+        raise TypeError(f"For '{op}', 'window_length' must be a non-negative integer, but got "
+                        f"{type(window_length)}")
+    if window_length < 0:
+        raise ValueError(f"For '{op}', 'window_length' must be a non-negative integer, but got "
+                         f"{window_length}")
+    dtype = (default or mstype.float32) if dtype is None else mstype.to_type(dtype)
     if window_length in (0, 1):
         return Tensor(np.ones(window_length, dtype.np))
     m = window_length + 1 if periodic else window_length
@@ -93,11 +108,12 @@ def _window(op, window_length, periodic, dtype, make):
 
 
 def bartlett_window(window_length, periodic=True, *, dtype=None):
-    return _window("bartlett_window", window_length, periodic, dtype, np.bartlett)
+    """window_length: a 0-D int Tensor (as MindSpore's BartlettWindow); float32 default."""
+    return _window("BartlettWindow", window_length, periodic, dtype, np.bartlett, True)
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None):
-    return _window("blackman_window", window_length, periodic, dtype, np.blackman)
+    return _window("BlackmanWindow", window_length, periodic, dtype, np.blackman, True)
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None):
@@ -106,12 +122,15 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 
 
 def hann_window(window_length, periodic=True, *, dtype=None):
-    return _window("hann_window", window_length, periodic, dtype, np.hanning)
+    """float64 unless `dtype` (as MindSpore 2.10's hann_window)."""
+    return _window("hann_window", window_length, periodic, dtype, np.hanning,
+                   default=mstype.float64)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None):
+    """float64 unless `dtype` (as MindSpore 2.10's kaiser_window)."""
     return _window("kaiser_window", window_length, periodic, dtype,
-                   lambda m: np.kaiser(m, beta))
+                   lambda m: np.kaiser(m, beta), default=mstype.float64)
 
 
 def standard_normal(shape, seed=None):
@@ -182,6 +201,27 @@ def bernoulli_(input, p=0.5, *, generator=None):
 
 def zero_(input):
     return input.zero_()
+
+
+def random_(input, from_=0, to=None, *, generator=None):
+    return input.random_(from_, to)
+
+
+def bernoulli_ext(input, *, generator=None):
+    """1 with probability input (elementwise) else 0."""
+    return R.bernoulli(input, input)
+
+
+def erfinv_(input):
+    return input.erfinv_()
+
+
+def tanh_(input):
+    return input.tanh_()
+
+
+def inplace_sigmoid(input):
+    return input.sigmoid_()
 
 
 def _reduce(name):

@@ -60,8 +60,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return _reduce(_sum, input, dim, keepdim)
 
 
-def mean(input, axis=None, keep_dims=False):
-    return _reduce(_mean, input, axis, keep_dims)
+def mean(x, axis=None, keep_dims=False):
+    return _reduce(_mean, x, axis, keep_dims)
 
 
 def _masked_extreme(prims, extreme, input, axis, keepdims, initial, where):
@@ -147,6 +147,10 @@ def argmin(input, axis=None, keepdims=False):
 def _extreme(cls, reduce, input, axis, keepdims):
     if axis is None:
         return reduce[False](input), _zero_index()
+    if getattr(input, "dtype", None) is mstype.bfloat16:      # no bfloat16 arg kernels: the
+        values = _reduce(reduce, input, axis, keepdims)       # values in bfloat16, the index
+        index, _ = _arg_prim(cls, axis, _keep(keepdims))(_cast(input, mstype.float32))
+        return values, index                                  # of the exactly widened values
     index, values = _arg_prim(cls, axis, _keep(keepdims))(input)
     return values, index
 

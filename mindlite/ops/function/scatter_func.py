@@ -141,11 +141,20 @@ def inplace_update(x, v, indices):
     return _inplace("update", x, v, indices)
 
 
+def _int_or_tuple(op, indices):
+    if isinstance(indices, Tensor) or not isinstance(indices, (numbers.Integral, tuple)):
+        raise TypeError(f"For '{op}', the type of 'indices' should be one of '['tuple', "
+                        f"'int']', but got type '{type(indices).__name__}'")
+
+
 def inplace_add(x, v, indices):
+    """x with v's rows added at the rows `indices` (an int or a tuple of ints)."""
+    _int_or_tuple("InplaceAdd", indices)
     return _inplace("add", x, v, indices)
 
 
 def inplace_sub(x, v, indices):
+    _int_or_tuple("InplaceSub", indices)
     return _inplace("sub", x, v, indices)
 
 
@@ -193,17 +202,21 @@ def index_copy(input, dim, index, tensor):
 
 
 def index_add_ext(input, dim, index, source, *, alpha=1):
-    """input + alpha * source's slices added at `index` along dim (repeats accumulate)."""
+    """input + alpha * source's slices added at the int32 `index` along dim (repeats
+    accumulate; int32 as MindSpore's CPU IndexAdd)."""
     _tensor("index_add", "source", source)
+    if isinstance(index, Tensor) and index.dtype is not mstype.int32:
+        raise TypeError(f"For primitive[IndexAdd], the input argument[indices type] must be a "
+                        f"type of {{Tensor[Int32]}}, but got Tensor[{index.dtype}].")
     if alpha != 1:
         source = source * alpha
     return _along("add", "index_add", input, dim, index, source)
 
 
-def index_fill(input, dim, index, value):
-    """input with its slices at `index` along dim set to value (a number or 0-D Tensor)."""
-    _tensor("index_fill", "input", input)
-    d = _dim("index_fill", dim, input.ndim)
+def index_fill(x, axis, index, value):
+    """x with its slices at `index` along axis set to value (a number or 0-D Tensor)."""
+    input = _tensor("index_fill", "x", x)
+    d = _dim("index_fill", axis, input.ndim)
     n = input.shape[d] if input.ndim else 1
     picked = _index_1d("index_fill", index, n)
     hit = _zeros((n,), mstype.int64)
@@ -232,6 +245,9 @@ def index_put(input, indices, values, accumulate=False):
     idx = np.stack([np.where(a < 0, a + input.shape[k], a) for k, a in enumerate(arrays)], -1)
     slot = idx.shape[:-1] + input.shape[len(arrays):]
     vals = values if isinstance(values, Tensor) else Tensor(np.asarray(values), input.dtype)
+    if vals.ndim != 1:
+        raise ValueError(f"For primitive[IndexPut], the rank of x2 must be equal to 1, but got "
+                         f"{vals.ndim}.")
     from .array_func import broadcast_to
     vals = broadcast_to(_cast(vals, input.dtype), slot)
     return _nd("add" if accumulate else "update", input, Tensor(idx), vals)

@@ -89,9 +89,9 @@ def ravel(input):
     return _reshape(_tensor("ravel", "input", input), (-1,))
 
 
-def expand(input, size):
-    """input broadcast to `size` (-1 keeps a dimension)."""
-    _tensor("expand", "input", input)
+def expand(input_x, size):
+    """input_x broadcast to `size` (-1 keeps a dimension)."""
+    input = _tensor("expand", "input_x", input_x)
     size = tuple(size.asnumpy().tolist()) if isinstance(size, Tensor) else tuple(size)
     lead = len(size) - input.ndim
     if lead < 0:
@@ -224,11 +224,12 @@ def _atleast_1d_all(ts):
     return [_atleast(x, 1) for x in ts]
 
 
-def vstack(tensors):
-    return _F().concat([_atleast(x, 2) for x in _tensors("vstack", tensors)], 0)
+def vstack(inputs):
+    return _F().concat([_atleast(x, 2) for x in _tensors("vstack", inputs)], 0)
 
 
-row_stack = vstack
+def row_stack(tensors):
+    return vstack(tensors)
 
 
 def dstack(tensors):
@@ -301,14 +302,16 @@ def view_dtype(input, dtype):
 
 
 def reverse(x, axis):
-    return _F().flip(x, axis)
+    """x with the dims in `axis` (a tuple or list) reversed."""
+    if not isinstance(axis, (tuple, list)):
+        raise TypeError(f"For 'reverse', 'axis' must be a tuple or list of ints, but got "
+                        f"{type(axis).__name__}")
+    return _F().flip(x, tuple(axis))
 
 
 def cartesian_prod(*inputs):
-    """The cartesian product of 1-D tensors: (prod of lengths, len(inputs)); one input: itself."""
+    """The cartesian product of 1-D tensors: (prod of lengths, len(inputs)), one input too."""
     ts = [_tensor("cartesian_prod", "inputs", x) for x in inputs]
-    if len(ts) == 1:
-        return ts[0]
     grids = _F().meshgrid(*ts, indexing="ij")
     return _F().stack([_reshape(g, (-1,)) for g in grids], 1)
 

@@ -42,6 +42,8 @@ def _tensor(op, arg, x):
 
 
 def _int(op, arg, value):
+    if type(value) is int:
+        return value
     if isinstance(value, Tensor) and value.ndim == 0 and value.dtype in mstype.INT_TYPES:
         value = int(value.asnumpy())
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):

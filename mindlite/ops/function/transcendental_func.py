@@ -10,6 +10,8 @@ functions MindSpore computes in float for int inputs (exp2, sinc, i0) cast them 
 """
 import math
 
+import numpy as np
+
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import bessel_ops as B
@@ -25,7 +27,8 @@ __all__ = ['tan', 'atan', 'arctan', 'asin', 'arcsin', 'acos', 'arccos', 'sinh', 
            'lgamma', 'digamma', 'polygamma', 'zeta', 'sinc', 'logit', 'xlogy', 'xdivy',
            'logaddexp', 'logaddexp2', 'deg2rad', 'rad2deg', 'i0', 'mvlgamma', 'bessel_j0',
            'bessel_j1', 'bessel_y0', 'bessel_y1', 'bessel_i0', 'bessel_i0e', 'bessel_i1',
-           'bessel_i1e', 'bessel_k0', 'bessel_k0e', 'bessel_k1', 'bessel_k1e']
+           'bessel_i1e', 'bessel_k0', 'bessel_k0e', 'bessel_k1', 'bessel_k1e', 'igamma',
+           'igammac']
 
 _tan, _atan, _asin, _acos = P.Tan(), P.Atan(), P.Asin(), P.ACos()
 _sinh, _cosh, _asinh, _acosh, _atanh = P.Sinh(), P.Cosh(), P.Asinh(), P.Acosh(), P.Atanh()
@@ -36,7 +39,7 @@ _atan2, _hypot = P.Atan2(), P.Hypot()
 _log, _exp, _sin, _abs = E.Log(), E.Exp(), E.Sin(), E.Abs()
 _add, _sub, _mul, _div = M.Add(), M.Sub(), M.Mul(), M.Div()
 _maximum, _minimum, _neg = M.Maximum(), M.Minimum(), M.Neg()
-_select, _equal = L.Select(), L.Equal()
+_select, _equal, _logical_and = L.Select(), L.Equal(), L.LogicalAnd()
 _cast = Cast()
 
 
@@ -86,7 +89,12 @@ def atanh(input):
     return _atanh(input)
 
 
-arctan, arcsin, arccos, arcsinh, arccosh, arctanh = atan, asin, acos, asinh, acosh, atanh
+arctan, arccos, arcsinh, arccosh, arctanh = atan, acos, asinh, acosh, atanh
+
+
+def arcsin(x):
+    """ops.asin under MindSpore 2.10's other name (its parameter is `x`)."""
+    return _asin(x)
 
 
 def _float_pair(name, input, other):
@@ -152,7 +160,10 @@ def erfinv(input):
 
 
 def trunc(input):
-    """input rounded toward zero; int tensors are returned as they are (as MindSpore)."""
+    """input rounded toward zero; int and bool tensors are returned as they are (copies, as
+    MindSpore)."""
+    if isinstance(input, Tensor) and input.dtype is mstype.bool_:
+        return _cast(input, mstype.bool_)
     return _trunc(input)
 
 
@@ -210,14 +221,17 @@ def logit(input, eps=None):
 
 
 def xlogy(input, other):
-    """input * log(other), 0 where input is 0 (also where other is 0 or nan... only 0)."""
+    """input * log(other), 0 where input is 0 (NaN where other is NaN, as PyTorch)."""
     if isinstance(input, Tensor) and isinstance(other, Tensor) and \
             input.dtype.kind in "iub" and other.dtype.kind in "iub":
         raise TypeError(f"For 'xlogy', one of 'input' and 'other' must be a float Tensor, but "
                         f"got {input.dtype} and {other.dtype}")
-    prod = _mul(input, _log(other if isinstance(other, Tensor) else
-                            _cast(Tensor(float(other)), input.dtype)))
-    return _select(_equal(input, 0), 0.0, prod)
+    y = other if isinstance(other, Tensor) else _cast(Tensor(float(other)), input.dtype)
+    prod = _mul(input, _log(y))
+    zero = _equal(input, 0)
+    if y.dtype.kind == "f":
+        zero = _logical_and(zero, _equal(y, y))            # y not NaN
+    return _select(zero, 0.0, prod)
 
 
 def xdivy(x, y):
@@ -232,7 +246,8 @@ def logaddexp(input, other):
             raise TypeError(f"For logaddexp, the dtype of 'input' and 'other' must be float, "
                             f"but got {t.dtype}")
     m = _maximum(input, other)
-    return _add(m, _log1p(_exp(_neg(_abs(_sub(input, other))))))
+    out = _add(m, _log1p(_exp(_neg(_abs(_sub(input, other))))))
+    return _select(_equal(input, other), _add(input, math.log(2.0)), out)   # inf, inf: inf
 
 
 def logaddexp2(input, other):
@@ -242,7 +257,8 @@ def logaddexp2(input, other):
             raise TypeError(f"For logaddexp2, the dtype of 'input' and 'other' must be float, "
                             f"but got {t.dtype}")
     m = _maximum(input, other)
-    return _add(m, _div(_log1p(_exp2(_neg(_abs(_sub(input, other))))), math.log(2.0)))
+    out = _add(m, _div(_log1p(_exp2(_neg(_abs(_sub(input, other))))), math.log(2.0)))
+    return _select(_equal(input, other), _add(input, 1.0), out)
 
 
 def _float_only(name, x):
@@ -252,20 +268,29 @@ def _float_only(name, x):
                         f"but got {x.dtype}")
 
 
+# NOTE: MindSpore computes x * pi / 180 (x * 180 / pi) with pi taken as a float32 scalar,
+# in two steps; float16 multiplies by the float16-rounded ratio
+_PI32 = float(np.float32(math.pi))
+
+
 def deg2rad(x):
     _float_only("deg2rad", x)
-    return _mul(x, math.pi / 180.0)
+    if x.dtype is mstype.float16:
+        return _mul(x, Tensor(np.float16(math.pi / 180.0)))
+    return _div(_mul(x, _PI32), 180.0)
 
 
 def rad2deg(x):
     _float_only("rad2deg", x)
-    return _mul(x, 180.0 / math.pi)
+    if x.dtype is mstype.float16:
+        return _mul(x, Tensor(np.float16(180.0 / math.pi)))
+    return _div(_mul(x, 180.0), _PI32)
 
 
 def i0(input):
-    """The modified Bessel function of the first kind of order 0 (int tensors in float32)."""
+    """The modified Bessel function of the first kind of order 0 (float tensors)."""
     _check("i0", input)
-    return _bessel["i0"](_as_float(input))
+    return _bessel["i0"](input)
 
 
 def _bessel_function(kind):
@@ -298,3 +323,16 @@ def mvlgamma(input, p):
     for j in range(1, p):
         out = _add(out, _lgamma(_sub(input, j / 2.0)))
     return _add(out, p * (p - 1) / 4.0 * math.log(math.pi))
+
+
+_igamma, _igammac = P.Igamma(), P.Igammac()
+
+
+def igamma(input, other):
+    """P(input, other): the regularized lower incomplete gamma function."""
+    return _igamma(input, other)
+
+
+def igammac(input, other):
+    """Q(input, other) = 1 - P(input, other)."""
+    return _igammac(input, other)

@@ -22,7 +22,8 @@ _MODULES = ("math_ops", "elementwise_ops", "logic_ops", "nn_ops", "array_ops", "
             "pool_nd_ops", "random_ops", "pointwise_loss_ops", "linalg_ops", "stat_ops",
             "svd_ops", "optim_adaptive_ops", "hook_ops", "rnn_ops", "comm_ops", "complex_ops",
             "transcendental_ops", "bessel_ops", "bitwise_ops", "tensor_scatter_ops",
-            "reinterpret_ops", "search_ops", "linalg_decomp_ops", "classic_nn_ops")
+            "reinterpret_ops", "search_ops", "linalg_decomp_ops", "fft_ops",
+            "segment_ops", "random_dist_ops", "linalg_factor_ops", "classic_nn_ops")
 
 _LAZY = _lazy_exports(globals(), _MODULES)
 

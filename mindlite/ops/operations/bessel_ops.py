@@ -6,7 +6,7 @@ Kernels: C++ (kernels/cpu/transcendental_cpp.py; csrc/kernels/special_math.cc), 
 through float32 lanes. Float input only, as MindSpore's CPU kernels. Outside a function's
 domain (Y, K at x < 0) the result is nan; at x = 0 Y is -inf and K is inf.
 """
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ._base import FloatUnaryOp
 from .logic_ops import Equal, Select
 from .elementwise_ops import Sign

@@ -8,7 +8,7 @@ dtypes each accepts are MindSpore's CPU kernels' (bitwise: ints and bool; shifts
 ints; NextAfter: float32 / float64).
 """
 from ...common import dtype as mstype
-from ...pynative.grad import non_differentiable
+from ...ir.rules import non_differentiable
 from ..validator import tensor
 from ._base import BinaryOp, UnaryOp
 

@@ -11,8 +11,8 @@ Triangular solve X = op(A)^-1 B: dB = op(A)^-T dX, dA = -dB X^T (or its transpos
 A's triangle. log|det A|: d = dlogdet A^-T; the sign output carries no gradient.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, tensor
 from ._base import cached_prim, needs_grad
 from .linalg_ops import MatrixInverse, _check_square, _mT

@@ -194,6 +194,13 @@ def addn_bprop(prim, xs, out, dout):
 
 
 # ---- matrix products --------------------------------------------------------------------
+class MatMulShapeError(ValueError, RuntimeError):
+    """Operands whose inner dimensions differ. MindSpore 2.10 raises RuntimeError for
+    ops.matmul, `@` and Tensor.matmul (its MatMulExt) and ValueError for ops.MatMul and
+    BatchMatMul, in PyNative and graph mode alike: this error is both, so code catching
+    either catches it."""
+
+
 class MatMul(Primitive):
     """z = op(x1) @ op(x2), op = transpose if transpose_a / transpose_b; 2-D, same dtype.
     Gradient (dz @ op(x2).T, op(x1).T @ dz), transposed back as the attributes say."""
@@ -216,8 +223,8 @@ class MatMul(Primitive):
         m, k1 = (x1.shape[1], x1.shape[0]) if ta else x1.shape
         k2, n = (x2.shape[1], x2.shape[0]) if tb else x2.shape
         if k1 != k2:
-            raise ValueError(f"For '{self.name}' the input dimensions must be equal, but got "
-                             f"'x1_col': {k1} and 'x2_row': {k2}.")
+            raise MatMulShapeError(f"For '{self.name}' the input dimensions must be equal, but "
+                                   f"got 'x1_col': {k1} and 'x2_row': {k2}.")
         return tensor(x1.dtype, (m, n))
 
     def kernel_params(self, x1, x2):
@@ -266,8 +273,8 @@ class BatchMatMul(Primitive):
         m, k1 = x.shape[-2:][::-1] if ta else x.shape[-2:]
         k2, n = y.shape[-2:][::-1] if tb else y.shape[-2:]
         if k1 != k2:
-            raise ValueError(f"For '{self.name}' the input dimensions must be equal, but got "
-                             f"'x_col': {k1} and 'y_row': {k2}.")
+            raise MatMulShapeError(f"For '{self.name}' the input dimensions must be equal, but "
+                                   f"got 'x_col': {k1} and 'y_row': {k2}.")
         try:
             batch = broadcast_shape(self, x.shape[:-2], y.shape[:-2])
         except ValueError:

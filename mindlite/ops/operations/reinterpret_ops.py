@@ -4,8 +4,8 @@ the item sizes (it must divide evenly, and the last dim's bytes must be contiguo
 differentiable (the values are reinterpreted bits). Kernel: kernels/cpu/reinterpret_numpy.py.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_tensor, tensor
 
 __all__ = ["ViewDtype"]

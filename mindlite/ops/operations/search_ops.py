@@ -5,8 +5,8 @@ differentiable (MindSpore has no bprop for them). Kernels: kernels/cpu/search_nu
 Bincount and UniqueConsecutive have data-dependent output shapes (dynamic, alloc="kernel").
 """
 from ...common import dtype as mstype
-from ...pynative.grad import non_differentiable
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import non_differentiable
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_dtype, check_tensor, tensor
 
 __all__ = ["SearchSorted", "Histogram", "Bincount", "UniqueConsecutive"]
@@ -39,7 +39,8 @@ class SearchSorted(Primitive):
 
 class Histogram(Primitive):
     """y = counts of x's elements in `bins` equal-width bins over [min, max] (both 0: x's own
-    range); elements outside are ignored; the last bin includes max. x's float dtype."""
+    range); elements outside are ignored; the last bin includes max. Counts in x's dtype
+    (float16 and ints other than int32: float32), as MindSpore's."""
     input_names = ("x",)
 
     @prim_attr_register
@@ -53,7 +54,10 @@ class Histogram(Primitive):
 
     def infer(self, x):
         check_dtype(self, "x", x, mstype.NUMBER_TYPES)
-        return tensor(x.dtype if x.dtype.kind == "f" else mstype.float32, (self.attrs["bins"],))
+        # as MindSpore's: float16 counts in float32, int32 in int32
+        out = (mstype.float32 if x.dtype == mstype.float16 else x.dtype
+               if x.dtype.kind == "f" or x.dtype == mstype.int32 else mstype.float32)
+        return tensor(out, (self.attrs["bins"],))
 
     def kernel_params(self, x):
         return {"bins": self.attrs["bins"], "lo": float(self.attrs["min"]),

@@ -10,7 +10,7 @@ updates, -GatherNd(dout * out) / updates); Max / Min: dout goes to x where the r
 value, and to the update where the result is the update's and not x's.
 Kernels: kernels/cpu/tensor_scatter_numpy.py.
 """
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ._base import needs_grad
 from .logic_ops import Equal, LogicalAnd, NotEqual, Select
 from .math_ops import Div, Mul, Neg

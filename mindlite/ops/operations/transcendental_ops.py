@@ -12,7 +12,7 @@ lgamma at poles inf, digamma(0) = -inf, digamma at negative integers nan, erfinv
 import math
 
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
+from ...ir.rules import bprop_for
 from ._base import BinaryOp, FloatUnaryOp, needs_grad
 from .elementwise_ops import Exp, Sqrt
 from .logic_ops import Equal, Select
@@ -20,7 +20,7 @@ from .math_ops import Add, Div, Mul, Neg, Sub, zeros_grad
 
 __all__ = ["Tan", "Atan", "Asin", "ACos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Log1p",
            "Expm1", "Log2", "Log10", "Exp2", "Erfc", "Erfinv", "Trunc", "Lgamma", "Digamma",
-           "Atan2", "Hypot", "Zeta"]
+           "Atan2", "Hypot", "Zeta", "Igamma", "Igammac"]
 
 _add, _sub, _mul, _div, _neg = Add(), Sub(), Mul(), Div(), Neg()
 _exp, _sqrt = Exp(), Sqrt()
@@ -249,3 +249,28 @@ def hypot_bprop(prim, x, y, out, dout):
     scale = _select(zero, 0.0, _div(dout, _select(zero, 1.0, out)))
     return (_mul(scale, x) if needs_grad(x) else None,
             _mul(scale, y) if needs_grad(y) else None)
+
+
+class Igamma(BinaryOp):
+    """z = P(a, x), the regularized lower incomplete gamma function (a >= 0, x >= 0). Gradient
+    with respect to x: x**(a-1) e**-x / Gamma(a); with respect to a: not implemented (raises
+    in backward; MindSpore's IgammaGradA)."""
+    valid_types = mstype.FLOAT_TYPES
+
+
+class Igammac(Igamma):
+    """z = Q(a, x) = 1 - P(a, x). Gradient with respect to x: -x**(a-1) e**-x / Gamma(a)."""
+
+
+_lgamma = Lgamma()
+
+
+@bprop_for(Igamma, Igammac)
+def igamma_bprop(prim, a, x, out, dout):
+    if needs_grad(a):
+        raise NotImplementedError(f"For '{prim.name}', the gradient with respect to 'a' is not "
+                                  f"implemented")
+    from .elementwise_ops import Log
+    density = _exp(_sub(_sub(_mul(_sub(a, 1.0), Log()(x)), x), _lgamma(a)))
+    dx = _mul(dout, density)
+    return None, (_neg(dx) if isinstance(prim, Igammac) else dx)

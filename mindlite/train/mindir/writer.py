@@ -63,12 +63,13 @@ def free_variables(graphs):
     direct, refs = {}, {}
     for g in graphs:
         used, called = [], []
-        for node in g.order + [g.output]:
-            for i in (node.inputs if isinstance(node, CNode) else [node]):
-                if i.graph is not None:
-                    used.append(i)
-                elif isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
-                    called.append(i.value)
+        # the output is a value the graph uses (a node of an enclosing graph when a branch
+        # returns a variable it did not change), not a call whose inputs it uses
+        for i in [i for node in g.order for i in node.inputs] + [g.output]:
+            if i.graph is not None:
+                used.append(i)
+            elif isinstance(i, ValueNode) and isinstance(i.value, FuncGraph):
+                called.append(i.value)
         direct[g.id], refs[g.id] = used, called
     out = {g.id: [] for g in graphs}
     changed = True
@@ -236,11 +237,26 @@ def _scalars_as_tensors(prim, args):
         if i in same:
             dtype = next((args[j].abstract.np for j in same if j < len(args) and j != i
                           and isinstance(args[j].abstract, AbstractTensor)), None)
+            dtype = _promoted(dtype, a.value)
         if dtype is None:
             dtype = np.bool_ if isinstance(a.value, bool) else \
                 np.int64 if isinstance(a.value, int) else np.float32
         out[i] = ValueNode(Tensor(np.array(a.value, dtype)))
     return out
+
+
+def _promoted(dtype, scalar):
+    """The dtype eager computes `tensor op scalar` in (docs/mindspore_api.md): a float
+    scalar with an int or bool tensor is float32 (-0.25 as int32 would be 0), an int scalar
+    with a bool tensor int64; otherwise the tensor's dtype."""
+    if dtype is None:
+        return None
+    kind = np.dtype(dtype).kind
+    if isinstance(scalar, float) and kind in "biu":
+        return np.float32
+    if isinstance(scalar, int) and not isinstance(scalar, bool) and kind == "b":
+        return np.int64
+    return dtype
 
 
 class _PartialPrim(IRPrim):
@@ -259,12 +275,30 @@ def _value_info(vi, abstract):
         vi.attr_info.CopyFrom(attr)
 
 
+def _refuse_writes(graphs):
+    """A graph that writes a Parameter in place (Assign, AssignAdd, an optimizer update) needs
+    MindSpore's ordering tokens in the file (UpdateState / Load monads), which this writer
+    does not write: without them a loader may drop or reorder the write. Refused, naming
+    the primitive, rather than written wrong."""
+    for g in graphs:
+        for n in g.order:
+            callee = n.inputs[0]
+            prim = callee.value if isinstance(callee, ValueNode) else None
+            if n.side_effect and not isinstance(prim, (IRPrim, FuncGraph)) and prim is not None \
+                    and getattr(prim, "inplace_inputs", None):
+                raise MindIRFormatError(
+                    f"graph {g.name}: '{prim.name}' writes a Parameter in place; writing its "
+                    f"ordering (MindSpore's UpdateState/Load monads) to MINDIR is not supported "
+                    f"yet")
+
+
 def graph_to_model(graph, external):
     """The ModelProto of `graph` (weights' data written through `external`)."""
     model = pb.ModelProto(ir_version=IR_VERSION, producer_name=PRODUCER,
                           model_version=MODEL_VERSION, little_endian=True,
                           mind_ir_version=MIND_IR_VERSION)
     graphs = reachable_graphs(graph)
+    _refuse_writes(graphs)
     w = _Writer(model, graphs)
     if w.fvs[graph.id]:
         raise MindIRFormatError(f"graph {graph.name} uses nodes of an enclosing graph: only "

@@ -1,0 +1,261 @@
+// The engine's two backward convolutions (conv_engine.h).
+//
+// Input gradient, stride 1: dx = the forward convolution of dout with w' (C, Og, kh, kw),
+// w'[g Cg + c][o][i][j] = w[g Og + o][c][kh - 1 - i][kw - 1 - j], top / left padding
+// dh (kh - 1) - pt and dw (kw - 1) - pl. Other strides: per group the GEMM
+// dcols (Cg T x N P) = W_g^T (Cg T x Og) @ dout_g (Og x N P) whose store adds every column
+// into dx at its taps (a col2im), the threads on disjoint input channels.
+// Filter gradient: per group dw_g[o][(c, t)] = sum over (n, p) of dout[n][o][p] im2col[(c, t)]
+// [(n, p)]: per chunk of columns (n, p), dout's rows and the im2col rows are copied into
+// contiguous buffers (threads on rows), then one GEMM with K = the chunk's columns adds into
+// dw (chunks in order, so the sums do not depend on the threads).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/conv_engine.h"
+#include "kernels/conv_gemm.h"
+#include "kernels/conv_geom.h"
+#include "kernels/conv_pack.h"
+#include "runtime/thread_pool.h"
+
+namespace mindlite {
+namespace {
+
+constexpr int64_t kFilterChunkBytes = int64_t(16) << 20;   // the filter gradient's buffers
+
+// w' of the stride-1 input gradient (see the top) at the live taps of its geometry:
+// wt (C, Og nt) with wt[g Cg + c][o nt + t] = w[g Og + o][c][kt - 1 - taps[t].index].
+template <class T>
+void flip_weights(const T* w, const ConvGeom& g, const std::vector<Tap>& taps, T* wt) {
+  const int64_t cg = g.c / g.group, og = g.o / g.group, kt = g.kh * g.kw;
+  const int64_t nt = static_cast<int64_t>(taps.size());
+  for (int64_t gi = 0; gi < g.group; ++gi) {
+    for (int64_t o = 0; o < og; ++o) {
+      for (int64_t ch = 0; ch < cg; ++ch) {
+        const T* src = w + ((gi * og + o) * cg + ch) * kt;
+        T* dst = wt + ((gi * cg + ch) * og + o) * nt;
+        for (int64_t t = 0; t < nt; ++t) dst[t] = src[kt - 1 - taps[t].index];
+      }
+    }
+  }
+}
+
+// ---- filter gradient ---------------------------------------------------------------------------
+// The im2col row of input channel ch at `tap` over columns [j0, j0 + len) of x_g.
+template <class T>
+void im2col_row(const T* x, int64_t xs_n, const ConvGeom& g, int64_t ch, const Tap& tap,
+                int64_t j0, int64_t len, bool pointwise, T* dst) {
+  const int64_t plane = g.oh * g.ow, hw = g.h * g.w;
+  int64_t q = 0;
+  while (q < len) {
+    const int64_t j = j0 + q, n = j / plane, p = j - n * plane;
+    const T* xc = x + n * xs_n + ch * hw;
+    if (pointwise) {
+      const int64_t run = std::min(plane - p, len - q);
+      std::memcpy(dst + q, xc + p, run * sizeof(T));
+      q += run;
+      continue;
+    }
+    const int64_t oy = p / g.ow, ox = p - oy * g.ow;
+    const int64_t run = std::min(g.ow - ox, len - q);
+    T* d = dst + q;
+    q += run;
+    const int64_t iy = oy * g.sh + tap.dy;
+    if (iy < 0 || iy >= g.h) {
+      std::fill(d, d + run, T(0));
+      continue;
+    }
+    const T* row = xc + iy * g.w;
+    const int64_t off = ox * g.sw + tap.dx;
+    int64_t lo, hi;
+    tap_range(off, g.sw, g.w, run, &lo, &hi);
+    std::fill(d, d + lo, T(0));
+    if (g.sw == 1) {
+      std::memcpy(d + lo, row + off + lo, (hi - lo) * sizeof(T));
+    } else {
+      for (int64_t r = lo; r < hi; ++r) d[r] = row[off + r * g.sw];
+    }
+    std::fill(d + hi, d + run, T(0));
+  }
+}
+
+// The filter gradient's GEMM: dw_g (Og x Cg nt) = doutT (Og x J) @ colsT (J x Cg nt) per chunk
+// of J columns (sample, position): doutT rows read in place (lda J), B panels transposed out
+// of the im2col rows `cols` (Cg nt x J), C added into dw at each column's tap.
+template <class T>
+struct FilterIo {
+  const T* cols;        // (Cg nt, J)
+  int64_t ld;           // J
+  int nr;
+  T* dw;                // the group's first weight row
+  const Tap* taps;
+  int64_t nt, cg, kt;
+  bool first;           // the first chunk: write, else add
+};
+
+template <class T>
+void pack_cols_t(const void* p, int64_t k0, int64_t kc, int64_t j0, int64_t cols, T* dst) {
+  const FilterIo<T>& c = *static_cast<const FilterIo<T>*>(p);
+  for (int64_t q = 0; q < cols; ++q) {
+    const T* src = c.cols + (j0 + q) * c.ld + k0;
+    for (int64_t kk = 0; kk < kc; ++kk) dst[kk * c.nr + q] = src[kk];
+  }
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    for (int64_t q = cols; q < c.nr; ++q) dst[kk * c.nr + q] = T(0);
+  }
+}
+
+template <class T>
+void store_dw(const void* p, int64_t i0, int64_t i1, int64_t j0, int64_t cols, const T* cb,
+              int64_t ldc) {
+  const FilterIo<T>& c = *static_cast<const FilterIo<T>*>(p);
+  for (int64_t i = i0; i < i1; ++i) {
+    const T* src = cb + (i - i0) * ldc;
+    T* row = c.dw + i * c.cg * c.kt;
+    if (c.nt == c.kt) {                         // every tap: the columns are dw's own
+      T* d = row + j0;
+      if (c.first) {
+        for (int64_t q = 0; q < cols; ++q) d[q] = src[q];
+      } else {
+        for (int64_t q = 0; q < cols; ++q) d[q] += src[q];
+      }
+      continue;
+    }
+    int64_t ch = j0 / c.nt, t = j0 - ch * c.nt;
+    for (int64_t q = 0; q < cols; ++q) {
+      T& d = row[ch * c.kt + c.taps[t].index];
+      d = c.first ? src[q] : d + src[q];
+      if (++t == c.nt) {
+        t = 0;
+        ++ch;
+      }
+    }
+  }
+}
+
+// Fills rows [r0, r1) of the chunk buffers: doutT rows o < og (when r0 == 0 on the calling
+// thread) and the im2col rows (c, t) of x_g over columns [j0, j0 + len).
+template <class T>
+struct ChunkIo {
+  const T* dout;
+  const T* x;
+  const ConvGeom* g;
+  const Tap* taps;
+  int64_t nt, og, rows, j0, len, ld;
+  bool pointwise;
+  T* doutt;
+  T* cols;
+};
+
+template <class T>
+void fill_chunk(const ChunkIo<T>& c, int64_t r0, int64_t r1) {
+  const ConvGeom& g = *c.g;
+  const int64_t plane = g.oh * g.ow;
+  for (int64_t r = r0; r < r1; ++r) {
+    if (r < c.og) {                             // a dout row
+      T* d = c.doutt + r * c.ld;
+      int64_t q = 0;
+      while (q < c.len) {
+        const int64_t j = c.j0 + q, n = j / plane, p = j - n * plane;
+        const int64_t run = std::min(plane - p, c.len - q);
+        std::memcpy(d + q, c.dout + (n * g.o + r) * plane + p, run * sizeof(T));
+        q += run;
+      }
+      continue;
+    }
+    const int64_t kk = r - c.og, ch = kk / c.nt;
+    im2col_row(c.x, g.c * g.h * g.w, g, ch, c.taps[kk - ch * c.nt], c.j0, c.len, c.pointwise,
+               c.cols + kk * c.ld);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void conv_gemm_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom& g,
+                              int threads) {
+  const int64_t cg = g.c / g.group, og = g.o / g.group, kt = g.kh * g.kw;
+  const int64_t plane = g.oh * g.ow;
+  if (g.n * g.c * g.h * g.w == 0) return;
+  if (g.sh == 1 && g.sw == 1) {
+    const ConvGeom t{g.n, g.o, g.oh, g.ow, g.c, g.kh, g.kw, g.h, g.w, 1, 1, g.dh, g.dw,
+                     g.dh * (g.kh - 1) - g.pt, g.dw * (g.kw - 1) - g.pl, g.group};
+    const std::vector<Tap> ttaps = live_taps(t);
+    T* wt = conv_buffer<T>(kBufFlippedW, g.c * og * static_cast<int64_t>(ttaps.size()));
+    flip_weights(w, g, ttaps, wt);
+    conv_forward_taps<T>(dout, wt, false, dx, t, ttaps, ConvEpilogue<T>{}, threads);
+    return;
+  }
+  std::fill(dx, dx + g.n * g.c * g.h * g.w, T(0));
+  const std::vector<Tap> taps = live_taps(g);
+  const int64_t nt = static_cast<int64_t>(taps.size()), k = cg * nt;
+  if (nt == 0 || plane == 0) return;
+  T* lw = conv_buffer<T>(kBufLiveW, og * k);
+  T* apack = conv_buffer<T>(kBufPackedWt, packed_a_size<T>(k, og));
+  for (int64_t gi = 0; gi < g.group; ++gi) {
+    for (int64_t o = 0; o < og; ++o) {
+      for (int64_t ch = 0; ch < cg; ++ch) {
+        for (int64_t t = 0; t < nt; ++t) {
+          lw[(o * cg + ch) * nt + t] = w[((gi * og + o) * cg + ch) * kt + taps[t].index];
+        }
+      }
+    }
+    pack_a_cols(lw, k, k, og, apack);
+    ConvColIo<T> c{dout + gi * og * plane, g.o * plane, plane, gemm_tile<T>().nr,
+               dx + gi * cg * g.h * g.w, g.c * g.h * g.w, g.h, g.w, g.ow, g.sh, g.sw,
+               taps.data(), nt};
+    GemmJob<T> job{k, g.n * plane, og, apack, conv_pack<T>().rows, conv_pack<T>().col2im, &c};
+    gemm_parallel(job, threads, nt);
+  }
+}
+
+template <class T>
+void conv_gemm_backprop_filter(const T* dout, const T* x, T* dw, const ConvGeom& g,
+                               int threads) {
+  const int64_t cg = g.c / g.group, og = g.o / g.group, kt = g.kh * g.kw;
+  const int64_t total = g.n * g.oh * g.ow;
+  const std::vector<Tap> taps = live_taps(g);
+  const int64_t nt = static_cast<int64_t>(taps.size()), k = cg * nt;
+  if (nt < kt || total == 0) std::fill(dw, dw + g.o * cg * kt, T(0));
+  if (nt == 0 || total == 0 || cg == 0 || og == 0) return;
+  const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 &&
+                         g.pl == 0 && g.oh == g.h && g.ow == g.w;
+  // chunks of at most kFilterChunkBytes of buffers, a multiple of the K block
+  const int64_t per_col = (og + k) * static_cast<int64_t>(sizeof(T));
+  const int64_t chunk = std::min(total, std::max<int64_t>(
+      kGemmKc, kFilterChunkBytes / per_col / kGemmKc * kGemmKc));
+  T* doutt = conv_buffer<T>(kBufDoutRows, og * chunk);
+  T* cols = conv_buffer<T>(kBufColRows, k * chunk);
+  for (int64_t gi = 0; gi < g.group; ++gi) {
+    for (int64_t j0 = 0; j0 < total; j0 += chunk) {
+      const int64_t len = std::min(chunk, total - j0);
+      ChunkIo<T> io{dout + gi * og * g.oh * g.ow, x + gi * cg * g.h * g.w, &g, taps.data(), nt,
+                    og, og + k, j0, len, chunk, pointwise, doutt, cols};
+      const int nth = static_cast<int>(std::min<int64_t>(threads, io.rows / 8 + 1));
+      if (nth <= 1) {
+        fill_chunk(io, 0, io.rows);
+      } else {
+        pool_run(nth, nth, [](void* p, int tid, int n) {
+          const ChunkIo<T>& c = *static_cast<const ChunkIo<T>*>(p);
+          fill_chunk(c, c.rows * tid / n, c.rows * (tid + 1) / n);
+        }, &io);
+      }
+      FilterIo<T> f{cols, chunk, gemm_tile<T>().nr, dw + gi * og * cg * kt, taps.data(), nt,
+                    cg, kt, j0 == 0};
+      GemmJob<T> job{og, k, len, doutt, &pack_cols_t<T>, &store_dw<T>, &f, chunk};
+      gemm_parallel(job, threads);
+    }
+  }
+}
+
+template void conv_gemm_backprop_input<float>(const float*, const float*, float*,
+                                              const ConvGeom&, int);
+template void conv_gemm_backprop_input<double>(const double*, const double*, double*,
+                                               const ConvGeom&, int);
+template void conv_gemm_backprop_filter<float>(const float*, const float*, float*,
+                                               const ConvGeom&, int);
+template void conv_gemm_backprop_filter<double>(const double*, const double*, double*,
+                                                const ConvGeom&, int);
+
+}  // namespace mindlite

@@ -1,0 +1,70 @@
+// Depthwise convolutions (one input channel per group, `m` output channels per input
+// channel: O = m C) on NCHW planes, any kernel, stride, dilation and padding, float32 /
+// float64, every array C-contiguous:
+//
+//   depthwise_forward   out[n][o] = act(conv(x[n][o / m], w[o]) + bias[o])
+//   depthwise_input     dx[n][c] = sum over o of c's m outputs of the transposed convolution
+//   depthwise_filter    dw[o] = sum over n of the correlation of dout[n][o] with x[n][o / m]
+//
+// Each plane is first copied into `sw` zero-padded phase planes (phase p holds the padded
+// columns p, p + sw, ...), so every tap of every output row reads a contiguous run: padding
+// lives in those per-thread buffers, not in a padded copy of the tensor, and stride 2 needs no
+// strided loads. The loops (conv_depthwise_loops.inc, per instruction set) run 16 float
+// outputs per vector with the taps' products accumulated in registers. The input gradient of
+// stride 1 is the forward loop with the flipped kernel; of other strides a scatter into dx's
+// phase planes. Planes narrower than kDwSmallWidth (the 1 x 1 to 4 x 4 planes of a 32 x 32
+// training step, where a vector of one row is mostly empty and each plane costs a call) run
+// channels-last instead: per block of channels and sample, the plane is transposed to
+// (positions, channels) and every tap is one multiply-add over a run of channels, at the taps
+// that fall inside the plane only. Channels split across the thread pool; results do not
+// depend on the split.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/conv_small.h"
+
+namespace mindlite {
+
+// g: the convolution's ConvGeom with group == c (and o a multiple of c).
+constexpr int64_t kDwSmallWidth = 8;     // planes at most this wide: channels last
+
+template <class T>
+void depthwise_forward(const T* x, const T* w, const T* bias, T* out, const ConvGeom& g,
+                       int act, int threads);
+
+template <class T>
+void depthwise_input(const T* dout, const T* w, T* dx, const ConvGeom& g, int threads);
+
+template <class T>
+void depthwise_filter(const T* dout, const T* x, T* dw, const ConvGeom& g, int threads);
+
+// One plane's geometry, as the per-ISA loops see it.
+struct DwPlane {
+  int64_t h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl;
+  int64_t hp, wq;       // phase planes: hp rows of wq columns (+ a vector of slack)
+};
+
+// The per-ISA plane loops (conv_depthwise_isa.cc). `ph`: sw phase planes of hp x wq (+ slack).
+template <class T>
+struct DwLoops {
+  // ph <- the phases of src (rows r - pt, columns c - pl of src at padded (r, c); zero outside)
+  void (*phases)(const T* src, int64_t sh_rows, int64_t sw_cols, const DwPlane& p, T* ph);
+  // out (oh x ow) = act(sum of taps + bias) (accumulate: out += instead, no bias / act)
+  void (*forward)(const T* ph, const T* w, T* out, const DwPlane& p, T bias, int act,
+                  bool accumulate);
+  // ph += taps of dout scattered (the stride > 1 input gradient, before extraction)
+  void (*scatter)(const T* dout, const T* w, T* ph, const DwPlane& p);
+  // acc[t] += sum over the plane of dout * tap t's view of ph (lane partial sums: kh kw
+  // vectors of `lanes` values)
+  void (*filter)(const T* dout, const T* ph, T* acc, const DwPlane& p);
+  // channels-last rows (the small-plane path): o[c] += a[c] b[c], and o[c] = act(o[c] + b[c])
+  void (*mac)(T* o, const T* a, const T* b, int64_t n);
+  void (*bias_act)(T* o, const T* b, int64_t n, int act);
+  int lanes;
+};
+
+template <class T>
+const DwLoops<T>& dw_loops();
+
+}  // namespace mindlite

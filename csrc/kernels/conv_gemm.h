@@ -1,0 +1,153 @@
+// The packed-panel matrix engine of the convolution kernels (conv_forward.cc, conv_backward.cc,
+// conv_winograd.cc): C (M x N) = A (M x K) @ B (K x N), blocked as BLIS / oneDNN / MLAS do.
+//
+//   A: packed once per call (or once per weight version: conv_pack_cache.h) by pack_a_rows /
+//      pack_a_cols into K blocks of kGemmKc, each a run of row panels of MR rows stored k-major
+//      (panel[k][r]); rows past M are zero.
+//   B: packed per column panel of NR columns and K block by the caller's packer (an im2col of
+//      the input, a copy of dout rows, ...), k-major (panel[k][j]); columns past N are zero.
+//   C: the micro-kernel (the ISA's register tile, conv_gemm_tile.inc) accumulates MR x NR
+//      tiles into a per-thread buffer holding every row of a block of column panels; when the
+//      last K block is done the caller's store writes them out (the epilogue: bias,
+//      activation, residual add, a scatter to NCHW or a col2im).
+//
+// Every C element sums its K terms in K order, blocks of kGemmKc in order, whatever the thread
+// split, so results do not depend on the number of threads. float32 and float64; the tile is
+// MR x NR = 12 x 2 vectors on AVX-512, 6 x 2 on AVX2 + FMA, 4 x 2 on the baseline.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <new>
+
+namespace mindlite {
+
+// A failed allocation inside a pool task cannot unwind into the pool: guard() catches it,
+// and rethrow() (on the launching thread, after the launch) raises std::bad_alloc.
+class PoolErrors {
+ public:
+  template <class F>
+  void guard(F&& f) {
+    try {
+      f();
+    } catch (...) {
+      failed_.store(true);
+    }
+  }
+  void rethrow() const {
+    if (failed_.load()) throw std::bad_alloc();
+  }
+
+ private:
+  std::atomic<bool> failed_{false};
+};
+
+constexpr int64_t kGemmKc = 256;        // K block (a 12 x 256 float A panel: 12 KiB)
+constexpr int kGemmMaxMr = 12;
+constexpr int kGemmMaxNr = 32;          // float lanes of two AVX-512 vectors
+constexpr int kGemmMaxPanels = 16;      // column panels stored at once (a block)
+constexpr int kGemmMaxStoreCols = kGemmMaxPanels * kGemmMaxNr;
+
+// c (MR x NR, rows ldc apart) = (accumulate ? c : 0) + a (kc x MR) @ b (kc x NR).
+template <class T>
+using GemmTileFn = void (*)(int64_t kc, const T* a, const T* b, T* c, int64_t ldc,
+                            bool accumulate);
+
+// The same with tile row r read at a + r lda (A row-major, not packed).
+template <class T>
+using GemmTileRowsFn = void (*)(int64_t kc, const T* a, int64_t lda, const T* b, T* c,
+                                int64_t ldc, bool accumulate);
+
+template <class T>
+struct GemmTile {
+  int mr, nr;
+  GemmTileFn<T> tile;
+  GemmTileRowsFn<T> tile_rows;
+};
+
+// The register tile of the instruction set kernel_isa() names (conv_gemm_isa.cc).
+template <class T>
+const GemmTile<T>& gemm_tile();
+
+// The engine's per-thread work buffers, by use (two uses never share one buffer).
+enum ConvBuf : int { kBufPanelB = 0, kBufPanelC, kBufPanelA, kBufPackedW, kBufFlippedW, kBufLiveW,
+                     kBufPackedWt, kBufDoutRows, kBufColRows, kBufDwPhases, kBufDwAcc,
+                     kBufWinoU, kBufWinoV, kBufWinoM, kBufDwSmallA, kBufDwSmallB,
+                     kBufDwSmallC, kNumConvBufs };
+
+// A per-thread buffer of at least `count` T, 64-byte aligned; grown, never shrunk, kept until
+// the thread exits. NOTE: one thread_local pointer for all of them: _C's TLS sits in glibc's
+// static TLS surplus (fast_path.h uses initial-exec TLS), which libgomp (torch) also takes
+// from, so thread_local vectors here made `import torch; import mindlite` fail.
+template <class T>
+T* conv_buffer(ConvBuf which, int64_t count);
+
+inline int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+// Elements of a packed A of m x k for the current tile.
+template <class T>
+int64_t packed_a_size(int64_t m, int64_t k) {
+  return round_up(m, gemm_tile<T>().mr) * k;
+}
+
+// Packs A[i][kk] = src[i * ld + kk] (rows contiguous along K: a weight (O, K) as Conv2D's).
+template <class T>
+void pack_a_rows(const T* src, int64_t ld, int64_t m, int64_t k, T* dst);
+
+// Packs A[i][kk] = src[kk * ld + i] (columns contiguous along M: a transposed weight).
+template <class T>
+void pack_a_cols(const T* src, int64_t ld, int64_t m, int64_t k, T* dst);
+
+// Fills dst (kc x NR, k-major) with B[k0 .. k0 + kc) x [j0 .. j0 + cols), zero past cols.
+template <class T>
+using PackB = void (*)(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t cols,
+                       T* dst);
+
+// Writes C rows [i0, i1) x columns [j0, j0 + cols) (cols <= kGemmMaxStoreCols): c points at
+// row i0 of a row-major buffer with rows ldc apart (column j0 first).
+template <class T>
+using StoreC = void (*)(const void* ctx, int64_t i0, int64_t i1, int64_t j0, int64_t cols,
+                        const T* c, int64_t ldc);
+
+template <class T>
+struct GemmJob {
+  int64_t m, n, k;
+  const T* a;         // packed by pack_a_rows / pack_a_cols, or row-major when lda > 0
+  PackB<T> pack_b;
+  StoreC<T> store;
+  const void* ctx;
+  int64_t lda = 0;    // > 0: A read in place, rows lda apart (a partial last panel is packed)
+};
+
+// Runs the rows [i0, i1) (i0 a multiple of MR) and column panels [p0, p1) of `job` on the
+// calling thread. `i1` may end inside a panel: the panel is computed whole, stored in part.
+template <class T>
+void gemm_run(const GemmJob<T>& job, int64_t i0, int64_t i1, int64_t p0, int64_t p1);
+
+// Runs the whole job on up to `threads` threads of the pool: the column panels are split
+// when there are enough of them, else the row panels (each thread then packs B itself).
+// `row_align` > 0: rows only, split on multiples of it (a col2im store, whose columns overlap
+// in the output, needs each thread on whole channels).
+template <class T>
+void gemm_parallel(const GemmJob<T>& job, int threads, int64_t row_align = 0);
+
+// c (ra x rb, rows ldc apart) = a (ra rows, lda apart) . b (rb rows, ldb apart) over `len`
+// elements, len a multiple of the ISA's vector lanes (dot_lanes); ra <= 4, rb <= 6.
+template <class T>
+using GemmDotFn = void (*)(int64_t len, const T* a, int64_t lda, int ra, const T* b,
+                           int64_t ldb, int rb, T* c, int64_t ldc);
+
+template <class T>
+struct GemmDot {
+  int lanes;
+  GemmDotFn<T> dot;
+};
+
+template <class T>
+const GemmDot<T>& gemm_dot();
+
+// Threads for `macs` multiply-adds: the forced count (set_num_threads) if any, else every
+// usable core once the work is worth a launch (2**17 multiply-adds, ~20 us on one core).
+int conv_threads(double macs);
+
+}  // namespace mindlite

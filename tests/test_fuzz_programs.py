@@ -1,0 +1,30 @@
+"""The differential program fuzzer's bounded CI run (mindlite/testing/): a fixed-seed set of
+generated programs (tensor and constant if/elif, while, for, closures, a Cell with
+Parameters and a sub-Cell, assign / assign_add / print / item assignment, a dynamic batch,
+value_and_grad) runs eagerly, under jit (static and with the batch dynamic at sizes 1, 2, 4,
+7, 5), through MINDIR, ONNX + onnxruntime and the Lite runtime; every path gives eager's
+outputs, dtypes, Parameter updates and printed text, or refuses clearly. Longer runs:
+`python -m mindlite.testing.fuzz --minutes N`."""
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from mindlite.testing import fuzz
+
+pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
+STATS = fuzz.Stats()
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(fuzz.programs())
+def test_every_path_gives_eager_results_or_refuses(program):
+    fuzz.run_checks(program, fuzz.ALL, STATS)
+
+
+def test_the_run_covered_the_constructs():
+    if STATS.programs == 0:
+        pytest.skip("runs after the fuzz test")
+    used = {f.split(":")[0] for f in STATS.features}
+    assert {"if_tensor", "while_tensor", "for_range", "closure", "assign", "print",
+            "setitem_param", "sub_cell", "if_dyn_dim", "grad_program"} <= used, used
+    assert STATS.programs - STATS.invalid >= 150
