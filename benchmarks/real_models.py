@@ -170,6 +170,7 @@ def _lite_infer(net_name, folder, batch, threads):
     def call():
         inputs[0].set_data_from_numpy(x)
         return model.predict(inputs)[0].get_data_to_numpy()
+    call.model = model                    # real_models_profile.py --lite reads its program
     return call, call().reshape(-1).tolist()
 
 

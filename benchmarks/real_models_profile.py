@@ -4,13 +4,22 @@ PyTorch's own kernels for the same layer, both on one thread, in thread CPU time
 load-robust clock on a shared machine; min of `--reps` calls).
 
     python benchmarks/real_models_profile.py [--net resnet18] [--infer] [--reps 7] [--top 15]
+    python benchmarks/real_models_profile.py --lite [--net resnet18]
 
 Train mode (3x32x32, batch 16): per layer the forward, input gradient and filter gradient
 (PyTorch: conv2d and aten.convolution_backward; BatchNorm: native_batch_norm and its
 backward), then the whole train step of each library on one thread in process CPU time, so
 the share outside these kernels shows. --infer (1x3x224x224): forward kernels only.
+
+--lite: the Lite runtime's own inference at 1x3x224x224 (the .ms real_models.py builds, run
+by mindlite.lite on one thread): the whole predict in thread CPU time, then every kernel step
+of its compiled program (after the runtime's fusions) replayed alone on arrays of its shapes,
+grouped by kind (pointwise / depthwise / dense convolutions by plane, the other ops), so the
+per-layer shares of what the runtime runs show (alone, a step's operands are warm in cache:
+the sum is below the whole predict, whose weights stream from memory).
 """
 import argparse
+import tempfile
 import time
 
 import torch  # before mindlite: libgomp's static TLS (see csrc/kernels/conv_gemm.h)
@@ -142,15 +151,74 @@ def step_cpu_ms(net_name, reps):
     return best(lambda: train(xt, yt)), best(torch_step)
 
 
+def _step_kind(step, ins):
+    name = step.prim.name
+    if name != "FusedConvAct" or len(ins) < 2:
+        return name
+    x, w = ins[0].shape, ins[1].shape
+    if w[1] == 1 and w[0] == x[1] and x[1] > 1:
+        return f"depthwise {w[2]}x{w[3]} at {x[2]}x{x[3]}"
+    if w[2] == w[3] == 1:
+        return f"1x1 at {x[2]}x{x[3]}"
+    return f"{w[2]}x{w[3]} {x[1]}->{w[0]} at {x[2]}x{x[3]}"
+
+
+def lite_profile(net_name, reps):
+    """The Lite runtime's predict and its kernel steps, one thread, thread CPU ms."""
+    import real_models
+    from mindlite.backend.lowering import KERNEL
+    from mindlite.lite.kernel import SubGraphKernel
+    folder = tempfile.mkdtemp(prefix="lite_profile_")
+    real_models.prepare(net_name, folder, (1,))
+    call, _ = real_models._lite_infer(net_name, folder, 1, 1)
+    whole = cpu_us(call, reps) / 1e3
+    model = call.model
+    rows = {}
+    for unit in model._session.main.units:
+        prog = getattr(unit, "program", None) if isinstance(unit, SubGraphKernel) else None
+        if prog is None or prog.kg is None:
+            continue
+        kg, arrays = prog.kg, {}
+
+        def array(i):
+            if i not in arrays:
+                v = kg.values[i]
+                arrays[i] = v.const.asnumpy() if hasattr(v.const, "asnumpy") else \
+                    v.const if v.const is not None else \
+                    np.random.default_rng(i).standard_normal(v.abstract.shape).astype(
+                        v.abstract.np)
+            return arrays[i]
+        for s in kg.steps:
+            if s.kind != KERNEL:
+                continue
+            ins, outs = [array(i) for i in s.ins], [array(o) for o in s.outs]
+            nk = len(s.kwnames or ())
+            pos, kw = s.params[:len(s.params) - nk], dict(zip(s.kwnames or (),
+                                                              s.params[len(s.params) - nk:]))
+            us = cpu_us(lambda: s.fn(*ins, *outs, *pos, **kw), reps)
+            kind = _step_kind(s, ins)
+            n, t = rows.get(kind, (0, 0.0))
+            rows[kind] = (n + 1, t + us)
+    total = sum(t for _, t in rows.values())
+    print(f"{net_name} Lite inference 1x3x224x224, one thread, thread CPU (min of {reps}): "
+          f"whole predict {whole:.2f} ms; its kernel steps alone {total / 1e3:.2f} ms\n")
+    print("| kernel steps | count | ms | share |\n|---|---:|---:|---:|")
+    for kind, (n, t) in sorted(rows.items(), key=lambda kv: -kv[1][1]):
+        print(f"| {kind} | {n} | {t / 1e3:.2f} | {t / total:.1%} |")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--net", default="resnet18", choices=("resnet18", "mobilenet_v2"))
     p.add_argument("--infer", action="store_true")
     p.add_argument("--reps", type=int, default=7)
     p.add_argument("--top", type=int, default=15)
+    p.add_argument("--lite", action="store_true", help="the Lite runtime's inference steps")
     args = p.parse_args()
     torch.set_num_threads(1)
     _C.set_num_threads(1)
+    if args.lite:
+        return lite_profile(args.net, args.reps)
     train = not args.infer
     shape = (16, 3, 32, 32) if train else (1, 3, 224, 224)
     net = cnn_nets.mindlite_net(args.net)

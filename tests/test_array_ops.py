@@ -1,5 +1,5 @@
 """array_ops against numpy: shape manipulation (Reshape ... BroadcastTo), Cast, creation
-(ZerosLike ... Range, const prims), in-place Assign/AssignAdd, their functional forms;
+(ZerosLike ... Range, const prims), in-place Assign/AssignAdd/AssignSub, their functional forms;
 inference-only tests and error messages. Forward tests run under the "ms" policy (the
 winning kernel) and under "vm" (numpy reference kernels)."""
 import sys
@@ -221,6 +221,9 @@ def test_assign_assign_add(policy, a, data):
     assert a.size == 0 or np.shares_memory(out.asnumpy(), var.asnumpy())
     out = ops.assign_add(var, tensor(v))
     same(var, want + want)
+    assert a.size == 0 or np.shares_memory(out.asnumpy(), var.asnumpy())
+    out = ops.assign_sub(var, tensor(v))                      # AssignSub (MindSpore's)
+    same(var, want)
     assert a.size == 0 or np.shares_memory(out.asnumpy(), var.asnumpy())
 
 

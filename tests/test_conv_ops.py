@@ -285,7 +285,7 @@ def test_conv2d_transpose_alias_and_backprop_errors():
     with pytest.raises(ValueError, match="For 'Conv2DBackpropInput', 'input_size' must be"):
         C.Conv2DBackpropInput(4, 3)(dout, w, (1, 2, 5))
     with pytest.raises(ValueError, match="For 'Conv2DBackpropFilter', 'filter_size' must be"):
-        C.Conv2DBackpropFilter(4, 3)(dout, Tensor(np.zeros((1, 2, 5, 5))), (4, 2, 2, 2))
+        C.Conv2DBackpropFilter(4, 3)(dout, Tensor(np.zeros((1, 2, 5, 5))), (4, 3, 3, 3))
     # pad_list (MindSpore's explicit padding of the gradient ops) overrides pad in 'pad' mode
     p = C.Conv2DBackpropInput(4, 3, pad_mode="pad", pad_list=(1, 1, 1, 1))
     assert p(dout, w, (1, 2, 3, 3)).shape == (1, 2, 3, 3)

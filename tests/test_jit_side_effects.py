@@ -213,8 +213,21 @@ def test_item_assignment_that_eager_would_share_is_refused_naming_it():
         y[1] = 5.0
         return keep[0]
 
+    def branch_alias(x):                 # eager's `x if c else x` is x itself
+        y = x if x.sum() > 0 else x * 2
+        y[0] = 7.0
+        return y
+
+    def branch_alias_local(x):
+        y = x * 1
+        z = y if x.sum() > 0 else y * 3
+        z[0] = 7.0
+        return y, z
+
     for fn, what in ((alias, "the variable 'z'"), (argument, "the argument 'x'"),
-                     (listed, "the container 'keep'")):
+                     (listed, "the container 'keep'"),
+                     (branch_alias, "'y', which may be the argument 'x'"),
+                     (branch_alias_local, "'z', which may be the Tensor the variable 'y'")):
         with pytest.raises(UnsupportedSyntaxError, match=what):
             ms.jit(fn)(_x(1.0, 2.0, 3.0))
     with pytest.raises(ValueError, match="tensor_setitem"):

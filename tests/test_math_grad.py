@@ -1,8 +1,9 @@
 """Gradients of the math family (math_ops, elementwise_ops, logic_ops): float64 finite-difference
 checks of every differentiable primitive on hypothesis inputs (0-d, broadcast pairs, Python
 scalars in tensor positions) kept away from kinks and poles; exact values at the kinks and
-at the conventions' edge cases (Pow at x = 0, Maximum / Minimum ties, zero-gradient ops);
-second-order gradients; every primitive has a bprop or a non-differentiable mark."""
+at the conventions' edge cases (Pow at x = 0, Maximum / Minimum ties split as MindSpore,
+zero-gradient ops); second-order gradients; every primitive has a bprop or a
+non-differentiable mark."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,8 +16,8 @@ import mindlite as ms
 from mindlite import Tensor, ops
 from mindlite.ops.operations import math_ops  # noqa: I001 (first: it re-exports the two below)
 from mindlite.ops.operations import elementwise_ops, logic_ops
-from mindlite.ops.primitive import Primitive
-from mindlite.pynative.grad import BPROPS, NON_DIFFERENTIABLE
+from mindlite.ir.primitive import Primitive
+from mindlite.ir.rules import BPROPS, NON_DIFFERENTIABLE
 
 F64 = np.float64
 FEW = settings(max_examples=12)
@@ -132,17 +133,20 @@ def test_maximum_minimum_grad(fn, data):
     check_grad(fn, x, y)
 
 
-def test_maximum_minimum_ties_go_to_x():
+def test_maximum_minimum_ties_share_the_gradient():
+    # MindSpore 2.10's MaximumGrad / MinimumGrad split a tie: half to each input
     x, y = [1.0, 2.0, 3.0], [1.0, 0.0, 5.0]
     gx, gy = grads(ops.maximum, x, y)
-    np.testing.assert_array_equal(gx, [1.0, 1.0, 0.0])
-    np.testing.assert_array_equal(gy, [0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(gx, [0.5, 1.0, 0.0])
+    np.testing.assert_array_equal(gy, [0.5, 0.0, 1.0])
     gx, gy = grads(ops.minimum, x, y)
-    np.testing.assert_array_equal(gx, [1.0, 0.0, 1.0])
-    np.testing.assert_array_equal(gy, [0.0, 1.0, 0.0])
-    # relu written as maximum(x, 0): the tie at 0 goes to x (as MindSpore's Maximum)
+    np.testing.assert_array_equal(gx, [0.5, 0.0, 1.0])
+    np.testing.assert_array_equal(gy, [0.5, 1.0, 0.0])
     (g,) = grads(lambda a: ops.maximum(a, 0.0), [-1.0, 0.0, 2.0])
-    np.testing.assert_array_equal(g, [0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(g, [0.0, 0.5, 1.0])
+    # clamp keeps the whole gradient at its bounds (MindSpore's clamp)
+    (g,) = grads(lambda a: ops.clamp(a, 1.0, 2.0), [0.5, 1.0, 1.5, 2.0, 3.0])
+    np.testing.assert_array_equal(g, [0.0, 1.0, 1.0, 1.0, 0.0])
 
 
 @pytest.mark.parametrize("fn", [ops.floor_mod, ops.fmod])

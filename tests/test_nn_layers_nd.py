@@ -114,6 +114,9 @@ def test_pads_and_shuffles_move_values_as_numpy():
     refl = ((0, 0), (0, 0), (2, 1), (1, 3))
     np.testing.assert_array_equal(nn.Pad(refl, "REFLECT")(t).asnumpy(),
                                   np.pad(x, refl, "reflect"))
+    every = ((1, 0), (2, 1), (2, 1), (1, 3))       # every axis (MindSpore's MirrorPad)
+    np.testing.assert_array_equal(nn.Pad(every, "REFLECT")(t).asnumpy(),
+                                  np.pad(x, every, "reflect"))
     sym = ((0, 0), (1, 0), (2, 1), (1, 3))
     np.testing.assert_array_equal(nn.Pad(sym, "SYMMETRIC")(t).asnumpy(),
                                   np.pad(x, sym, "symmetric"))

@@ -265,6 +265,11 @@ def test_float_gcd_lcm_as_mindspore():
     flags = Tensor(np.array([True, False]))
     assert mnp.gcd(flags, flags).dtype == ms.bool_
     np.testing.assert_array_equal(mnp.gcd(Tensor(np.array([4, 6])), 4.0).asnumpy(), [4.0, 2.0])
+
+    @ms.jit
+    def graph_gcd(u, v):
+        return mnp.gcd(u, v)
+    np.testing.assert_array_equal(graph_gcd(a, b).asnumpy(), [2.0, 5.0, 1.5, 12.0])
     with pytest.raises(ValueError, match="'SearchSorted'"):
         ms.ops.SearchSorted()(Tensor(np.zeros((2, 3), np.float32)),
                               Tensor(np.zeros((3, 3), np.float32)))

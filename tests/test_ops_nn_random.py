@@ -166,3 +166,35 @@ def test_errors():
         ops.dropout2d(Tensor(np.ones((2, 3, 4, 5), np.float32)), 1.5)
     with pytest.raises(ValueError, match="dropout1d, input shape should be 2D or 3D, but got 4"):
         ops.dropout1d(Tensor(np.ones((2, 3, 4, 5), np.float32)))
+
+
+def test_randperm_is_mindspores_permutation():
+    """ops.randperm reproduces MindSpore 2.10's CPU kernel (std::shuffle over
+    std::mt19937(offset or seed)): the values below are MindSpore's own."""
+    assert ops.randperm(3).asnumpy().tolist() == [2, 1, 0]
+    assert ops.randperm(10).asnumpy().tolist() == [0, 2, 1, 5, 9, 8, 4, 7, 6, 3]
+    assert ops.randperm(10, seed=1).asnumpy().tolist() == [9, 0, 2, 5, 7, 4, 6, 3, 1, 8]
+    assert ops.randperm(3, seed=0, offset=1).asnumpy().tolist() == [1, 0, 2]
+    assert ops.randperm(4, dtype=ms.float32).dtype == ms.float32
+    big = ops.randperm(70000, seed=3).asnumpy()      # past 65536: one draw per element
+    assert np.array_equal(np.sort(big), np.arange(70000))
+    assert big[:6].tolist() == [27548, 48776, 47402, 59264, 12094, 24025]
+    ms.set_seed(4)
+    a = ops.randperm(50, seed=-1).asnumpy()
+    ms.set_seed(4)
+    np.testing.assert_array_equal(ops.randperm(50, seed=-1).asnumpy(), a)
+    with pytest.raises(ValueError, match="'n' must be greater than 0"):
+        ops.randperm(0)
+
+    @ms.jit
+    def shifted(x):
+        return ops.randperm(4) + x
+    assert shifted(Tensor(1)).asnumpy().tolist() == [1, 3, 2, 4]     # MindSpore's [0 2 1 3]
+
+
+def test_standard_normal_shape_dtype_and_seed():
+    a = ops.standard_normal([300, 40], 7)
+    assert a.shape == (300, 40) and a.dtype == ms.float32
+    assert abs(float(a.asnumpy().mean())) < 0.05 and abs(float(a.asnumpy().std()) - 1) < 0.05
+    with pytest.raises(ValueError, match="'seed'"):
+        ops.standard_normal((2,), -1)

@@ -305,3 +305,26 @@ def test_pool_errors():
         ops.max_pool1d(x3, 0)
     with pytest.raises(ValueError, match="avg_pool1d.*'input_x'.*3-D"):
         ops.avg_pool1d(Tensor(np.ones((3, 4), np.float32)), 2)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 4), st.sampled_from([1, 2, 3]),
+       st.booleans())
+def test_adaptive_max_pool1d_equals_numpy(n, c, out, mult, strided):
+    """MindSpore 2.10's rule: windows of L - (out - 1) (L // out), stride L // out."""
+    length = out * mult
+    x = np.random.RandomState(n * 7 + c).randn(n, c, length).astype(np.float32)
+    x[0, 0, 0] = np.nan
+    t = Tensor(noncontig(x) if strided else x)
+    s = length // out
+    k = length - (out - 1) * s
+    want = np.stack([x[..., i * s:i * s + k].max(-1) for i in range(out)], -1)
+    np.testing.assert_array_equal(ops.adaptive_max_pool1d(t, out).asnumpy(), want)
+
+
+def test_adaptive_max_pool1d_gradient_and_errors():
+    x = np.random.RandomState(0).permutation(12).reshape(1, 2, 6) * 1.0   # distinct values
+    check_grad(lambda t: ops.adaptive_max_pool1d(ops.cast(t, ms.float32), 2), x, eps=1e-2,
+               atol=1e-4)
+    with pytest.raises(ValueError, match="adaptive_max_pool1d"):
+        ops.adaptive_max_pool1d(Tensor(np.ones((1, 2, 5), np.float32)), 2)

@@ -110,6 +110,12 @@ def test_eig_and_eigvals():
     assert ev.dtype == ms.complex64
     np.testing.assert_allclose(np.sort_complex(ev.asnumpy().ravel()),
                                np.sort_complex(np.linalg.eigvals(a).ravel()), rtol=1e-4)
+    # MindSpore 2.10's order (Eigen's ComplexEigenSolver: by increasing modulus)
+    c = np.array([[1.0, 2.0, 0.0], [0.5, 3.0, 1.0], [0.0, 0.3, 2.0]])
+    np.testing.assert_allclose(ops.eigvals(Tensor(c)).asnumpy(),
+                               [0.55341251, 1.86857832, 3.57800918], rtol=1e-7)
+    sym = np.array([[0.0, 2.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    np.testing.assert_allclose(ops.eigvals(Tensor(sym)).asnumpy(), [1, -2, 2], atol=1e-12)
 
 
 @pytest.mark.parametrize("block, pads", [(2, [[0, 0], [0, 0]]), ((2, 2), [[1, 1], [0, 2]]),

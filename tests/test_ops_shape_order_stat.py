@@ -147,6 +147,11 @@ def test_counting_and_search_ops():
                                   [1, 0, 1])
     with pytest.raises(ValueError, match="non-negative"):
         ms.mint.bincount(neg)
+
+    @ms.jit
+    def counts(v):
+        return ops.bincount(v)
+    np.testing.assert_array_equal(counts(Tensor(dup)).asnumpy(), np.bincount(dup))
     np.testing.assert_array_equal(ms.mint.bincount(Tensor(dup)).asnumpy(), np.bincount(dup))
     y, inv, cnt = Tensor(np.array([3, 1, 3, 2])).unique(return_inverse=True, return_counts=True)
     np.testing.assert_array_equal(y.asnumpy(), [1, 2, 3])

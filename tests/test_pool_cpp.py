@@ -10,6 +10,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mindlite import _C
 
@@ -80,6 +82,43 @@ def test_generic_loops_match_numpy(dtype, case):
         dx = np.full(shape, 7.5, dtype)
         _C.max_pool_grad(x, out, grad, dx, *geo)
         np.testing.assert_array_equal(dx, ref_grad(x, out, grad, *geo))
+
+
+def ref_pool_scan(x, oh, ow, *geo):
+    """The loop's own statement: the window scanned row-major, `v > m` keeping the first of
+    equal values (so which signed zero wins is defined), NaN anywhere giving NaN."""
+    out = np.empty(x.shape[:2] + (oh, ow), x.dtype)
+    for y, q, pos in windows(x, oh, ow, *geo):
+        m = np.full(x.shape[:2], -np.inf, x.dtype)
+        nan = np.zeros(x.shape[:2], bool)
+        for r, s in pos:
+            v = x[:, :, r, s]
+            m = np.where(v > m, v, m)
+            nan |= np.isnan(v)
+        out[:, :, y, q] = np.where(nan, np.nan, m)
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.tuples(st.integers(1, 4), st.integers(1, 4)),
+       s=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+       d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+       pad=st.tuples(st.integers(0, 2), st.integers(0, 2)), h=st.integers(1, 9),
+       w=st.integers(1, 40), dtype=st.sampled_from(FLOATS), seed=st.integers(0, 2**31))
+def test_interior_columns_keep_the_scan_order(k, s, d, pad, h, w, dtype, seed):
+    """Wide rows take the vectorised interior loop (every tap inside the row): the same
+    values, NaNs and signed zeros as the scan of the border loop."""
+    oh = max(1, (h + 2 * pad[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1)
+    ow = max(1, (w + 2 * pad[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1)
+    rng = np.random.default_rng(seed)
+    x = rng.choice(np.array([-1.0, 0.0, -0.0, 0.5, 2.0, np.nan, np.inf, -np.inf]),
+                   size=(2, 2, h, w)).astype(dtype)
+    geo = (k[0], k[1], s[0], s[1], d[0], d[1], pad[0], pad[1])
+    out = np.full((2, 2, oh, ow), 7.5, dtype)
+    _C.max_pool(x, out, *geo)
+    want = ref_pool_scan(x, oh, ow, *geo)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(want))
 
 
 def test_all_padding_window_is_minus_inf_and_gets_no_gradient():

@@ -43,7 +43,7 @@ def test_unique_gradient_is_differentiable_again():
 # Each with the reason it carries no gradient (MindSpore 2.10 gives zeros or has no bprop).
 ALLOWED = {
     "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",      # comparisons
-    "LogicalNot", "LogicalAnd", "LogicalOr",                                  # bool inputs
+    "LogicalNot", "LogicalAnd", "LogicalOr", "LogicalXor",                    # bool outputs
     "IsNan", "IsInf", "IsFinite", "IsClose",                                  # bool outputs
     "Argmax", "Argmin", "ReduceAll", "ReduceAny",                             # index / bool
     "NonZero", "CountNonZero",                                                # int outputs
@@ -51,21 +51,29 @@ ALLOWED = {
     "ZerosLike", "OnesLike",                 # output independent of the values (zeros)
     "Fill", "Zeros", "Ones", "Eye", "Range",  # constant inputs only
     "OneHot",                                # MindSpore: zeros for on_value / off_value
-    "Assign", "AssignAdd",                   # MindSpore: zeros for 'value' (state writes)
+    "Assign", "AssignAdd", "AssignSub",      # MindSpore: zeros for 'value' (state writes)
     "StopGradient",                          # by definition
     "ApplyMomentum", "SGD", "Adam", "AdamWeightDecay",   # MindSpore: no bprop
     "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdagrad", "ApplyAdadelta",  # optimizer
     "ApplyAdaMax", "ApplyFtrl", "ApplyProximalAdagrad",                     # updates: no bprop
+    "ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyAdagradV2",
+    "ApplyAdamWithAmsgrad", "FusedSparseAdam", "FusedSparseFtrl",
+    "ApproximateEqual",                      # bool output
+    "Size", "DType",                         # constants (folded)
+    "IOU",                                   # MindSpore: zeros
+    "BoundingBoxDecode", "NMSWithMask",      # MindSpore: no bprop
+    "LRNGrad",                               # MindSpore: no bprop (LRN's second order)
     "CdistGrad",                             # MindSpore: no bprop (Cdist's second order)
     "RNNLayerGrad",                          # MindSpore's LSTMGrad: no bprop (second order)
     "UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Multinomial",  # samplers
+    "RandomCategorical",
     "Barrier",                               # no tensor inputs (a synchronization)
     "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift",  # int / bool
     "Gcd", "Lcm",                                                                  # only
     "NextAfter", "SignBit", "Heaviside",     # piecewise constant / bits (MindSpore: no bprop)
     "ViewDtype",                             # reinterpreted bits
     "SearchSorted", "Histogram", "Bincount", "UniqueConsecutive",  # int outputs / counts
-    "RandomGamma", "RandomPoisson",          # samplers (MindSpore: no bprop)
+    "RandomGamma", "RandomPoisson", "RandpermV2",  # samplers (MindSpore: no bprop)
     "Geqrf", "Eig",                          # MindSpore 2.10: no bprop for either
 }
 

@@ -459,9 +459,9 @@ MS_DEFECTS = [
      "digamma of a float64 tensor is only float32-accurate (digamma(-1.1033458334980237) = "
      "9.8212022..., mpmath: 9.8212055...)"),
     (("ops.eig(",),
-     "eigenvectors are defined up to a phase and a general matrix's eigenvalue order is "
-     "unspecified (MindSpore's Eigen solvers vs LAPACK; values of a symmetric matrix are "
-     "ascending in both)"),
+     "eigenvectors are defined up to a phase (MindSpore's Eigen ComplexEigenSolver vs "
+     "LAPACK); the eigenvalues come in MindSpore's order (by modulus) and ops.eigvals is "
+     "compared"),
     (("x.init_data(",),
      "Tensor.init_data() on a tensor that already holds data raises TypeError; mindlite "
      "returns the tensor (its own callers materialize tensors and parameters alike)"),

@@ -24,6 +24,16 @@ INPUTS = {
     "b": np.array([[True, False, True], [False, True, True]]),
     "img": np.linspace(0.0, 1.0, 2 * 3 * 4 * 4, dtype=np.float32).reshape(2, 3, 4, 4),
 }
+# Compared by dtype and shape only, as the results that change between two calls: functions
+# whose values are whatever memory held (MindSpore documents them as uninitialized), and
+# samplers whose MindSpore 2.10 results vary call to call (seen over 8 calls) where two calls
+# can coincide (a row of 3 categories, a shuffle of 2 rows).
+UNINITIALIZED = frozenset({"empty", "empty_like", "new_empty", "empty_strided"})
+SAMPLERS = frozenset({"multinomial", "random_categorical", "shuffle"})
+
+
+def values_undefined(name):
+    return name in UNINITIALIZED or name in SAMPLERS
 SCALARS = {"1": 1, "0": 0, "2": 2, "-1": -1, "0.5": 0.5, "s23": (2, 3), "s3": 3, "s32": (3, 2)}
 
 # Patterns tried for a function, in order: the first MindSpore accepts is the one compared.

@@ -1,12 +1,12 @@
 // The engine's forward convolution (conv_engine.h): per group one GEMM
 //   out_g (Og x N P) = W_g (Og x Cg T) @ im2col(x_g) (Cg T x N P),  T = live taps,
 // B panels packed straight from x, the epilogue (bias, residual, activation) applied as the
-// C buffer is written to NCHW out.
+// C buffer is written to NCHW out; pointwise convolutions (1 x 1, stride 1, unpadded, one
+// group) on the direct tile instead, both operands read in place (pointwise_direct).
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "kernels/blas_gemm.h"
 #include "kernels/conv_engine.h"
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_geom.h"
@@ -34,62 +34,113 @@ const T* live_weights(const T* w, const ConvGeom& g, const std::vector<Tap>& tap
   return buf;
 }
 
-// NOTE: a pointwise (1 x 1, stride 1, unpadded) convolution of a large plane is per sample
-// the plain GEMM out[n] (O x P) = W (O x C) @ x[n] (C x P) in NCHW, with no im2col at all:
-// there OpenBLAS's sgemm (attached for the recurrent layers, kernels/blas_gemm.h) beats the
-// engine, whose per-tile C buffer round trip weighs on the small K of MobileNet's expansions
-// (one Zen 4 thread: 16 -> 96 channels at 112 x 112 484 vs 802 us, 32 -> 16 191 vs 381 us,
-// 144 -> 24 at 56 x 56 259 vs 296 us; 320 -> 1280 at 7 x 7 507 vs 490). It runs in blocks of
-// columns, one BLAS thread each, the epilogue applied to each block while it is
-// hot. A block's values are the same dot products over K whatever the split.
-constexpr int64_t kBlasMinPlane = 196;   // 14 x 14
-constexpr int64_t kBlasBlock = 128 * 1024;   // elements of a block of C (O x columns: in L2)
+bool is_pointwise(const ConvGeom& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
+         g.oh == g.h && g.ow == g.w;
+}
+
+// A pointwise convolution (1 x 1, stride 1, unpadded, one group) as per sample
+// out[n] (O x P) = W (O x C) @ x[n] (C x P) on the register tile with both operands read in
+// place (GemmTile::direct): the weights' rows and x's channel rows, no packing of either, no
+// C buffer; each tile's R x NR sums get the epilogue (bias, residual, activation: the engine
+// store's rules) in registers and are written once. Only a last
+// partial column panel is copied (zero-padded) and computed into a scratch tile. Every output
+// sums its C terms in channel order whatever the thread split.
+// NOTE: measured against OpenBLAS's sgemm on NCHW (the previous path for planes >= 14 x 14)
+// and the packed engine (smaller planes) on MobileNetV2's 15 pointwise shapes at 224, one Zen 4
+// thread, thread CPU: 3.41 vs 3.92 ms in all; 32 -> 16 at 112 x 112 174 vs 305-313 us, 144 ->
+// 24 at 56 x 56 208 vs 288-298 us, 16 -> 96 at 112 x 112 658 vs 717-781 us (its 4.8 MB
+// output's writes bound it); sgemm zeroes C before it accumulates, one more pass.
+template <class T>
+struct PointwiseIo {
+  const T *x, *w;
+  T* out;
+  const ConvGeom* g;
+  const ConvEpilogue<T>* ep;
+  int64_t cpanels;          // column panels per sample
+};
 
 template <class T>
-bool pointwise_blas(const T* x, const T* w, T* out, const ConvGeom& g,
-                    const ConvEpilogue<T>& ep, int threads) {
-  const int64_t plane = g.oh * g.ow;
-  if (g.kh != 1 || g.kw != 1 || g.sh != 1 || g.sw != 1 || g.pt != 0 || g.pl != 0 ||
-      g.oh != g.h || g.ow != g.w || g.group != 1 || plane < kBlasMinPlane || g.c == 0 ||
-      !blas_gemm_attached()) {
-    return false;
-  }
-  // columns per block: C's block near L2-sized, at least 512 (the GEMM's call cost)
-  const int64_t width = std::min(plane, std::max<int64_t>(512, kBlasBlock / g.o / 64 * 64));
-  struct Ctx {
-    const T *x, *w;
-    T* out;
-    const ConvGeom* g;
-    const ConvEpilogue<T>* ep;
-    int64_t blocks, plane, width;
-  } ctx{x, w, out, &g, &ep, (plane + width - 1) / width, plane, width};
-  auto task = [](const Ctx& c, int64_t t) {
-    const ConvGeom& g = *c.g;
-    const int64_t n = t / c.blocks, j0 = (t - n * c.blocks) * c.width;
-    const int64_t cols = std::min(c.width, c.plane - j0);
-    T* o = c.out + n * g.o * c.plane + j0;
-    blas_gemm<T>(false, false, g.o, cols, g.c, c.w, g.c, c.x + n * g.c * c.plane + j0, c.plane,
-                 T(0), o, c.plane, true);
-    if (c.ep->bias || c.ep->residual || c.ep->act) {
-      const T* res = c.ep->residual ? c.ep->residual + (o - c.out) : nullptr;
-      conv_pack<T>().epilogue(o, c.plane, res, g.o, cols, c.ep->bias, c.ep->act);
+void pointwise_run(const PointwiseIo<T>& c, int64_t p0, int64_t p1, int64_t i0, int64_t i1) {
+  const GemmTile<T>& t = gemm_tile<T>();
+  const ConvPack<T>& pk = conv_pack<T>();
+  const ConvGeom& g = *c.g;
+  const int64_t plane = g.oh * g.ow, k = g.c, nr = t.nr, mr = t.mr;
+  T* bt = nullptr;
+  T* ct = nullptr;
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t n = p / c.cpanels, j0 = (p - n * c.cpanels) * nr;
+    const int64_t cols = std::min(nr, plane - j0);
+    const T* b = c.x + n * g.c * plane + j0;
+    int64_t ldb = plane;
+    const int64_t at = n * g.o * plane + j0;       // out offset of row 0 of this panel
+    if (cols < nr) {                               // the partial panel: zero-padded copy
+      if (!bt) {
+        bt = conv_buffer<T>(kBufPanelB, k * nr);
+        ct = conv_buffer<T>(kBufPanelC, mr * nr);
+      }
+      for (int64_t kk = 0; kk < k; ++kk) {
+        std::copy(b + kk * plane, b + kk * plane + cols, bt + kk * nr);
+        std::fill(bt + kk * nr + cols, bt + (kk + 1) * nr, T(0));
+      }
+      b = bt;
+      ldb = nr;
     }
-  };
-  const int64_t tasks = g.n * ctx.blocks;
-  const int nth = static_cast<int>(std::min<int64_t>(threads, tasks));
-  if (nth <= 1) {
-    for (int64_t t = 0; t < tasks; ++t) task(ctx, t);
+    for (int64_t i = i0; i < i1; i += mr) {
+      const int rows = static_cast<int>(std::min(mr, i1 - i));
+      T* o = c.out + at + i * plane;
+      const T* res = c.ep->residual ? c.ep->residual + at + i * plane : nullptr;
+      const T* bias = c.ep->bias ? c.ep->bias + i : nullptr;
+      if (cols == nr) {                 // the epilogue in registers
+        const GemmEpilogue<T> ep{bias, res, c.ep->act};
+        t.direct(k, c.w + i * k, k, rows, b, ldb, o, plane, false, &ep);
+      } else {
+        t.direct(k, c.w + i * k, k, rows, b, ldb, ct, nr, false, nullptr);
+        for (int r = 0; r < rows; ++r) std::copy(ct + r * nr, ct + r * nr + cols, o + r * plane);
+        pk.epilogue(o, plane, res, rows, cols, bias, c.ep->act);
+      }
+    }
+  }
+}
+
+template <class T>
+bool pointwise_direct(const T* x, const T* w, T* out, const ConvGeom& g,
+                      const ConvEpilogue<T>& ep, int threads) {
+  if (!is_pointwise(g) || g.group != 1) return false;
+  const GemmTile<T>& t = gemm_tile<T>();
+  const int64_t plane = g.oh * g.ow;
+  PointwiseIo<T> io{x, w, out, &g, &ep, (plane + t.nr - 1) / t.nr};
+  const int64_t npanels = g.n * io.cpanels, nunits = (g.o + t.mr - 1) / t.mr;
+  if (threads <= 1 || (npanels < 2 && nunits < 2)) {
+    pointwise_run(io, 0, npanels, 0, g.o);
     return true;
   }
   struct Run {
-    const Ctx* ctx;
-    void (*task)(const Ctx&, int64_t);
-    int64_t tasks;
-  } run{&ctx, +task, tasks};
-  pool_run(nth, static_cast<int>(std::min<int64_t>(tasks, 4 * nth)), [](void* p, int i, int n) {
-    const Run& r = *static_cast<const Run*>(p);
-    for (int64_t t = r.tasks * i / n; t < r.tasks * (i + 1) / n; ++t) r.task(*r.ctx, t);
-  }, &run);
+    const PointwiseIo<T>* io;
+    int64_t npanels, nunits, mr, o;
+    bool by_columns;
+  } run{&io, npanels, nunits, t.mr, g.o, npanels >= 2 * threads || npanels >= nunits};
+  // columns: a few chunks per thread, claimed as threads free up; else runs of row panels
+  const int64_t nchunks = run.by_columns ? std::min<int64_t>(npanels, 4 * threads)
+                                         : std::min<int64_t>(nunits, threads);
+  PoolErrors errors;
+  struct Task {
+    const Run* run;
+    PoolErrors* errors;
+  } task{&run, &errors};
+  pool_run(threads, static_cast<int>(nchunks), [](void* p, int ci, int nc) {
+    const Task& tk = *static_cast<const Task*>(p);
+    const Run& r = *tk.run;
+    tk.errors->guard([&] {
+      if (r.by_columns) {
+        pointwise_run(*r.io, r.npanels * ci / nc, r.npanels * (ci + 1) / nc, 0, r.o);
+      } else {
+        const int64_t u0 = r.nunits * ci / nc, u1 = r.nunits * (ci + 1) / nc;
+        pointwise_run(*r.io, 0, r.npanels, u0 * r.mr, std::min(r.o, u1 * r.mr));
+      }
+    });
+  }, &task);
+  errors.rethrow();
   return true;
 }
 
@@ -120,11 +171,10 @@ void conv_forward_taps(const T* x, const T* a, bool packed, T* out, const ConvGe
     conv_winograd_forward(x, a, out, g, ep, threads);
     return;
   }
-  if (!packed && pointwise_blas(x, a, out, g, ep, threads)) return;
+  if (!packed && pointwise_direct(x, a, out, g, ep, threads)) return;
   const int64_t nt = static_cast<int64_t>(taps.size()), k = cg * nt;
   const int64_t asize = packed ? packed_a_size<T>(og, k) : og * k;
-  const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 &&
-                         g.pl == 0 && g.oh == g.h && g.ow == g.w;
+  const bool pointwise = is_pointwise(g);
   for (int64_t gi = 0; gi < g.group; ++gi) {
     ConvFwdIo<T> c{x + gi * cg * g.h * g.w, g.c * g.h * g.w, g.h, g.w, g.ow, plane, g.sh, g.sw,
                    taps.data(), nt, pointwise, gemm_tile<T>().nr,

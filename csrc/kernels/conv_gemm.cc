@@ -99,7 +99,7 @@ void gemm_run(const GemmJob<T>& job, int64_t i0, int64_t i1, int64_t p0, int64_t
       // A read in place: the partial last panel (rows past m) packed once per K block
       const int64_t full_end = job.lda > 0 ? std::min(r1, job.m / mr * mr) : r1;
       T* tail = nullptr;
-      if (full_end < r1) {
+      if (full_end < r1 && !t.direct) {
         tail = conv_buffer<T>(kBufPanelA, mr * kc);
         for (int64_t kk = 0; kk < kc; ++kk) {
           for (int r = 0; r < mr; ++r) {
@@ -119,6 +119,9 @@ void gemm_run(const GemmJob<T>& job, int64_t i0, int64_t i1, int64_t p0, int64_t
             t.tile(kc, ablk + i * kc, bbuf, cp, ldc, k0 > 0);
           } else if (i < full_end) {
             t.tile_rows(kc, job.a + i * job.lda + k0, job.lda, bbuf, cp, ldc, k0 > 0);
+          } else if (t.direct) {      // the last, partial row panel: its rows only
+            t.direct(kc, job.a + i * job.lda + k0, job.lda, static_cast<int>(job.m - i), bbuf,
+                     nr, cp, ldc, k0 > 0, nullptr);
           } else {
             t.tile(kc, tail, bbuf, cp, ldc, k0 > 0);
           }

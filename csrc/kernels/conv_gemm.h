@@ -58,11 +58,29 @@ template <class T>
 using GemmTileRowsFn = void (*)(int64_t kc, const T* a, int64_t lda, const T* b, T* c,
                                 int64_t ldc, bool accumulate);
 
+// The direct tile's optional epilogue: c = act(sum + bias[r] (+ res[r][q])), act a ConvAct
+// (conv_engine.h); bias null adds 0; res rows ldc apart as c's.
+template <class T>
+struct GemmEpilogue {
+  const T* bias;
+  const T* res;
+  int act;
+};
+
+// c (rows x NR, rows ldc apart) = (accumulate ? c : 0) + a (rows x kc, rows lda apart) @
+// b (kc x NR, rows ldb apart), rows <= MR: both operands read in place, the whole kc summed
+// in registers; then the epilogue ep (null: none) in registers.
+template <class T>
+using GemmDirectFn = void (*)(int64_t kc, const T* a, int64_t lda, int rows, const T* b,
+                              int64_t ldb, T* c, int64_t ldc, bool accumulate,
+                              const GemmEpilogue<T>* ep);
+
 template <class T>
 struct GemmTile {
   int mr, nr;
   GemmTileFn<T> tile;
   GemmTileRowsFn<T> tile_rows;
+  GemmDirectFn<T> direct;
 };
 
 // The register tile of the instruction set kernel_isa() names (conv_gemm_isa.cc).

@@ -7,8 +7,39 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace mindlite {
+
+namespace {
+
+// m[q] / nan[q] of output columns [qa, qb) of one output row, every tap's column inside the
+// row: tap by tap (rows i, then columns j: the scan order of the border loop, so ties and
+// signed zeros resolve as there) across the columns, which vectorises (SW the stride, 0 a
+// runtime one).
+template <typename T, int SW>
+void max_row_interior(const T* src, int64_t h, int64_t w, int64_t r0, int64_t c0a, int64_t kh,
+                      int64_t kw, int64_t sw_rt, int64_t dh, int64_t dw, int64_t qa,
+                      int64_t qb, T* m, T* nan) {
+  const int64_t sw = SW ? SW : sw_rt;
+  const int64_t cnt = qb - qa;
+  T* mq = m + qa;
+  T* nq = nan + qa;
+  for (int64_t i = 0; i < kh; ++i) {
+    const int64_t r = r0 + i * dh;
+    if (r < 0 || r >= h) continue;
+    for (int64_t j = 0; j < kw; ++j) {
+      const T* base = src + r * w + c0a + j * dw;     // column of output qa's tap
+      for (int64_t q = 0; q < cnt; ++q) {
+        const T v = base[q * sw];
+        mq[q] = v > mq[q] ? v : mq[q];
+        nq[q] = v != v ? T(1) : nq[q];
+      }
+    }
+  }
+}
+
+}  // namespace
 
 template <typename T>
 void max_pool(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
@@ -16,14 +47,37 @@ void max_pool(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, in
               int64_t dw, int64_t top, int64_t left) {
   const T ninf = -std::numeric_limits<T>::infinity();
   const T vnan = std::numeric_limits<T>::quiet_NaN();
+  // interior output columns [qa, qb): q sw - left >= 0 and q sw - left + (kw - 1) dw < w
+  const int64_t qa = std::min<int64_t>(ow, left > 0 ? (left + sw - 1) / sw : 0);
+  const int64_t last = w - 1 + left - (kw - 1) * dw;
+  const int64_t qb = std::max<int64_t>(qa, std::min<int64_t>(ow, last < 0 ? 0 : last / sw + 1));
+  std::vector<T> mbuf(static_cast<size_t>(ow));
+  std::vector<T> nbuf(static_cast<size_t>(ow));   // 1 where a NaN was seen
+  T* m = mbuf.data();
+  T* nanq = nbuf.data();
   for (int64_t nc = 0; nc < n * c; ++nc) {
     const T* src = x + nc * h * w;
     T* dst = out + nc * oh * ow;
     for (int64_t y = 0; y < oh; ++y) {
       const int64_t r0 = y * sh - top;
+      if (qb > qa) {
+        std::fill(m + qa, m + qb, ninf);
+        std::fill(nanq + qa, nanq + qb, T(0));
+        const int64_t c0a = qa * sw - left;
+        if (sw == 2) {
+          max_row_interior<T, 2>(src, h, w, r0, c0a, kh, kw, sw, dh, dw, qa, qb, m, nanq);
+        } else if (sw == 1) {
+          max_row_interior<T, 1>(src, h, w, r0, c0a, kh, kw, sw, dh, dw, qa, qb, m, nanq);
+        } else {
+          max_row_interior<T, 0>(src, h, w, r0, c0a, kh, kw, sw, dh, dw, qa, qb, m, nanq);
+        }
+        for (int64_t q = qa; q < qb; ++q) dst[y * ow + q] = nanq[q] != T(0) ? vnan : m[q];
+      }
       for (int64_t q = 0; q < ow; ++q) {
+        if (q == qa && qb > qa) q = qb;                // the interior is done
+        if (q >= ow) break;
         const int64_t c0 = q * sw - left;
-        T m = ninf;
+        T mv = ninf;
         bool nan = false;
         for (int64_t i = 0; i < kh; ++i) {
           const int64_t r = r0 + i * dh;
@@ -33,11 +87,11 @@ void max_pool(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, in
             const int64_t col = c0 + j * dw;
             if (col < 0 || col >= w) continue;
             const T v = row[col];
-            m = v > m ? v : m;
+            mv = v > mv ? v : mv;
             nan |= v != v;
           }
         }
-        dst[y * ow + q] = nan ? vnan : m;
+        dst[y * ow + q] = nan ? vnan : mv;
       }
     }
   }

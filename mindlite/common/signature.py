@@ -109,6 +109,17 @@ def _group_type(info):
     return target
 
 
+def check_no_inplace_cast(prim, i, dtype, target):
+    """A same-type group's promotion may cast an operand, never one the op updates in place
+    (prim.inplace_inputs: a cast copy would be updated instead): TypeError, as MindSpore's."""
+    if i in getattr(prim, "inplace_inputs", ()):
+        names = prim.input_names
+        arg = names[i] if names is not None and i < len(names) else f"input {i}"
+        raise TypeError(f"For '{prim.name}', data type conversion is not supported for the "
+                        f"input '{arg}' updated in place (a Parameter), so its data type "
+                        f"{dtype} cannot be converted to {target} automatically")
+
+
 def _scalar_py_type(prim, i, value):
     key = _scalar_key(value)              # the Python type a scalar (or numpy scalar) acts as
     if key in (bool, int, float):

@@ -5,6 +5,7 @@ Each calls its functional op (ops/function/*_func.py), so it is recorded for aut
 The one-line methods are generated from the tables below (name -> functional op); listed in
 tensor.py's `_METHOD_MODULES`.
 """
+import linecache
 
 F = None      # mindlite.ops.functional, bound by tensor.py (functional imports Tensor)
 
@@ -55,7 +56,10 @@ def _unary(name, op):
 def _binary(name, op):
     second = SECOND.get(name, "other")
     ns = {}
-    exec(f"def method(self, {second}):\n    return F.{op}(self, {second})", globals(), ns)
+    src = f"def method(self, {second}):\n    return F.{op}(self, {second})\n"
+    file = f"<Tensor.{name}>"          # its source in linecache: graph mode parses the method
+    linecache.cache[file] = (len(src), None, src.splitlines(True), file)
+    exec(compile(src, file, "exec"), globals(), ns)
     method = ns["method"]
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"ops.{op}(self, {second})."

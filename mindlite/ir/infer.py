@@ -10,7 +10,7 @@ from ..common import abstract as ab
 from ..common.abstract import AbstractTensor
 from ..common import dtype as mstype
 from ..common.signature import (K, L, S, T, _check_infer_result, _group_type, _scalar_py_type,
-                                const_value)
+                                check_no_inplace_cast, const_value)
 
 
 class Folded:
@@ -64,6 +64,7 @@ def infer_call(prim, args):
             t = target if i in prim.same_type_inputs else mstype.scalar_type(info.types[i])
             ins.append(ab.abstract_tensor(t, ()))
         elif i in prim.same_type_inputs and a.dtype is not target:
+            check_no_inplace_cast(prim, i, a.dtype, target)
             ins.append(ab.abstract_tensor(target, a.shape))
         else:
             ins.append(a)

@@ -9,15 +9,34 @@ the example becomes a reduction over axis a + 1, a MatMul of a batched matrix be
 BatchMatMul. A primitive with no batch rule, or control flow on a tensor inside `fn`, raises
 NotImplementedError naming it. Batched values carry their batch axis first internally;
 `out_axes` moves it where asked.
+
+`fn` may be a Cell (its construct is parsed, the cell its first argument), a bound method or
+a @jit function (its Python function is parsed).
+A vmap of a vmap runs as one vmap over both batch axes: each argument's outer and inner
+mapped axes are moved first and merged into one axis of B1 * B2 (an argument mapped by one
+of them only is repeated along the other), the inner function is vmapped once over it, and
+the result is split back and placed by the inner, then the outer out_axes.
 """
 import inspect
 import numbers
 
+from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..ir.anf import MAKE_TUPLE, TUPLE_GETITEM, IRPrim, ValueNode
 from ..ir.manager import FuncGraphManager
 from ..ir.primitive import Primitive
 from ..ops.function import vmap_rules
+from ..ops.function.vmap_rules import _F
+
+
+class _Functional:
+    """ops.functional, imported on first use (it imports this module)."""
+
+    def __getattr__(self, name):
+        return getattr(_F(), name)
+
+
+F = _Functional()
 
 __all__ = ["vmap"]
 
@@ -64,6 +83,22 @@ def _example(api, value, axis):
     return moved[0], moved
 
 
+def _target(fn):
+    """(the Python function to parse, the arguments bound before the user's): a Cell's
+    construct with the cell, a bound method's function with its object, or fn itself."""
+    if inspect.ismethod(fn):
+        return fn.__func__, (fn.__self__,)
+    wrapped = getattr(fn, "__wrapped__", None)       # a @jit function: parsed as its function
+    if not inspect.isfunction(fn) and wrapped is not None:
+        return _target(wrapped)
+    if not inspect.isfunction(fn) and callable(getattr(type(fn), "construct", None)):
+        construct = type(fn).construct
+        while not inspect.isfunction(construct) and hasattr(construct, "__wrapped__"):
+            construct = construct.__wrapped__           # a @jit construct: its function
+        return construct, (fn,)
+    return fn, ()
+
+
 class VmapSpec:
     """What a vmapped function computes, for graph mode (jit/parse/vmap.py reads it from the
     function's `_ml_vmap`): the mapped function, the axes, and this module's steps, so the
@@ -88,9 +123,16 @@ def vmap(fn, in_axes=0, out_axes=0):
     api = "vmap"
     if not callable(fn):
         raise TypeError(f"For '{api}', 'fn' must be callable, but got {type(fn).__name__}")
+    inner = getattr(fn, "_vmap_spec", None)
+    if inner is not None:
+        batched = _nested(api, inner, in_axes, out_axes)
+        batched._vmap_spec = (fn, in_axes, out_axes)
+        return batched
+    target, bound = _target(fn)
 
     def batched(*args):
-        axes = _axes_tree(api, in_axes, args)
+        args = bound + args
+        axes = [None] * len(bound) + _axes_tree(api, in_axes, args[len(bound):])
         examples, values, sizes = [], [], set()
         for a, ax in zip(args, axes):
             ex, moved = _example(api, a, ax)
@@ -101,9 +143,13 @@ def vmap(fn, in_axes=0, out_axes=0):
         if len(sizes) != 1:
             raise ValueError(f"For '{api}', the mapped axes must have one size and at least one "
                              f"argument must be mapped, but got sizes {sorted(sizes)}")
-        graph, template = _parse(fn, examples)
+        if isinstance(target, Primitive):                 # vmap(P.MaxPool(...)): its rule
+            return _place_prim(api, vmap_rules.apply(target, [
+                (m, 0) if m is not None else (a, None) for a, m in zip(args, values)]),
+                out_axes, sizes.pop())
+        graph, template = _parse(target, examples)
         env = {}
-        it = iter(zip(args, values))
+        it = ((a, m) for a, m in zip(args, values) if isinstance(a, Tensor))
         for p in graph.parameters:
             if p.default is not None:            # a Parameter read by fn: not mapped
                 env[p.id] = (p.default, None)
@@ -111,12 +157,80 @@ def vmap(fn, in_axes=0, out_axes=0):
             arg, moved = next(it)
             env[p.id] = (moved, 0) if moved is not None else (arg, None)
         out = _run(graph, env)
+        for a, m, ax in zip(args, values, axes):
+            if isinstance(a, Parameter) and m is not None and m is not a:
+                F.assign(a, F.moveaxis(m, 0, ax))    # in-place updates of a moved Parameter
         return _place(api, out, template, out_axes, sizes.pop())
-    batched._ml_vmap = VmapSpec(fn, in_axes, out_axes)   # graph mode: jit/parse/vmap.py
+    batched._vmap_spec = (fn, in_axes, out_axes)
+    if target is fn:       # graph mode replays a plain function's vmap (jit/parse/vmap.py)
+        batched._ml_vmap = VmapSpec(fn, in_axes, out_axes)
     return batched
 
 
 vmap._ml_grad_api = True          # made in graph code at compile time (jit/parse/grad.py)
+
+
+def _one_size(api, sizes):
+    if len(set(sizes)) != 1:
+        raise ValueError(f"For '{api}', the mapped axes must have one size and at least one "
+                         f"argument must be mapped, but got sizes {sorted(set(sizes))}")
+    return sizes[0]
+
+
+def _nested(api, spec, in_axes, out_axes):
+    """vmap(vmap(f, in_inner, out_inner), in_axes, out_axes) as one vmap of f over the merged
+    batch axes (see the module docstring)."""
+    f, in_inner, out_inner = spec
+
+    def batched(*args):
+        outer = _axes_tree(api, in_axes, args)
+        inner = _axes_tree(api, in_inner, args)
+        tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
+        b1 = _one_size(api, [a.shape[outer[i] % a.ndim] for i, a in tensors
+                             if outer[i] is not None])
+        b2 = _one_size(api, [a.shape[_inner_axis(a, outer[i], inner[i])] for i, a in tensors
+                             if inner[i] is not None])
+        flat, flat_axes, back = [], [], []
+        for i, a in enumerate(args):
+            ao, ai = outer[i], inner[i]
+            if not isinstance(a, Tensor) or (ao is None and ai is None):
+                flat.append(a)
+                flat_axes.append(None)
+                continue
+            v = F.moveaxis(a, ao, 0) if ao is not None else \
+                F.broadcast_to(F.expand_dims(a, 0), (b1,) + a.shape)
+            v = F.moveaxis(v, ai % (v.ndim - 1) + 1, 1) if ai is not None else \
+                F.broadcast_to(F.expand_dims(v, 1), (b1, b2) + v.shape[1:])
+            if isinstance(a, Parameter) and ao is not None and ai is not None:
+                back.append((i, a, ao, ai, v.shape))
+            flat.append(F.reshape(v, (b1 * b2,) + v.shape[2:]))
+            flat_axes.append(0)
+        out = vmap(f, tuple(flat_axes), 0)(*flat)
+        for i, a, ao, ai, shape in back:               # in-place updates of a Parameter
+            v = F.reshape(flat[i], shape)
+            F.assign(a, F.moveaxis(F.moveaxis(v, 1, ai % (len(shape) - 1) + 1), 0, ao))
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        oi = out_inner if isinstance(out_inner, (tuple, list)) else [out_inner] * len(outs)
+        oo = out_axes if isinstance(out_axes, (tuple, list)) else [out_axes] * len(outs)
+        if None in oi or None in oo or len(oi) != len(outs) or len(oo) != len(outs):
+            raise ValueError(f"For '{api}', a vmap of a vmap needs an int out_axes per output "
+                             f"({len(outs)}), but got {out_inner!r} and {out_axes!r}")
+        placed = []
+        for o, i_ax, o_ax in zip(outs, oi, oo):
+            o = F.reshape(o, (b1, b2) + o.shape[1:])
+            o = F.moveaxis(o, 1, i_ax % (o.ndim - 1) + 1)
+            placed.append(F.moveaxis(o, 0, o_ax))
+        return placed[0] if single else tuple(placed)
+    return batched
+
+
+def _inner_axis(a, ao, ai):
+    """The axis of `a` an inner in_axes `ai` names (an axis of the slice without `ao`)."""
+    ai %= a.ndim - (1 if ao is not None else 0)
+    if ao is not None and ai >= ao % a.ndim:
+        ai += 1
+    return ai
 
 
 def _ref(node, env):
@@ -145,6 +259,19 @@ def _run(graph, env, apply=vmap_rules.apply):
         else:
             env[node.id] = apply(fn, args)
     return _ref(graph.output, env)
+
+
+def _place_prim(api, out, out_axes, size):
+    """A primitive's batched result (one tensor or a tuple) with its batch axes at out_axes."""
+    value, bdim = out
+    if not isinstance(value, tuple):
+        return vmap_rules.place(value, bdim, out_axes, size)
+    axes = out_axes if isinstance(out_axes, (tuple, list)) else [out_axes] * len(value)
+    if len(axes) != len(value):
+        raise ValueError(f"For '{api}', 'out_axes' must have one entry per output "
+                         f"({len(value)}), but got {out_axes!r}")
+    bdims = bdim if isinstance(bdim, tuple) else (bdim,) * len(value)
+    return tuple(vmap_rules.place(v, b, a, size) for v, b, a in zip(value, bdims, axes))
 
 
 def _place(api, out, template, out_axes, size, place=vmap_rules.place):

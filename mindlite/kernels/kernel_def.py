@@ -12,6 +12,12 @@ class KernelError(RuntimeError):
     """A registered kernel failed (raised, or returned something other than inference said)."""
 
 
+class IndexValueError(ValueError, RuntimeError):
+    """An index value out of range, found by a kernel (inference cannot see values): a
+    ValueError as mindlite's bad-input errors, and a RuntimeError as MindSpore's kernels
+    raise for it, so code catching either works."""
+
+
 class Kernel:
     """Base of class kernels (MindSpore Lite's kernel::Kernel): override what you need."""
 

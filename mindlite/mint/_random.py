@@ -53,7 +53,10 @@ randint_like = overloaded_function(
 
 
 def randperm(n, *, generator=None, dtype=mstype.int64):
-    return F.randperm(n, dtype=dtype)
+    """A random permutation of 0..n-1 (a fresh one each call, from mindlite's RNG)."""
+    if n == 0:
+        return F.zeros((0,), dtype)
+    return F.randperm(n, seed=-1, dtype=dtype)
 
 
 def normal(mean=0.0, std=1.0, size=None, generator=None):

@@ -10,6 +10,6 @@ primitives are differentiable. The families load at the first `mindlite.numpy.<n
 from .._lazy import lazy_exports as _lazy_exports
 
 _LAZY = _lazy_exports(globals(), (
-    "dtypes", "array_creations", "index_tricks", "array_ops", "math_ops", "logic_ops",
-    "reductions", "linear_algebra", "polynomials", "histograms", "calculus_stats", "set_ops",
-    "random"))
+    "dtypes", "array_creations", "index_tricks", "array_ops", "selection", "math_ops",
+    "logic_ops", "reductions", "linear_algebra", "polynomials", "histograms", "calculus_stats",
+    "set_ops", "random"))

@@ -84,14 +84,11 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     a = to_tensor(a)
     if not isinstance(bins, numbers.Integral):
         return F.cast(to_tensor(bins), mstype.float32)
-    if range is None:
-        arr = a.asnumpy().astype(onp.float32)         # the edges are float32
-        lo, hi = (float(arr.min()), float(arr.max())) if arr.size else (0.0, 1.0)
-    else:
-        lo, hi = float(range[0]), float(range[1])
-    if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    return Tensor(onp.linspace(lo, hi, bins + 1, dtype=onp.float32))
+    arr = a.asnumpy().astype(onp.float32)             # the edges are float32
+    rng = None if range is None else (float(range[0]), float(range[1]))
+    # numpy's float32 edge arithmetic (an equal min and max widened by 0.5 in float32), which
+    # MindSpore's edges follow too
+    return Tensor(onp.histogram_bin_edges(arr, bins, rng).astype(onp.float32))
 
 
 def _bin_index(x, edges):

@@ -144,9 +144,13 @@ def _float_pair(x1, x2):
     a = to_tensor(x1) if not isinstance(x1, Tensor) else x1
     b = x2 if isinstance(x2, Tensor) else to_tensor(
         x2, None if isinstance(x2, float) or a.dtype.kind == "f" else a.dtype)
-    floats = [t.dtype for t in (a, b) if t.dtype.kind == "f"]
-    out = (max(floats, key=lambda d: d.itemsize) if floats
-           else b.dtype if a.dtype == mstype.bool_ else a.dtype)
+    fa, fb = a.dtype.kind == "f", b.dtype.kind == "f"
+    if fa and fb:
+        out = a.dtype if a.dtype.itemsize >= b.dtype.itemsize else b.dtype
+    elif fa or fb:
+        out = a.dtype if fa else b.dtype
+    else:
+        out = b.dtype if a.dtype == mstype.bool_ else a.dtype
     a, b = (t if t.dtype.kind == "f" else F.cast(t, mstype.float32) for t in (a, b))
     return a, b, out
 
@@ -163,7 +167,7 @@ def _gcd_float(a, b):
     a, b = F.select(ge, a, b), F.select(ge, b, a)
     b = F.select(F.equal(b, 0), a, b)
     r = _remainder(a, b)
-    while float(F.reduce_sum(r)) > 0:
+    while F.reduce_sum(r) > 0:
         r = _remainder(a, b)
         done = F.equal(r, 0)
         a, b = F.select(done, a, b), F.select(done, b, r)

@@ -13,7 +13,7 @@ from .export_op import converter
 UNARY = {"ReLU": "Relu", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Sqrt": "Sqrt", "Exp": "Exp",
          "Log": "Log", "Neg": "Neg", "Abs": "Abs", "Erf": "Erf", "Floor": "Floor",
          "Ceil": "Ceil", "Sin": "Sin", "Cos": "Cos", "Reciprocal": "Reciprocal",
-         "Softplus": "Softplus", "LogicalNot": "Not", "Sign": "Sign", "Round": "Round",
+         "Softplus": "Softplus", "Sign": "Sign", "Round": "Round",
          "Identity": "Identity", "StopGradient": "Identity", "Depend": "Identity"}
 ARITH = {"Add": "Add", "Sub": "Sub", "Mul": "Mul", "Div": "Div", "RealDiv": "Div",
          "Pow": "Pow", "Maximum": "Max", "Minimum": "Min"}
@@ -88,6 +88,11 @@ def _compare(op):
 @converter(*LOGICAL)
 def _logical(op):
     return op.node(LOGICAL[op.name], [op.input(0, mstype.bool_), op.input(1, mstype.bool_)])
+
+
+@converter("LogicalNot")
+def _logical_not(op):
+    return op.node("Not", [op.input(0, mstype.bool_)])
 
 
 @converter("Select")

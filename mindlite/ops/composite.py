@@ -54,10 +54,12 @@ def _split_output(api, out, has_aux):
     else:
         outs, aux = (out if isinstance(out, tuple) else (out,)), ()
     for o in outs:
-        if not isinstance(o, Tensor):
+        if not isinstance(o, (Tensor, numbers.Number)):
             raise TypeError(f"For '{api}', the function's output must be a Tensor or a tuple of "
                             f"Tensors, but got {type(o).__name__}")
-    return outs, aux
+    # a Python number (Size, len(), a shape entry) is a constant of the inputs: as MindSpore,
+    # it contributes zeros
+    return tuple(o for o in outs if isinstance(o, Tensor)), aux
 
 
 def _ones_like(t):
@@ -221,3 +223,9 @@ class GradOperation:
         if self.get_by_list and not self.get_all:
             grad_fn._ml_grad.positions = None
         return grad_fn
+
+
+def multinomial(inputs, num_sample, replacement=True, seed=None):
+    """ops.composite.multinomial (MindSpore's path): ops.multinomial."""
+    from .function.random_extra_func import multinomial as _multinomial
+    return _multinomial(inputs, num_sample, replacement, seed)

@@ -37,6 +37,8 @@ def check_same_dtype(prim, args):
 
 
 def broadcast_shape(prim, sx, sy, names=("input1", "input2")):
+    """numpy's broadcast of shapes sx and sy; a -1 (a dynamic dim in graph mode) against a
+    size n > 1 gives n, as MindSpore's rule (the kernel sees the real sizes)."""
     nx, ny = len(sx), len(sy)
     n = max(nx, ny)
     out = []
@@ -47,6 +49,8 @@ def broadcast_shape(prim, sx, sy, names=("input1", "input2")):
             out.append(dx)
         elif dx == 1:
             out.append(dy)
+        elif dx == -1 or dy == -1:          # a dynamic dim (graph mode): the other one, as MS
+            out.append(dy if dx == -1 else dx)
         else:
             raise ValueError(f"For '{prim.name}', {names[0]}.shape and {names[1]}.shape need to "
                              f"broadcast. The value of {names[0]}.shape[{i - n + nx}] or "

@@ -24,7 +24,8 @@ from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..context import CONTEXT
 from ..common.signature import (K, L, S, T, _check_infer_result, _group_type,  # noqa: F401
-                                _hashable, _scalar_py_type, const_value)
+                                _hashable, _scalar_py_type, check_no_inplace_cast,
+                                const_value)
 from ..ir.primitive import signature_key
 from ..backend.session import session_factory
 from ..kernels import registry
@@ -120,6 +121,7 @@ class ForwardExecutor:
                 info.types[i] = t
                 info.values[i] = _scalar_array(prim, i, info.args[i], t)
             elif kind == T and i in prim.same_type_inputs and info.types[i] is not target:
+                check_no_inplace_cast(prim, i, info.types[i], target)
                 info.types[i] = target
                 info.values[i] = info.values[i].astype(target.np)
 

@@ -125,8 +125,12 @@ def _params(net):
 
 def run_calls(call, calls, net=None):
     """[Outcome] of call(*args) for each argument list (stops at the first error)."""
+    from ..common.tensor import Tensor
     results = []
     for args in calls:
+        # each path gets its own copies: eager writes an argument in place where the program
+        # aliases it (`v = x if c else x; v[0] = 1`), which must not reach the next path
+        args = [Tensor(a.asnumpy().copy()) if isinstance(a, Tensor) else a for a in args]
         buf = io.StringIO()
         try:
             with contextlib.redirect_stdout(buf), warnings.catch_warnings():

@@ -37,6 +37,9 @@ from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from .param_loading import load_into_net, load_param_into_net
+# MindSpore's mindspore.train.serialization also holds the model-file API (code imports it
+# from here): export_api imports nothing of this module's until a call
+from .export_api import export, load  # noqa: F401
 
 __all__ = ["load_checkpoint", "load_param_into_net", "save_checkpoint"]
 

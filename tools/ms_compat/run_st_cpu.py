@@ -1,8 +1,9 @@
 """Run MindSpore's own CPU op tests (files of mindspore-ai/mindspore's tests/st/ops/cpu, fetched
 into a folder outside this repository) on mindlite and on real MindSpore, and compare.
 
-    python tools/ms_compat/run_st_cpu.py FOLDER [--ms-python /opt/msvenv/bin/python]
+    python tools/ms_compat/run_st_cpu.py FOLDER_OR_FILES... [--ms-python /opt/msvenv/bin/python]
         [--pytest-path DIR] [--only mindlite|mindspore] [--out results.json] [--timeout 300]
+        [--reuse earlier.json]
 
 Each file runs in its own pytest process per engine (MindSpore's CI also runs one process
 per file; a hang or a crash costs that file only), with this folder's conftest.py as a
@@ -11,7 +12,10 @@ package (tools/ms_compat/mindspore) is first on the path; on MindSpore, its own 
 the same files (`--pytest-path` adds a folder holding pytest for a MindSpore venv without
 it). The summary: per file the tests passed on each engine, the totals, mindlite's share
 of MindSpore's passes, and every test MindSpore passes and mindlite does not, with the
-first line of its error.
+first line of its error. `--reuse` takes a file's results from an earlier `--out` file
+instead of running it again (MindSpore's baseline does not change while mindlite is being
+fixed), except the engine `--only` names, which always runs; `--out` adds to (or replaces)
+the files' entries already in the file it names.
 """
 import argparse
 import glob
@@ -76,28 +80,48 @@ def run_file(path, engine, python, pytest_path, timeout):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("folder")
+    p.add_argument("paths", nargs="+", help="folders of test_*.py files, or files")
     p.add_argument("--ms-python", default="/opt/msvenv/bin/python")
     p.add_argument("--pytest-path", default="")
     p.add_argument("--only", choices=("mindlite", "mindspore"))
     p.add_argument("--out", default="")
     p.add_argument("--timeout", type=int, default=300)
+    p.add_argument("--reuse", default="", help="earlier --out file: its results are kept, "
+                                               "except the engine --only names")
     args = p.parse_args(argv)
-    files = sorted(glob.glob(os.path.join(args.folder, "test_*.py")))
+    files = []
+    for path in args.paths:
+        files += (sorted(glob.glob(os.path.join(path, "test_*.py"))) if os.path.isdir(path)
+                  else [path])
     engines = [e for e in ("mindspore", "mindlite") if args.only in (None, e)]
     pythons = {"mindlite": sys.executable, "mindspore": args.ms_python}
+    earlier = {}
+    if args.reuse and os.path.exists(args.reuse):
+        with open(args.reuse) as f:
+            earlier = json.load(f)
     results = {}
     for path in files:
         name = os.path.basename(path)
-        results[name] = {e: run_file(path, e, pythons[e], args.pytest_path, args.timeout)
-                         for e in engines}
+        old = earlier.get(name, {})
+        results[name] = {}
+        for e in ("mindspore", "mindlite"):
+            if e in old and args.only != e:     # an engine named by --only always runs
+                results[name][e] = {k: tuple(v) for k, v in old[e].items()}
+            elif e in engines:
+                results[name][e] = run_file(path, e, pythons[e], args.pytest_path, args.timeout)
         counts = " ".join(f"{e} {sum(o == 'passed' for o, _ in results[name][e].values())}"
-                          f"/{len(results[name][e])}" for e in engines)
+                          f"/{len(results[name][e])}" for e in results[name])
         print(f"{name}: {counts}", flush=True)
-    if args.out:
+    if args.out:                        # merged into what the file already holds
+        merged = {}
+        if os.path.exists(args.out):
+            with open(args.out) as f:
+                merged = json.load(f)
+        for name, r in results.items():
+            merged.setdefault(name, {}).update(r)
         with open(args.out, "w") as f:
-            json.dump(results, f, indent=1)
-    if len(engines) == 2:
+            json.dump(merged, f, indent=1)
+    if all(len(r) == 2 for r in results.values()):
         summarize(results)
     return 0
 

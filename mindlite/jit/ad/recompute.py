@@ -15,7 +15,7 @@ import os
 
 from ...ir.anf import PRINT, CNode, FuncGraph, ValueNode
 from ...ir.rules import has_side_effect
-from .transform import ADUnsupportedError, _ir, _prim_of
+from .nodes import ADUnsupportedError, _ir, _prim_of
 
 
 def _nodes(graphs):

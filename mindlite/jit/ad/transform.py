@@ -29,15 +29,9 @@ import numpy as np
 
 from ...common.abstract import AbstractTensor
 from ...common.tensor import Tensor
-from ...ir.anf import (MAKE_TUPLE, SWITCH, TUPLE_GETITEM, AnfNode, CNode, FuncGraph, IRPrim,
-                       ValueNode)
-from ...ir.primitive import Primitive
+from ...ir.anf import (MAKE_TUPLE, SWITCH, TUPLE_GETITEM, AnfNode, CNode, FuncGraph, ValueNode)
 from ...ir.rules import BPROPS, NON_DIFFERENTIABLE
-from ..errors import UnsupportedSyntaxError
-
-
-class ADUnsupportedError(UnsupportedSyntaxError):
-    """A construct the graph J transform cannot differentiate yet (named in the message)."""
+from .nodes import ADUnsupportedError, _ir, _prim_of  # noqa: F401
 
 
 def _float_tensor(a):
@@ -49,13 +43,6 @@ def zeros_of(a):
     if isinstance(a, tuple):
         return tuple(zeros_of(x) for x in a)
     return Tensor.from_numpy(np.zeros(a.shape, dtype=a.dtype.np))
-
-
-def _prim_of(node):
-    callee = node.inputs[0]
-    if isinstance(callee, ValueNode) and isinstance(callee.value, Primitive):
-        return callee.value
-    return None
 
 
 def _switch_of(node):
@@ -275,14 +262,6 @@ class _Backprop:
                         self.add(xi, dxi)
             elif x in self.tracked:
                 self.add(x, dx)
-
-
-def _ir(callee):
-    if isinstance(callee, ValueNode) and isinstance(callee.value, IRPrim):
-        return callee.value
-    if isinstance(callee, ValueNode) and isinstance(callee.value, FuncGraph):
-        return callee.value
-    return callee
 
 
 def _trace(node):

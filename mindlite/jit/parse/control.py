@@ -66,8 +66,28 @@ def switch(parser, cond, true_fn, false_fn, frame, kind, names=False):
         if _dynamic(node.abstract):
             parser.same_probes(node, [_at(r, path) for r in results],
                                f"The branches of the '{kind}' on a tensor")
+    _note_aliases(parser, graphs, results, picked, leaves)
     value = _rebuild(results[0], dict(zip(leaves, picked)), ())
     return dict(zip(common, value)) if names else value
+
+
+def _note_aliases(parser, graphs, results, picked, leaves):
+    """Record in parser.may_alias the values each pick may be: what a branch returns
+    unchanged from outside it (eager's `x if c else x` is x itself), and what those may be,
+    so that an item assignment to the pick is refused where eager would write the other
+    name's Tensor (jit/parse/setitem.py)."""
+    aliases = parser.__dict__.setdefault("may_alias", {})
+    for node, path in zip(picked, leaves):
+        srcs = []
+        for g, r in zip(graphs, results):
+            v = _at(r, path)
+            if not isinstance(v, AnfNode):
+                continue
+            if v.graph is not None and v.graph is not g and v.graph not in g.children_all():
+                srcs.append(v)
+            srcs.extend(aliases.get(v, ()))
+        if srcs:
+            aliases[node] = tuple(srcs)
 
 
 def _join_paths(parser, a, b, kind, names=None):

@@ -15,6 +15,7 @@
 Errors are eager's (grad positions out of range, a non-Tensor output, a sensitivity that
 does not match), raised at compile time with the source line.
 """
+import numbers
 import types
 
 import numpy as np
@@ -39,7 +40,11 @@ def special_call(parser, fn, args, kwargs):
         spec = getattr(fn, "_ml_vmap", None)
         if spec is not None:
             from .vmap import call_vmap
-            return call_vmap(parser, spec, args, kwargs)
+            try:
+                return call_vmap(parser, spec, args, kwargs)
+            except (TypeError, ValueError, NotImplementedError, RuntimeError):
+                pass    # a batch rule the parser cannot replay (an optimizer's, writing a
+                #         Parameter): the vmapped function is parsed as code instead
         if getattr(fn, "_ml_grad_api", False):           # grad, value_and_grad, vmap
             return make_grad_fn(parser, fn, args, kwargs)
         return NOT_MINE
@@ -197,10 +202,12 @@ def _split_output(parser, api, out, has_aux):
     else:
         outs, aux = (out if isinstance(out, tuple) else (out,)), ()
     for o in outs:
-        if not _is_tensor(parser, o):
+        if not _is_tensor(parser, o) and not isinstance(o, numbers.Number):
             raise parser.error(TypeError(f"For '{api}', the function's output must be a Tensor or "
                                          f"a tuple of Tensors, but got {_kind(parser, o)}"))
-    return outs, aux
+    # a Python number (a constant-folded Size, len(), a shape entry) contributes zeros, as in
+    # MindSpore and pynative (ops/composite.py)
+    return tuple(o for o in outs if _is_tensor(parser, o)), aux
 
 
 def _kind(parser, v):
@@ -210,7 +217,11 @@ def _kind(parser, v):
 def _sens(parser, api, outs, sens):
     abstracts = [parser.abstract_of(o) for o in outs]
     if sens is None:
-        return [Tensor.from_numpy(np.ones(a.shape, dtype=a.dtype.np)) for a in abstracts]
+        from ...ops.operations.creation_ops import OnesLike
+        # ones of each output's shape; a dynamic one (-1 dims) gets OnesLike of the output
+        return [Tensor.from_numpy(np.ones(a.shape, dtype=a.dtype.np)) if min(a.shape, default=0)
+                >= 0 else parser.call_value(OnesLike(), (o,), {})
+                for o, a in zip(outs, abstracts)]
     sens = sens if isinstance(sens, tuple) else (sens,)
     got = [parser.abstract_of(s) for s in sens]
     if len(sens) != len(outs) or any(not isinstance(g, AbstractTensor) or

@@ -10,7 +10,9 @@ the same index and value errors are raised, at compile time. Then:
   - a local variable (`y[0] = 1`, y computed in the graph): the name is rebound to new. In
     eager every other name for the same tensor sees the write too, so a tensor another live
     name (or a list, or the caller's frame) also refers to is refused, as is a jit argument
-    (eager would write the caller's Tensor) and a variable of an enclosing function.
+    (eager would write the caller's Tensor) and a variable of an enclosing function; also
+    where y may be one of those through a branch on a tensor (`y = x if c else x`:
+    parser.may_alias, noted by control.switch).
 """
 import numpy as np
 
@@ -63,6 +65,18 @@ def assign_item(parser, target, obj, index, value, frame):
     if name not in frame.vars:
         raise parser.unsupported(f"item assignment to '{name}' of an enclosing function (eager "
                                  f"writes that function's Tensor in place)")
+    for a in parser.__dict__.get("may_alias", {}).get(obj, ()):
+        if isinstance(a, ParameterNode) and a.graph is parser.root:
+            what = (f"the argument '{a.name}'" if a.default is None else
+                    f"the Parameter '{a.default.name}'")
+        else:
+            what = other_names(parser, a, frame, name)
+            what = what and f"the Tensor {what} refers to"
+        if what:
+            raise parser.unsupported(
+                f"item assignment to '{name}', which may be {what} (a branch on a tensor "
+                f"gives it unchanged; eager writes that Tensor in place, graph mode computes "
+                f"a new value for '{name}')")
     other = other_names(parser, obj, frame, name)
     if other:
         raise parser.unsupported(

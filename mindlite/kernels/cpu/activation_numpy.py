@@ -141,3 +141,8 @@ def log_sigmoid_numpy(x, out):
         # -(l - min(x, 0)) rather than min(x, 0) - l: -0.0 (not +0.0) where l underflows
         np.subtract(out, np.minimum(x, 0), out=out)
         np.negative(out, out=out)
+
+
+@register_kernel("HShrink", provider="numpy")
+def hshrink_numpy(x, out, lambd):
+    np.copyto(out, np.where(np.abs(x) > x.dtype.type(lambd), x, x.dtype.type(0)))

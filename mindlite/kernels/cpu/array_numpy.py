@@ -9,6 +9,7 @@ non-contiguous.
 """
 import numpy as np
 
+from ..kernel_def import IndexValueError
 from ..registry import register_kernel
 from ...common.views import share
 
@@ -145,6 +146,13 @@ def assign_add_numpy(var, value):
     return var
 
 
+@register_kernel("AssignSub", provider="numpy", alloc="kernel")
+def assign_sub_numpy(var, value):
+    _check_writeable("AssignSub", var)
+    np.subtract(var, value, out=var)
+    return var
+
+
 # ---- slicing and gathering -------------------------------------------------------------------
 @register_kernel("Slice", provider="numpy")
 def slice_numpy(x, out, slices):
@@ -157,18 +165,23 @@ def strided_slice_numpy(x, out, slices, shape):
 
 
 def _check_indices(op, indices, n):
-    """NOTE: index values are only known here, so this runs before anything is written."""
+    """Indices in [-n, n), negative ones counting from the end (as MindSpore's CPU kernel);
+    returns them in [0, n). NOTE: index values are only known here, so this runs before
+    anything is written; the message is MindSpore's (its value after the wrap, as there)."""
     if indices.size:
         lo, hi = indices.min(), indices.max()
-        if lo < 0 or hi >= n:
-            bad = lo if lo < 0 else hi
-            raise ValueError(f"For '{op}', the values of 'input_indices' must be in [0, {n}), "
-                             f"but got {bad}")
+        if lo < -n or hi >= n:
+            bad = lo + n if lo < -n else hi
+            raise IndexValueError(f"For '{op}', the 'input_indices' should be in the range "
+                                  f"[0, {n}), but got {bad}")
+        if lo < 0:
+            return np.where(indices < 0, indices + n, indices)
+    return indices
 
 
 @register_kernel("Gather", provider="numpy")
 def gather_numpy(x, indices, out, axis, batch_dims):
-    _check_indices("Gather", indices, x.shape[axis])
+    indices = _check_indices("Gather", indices, x.shape[axis])
     if batch_dims == 0:
         np.take(x, indices, axis=axis, out=out, mode="clip")
         return
@@ -187,14 +200,15 @@ def one_hot_numpy(indices, on_value, off_value, out, axis, depth):
 
 @register_kernel("Unique", provider="numpy", alloc="kernel")
 def unique_numpy(x):
-    """The distinct values in order of first appearance (as MindSpore's Unique), and the
-    inverse indices into them."""
-    vals, first, inv = np.unique(x.reshape(-1), return_index=True, return_inverse=True)
+    """The distinct values in order of first appearance (MindSpore's CPU kernel: not sorted;
+    -0.0 equals 0.0, each NaN is its own value), idx with x == y[idx]."""
+    flat = x.reshape(-1)
+    _, first, inv = np.unique(flat, return_index=True, return_inverse=True, equal_nan=False)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     idx_type = np.int64 if x.dtype == np.int64 else np.int32
-    return vals[order], rank[inv.reshape(-1)].reshape(x.shape).astype(idx_type)
+    return flat[first[order]], rank[inv.reshape(-1)].reshape(x.shape).astype(idx_type)
 
 
 @register_kernel("MaskedSelect", provider="numpy", alloc="kernel")

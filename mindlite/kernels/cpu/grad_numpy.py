@@ -14,6 +14,11 @@ def relu6_grad_numpy(dy, x, out):
     np.multiply(dy, (x > 0) & (x <= 6), out=out)
 
 
+@register_kernel("EluGrad", provider="numpy")
+def elu_grad_numpy(dy, y, out):
+    np.multiply(dy, np.where(y > 0, 1, y + 1), out=out)
+
+
 @register_kernel("SigmoidGrad", provider="numpy")
 def sigmoid_grad_numpy(y, dy, out):
     np.multiply(dy, y * (1 - y), out=out)

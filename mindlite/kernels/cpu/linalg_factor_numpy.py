@@ -1,7 +1,7 @@
 """numpy kernels for ops/operations/linalg_factor_ops.py: Geqrf through numpy's raw QR mode
 (LAPACK geqrf; its h is the transposed factor), Eig through np.linalg.eig, one matrix of a
 batch at a time; Eig takes the self-adjoint path (np.linalg.eigh) for symmetric or Hermitian
-matrices."""
+matrices and orders the eigenvalues by modulus, as MindSpore's (Eigen's ComplexEigenSolver)."""
 import numpy as np
 
 from ..registry import register_kernel
@@ -20,15 +20,30 @@ def geqrf_numpy(x, a_out, tau_out):
             tau[i] = t
 
 
+def _sort_by_modulus(w, v):
+    """MindSpore's CPU Eig (Eigen's ComplexEigenSolver) orders the eigenvalues by increasing
+    modulus: a selection sort that swaps the smallest |w| of the tail (its first, on ties)
+    into place, the eigenvector columns with them."""
+    w = w.astype(np.result_type(w.dtype, np.complex64))
+    for i in range(len(w)):
+        k = i + int(np.argmin(np.abs(w[i:])))
+        if k != i:
+            w[[i, k]] = w[[k, i]]
+            if v is not None:
+                v[:, [i, k]] = v[:, [k, i]]
+    return w, v
+
+
 def _eig_one(a, compute_v):
-    """A (Hermitian) symmetric matrix goes through the self-adjoint solver (ascending
-    eigenvalues, as MindSpore's CPU kernel), any other through the general one."""
+    """A (Hermitian) symmetric matrix goes through the self-adjoint solver, any other through
+    the general one; the eigenvalues then in MindSpore's order (_sort_by_modulus)."""
     if np.array_equal(a, a.conj().T):
         w, v = np.linalg.eigh(a)
-        return w, v
-    if compute_v:
-        return np.linalg.eig(a)
-    return np.linalg.eigvals(a), None
+    elif compute_v:
+        w, v = np.linalg.eig(a)
+    else:
+        w, v = np.linalg.eigvals(a), None
+    return _sort_by_modulus(w, None if v is None else v.astype(np.result_type(v, np.complex64)))
 
 
 @register_kernel("Eig", provider="numpy", alloc="kernel")

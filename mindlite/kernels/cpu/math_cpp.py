@@ -33,8 +33,18 @@ _BINARY = {
 
 for _op, _dtypes in _UNARY.items():
     register_kernel(_op, provider="cpp", dtypes=_dtypes)(_C.UNARY_KERNELS[_op])
+
+
+def _both_bool(x, y):
+    """The logical kernels take one dtype; a number operand (MindSpore's truth value) goes
+    to the numpy kernel."""
+    return y.dtype is mstype.bool_
+
+
 for _op, _dtypes in _BINARY.items():
-    register_kernel(_op, provider="cpp", dtypes=_dtypes)(_C.BINARY_KERNELS[_op])
+    register_kernel(_op, provider="cpp", dtypes=_dtypes,
+                    when=_both_bool if _op.startswith("Logical") else None)(
+        _C.BINARY_KERNELS[_op])
 
 # NOTE: numpy's AVX-512 pow (SVML) runs ~0.7 ns/element for float32 and ~3 ns for float64; the
 # C++ one (float64 lanes for float32, libm for float64) runs ~4 and ~15 ns, so it only wins

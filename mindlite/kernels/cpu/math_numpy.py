@@ -26,12 +26,12 @@ _UFUNCS = {
     "Maximum": np.maximum, "Minimum": np.minimum,
     "Equal": np.equal, "NotEqual": np.not_equal, "Less": np.less, "LessEqual": np.less_equal,
     "Greater": np.greater, "GreaterEqual": np.greater_equal,
-    "LogicalAnd": np.logical_and, "LogicalOr": np.logical_or,
+    "LogicalAnd": np.logical_and, "LogicalOr": np.logical_or, "LogicalXor": np.logical_xor,
 }
 # ---- ufuncs whose domain edges (x/0, log(-1), exp overflow, sin(inf)) would warn ----------
 _QUIET_UFUNCS = {
     "Exp": np.exp, "Log": np.log, "Sqrt": np.sqrt, "Sin": np.sin, "Cos": np.cos,
-    "Reciprocal": np.reciprocal, "Div": np.true_divide, "RealDiv": np.true_divide,
+    "Reciprocal": np.reciprocal, "Div": np.true_divide,
     "FloorDiv": np.floor_divide, "FloorMod": np.remainder, "Mod": np.fmod,
 }
 
@@ -70,6 +70,26 @@ for _table, _make in ((_UFUNCS, _plain_kernel), (_QUIET_UFUNCS, _quiet_kernel)):
         register_kernel(_op, provider="numpy")(_fn)
 
 
+@register_kernel("RealDiv", provider="numpy")
+def real_div_numpy(x, y, out):
+    """x / y; ints stay ints as MindSpore's CPU kernel: the quotient truncated toward zero,
+    x / 0 saturated to the dtype's max (x > 0) or min (x < 0), 0 / 0 = 0, overflow wraps."""
+    with np.errstate(all="ignore"):
+        if out.dtype.kind not in "iu":
+            np.true_divide(x, y, out=out)
+            return
+        x, y = np.broadcast_arrays(x, y)
+        zero = y == 0
+        safe = np.where(zero, 1, y).astype(x.dtype)
+        q = x // safe                          # floor; truncation moves it up by one where the
+        q += (x - q * safe != 0) & ((x < 0) != (safe < 0))   # signs differ and it is inexact
+        np.copyto(out, q, casting="unsafe")    # (|x| overflowed for the dtype's minimum)
+        if zero.any():
+            info = np.iinfo(out.dtype)
+            sat = np.where(x > 0, info.max, np.where(x < 0, info.min, 0))
+            np.copyto(out, sat.astype(out.dtype), where=zero)
+
+
 # ---- unary ops with more than one ufunc -------------------------------------------------
 @register_kernel("Rsqrt", provider="numpy")
 def rsqrt_numpy(x, out):
@@ -97,7 +117,7 @@ def erf_numpy(x, out):
 
 
 # ---- binary ops with integer edge cases ---------------------------------------------------
-@register_kernel("Pow", provider="numpy", dtypes=mstype.FLOAT_TYPES)
+@register_kernel("Pow", provider="numpy", dtypes=mstype.FLOAT_TYPES + mstype.COMPLEX_TYPES)
 def pow_numpy(x, y, out):
     with np.errstate(all="ignore"):
         np.power(x, y, out=out)
@@ -134,7 +154,29 @@ def truncate_div_int_numpy(x, y, out):
     np.add(out, inexact & ((x < 0) != (y < 0)), out=out, casting="unsafe")
 
 
+@register_kernel("Lerp", provider="numpy")
+def lerp_numpy(start, end, weight, out):
+    w = weight.astype(out.dtype, copy=False)
+    with np.errstate(all="ignore"):
+        np.copyto(out, start + w * (end - start))
+
+
+@register_kernel("SquaredDifference", provider="numpy")
+def squared_difference_numpy(x, y, out):
+    np.subtract(x, y, out=out)
+    if out.dtype.kind == "c":
+        np.multiply(out, np.conj(out), out=out)
+    else:
+        np.multiply(out, out, out=out)
+
+
 # ---- Select, AddN, matrix products --------------------------------------------------------
+@register_kernel("ApproximateEqual", provider="numpy")
+def approximate_equal_numpy(x1, x2, out, tolerance):
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.less(np.abs(x1 - x2), tolerance, out=out)
+
+
 @register_kernel("Select", provider="numpy")
 def select_numpy(condition, x, y, out):
     np.copyto(out, y)

@@ -64,3 +64,4 @@ def layer_norm_grad_cpp(x, dy, variance, mean, gamma, dx, dgamma, dbeta, norm_ax
                        c(variance).reshape(rows), c(mean).reshape(rows), c(gamma).reshape(cols),
                        dx.reshape(rows, cols), dgamma.reshape(cols), dbeta.reshape(cols),
                        float(epsilon))
+    ref.add_stats_term(x, dy, variance, mean, gamma, dx, norm_axes, epsilon)

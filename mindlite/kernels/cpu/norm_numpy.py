@@ -97,8 +97,28 @@ def layer_norm_grad_numpy(x, dy, variance, mean, gamma, dx, dgamma, dbeta, norm_
     with np.errstate(invalid="ignore", divide="ignore"):    # an empty row's mean is NaN
         dx[...] = r * (g - g.sum(axis=norm_axes, keepdims=True) / n
                        - xh * (g * xh).sum(axis=norm_axes, keepdims=True) / n)
+    add_stats_term(x, dy, variance, mean, gamma, dx, norm_axes, epsilon)
     dgamma[...] = (d * xh).sum(axis=param_axes)
     dbeta[...] = d.sum(axis=param_axes)
+
+
+def add_stats_term(x, dy, variance, mean, gamma, dx, norm_axes, epsilon):
+    """MindSpore's LayerNormGrad is the derivative through mean and variance written with the
+    given statistics: next to the usual form it has r**3 sum(g (x - mean)) sum(x - mean) / n**2,
+    0 when mean is x's mean. Added where it is not (statistics from elsewhere, as MindSpore's
+    own tests pass), so the result is MindSpore's for any inputs."""
+    dt = _cdt(x)
+    xm = x.astype(dt, copy=False) - mean
+    s_xm = xm.sum(axis=norm_axes, keepdims=True)
+    n = 1
+    for a in norm_axes:
+        n *= x.shape[a]
+    if not n or not np.any(np.abs(s_xm) > 1e-3 * np.sqrt(n) * np.abs(xm).max(initial=0)):
+        return                                       # mean is x's own (rounding aside)
+    r = 1 / np.sqrt(variance.astype(dt) + epsilon)
+    g = dy.astype(dt, copy=False) * gamma
+    dx += (r ** 3 * (g * xm).sum(axis=norm_axes, keepdims=True) * s_xm / (n * n)).astype(
+        dx.dtype, copy=False)
 
 
 _OWN_GENERATORS = {}   # (Seed0, Seed1) -> (global generator it was derived from, generator)

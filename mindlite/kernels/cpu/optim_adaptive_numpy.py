@@ -1,24 +1,25 @@
 """numpy reference kernels for optim_adaptive_ops: ApplyRMSProp, ApplyCenteredRMSProp,
-ApplyAdagrad, ApplyAdadelta, ApplyAdaMax, ApplyFtrl, ApplyProximalAdagrad (the update rules
-are in the primitives' module docstring).
+ApplyAdagrad, ApplyAdadelta, ApplyAdaMax, ApplyFtrl, ApplyProximalAdagrad,
+ApplyGradientDescent (the update rules are in the primitives' module docstring).
 
 As optim_numpy.py: alloc="kernel", each writes into its state arrays and returns them; the
-update is computed in the variable's dtype; every array written is checked writeable before
-the first write, so a failure leaves all state unchanged. Each new state value is computed
-into a temporary first and then copied in, so a variable aliased with its gradient still
-sees the old values it needs.
+update is computed in the variable's dtype (hyper-parameters are scalars, or one per example
+of a vmap batch, broadcast against the state's leading axes); every array written is checked
+writeable before the first write, so a failure leaves all state unchanged. Each new state
+value is computed into a temporary first and then copied in, so a variable aliased with its
+gradient still sees the old values it needs.
 """
 import numpy as np
 
 from ..registry import register_kernel
-from .optim_numpy import check_writeable, scalar
+from .optim_numpy import check_writeable, hyper
 
 
 @register_kernel("ApplyRMSProp", provider="numpy", alloc="kernel")
 def apply_rms_prop_numpy(var, ms, mom, lr, grad, decay, momentum, epsilon, use_locking):
     check_writeable("ApplyRMSProp", var=var, mean_square=ms, moment=mom)
     dt = var.dtype
-    lr, decay, momentum, eps = (scalar(a, dt) for a in (lr, decay, momentum, epsilon))
+    lr, decay, momentum, eps = (hyper(a, var) for a in (lr, decay, momentum, epsilon))
     with np.errstate(all="ignore"):
         new_ms = ms * decay + grad * grad * (dt.type(1) - decay)
         new_mom = mom * momentum + grad * lr / np.sqrt(new_ms + eps)
@@ -34,7 +35,7 @@ def apply_centered_rms_prop_numpy(var, mg, ms, mom, grad, lr, decay, momentum, e
     check_writeable("ApplyCenteredRMSProp", var=var, mean_gradient=mg, mean_square=ms,
                     moment=mom)
     dt = var.dtype
-    lr, decay, momentum, eps = (scalar(a, dt) for a in (lr, decay, momentum, epsilon))
+    lr, decay, momentum, eps = (hyper(a, var) for a in (lr, decay, momentum, epsilon))
     one = dt.type(1)
     with np.errstate(all="ignore"):
         new_mg = mg * decay + grad * (one - decay)
@@ -50,7 +51,7 @@ def apply_centered_rms_prop_numpy(var, mg, ms, mom, grad, lr, decay, momentum, e
 @register_kernel("ApplyAdagrad", provider="numpy", alloc="kernel")
 def apply_adagrad_numpy(var, accum, lr, grad, update_slots):
     check_writeable("ApplyAdagrad", var=var, accum=accum)
-    lr = scalar(lr, var.dtype)
+    lr = hyper(lr, var)
     with np.errstate(all="ignore"):
         new_accum = accum + grad * grad if update_slots else accum.copy()
         step = grad * lr / np.sqrt(new_accum)
@@ -63,7 +64,7 @@ def apply_adagrad_numpy(var, accum, lr, grad, update_slots):
 def apply_adadelta_numpy(var, accum, accum_update, lr, rho, epsilon, grad):
     check_writeable("ApplyAdadelta", var=var, accum=accum, accum_update=accum_update)
     dt = var.dtype
-    lr, rho, eps = (scalar(a, dt) for a in (lr, rho, epsilon))
+    lr, rho, eps = (hyper(a, var) for a in (lr, rho, epsilon))
     one = dt.type(1)
     with np.errstate(all="ignore"):
         new_accum = accum * rho + grad * grad * (one - rho)
@@ -79,7 +80,7 @@ def apply_adadelta_numpy(var, accum, accum_update, lr, rho, epsilon, grad):
 def apply_ada_max_numpy(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
     check_writeable("ApplyAdaMax", var=var, m=m, v=v)
     dt = var.dtype
-    b1p, lr, b1, b2, eps = (scalar(a, dt) for a in (beta1_power, lr, beta1, beta2, epsilon))
+    b1p, lr, b1, b2, eps = (hyper(a, var) for a in (beta1_power, lr, beta1, beta2, epsilon))
     with np.errstate(all="ignore"):
         new_m = m * b1 + grad * (dt.type(1) - b1)
         new_v = np.maximum(v * b2, np.abs(grad))
@@ -94,7 +95,7 @@ def apply_ada_max_numpy(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad)
 def apply_ftrl_numpy(var, accum, linear, grad, lr, l1, l2, lr_power, use_locking):
     check_writeable("ApplyFtrl", var=var, accum=accum, linear=linear)
     dt = var.dtype
-    lr, l1, l2, p = (scalar(a, dt) for a in (lr, l1, l2, lr_power))
+    lr, l1, l2, p = (hyper(a, var) for a in (lr, l1, l2, lr_power))
     with np.errstate(all="ignore"):
         new_accum = accum + grad * grad
         new_pow, old_pow = np.power(new_accum, -p), np.power(accum, -p)
@@ -112,7 +113,7 @@ def apply_ftrl_numpy(var, accum, linear, grad, lr, l1, l2, lr_power, use_locking
 def apply_proximal_adagrad_numpy(var, accum, lr, l1, l2, grad, use_locking):
     check_writeable("ApplyProximalAdagrad", var=var, accum=accum)
     dt = var.dtype
-    lr, l1, l2 = (scalar(a, dt) for a in (lr, l1, l2))
+    lr, l1, l2 = (hyper(a, var) for a in (lr, l1, l2))
     with np.errstate(all="ignore"):
         new_accum = accum + grad * grad
         rate = lr / np.sqrt(new_accum)          # the per-element adapted learning rate
@@ -122,3 +123,55 @@ def apply_proximal_adagrad_numpy(var, accum, lr, l1, l2, grad, use_locking):
     accum[...] = new_accum
     var[...] = new_var
     return var, accum
+
+
+@register_kernel("ApplyGradientDescent", provider="numpy", alloc="kernel")
+def apply_gradient_descent_numpy(var, alpha, delta):
+    check_writeable("ApplyGradientDescent", var=var)
+    step = hyper(alpha, var) * delta
+    var -= step.astype(var.dtype, copy=False)
+    return var
+
+
+@register_kernel("ApplyProximalGradientDescent", provider="numpy", alloc="kernel")
+def apply_proximal_gradient_descent_numpy(var, alpha, l1, l2, delta):
+    check_writeable("ApplyProximalGradientDescent", var=var)
+    dt = var.dtype
+    alpha, l1, l2 = (hyper(a, var) for a in (alpha, l1, l2))
+    with np.errstate(all="ignore"):
+        prox = var - alpha * delta
+        shrunk = np.maximum(np.abs(prox) - alpha * l1, dt.type(0))
+        new_var = np.sign(prox) * shrunk / (dt.type(1) + alpha * l2)
+    var[...] = new_var
+    return var
+
+
+@register_kernel("ApplyAdagradV2", provider="numpy", alloc="kernel")
+def apply_adagrad_v2_numpy(var, accum, lr, grad, epsilon, update_slots):
+    check_writeable("ApplyAdagradV2", var=var, accum=accum)
+    lr, eps = hyper(lr, var), var.dtype.type(epsilon)
+    with np.errstate(all="ignore"):
+        new_accum = accum + grad * grad if update_slots else accum.copy()
+        step = lr * grad / (np.sqrt(new_accum) + eps)
+    accum[...] = new_accum
+    var -= step.astype(var.dtype, copy=False)
+    return var, accum
+
+
+@register_kernel("ApplyAdamWithAmsgrad", provider="numpy", alloc="kernel")
+def apply_adam_with_amsgrad_numpy(var, m, v, vhat, beta1_power, beta2_power, lr, grad, beta1,
+                                  beta2, epsilon, use_locking):
+    check_writeable("ApplyAdamWithAmsgrad", var=var, m=m, v=v, vhat=vhat)
+    dt = var.dtype
+    b1p, b2p, lr = (hyper(a, var) for a in (beta1_power, beta2_power, lr))
+    b1, b2, eps = dt.type(beta1), dt.type(beta2), dt.type(epsilon)
+    with np.errstate(all="ignore"):
+        new_m = b1 * m + (1 - b1) * grad
+        new_v = b2 * v + (1 - b2) * grad * grad
+        new_vhat = np.maximum(vhat, new_v)
+        step = lr * np.sqrt(1 - b2p) / (1 - b1p) * new_m / (np.sqrt(new_vhat) + eps)
+    m[...] = new_m
+    v[...] = new_v
+    vhat[...] = new_vhat
+    var -= step.astype(dt, copy=False)
+    return var, m, v, vhat

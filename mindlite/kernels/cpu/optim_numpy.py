@@ -22,6 +22,14 @@ def scalar(x, dtype):
     return dtype.type(x.reshape(-1)[0])
 
 
+def hyper(x, var):
+    """A hyper-parameter in var's dtype: a scalar, or one value per example of a batch
+    (shape var.shape[:k], vmap's batch_rank) shaped to broadcast against var."""
+    if x.size == 1:
+        return scalar(x, var.dtype)
+    return x.astype(var.dtype).reshape(x.shape + (1,) * (var.ndim - x.ndim))
+
+
 @register_kernel("ApplyMomentum", provider="numpy", alloc="kernel")
 def apply_momentum_numpy(var, accum, lr, grad, momentum, use_nesterov, use_locking,
                          gradient_scale):

@@ -1,6 +1,7 @@
 """numpy kernels for pointwise_loss_ops: SmoothL1Loss / SmoothL1LossGrad, BinaryCrossEntropy /
-BinaryCrossEntropyGrad, PReLU / PReLUGrad. float16 computes in float32; reductions sum in
-the compute dtype ('mean' of an empty input is NaN, as numpy and PyTorch)."""
+BinaryCrossEntropyGrad, PReLU / PReLUGrad. float16 computes in float32 (BinaryCrossEntropy in
+float16 op by op, and its reductions in order, as MindSpore); reductions sum in the compute
+dtype ('mean' of an empty input is NaN, as numpy and PyTorch)."""
 import numpy as np
 
 from ..registry import register_kernel
@@ -46,17 +47,28 @@ def smooth_l1_loss_grad_numpy(x, y, dout, out, beta, reduction):
 
 
 def _bce(x, y, w):
-    dt = _cdt(x)
-    xf, yf = x.astype(dt), y.astype(dt)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp = np.log(np.maximum(xf, dt(_EPS)))
-        lq = np.log(np.maximum(1 - xf, dt(_EPS)))
-    return -w.astype(dt) * (yf * lp + (1 - yf) * lq)
+    """NOTE: in x's own dtype, float16 too, op by op (each float16 operation rounded), as
+    MindSpore 2.10's CPU kernel computes: its float16 results are these bits."""
+    dt = x.dtype.type
+    one, eps = dt(1), dt(_EPS) if dt is not np.float16 else np.float16(_EPS)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        lp = np.log(np.maximum(x, eps))
+        lq = np.log(np.maximum(one - x, eps))
+        return -w.astype(dt) * (y.astype(dt) * lp + (one - y.astype(dt)) * lq)
 
 
 @register_kernel("BinaryCrossEntropy", provider="numpy")
 def binary_cross_entropy_numpy(x, y, w, out, reduction):
-    _reduce(_bce(x, y, w), out, reduction)
+    loss = _bce(x, y, w)
+    if reduction == "none" or not loss.size:
+        _reduce(loss, out, reduction)
+        return
+    # NOTE: summed in order as MindSpore's kernel, float16 in a float32 accumulator (its
+    # 'sum' values of MindSpore's own test are these bits; numpy's pairwise sum differs in
+    # the last place)
+    acc = np.float32 if loss.dtype == np.float16 else loss.dtype.type
+    total = np.cumsum(loss.reshape(-1), dtype=acc)[-1]
+    out[...] = total if reduction == "sum" else total / acc(loss.size)
 
 
 @register_kernel("BinaryCrossEntropyGrad", provider="numpy")

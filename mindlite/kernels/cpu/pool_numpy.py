@@ -151,7 +151,9 @@ def _avg_pool_grad(x_shape, grad, dx, kernel, stride, pads, dilation, include_pa
     g = grad / _avg_divisor(tuple(x_shape), tuple(out_hw), kernel, stride, pads, include_pad,
                             divisor, np.dtype(dtype))
     dxp = np.zeros(_padded_shape(x_shape, out_hw, kernel, stride, dilation, pads), dtype=dtype)
-    for _, _, sl in _offsets(out_hw, kernel, stride, dilation):
+    # kernel offsets last to first: each input element then sums its windows' shares in the
+    # windows' row-major order, as MindSpore's CPU kernel (the same float32 bits)
+    for _, _, sl in reversed(list(_offsets(out_hw, kernel, stride, dilation))):
         dxp[sl] += g
     t, l = pads[0], pads[2]
     dx[...] = dxp[:, :, t:t + x_shape[2], l:l + x_shape[3]]

@@ -1,5 +1,6 @@
 """numpy kernels for random_ops: UniformReal, StandardNormal, UniformInt, Bernoulli,
-Multinomial, Dropout2D / Dropout3D.
+Multinomial, Dropout2D / Dropout3D, RandpermV2 (MindSpore's std::shuffle over std::mt19937:
+_mt19937_jit.py).
 
 Every draw comes from norm_numpy's generator lookup (Dropout's): the global generator of
 mindlite.random_state for seed = seed2 = 0, else a generator derived from (global seed,
@@ -70,3 +71,12 @@ def _channel_dropout(x, out, mask, keep_prob):
 
 register_kernel("Dropout2D", provider="numpy", kernel=_channel_dropout)
 register_kernel("Dropout3D", provider="numpy", kernel=_channel_dropout)
+
+
+@register_kernel("RandpermV2", provider="numpy")
+def randperm_v2_numpy(out, seed, offset):
+    from ... import random_state
+    from ._mt19937_jit import permutation
+    final = offset if offset != 0 else seed if seed != -1 else \
+        int(random_state.generator().integers(0, 2 ** 32))
+    out[...] = permutation(out.shape[0], final & 0xFFFFFFFF)

@@ -1,7 +1,9 @@
 """numpy reference kernels for scatter_ops (StridedSliceGrad, UnsortedSegmentSum,
-MaskedSelectGrad): each writes its input into a zeroed, preallocated output."""
+MaskedSelectGrad, ScatterNd): each writes its input into a zeroed, preallocated output;
+ScatterNdUpdate writes into input_x itself."""
 import numpy as np
 
+from ..kernel_def import IndexValueError
 from ..registry import register_kernel
 
 
@@ -35,3 +37,45 @@ def masked_select_grad_numpy(x, mask, grad, out):
                          f"of 'mask' ({n}), but got {grad.shape[0]} values")
     out.fill(0)
     out[m] = grad
+
+
+@register_kernel("ScatterNd", provider="numpy")
+def scatter_nd_numpy(indices, updates, out):
+    """NOTE: index values are only known here; they are checked before anything is written."""
+    k = indices.shape[-1]
+    if indices.size:
+        flat = indices.reshape(-1, k)
+        if flat.min() < 0:
+            raise IndexValueError(f"For 'ScatterNd', each element in 'indice' must be greater "
+                                  f"than or equal to 0, but got {flat.min()}")
+        over = flat >= np.asarray(out.shape[:k])
+        if over.any():
+            row, col = np.argwhere(over)[0]
+            raise IndexValueError(f"For 'ScatterNd', each element in 'indices' should be "
+                                  f"smaller than the value of shape, but got {flat[row, col]} "
+                                  f"and got the value of shape {out.shape[col]}")
+    out[...] = 0
+    if indices.size:
+        np.add.at(out, tuple(indices[..., j] for j in range(k)), updates)
+
+
+@register_kernel("ScatterNdUpdate", provider="numpy", alloc="kernel")
+def scatter_nd_update_numpy(x, indices, updates):
+    """NOTE: index values are only known here; they are checked before anything is written
+    (MindSpore's messages; it ends a kernel error with the sentence below)."""
+    if not x.flags.writeable:
+        raise ValueError("For 'ScatterNdUpdate', 'input_x' is backed by a read-only array and "
+                         "cannot be written in place")
+    k = indices.shape[-1]
+    flat = indices.reshape(-1, k)
+    if flat.size:
+        if flat.min() < 0:
+            raise IndexValueError(f"The int value({flat.min()}) is less than 0.")
+        over = flat >= np.asarray(x.shape[:k])
+        if over.any():
+            row = np.argwhere(over)[0][0]
+            raise IndexValueError(f"For 'ScatterNdUpdate', the index {flat[row].tolist()} is "
+                                  f"out of range for 'input_x' of shape {list(x.shape)}. Some "
+                                  f"errors occurred! The error message is as above")
+        x[tuple(flat[:, j] for j in range(k))] = updates.reshape((len(flat),) + x.shape[k:])
+    return x

@@ -38,7 +38,9 @@ def histogram_numpy(x, out, bins, lo, hi):
 
 
 @register_kernel("Bincount", provider="numpy", alloc="kernel")
-def bincount_numpy(x, weights, minlength, weighted):
+def bincount_numpy(x, weights, minlength, weighted, skip_invalid=False):
+    if skip_invalid:
+        return _bincount_skipping(x, weights if weighted else None, minlength)
     if x.size and x.min() < 0:
         raise ValueError(f"For 'Bincount', the values of 'x' must be non-negative, but got "
                          f"{int(x.min())}")
@@ -46,6 +48,20 @@ def bincount_numpy(x, weights, minlength, weighted):
         return np.bincount(x, minlength=minlength).astype(np.int64)
     dtype = weights.dtype if weights.dtype.kind == "f" else np.float64
     return np.bincount(x, weights=weights, minlength=minlength).astype(dtype)
+
+
+def _bincount_skipping(x, weights, minlength):
+    """MindSpore's ops.bincount: length max(int(float32(max(x)) + 1), minlength) (truncated
+    toward zero), float32 sums over the elements equal to each v; others count nowhere."""
+    length = minlength
+    if x.size:
+        length = max(int(np.float32(x.max()) + np.float32(1)), minlength)
+    if length <= 0:
+        return np.zeros(0, np.float32)
+    with np.errstate(invalid="ignore"):
+        valid = (x >= 0) & (x == np.floor(x)) & (x < length)
+    w = None if weights is None else weights[valid].astype(np.float32).astype(np.float64)
+    return np.bincount(x[valid].astype(np.int64), w, length)[:length].astype(np.float32)
 
 
 @register_kernel("UniqueConsecutive", provider="numpy", alloc="kernel")

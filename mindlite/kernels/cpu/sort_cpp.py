@@ -19,8 +19,8 @@ _arg_max_with_value = _C.arg_max_with_value_cpp
 
 
 @register_kernel("TopK", provider="cpp", dtypes=NUMBERS)
-def topk_cpp(x, values, indices, k):
+def topk_cpp(x, values, indices, k, sorted=True):
     if k == 1 and x.size:
         _arg_max_with_value(x, indices, values, x.ndim - 1, True)
     else:
-        topk_numpy(x, values, indices, k)
+        topk_numpy(x, values, indices, k, sorted)

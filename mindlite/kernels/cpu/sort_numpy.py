@@ -113,8 +113,12 @@ def sort_numpy(x, values, indices, axis, descending):
 
 
 @register_kernel("TopK", provider="numpy")
-def topk_numpy(x, values, indices, k):
+def topk_numpy(x, values, indices, k, sorted=True):
     if x.size == 0:
+        return
+    if not sorted and k > 1:
+        topk_numpy(x, values, indices, k)
+        _index_order(values, indices)
         return
     if k == 1:                  # argmax: NaN first, ties by the lowest index
         rows = x.reshape(-1, x.shape[-1])
@@ -135,6 +139,14 @@ def topk_numpy(x, values, indices, k):
         np.copyto(idx[lo:hi], order, casting="unsafe")
         np.copyto(vals[lo:hi], np.take_along_axis(rows[lo:hi], order, -1))
     split_rows(part, rows.shape[0], x.size)
+
+
+def _index_order(values, indices):
+    """TopK(sorted=False): the k largest in the order they stand in x (for k = n, x itself,
+    as MindSpore 2.10's kernel returns it)."""
+    order = np.argsort(indices, axis=-1, kind="stable")
+    np.copyto(values, np.take_along_axis(values, order, -1))
+    np.copyto(indices, np.take_along_axis(indices, order, -1))
 
 
 def _cum_extreme(x, values, indices, axis, better):

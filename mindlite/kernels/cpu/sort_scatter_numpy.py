@@ -105,3 +105,11 @@ def unstack_numpy(x, *outs, axis):
     lead = (slice(None),) * axis
     for i, out in enumerate(outs):
         np.copyto(out, x[lead + (i,)])
+
+
+@register_kernel("EmbeddingLookup", provider="numpy")
+def embedding_lookup_numpy(params, indices, out, offset):
+    ids = indices.astype(np.int64) - offset
+    inside = (ids >= 0) & (ids < params.shape[0])
+    np.copyto(out, params[np.where(inside, ids, 0)])
+    out[~inside] = 0

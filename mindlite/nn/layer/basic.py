@@ -1,4 +1,4 @@
-"""Basic layers (mindspore.nn): Dense, Flatten, Dropout, Identity, OneHot.
+"""Basic layers (mindspore.nn): Dense, Flatten, Dropout, Identity, OneHot, Range.
 
 Dense keeps MindSpore's layout (weight (out, in), y = x @ weight.T + bias) and default
 initialisation (weight HeUniform(a=sqrt(5)) = U(+-1/sqrt(in)), bias U(+-1/sqrt(in))).
@@ -16,7 +16,7 @@ from ...ir.primitive import Primitive
 from ..cell import Cell
 from .activation import get_activation
 
-__all__ = ["Dense", "Dropout", "Flatten", "Identity", "OneHot"]
+__all__ = ["Dense", "Dropout", "Flatten", "Identity", "OneHot", "Range"]
 
 
 def _check_positive_int(cls, name, value):
@@ -194,3 +194,24 @@ class OneHot(Cell):
     def construct(self, indices):
         return self.onehot(indices, self.depth, ops.cast(self.on_value, self.dtype),
                            ops.cast(self.off_value, self.dtype))
+
+
+class Range(Cell):
+    """Range(start, limit=None, delta=1)() -> [start, start + delta, ...) below limit (one
+    argument: [0, start)), MindSpore's nn.Range: int32 when start, limit and delta are ints,
+    float32 otherwise."""
+
+    def __init__(self, start, limit=None, delta=1):
+        super().__init__()
+        for name, v in (("start", start), ("limit", limit), ("delta", delta)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)):
+                raise TypeError(f"For 'Range', '{name}' must be an int or a float, but got "
+                                f"{type(v).__name__}")
+        if limit is None:
+            start, limit = 0, start
+        ints = all(isinstance(v, numbers.Integral) for v in (start, limit, delta))
+        self._args = (start, limit, delta)
+        self._range = ops.Range(dtype=mstype.int32 if ints else mstype.float32)
+
+    def construct(self):
+        return self._range(*self._args)

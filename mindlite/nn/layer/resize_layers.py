@@ -36,21 +36,29 @@ class Pad(Cell):
         if len(self.paddings) != x.ndim:
             raise ValueError(f"For 'Pad', 'paddings' must have one pair per axis of the input "
                              f"({x.ndim}), but got {len(self.paddings)}")
-        if self.mode == "SYMMETRIC":
-            # numpy's 'symmetric' = reflect including the edge: mirror slices concatenated
-            for axis, (lo, hi) in enumerate(self.paddings):
-                parts = []
-                if lo:
-                    parts.append(ops.flip(ops.narrow(x, axis, 0, lo), (axis,)))
-                parts.append(x)
-                if hi:
-                    parts.append(ops.flip(ops.narrow(x, axis, x.shape[axis] - hi, hi), (axis,)))
-                if len(parts) > 1:
-                    x = ops.concat(tuple(parts), axis)
-            return x
         pairs = list(self.paddings)
         while len(pairs) > 1 and pairs[0] == (0, 0):       # unpadded leading axes
             pairs.pop(0)
+        if self.mode == "SYMMETRIC" or (self.mode == "REFLECT" and not (
+                len(pairs) <= 3 and x.ndim - len(pairs) in (1, 2))):
+            # mirror slices concatenated, axis by axis: 'SYMMETRIC' includes the edge (numpy's
+            # 'symmetric'), 'REFLECT' does not (MindSpore's MirrorPad pads any axes; PadV3 only
+            # 1 to 3 trailing ones of a tensor with one or two more)
+            edge = 0 if self.mode == "SYMMETRIC" else 1
+            for axis, (lo, hi) in enumerate(self.paddings):
+                n = x.shape[axis]
+                if edge and max(lo, hi) >= n:
+                    raise ValueError(f"For 'Pad' REFLECT mode, the padding ({lo}, {hi}) of axis "
+                                     f"{axis} must be less than its size {n}")
+                parts = []
+                if lo:
+                    parts.append(ops.flip(ops.narrow(x, axis, edge, lo), (axis,)))
+                parts.append(x)
+                if hi:
+                    parts.append(ops.flip(ops.narrow(x, axis, n - hi - edge, hi), (axis,)))
+                if len(parts) > 1:
+                    x = ops.concat(tuple(parts), axis)
+            return x
         widths = tuple(v for pair in reversed(pairs) for v in pair)
         return ops.pad(x, widths, "constant" if self.mode == "CONSTANT" else "reflect")
 

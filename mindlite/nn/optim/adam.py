@@ -47,15 +47,32 @@ def _check_bool(cls, name, v):
 
 class Adam(Optimizer):
     """Adam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
-    use_nesterov=False, weight_decay=0.0, loss_scale=1.0)."""
+    use_nesterov=False, weight_decay=0.0, loss_scale=1.0, use_amsgrad=False, **kwargs).
+
+    kwargs take MindSpore's use_lazy and use_offload (bools, not both True, neither with
+    use_amsgrad): lazy Adam updates only the rows a sparse gradient touches and offload runs
+    the update on the host; with mindlite's dense gradients on the CPU both are the plain
+    Adam update, as MindSpore's are on a dense gradient."""
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
                  use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
-                 use_amsgrad=False):
+                 use_amsgrad=False, **kwargs):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         _check_param_value(beta1, beta2, eps, "Adam")
         self.use_locking = _check_bool("Adam", "use_locking", use_locking)
         self.use_nesterov = _check_bool("Adam", "use_nesterov", use_nesterov)
+        unknown = set(kwargs) - {"use_lazy", "use_offload"}
+        if unknown:
+            raise KeyError(f"For 'Adam', invalid keys are passed as kwargs, supported keys are "
+                           f"'use_lazy' and 'use_offload', but got {sorted(unknown)}")
+        self.use_lazy = _check_bool("Adam", "use_lazy", kwargs.get("use_lazy", False))
+        self.use_offload = _check_bool("Adam", "use_offload", kwargs.get("use_offload", False))
+        if self.use_lazy and self.use_offload:
+            raise ValueError("For 'Adam', 'use_lazy' and 'use_offload' can not both be True, but "
+                             "got use_lazy=True, use_offload=True")
+        if (self.use_lazy or self.use_offload) and use_amsgrad:
+            raise ValueError("For lazy Adam and Adam with offload, there is no parameter named "
+                             "'use_amsgrad', but got 'use_amsgrad'=True")
         if _check_bool("Adam", "use_amsgrad", use_amsgrad):
             raise NotImplementedError("For 'Adam', use_amsgrad=True is not supported by mindlite")
         self.beta1, self.beta2, self.eps = _scalar(beta1), _scalar(beta2), _scalar(eps)

@@ -4,28 +4,12 @@ import numpy as np
 
 from ...common.tensor import Tensor
 from ..operations import array_ops, math_ops, reduce_ops
+from ..operations.array_ops import sum_to  # noqa: F401  (defined below the bprops)
 
 __all__ = ["sum_to", "accumulate", "zeros_like_tensor"]
 
 _add = math_ops.Add()
-_reduce_sum = reduce_ops.ReduceSum(keep_dims=True)
-_reduce_sum_flat = reduce_ops.ReduceSum(keep_dims=False)
-_reshape = array_ops.Reshape()
-
-
-def sum_to(dx, shape):
-    """Sum dx over the axes that broadcasting added or stretched, so it has `shape`."""
-    if dx.shape == shape:
-        return dx
-    lead = len(dx.shape) - len(shape)
-    if lead:
-        dx = _reduce_sum_flat(dx, tuple(range(lead)))
-    axes = tuple(i for i, (d, s) in enumerate(zip(dx.shape, shape)) if s == 1 and d != 1)
-    if axes:
-        dx = _reduce_sum(dx, axes)
-    if dx.shape != shape:
-        dx = _reshape(dx, shape)
-    return dx
+_reduce_sum_flat = reduce_ops.ReduceSum(keep_dims=False)     # pynative/grad.py's
 
 
 def zeros_like_tensor(t):

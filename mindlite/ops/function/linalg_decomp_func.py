@@ -48,6 +48,9 @@ def cholesky_inverse(input_x, upper=False):
     """(L L^T)^-1 of the factor L = input_x (upper: (U^T U)^-1); as MindSpore's CholeskyInverse,
     the whole matrix is the factor (its other triangle is not assumed zero)."""
     _tensor("cholesky_inverse", "input_x", input_x)
+    if input_x.ndim < 2 or input_x.shape[-1] != input_x.shape[-2]:
+        raise ValueError(f"For CholeskyInverse, input x must be batch squares, but got shape "
+                         f"{list(input_x.shape)}")
     F = _F()
     a = F.matmul(_mT(input_x), input_x) if upper else F.matmul(input_x, _mT(input_x))
     return F.inverse(a)

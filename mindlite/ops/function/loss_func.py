@@ -35,7 +35,12 @@ _sce = L.SoftmaxCrossEntropyWithLogits()
 _sparse_sce = L.SparseSoftmaxCrossEntropyWithLogits()
 _matmul_t = M.MatMul(False, True)
 _bias_add = N.BiasAdd()
+_cast_prim = A.Cast()
 _prims = {}
+
+
+def _cast(x, dtype):
+    return x if x.dtype == dtype else _cast_prim(x, dtype)
 
 
 def _cached(cls, *attrs):
@@ -104,6 +109,10 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction='mean',
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"For 'nll_loss', 'label_smoothing' must be in [0, 1], but got "
                          f"{label_smoothing}")
+    if weight is not None and isinstance(weight, Tensor) and weight.dtype != inputs.dtype:
+        # as MindSpore's functional: a weight of another float dtype promotes both
+        common = mstype.promote(inputs.dtype, weight.dtype)
+        inputs, weight = _cast(inputs, common), _cast(weight, common)
     rows, t, out_shape = _to_rows("nll_loss", inputs, target)
     c = rows.shape[1]
     w = _ones(c, inputs.dtype) if weight is None else weight

@@ -15,8 +15,8 @@ __all__ = ['add', 'sub', 'mul', 'div', 'true_divide', 'floor_div', 'floor_mod', 
            'neg', 'negative', 'abs', 'absolute', 'exp', 'log', 'sqrt', 'rsqrt', 'square', 'sin',
            'cos', 'sign', 'floor', 'ceil', 'round', 'reciprocal', 'erf', 'maximum', 'minimum',
            'equal', 'not_equal', 'ne', 'less', 'lt', 'less_equal', 'le', 'greater', 'gt',
-           'greater_equal', 'ge', 'logical_and', 'logical_or', 'logical_not', 'where', 'select',
-           'addn', 'matmul', 'bmm', 'clamp', 'clip']
+           'greater_equal', 'ge', 'logical_and', 'logical_or', 'logical_not',
+           'where', 'select', 'addn', 'matmul', 'bmm', 'clamp', 'clip', 'approximate_equal']
 
 _abs, _neg, _exp, _log = P.Abs(), P.Neg(), P.Exp(), P.Log()
 _sqrt, _rsqrt, _square = P.Sqrt(), P.Rsqrt(), P.Square()
@@ -37,6 +37,12 @@ _cast = A.Cast()
 
 
 # ---- arithmetic ---------------------------------------------------------------------------
+def approximate_equal(x, other, tolerance=1e-5):
+    """|x - other| < tolerance (the ApproximateEqual primitive: its checks, a float tolerance,
+    same shapes)."""
+    return P.ApproximateEqual(tolerance)(x, other)
+
+
 def add(input, other):
     return _add(input, other)
 
@@ -171,14 +177,16 @@ negative, absolute = neg, abs
 
 def clamp(input, min=None, max=None):
     """min(max(input, min), max); a bound may be a number or a tensor (broadcast, promoted).
-    Where min > max the result is max. At least one bound must be given."""
+    Where min > max the result is max. At least one bound must be given. The gradient is 1
+    where min <= input <= max, the bounds included (MindSpore's clamp; Maximum / Minimum would
+    split it at a bound), 0 elsewhere; nan stays nan."""
     if min is None and max is None:
         raise ValueError("For 'clamp', at least one of 'min' and 'max' must not be None")
     out = input
     if min is not None:
-        out = _maximum(out, min)
+        out = _select(_less(out, min), _maximum(out, min), out)
     if max is not None:
-        out = _minimum(out, max)
+        out = _select(_greater(out, max), _minimum(out, max), out)
     return out
 
 

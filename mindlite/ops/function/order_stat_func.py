@@ -222,16 +222,9 @@ def bincount(input, weights=None, minlength=0):
         return F.zeros((0,), mstype.float32)
     if minlength < 0:
         raise ValueError(f"For 'bincount', 'minlength' must be >= 0, but got {minlength}")
-    length = builtins.max(int(float(F.cast(F.reduce_max(input), mstype.float32)) + 1), minlength)
-    if length <= 0:
-        return F.zeros((0,), mstype.float32)
-    valid = F.greater_equal(input, 0)
-    if input.dtype.kind not in "iu":
-        valid = F.logical_and(valid, F.equal(input, F.floor(input)))
-    w = F.ones(input.shape, mstype.float32) if weights is None else weights
-    w = F.mul(w, F.cast(valid, w.dtype))
-    idx = F.cast(F.select(valid, input, F.zeros_like(input)), mstype.int64)
-    return F.cast(_prim(SR.Bincount, length, True)(idx, w), mstype.float32)
+    weighted = weights is not None
+    return _prim(SR.Bincount, int(minlength), weighted, True)(input,
+                                                                weights if weighted else input)
 
 
 def argwhere(input):

@@ -14,7 +14,9 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
+from ..operations import random_ops as RA
 from . import random_func as R
+from ._typed_prims import typed_prim as _prim
 
 __all__ = ['full_like', 'rand_like', 'randn_like', 'randint_like', 'randperm',
            'bartlett_window', 'blackman_window', 'hamming_window', 'hann_window',
@@ -75,13 +77,11 @@ def randint_like(input, low, high, seed=None, *, dtype=None):
 
 
 def randperm(n, seed=0, offset=0, dtype=mstype.int64):
-    """A random permutation of 0..n-1 (argsort of n uniform samples)."""
-    if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"For 'randperm', 'n' must be a non-negative int, but got {n!r}")
-    if n == 0:
-        return Tensor(np.zeros(0, mstype.to_type(dtype).np))
-    keys = R.rand(int(n), seed=seed if seed else None)
-    return _F().cast(_F().argsort(keys), dtype)
+    """A permutation of 0..n-1, the one MindSpore 2.10's CPU kernel gives (the RandpermV2
+    primitive: std::shuffle driven by std::mt19937(offset if offset else seed)), so a seed
+    (the default 0 too) always gives the same permutation, as there; seed -1 draws a fresh
+    one from mindlite's RNG (reproducible under mindlite.set_seed)."""
+    return _prim(RA.RandpermV2, seed, offset, dtype)(n)
 
 
 def _window(op, window_length, periodic, dtype, make, tensor_length=False, default=None):

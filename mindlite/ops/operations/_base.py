@@ -4,7 +4,7 @@ A concrete op is a subclass with a docstring stating its math, the dtypes it
 accepts and, for binary ops, what its output dtype is (the input's, or bool).
 Binary ops promote both inputs to one dtype before inference (same_type_inputs),
 so `infer` sees x and y with equal dtypes; logical ops do not promote and demand
-bool inputs, as MindSpore's LogicalAnd / LogicalOr / LogicalNot.
+bool outputs, as MindSpore's LogicalAnd / LogicalOr / LogicalNot.
 
 Also the helpers bprops share: needs_grad (which inputs get a gradient at all), cached_prim
 (one primitive instance per attribute combination, so its runners are reused), sibling (the
@@ -72,9 +72,10 @@ class CompareOp(BinaryOp):
 
 
 class LogicalBinaryOp(BinaryOp):
-    """z = x <op> y on bool tensors only (no promotion: int or float input is a TypeError)."""
+    """z = x <op> y -> bool on each element's truth value: bool, number and complex tensors,
+    of one dtype or not (no promotion), as MindSpore 2.10's CPU kernels."""
     same_type_inputs = ()
-    valid_types = (mstype.bool_,)
+    valid_types = (mstype.bool_,) + mstype.NUMBER_TYPES + mstype.COMPLEX_TYPES
     output_bool = True
 
     def infer(self, x, y):

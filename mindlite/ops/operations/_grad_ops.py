@@ -7,11 +7,12 @@ from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_axis, check_dtype, check_same_dtype, tensor
 
 __all__ = ["ReluGrad", "ReLU6Grad", "SigmoidGrad", "TanhGrad", "SqrtGrad", "SoftmaxGrad",
-           "LogSoftmaxGrad", "BiasAddGrad"]
+           "LogSoftmaxGrad", "BiasAddGrad", "EluGrad"]
 
 
 class _ElementwiseGrad(Primitive):
-    """Two same-shape, same-dtype inputs -> one output of that shape."""
+    """Two same-shape, same-dtype inputs -> one output of that shape. In graph mode a dynamic
+    dim (-1) matches any size, the other input's size kept (as MindSpore)."""
     valid_types = mstype.FLOAT_TYPES
 
     @prim_attr_register
@@ -22,10 +23,13 @@ class _ElementwiseGrad(Primitive):
         n0, n1 = self.input_names
         check_dtype(self, n0, a, self.valid_types)
         check_same_dtype(self, [(n0, a), (n1, b)])
-        if a.shape != b.shape:
+        if a.shape == b.shape:
+            return a
+        if len(a.shape) != len(b.shape) or any(
+                d != e and d != -1 and e != -1 for d, e in zip(a.shape, b.shape)):
             raise ValueError(f"For '{self.name}', '{n0}' and '{n1}' must have the same shape, "
                              f"but got {list(a.shape)} and {list(b.shape)}")
-        return a
+        return tensor(a.dtype, tuple(e if d == -1 else d for d, e in zip(a.shape, b.shape)))
 
 
 class ReluGrad(_ElementwiseGrad):
@@ -108,6 +112,12 @@ class BiasAddGrad(Primitive):
         return {"axis": tuple(i for i in range(len(dout.shape)) if i != c)}
 
 
+class EluGrad(_ElementwiseGrad):
+    """dx = dy where y > 0, dy * (y + 1) elsewhere: the gradient of Elu (alpha 1) from its
+    output y (MindSpore's EluGrad(dy, y))."""
+    input_names = ("dy", "y")
+
+
 # ---- bprops of the gradient primitives (for higher-order gradients) -----------------------
 def _ops():
     from .. import functional as F
@@ -122,6 +132,12 @@ def relu_grad_bprop(prim, dy, x, out, dout):
 @bprop_for(ReLU6Grad)
 def relu6_grad_bprop(prim, dy, x, out, dout):
     return ReLU6Grad()(dout, x), None
+
+
+@bprop_for(EluGrad)
+def elu_grad_bprop(prim, dy, y, out, dout):
+    F = _ops()
+    return EluGrad()(dout, y), F.select(y > 0, F.zeros_like(y), dy * dout)
 
 
 @bprop_for(SigmoidGrad)
@@ -180,6 +196,8 @@ _ELSEWHERE = {
     "MaxPoolGradGrad": "pool_ops", "MaxPoolGradGradWithArgmax": "pool_ops",
     "MaxPoolGradWithArgmaxV2": "pool_ops", "BatchNormGrad": "norm_ops",
     "DropoutGrad": "norm_ops", "LayerNormGrad": "norm_ops", "NLLLossGrad": "loss_ops",
+    "StridedSliceGrad": "scatter_ops", "SigmoidCrossEntropyWithLogitsGrad": "loss_pointwise_ops",
+    "LRNGrad": "local_norm_ops",
 }
 
 

@@ -1,5 +1,5 @@
 """Activation primitives beyond nn_ops' core set (issue 13): LeakyReLU, Elu, SeLU, CeLU,
-HSwish, HSigmoid, Hardtanh, Mish, Softsign, LogSigmoid, each with its bprop below it.
+HSwish, HSigmoid, Hardtanh, Mish, Softsign, LogSigmoid, HShrink, each with its bprop below it.
 Kernels: kernels/cpu/activation_numpy.py. Functional names (ops.leaky_relu, ops.elu, ...):
 ops/function/activation_func.py.
 
@@ -26,7 +26,7 @@ from .math_ops import Abs, Add, Div, Mul, Sub
 from .nn_ops import Sigmoid, Softplus, Tanh
 
 __all__ = ["LeakyReLU", "Elu", "SeLU", "CeLU", "HSwish", "HSigmoid", "Hardtanh", "Mish",
-           "Softsign", "LogSigmoid"]
+           "Softsign", "LogSigmoid", "HShrink"]
 
 _mul, _add, _sub, _div, _abs = Mul(), Add(), Sub(), Div(), Abs()
 _select, _and = Select(), LogicalAnd()
@@ -222,3 +222,21 @@ class LogSigmoid(_Activation):
 @bprop_for(LogSigmoid)
 def log_sigmoid_bprop(prim, x, out, dout):
     return (_mul(dout, _sub(1.0, _sigmoid(x))),)
+
+
+class HShrink(_Activation):
+    """y = x where |x| > lambd, else 0 (MindSpore's HShrink; x = +-lambd gives 0). A float
+    lambd (MindSpore accepts a negative one: then every x passes). float16/32 (and float64).
+    Gradient dout where |x| > lambd, else 0."""
+
+    @prim_attr_register
+    def __init__(self, lambd=0.5):
+        _check_float(self, "lambd", lambd)
+
+    def kernel_params(self, x):
+        return {"lambd": self.attrs["lambd"]}
+
+
+@bprop_for(HShrink)
+def hshrink_bprop(prim, x, out, dout):
+    return (_select(_gt(_abs(x), prim.attrs["lambd"]), dout, 0.0),)

@@ -12,12 +12,13 @@ from ...ir.rules import bprop_for, non_differentiable
 from ...ir.primitive import Primitive, const_value, prim_attr_register
 from ..validator import (check_axes, check_axis, check_output_size, check_shape_arg,
                          check_tensor, check_type_arg, tensor)
-from ._base import needs_grad
-from .creation_ops import (Assign, AssignAdd, Eye, Fill, Ones, OnesLike,  # noqa: F401
-                           Range, Zeros, ZerosLike)
+from ._base import cached_prim, needs_grad
+from .reduce_ops import ReduceSum
+from .creation_ops import (Assign, AssignAdd, AssignSub, Eye, Fill, Ones,  # noqa: F401
+                           OnesLike, Range, Zeros, ZerosLike)
 
 __all__ = ["Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten", "Tile", "BroadcastTo",
-           "Cast", "Shape"]
+           "Cast", "Shape", "Size", "DType"]
 
 
 def _F():
@@ -241,17 +242,32 @@ class BroadcastTo(Primitive):
                     raise ValueError(f"For '{self.name}', -1 in 'shape' {list(target)} at a "
                                      f"position that 'input_x' {list(x.shape)} does not have")
                 d = xd
-            if xd is not None and xd != d and xd != 1:
+            if xd is not None and xd != d and xd not in (1, -1):
                 raise ValueError(f"For '{self.name}', 'input_x' of shape {list(x.shape)} cannot "
                                  f"be broadcast to 'shape' {list(target)}")
             out.append(d)
         return tensor(x.dtype, check_output_size(self, "the output shape", out))
 
 
+def sum_to(dx, shape):
+    """Sum dx over the axes that broadcasting added or stretched, so it has `shape` (the
+    bprops of broadcasting ops; ops/function/grad_func.py re-exports it)."""
+    if dx.shape == shape:
+        return dx
+    lead = len(dx.shape) - len(shape)
+    if lead:
+        dx = cached_prim(ReduceSum, False)(dx, tuple(range(lead)))
+    axes = tuple(i for i, (d, s) in enumerate(zip(dx.shape, shape)) if s == 1 and d != 1)
+    if axes:
+        dx = cached_prim(ReduceSum, True)(dx, axes)
+    if dx.shape != shape:
+        dx = cached_prim(Reshape)(dx, shape)
+    return dx
+
+
 @bprop_for(BroadcastTo)
 def broadcast_to_bprop(prim, x, out, dout):
     """dx = dout summed over the broadcast axes."""
-    from ..function.grad_func import sum_to
     return (sum_to(dout, x.shape),)
 
 
@@ -291,4 +307,46 @@ class Shape(_Plain):
         return AbstractScalar(x.shape)
 
 
-non_differentiable(Shape)
+class Size(_Plain):
+    """The number of elements of x as a Python int (constant-folded, as Shape; MindSpore's
+    Size). Its gradient is zeros of x (non-differentiable)."""
+    input_names = ("input_x",)
+    constant_folded = True
+
+    def infer(self, x):
+        check_tensor(self, "input_x", x)
+        n = 1
+        for d in x.shape:
+            n *= d
+        return AbstractScalar(n)
+
+
+class DType(_Plain):
+    """The dtype of x (constant-folded; MindSpore's DType)."""
+    input_names = ("input_x",)
+    constant_folded = True
+
+    def infer(self, x):
+        check_tensor(self, "input_x", x)
+        return AbstractScalar(x.dtype)
+
+
+non_differentiable(Shape, Size, DType)
+
+
+# MindSpore's ops.operations.array_ops also holds these (code imports them from here)
+from .sort_ops import Cummax  # noqa: E402,F401
+
+
+_ELSEWHERE = {"Unstack": "mask_ops", "SpaceToDepth": "space_depth_ops",
+              "DepthToSpace": "space_depth_ops"}
+
+
+def __getattr__(name):
+    """array_ops.Unstack, SpaceToDepth, ... (MindSpore's paths) without importing their
+    modules at load time (they import math ops that import this module)."""
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)

@@ -13,6 +13,7 @@ from ..validator import (broadcast_shape, check_axis, check_bool, check_dtype, c
                          check_tensor, tensor)
 from ._base import cached_prim, needs_grad
 from .math_ops import Div, Mul, Sub
+from .reduce_ops import ReduceProd, _F, _grads, _keep, _reduce_args
 
 __all__ = ["IsNan", "IsInf", "IsFinite", "IsClose", "CumSum", "CumProd", "CumProdGrad"]
 
@@ -169,3 +170,33 @@ def cumprod_grad_bprop(prim, x, dout, axis, out, v):
     back = cached_prim(CumSum, e, not r)(_mul(dout, y), axis)
     d_x = _sub(prim(x, _mul(dout, s), axis), _mul(_div(v, _mul(x, x)), back))
     return d_x, d_dout, None
+
+
+@bprop_for(ReduceProd)
+def reduce_prod_bprop(prim, x, *rest):
+    """dx_i = dout * (product of the other elements of x_i's slice), without dividing: the
+    reduced axes are moved last and flattened, and the product of the others is the
+    exclusive prefix product times the exclusive suffix product (two CumProds). Exact with
+    zeros, subnormals and underflowing products (prod / x_i is not: a slice [5e-324, 0.5]
+    has product 0), and its own gradient goes through CumProd's exact bprop."""
+    if not needs_grad(x):
+        return _grads(rest, None)
+    axes, kshape, out, dout = _reduce_args(prim, x, rest)
+    F = _F()
+    dout = _keep(dout, kshape)
+    if x.ndim == 0 or not axes:
+        return _grads(rest, F.mul(F.ones_like(x), dout))
+    kept = [i for i in range(x.ndim) if i not in axes]
+    perm = tuple(kept) + tuple(axes)
+    moved = F.transpose(x, perm) if perm != tuple(range(x.ndim)) else x
+    reduced = 1
+    for i in axes:
+        reduced *= x.shape[i]
+    flat = F.reshape(moved, tuple(x.shape[i] for i in kept) + (reduced,))
+    others = F.mul(cached_prim(CumProd, True, False)(flat, -1),
+                   cached_prim(CumProd, True, True)(flat, -1))
+    others = F.reshape(others, moved.shape)
+    if perm != tuple(range(x.ndim)):
+        inverse = tuple(perm.index(i) for i in range(x.ndim))
+        others = F.transpose(others, inverse)
+    return _grads(rest, F.mul(others, dout))

@@ -6,12 +6,13 @@ Kernels: kernels/cpu/bf16_complex_numpy.py. Functional names: ops/function/compl
 Gradient convention (MindSpore's, the same as PyTorch's): for a real loss L of complex z = x
 + iy, the gradient of z is dL/dx + i dL/dy. For a holomorphic op, f(z) with derivative
 f'(z), the chain rule then reads dz = dout * conj(f'(z)). The bprops of Mul, Div, Square,
-Exp, Log, Sqrt, Sin, Cos, Reciprocal, MatMul, BatchMatMul and ReduceProd compute dout * f'(...) from
-the primal values; every f' there is a real-coefficient expression of (x, y, out), so
-conj(f'(x, y, out)) = f'(conj x, conj y, conj out): `holomorphic_bprop` runs the op's own
-bprop on the conjugated primal values when the output is complex (real outputs take the
-original path, unchanged). MindSpore 2.10 on CPU has no complex gradient for Mul, Square or
-ReduceMean ("gradient not support for complex type"); mindlite gives them by this rule.
+Exp, Log, Sqrt, Sin, Cos, Reciprocal, MatMul, BatchMatMul, ReduceProd and Pow compute
+dout * f'(...) from the primal values; every f' there is a real-coefficient expression of
+(x, y, out), so conj(f'(x, y, out)) = f'(conj x, conj y, conj out): `holomorphic_bprop`
+runs the op's own bprop on the conjugated primal values when the output is complex (real
+outputs take the original path, unchanged). MindSpore 2.10 on CPU has no complex gradient
+for Mul, Square or ReduceMean ("gradient not support for complex type"); mindlite gives them
+by this rule.
 """
 
 from ...common import dtype as mstype
@@ -218,7 +219,7 @@ def _abs_bprop(bprop):
 
 
 _HOLOMORPHIC = ("Mul", "Div", "RealDiv", "Square", "Exp", "Log", "Sqrt", "Sin", "Cos",
-                "Reciprocal", "MatMul", "BatchMatMul", "ReduceProd")
+                "Reciprocal", "MatMul", "BatchMatMul", "ReduceProd", "Pow")
 for _name in _HOLOMORPHIC:
     _cls = getattr(math_ops, _name, None) or getattr(elementwise_ops, _name, None)
     if _cls is None:

@@ -19,13 +19,13 @@ the unactivated value and apply ReLU6Grad / Maximum's and Minimum's bprop rules 
 Conv2D's two gradients, BiasAddGrad for the bias and the same value for the residual.
 """
 from ...common import dtype as mstype
-from ...pynative.grad import bprop_for
-from ..primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
+from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import check_bool, check_same_dtype, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 from ._grad_ops import BiasAddGrad, ReLU6Grad, ReluGrad
 from .conv_ops import Conv2D, _family
-from .math_ops import Maximum, _greater_equal, _less_equal, _select
+from .math_ops import Maximum, min_max_grads
 
 __all__ = ["FusedConvAct", "CONV_ACTIVATIONS"]
 
@@ -107,12 +107,9 @@ def fused_conv_act_bprop(prim, x, w, *rest):
         *inputs, lo, hi = inputs
         z = _unactivated(prim)(x, w, *inputs)
         m = cached_prim(Maximum)(z, lo)
-        # Minimum's then Maximum's bprop (math_ops.py): ties go to the first input
-        to_m, to_z = _less_equal(m, hi), _greater_equal(z, lo)
-        dm = _select(to_m, dout, 0.0)
-        dz = _select(to_z, dm, 0.0)
-        dhi = _select(to_m, 0.0, dout) if needs_grad(hi) else None
-        dlo = _select(to_z, 0.0, dm) if needs_grad(lo) else None
+        # Minimum's then Maximum's bprop (math_ops.py): ties split half and half
+        dm, dhi = min_max_grads(False, m, hi, dout, True, needs_grad(hi))
+        dz, dlo = min_max_grads(True, z, lo, dm, True, needs_grad(lo))
     else:
         dz = dout
     _, bp_input, bp_filter = _family(prim.conv)

@@ -292,20 +292,22 @@ class Conv2DBackpropFilter(_ConvBase):
         check_dtype(self, "dout", dout, mstype.FLOAT_TYPES)
         check_same_dtype(self, [("dout", dout), ("x", x)])
         size = self.check_size_arg("filter_size", filter_size)
-        a = self.attrs
-        want = (a["out_channel"], x.shape[1] // a["group"]) + a["kernel_size"]
-        if size != want or x.shape[1] % a["group"]:
-            raise ValueError(f"For '{self.name}', 'filter_size' must be (out_channel, C_in / "
-                             f"group, kh, kw) = {list(want)} for x shape {list(x.shape)} and "
-                             f"group {a['group']}, but got {list(size)}")
-        (oh, ow), _ = self.geometry(x.shape)
+        # as MindSpore 2.10: filter_size, not out_channel / kernel_size, sets the output
+        # channels and the kernel (Conv2DBackpropFilter(4, 1) gives a (1, 1, 3, 3) dweight);
+        # only the input channels must agree with x
+        group = self.attrs["group"]
+        if size[1] * group != x.shape[1]:
+            raise ValueError(f"For '{self.name}', 'filter_size' must be (C_out, C_in / group, "
+                             f"kh, kw) with C_in / group = {x.shape[1]} / {group} for x shape "
+                             f"{list(x.shape)}, but got {list(size)}")
+        (oh, ow), _ = self.geometry(x.shape, kernel=tuple(size[2:]))
         if tuple(dout.shape) != (x.shape[0], size[0], oh, ow):
             raise ValueError(f"For '{self.name}', 'dout' must have the Conv2D output shape "
                              f"{[x.shape[0], size[0], oh, ow]}, but got {list(dout.shape)}")
         return tensor(dout.dtype, size)
 
     def kernel_params(self, dout, x, filter_size):
-        return self.params(x.shape)
+        return self.params(x.shape, tuple(filter_size[2:]))
 
 
 # ---- bprops -------------------------------------------------------------------------------

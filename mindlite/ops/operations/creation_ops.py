@@ -1,5 +1,5 @@
 """Creation primitives (ZerosLike, OnesLike and the const prims Fill, Zeros, Ones, Eye,
-Range) and the in-place Assign / AssignAdd.
+Range) and the in-place Assign / AssignAdd / AssignSub.
 
 Fill, Zeros, Ones, Eye and Range take only constant inputs: the forward executor runs
 the kernel once per signature and hands out a fresh copy on every call. None of these
@@ -21,7 +21,7 @@ from ..validator import (check_dtype, check_int, check_output_size, check_shape_
                          check_tensor, check_type_arg, tensor)
 
 __all__ = ["ZerosLike", "OnesLike", "Fill", "Zeros", "Ones", "Eye", "Range", "Assign",
-           "AssignAdd"]
+           "AssignAdd", "AssignSub"]
 
 
 class _Const(Primitive):
@@ -212,4 +212,10 @@ class AssignAdd(_AssignBase):
     valid_types = mstype.NUMBER_TYPES
 
 
-non_differentiable(ZerosLike, OnesLike, Fill, Zeros, Ones, Eye, Range, Assign, AssignAdd)
+class AssignSub(_AssignBase):
+    """variable -= value, in place; returns the updated variable's data."""
+    valid_types = mstype.NUMBER_TYPES
+
+
+non_differentiable(ZerosLike, OnesLike, Fill, Zeros, Ones, Eye, Range, Assign, AssignAdd,
+                   AssignSub)

@@ -1,5 +1,5 @@
-"""Unary math primitives (Abs, Exp, Log, Sqrt, Sin, Floor, Erf, ...) and Pow, each with its
-bprop below it. Kernels: kernels/cpu/math_*.py. Re-exported by math_ops (the arithmetic
+"""Unary math primitives (Abs, Exp, Log, Sqrt, Sin, Floor, Erf, ...), Pow and Lerp, each with
+its bprop below it. Kernels: kernels/cpu/math_*.py. Re-exported by math_ops (the arithmetic
 primitives the bprops are built from live there).
 
 Transcendental ops accept float tensors only, as MindSpore's CPU kernels: an int input
@@ -12,14 +12,17 @@ import sys
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ...ir.rules import bprop_for
-from ._base import BinaryOp, FloatUnaryOp, UnaryOp, needs_grad
+from ...ir.primitive import Primitive, prim_attr_register
+from ..validator import broadcast_shape, check_dtype, check_same_dtype, tensor
+from ._base import BinaryOp, FloatUnaryOp, UnaryOp, cached_prim, needs_grad
 from ._grad_ops import SqrtGrad
+from .array_ops import Cast
 from .logic_ops import Equal, Greater, Select
 from . import math_ops as _math_ops
 from .math_ops import Div, Mul, Neg, Sub, zeros_grad
 
 __all__ = ["Abs", "Exp", "Log", "Sqrt", "Rsqrt", "Square", "Sin", "Cos", "Sign", "Floor",
-           "Ceil", "Round", "Reciprocal", "Erf", "Pow"]
+           "Ceil", "Round", "Reciprocal", "Erf", "Pow", "Lerp"]
 
 _mul, _div, _neg, _sub = Mul(), Div(), Neg(), Sub()
 _select, _equal, _greater = Select(), Equal(), Greater()
@@ -167,8 +170,10 @@ class Pow(BinaryOp):
     x = 1, +-1 for x = -1 and 0 otherwise (0 ** -n included); overflow wraps. Gradient
     (y x**(y-1), x**y ln x). Conventions: d/dx is 0 where y = 0 (also at x = 0, where
     0 * 0**-1 would be nan; as PyTorch); d/dy is 0 where x <= 0 (ln x is taken as 0 there,
-    MindSpore's x[x < 0] = 1 extended to x = 0, where x**y ln x -> 0 for y > 0)."""
-    valid_types = mstype.NUMBER_BF16_TYPES
+    MindSpore's x[x < 0] = 1 extended to x = 0, where x**y ln x -> 0 for y > 0). Complex
+    operands (as MindSpore 2.10 on the CPU): the principal branch, numpy's; gradient (y
+    x**(y-1), x**y ln x) with the complex log."""
+    valid_types = mstype.NUMBER_BF16_TYPES + mstype.COMPLEX_TYPES
 
 
 _pow = Pow()
@@ -186,12 +191,44 @@ def pow_bprop(prim, x, y, out, dout):
         else:
             dx = _mul(dout, _mul(_pow(x, y - 1), y))
     if needs_grad(y):
-        if isinstance(x, Tensor):
+        if isinstance(x, Tensor) and x.dtype in mstype.COMPLEX_TYPES:
+            log_x = _log(x)
+        elif isinstance(x, Tensor):
             log_x = _log(_select(_greater(x, 0), x, 1.0))
         else:
             log_x = math.log(x) if x > 0 else 0.0
         dy = _mul(dout, _mul(out, log_x))
     return dx, dy
+
+
+class Lerp(Primitive):
+    """start + weight * (end - start), broadcast (MindSpore's Lerp). start and end share one
+    float dtype (float16/32/64; mixed is a TypeError, as MindSpore); weight is a
+    Python float or a float Tensor, computed in start's dtype (an int weight is a TypeError).
+    Gradient (dout (1 - weight), dout weight, dout (end - start))."""
+    input_names = ("start", "end", "weight")
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer(self, start, end, weight):
+        check_dtype(self, "start", start, mstype.FLOAT_TYPES)
+        check_same_dtype(self, [("start", start), ("end", end)])
+        check_dtype(self, "weight", weight, mstype.FLOAT_TYPES)
+        shape = broadcast_shape(self, start.shape, end.shape, ("start", "end"))
+        shape = broadcast_shape(self, shape, weight.shape, ("start/end", "weight"))
+        return tensor(start.dtype, shape)
+
+
+@bprop_for(Lerp)
+def lerp_bprop(prim, start, end, weight, out, dout):
+    w = weight if not isinstance(weight, Tensor) or weight.dtype is dout.dtype else \
+        cached_prim(Cast)(weight, dout.dtype)
+    d_start = _mul(dout, _sub(1.0, w)) if needs_grad(start) else None
+    d_end = _mul(dout, w) if needs_grad(end) else None
+    d_weight = _mul(dout, _sub(end, start)) if needs_grad(weight) else None
+    return d_start, d_end, d_weight
 
 
 _math_ops._reexport(sys.modules[__name__])     # math_ops re-exports this family (see there)

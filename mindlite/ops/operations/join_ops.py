@@ -112,7 +112,8 @@ def stack_bprop(prim, xs, out, dout):
 
 
 class Split(Primitive):
-    """(y_0, ..., y_{n-1}): x cut into `output_num` equal parts along `axis`."""
+    """(y_0, ..., y_{n-1}): x cut into `output_num` equal parts along `axis` (a dynamic
+    axis, -1 in graph mode, gives -1 parts; the kernel checks the real size)."""
     input_names = ("input_x",)
 
     @prim_attr_register
@@ -127,7 +128,7 @@ class Split(Primitive):
                              f"tensor")
         axis = check_axis(self, "axis", self.attrs["axis"], len(x.shape))
         n = self.attrs["output_num"]
-        if x.shape[axis] % n:
+        if x.shape[axis] % n and x.shape[axis] != -1:
             raise ValueError(f"For '{self.name}', x.shape[{axis}] = {x.shape[axis]} must be "
                              f"divisible by 'output_num' {n}, but got shape {list(x.shape)}")
         return axis
@@ -135,7 +136,8 @@ class Split(Primitive):
     def infer(self, x):
         axis = self._axis(x)
         n = self.attrs["output_num"]
-        part = tensor(x.dtype, x.shape[:axis] + (x.shape[axis] // n,) + x.shape[axis + 1:])
+        size = x.shape[axis] // n if x.shape[axis] != -1 else -1
+        part = tensor(x.dtype, x.shape[:axis] + (size,) + x.shape[axis + 1:])
         return (part,) * n
 
     def kernel_params(self, x):

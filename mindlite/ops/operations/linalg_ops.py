@@ -27,7 +27,7 @@ def _F():
 
 
 def _sum_to(dx, shape):
-    from ..function.grad_func import sum_to
+    from .array_ops import sum_to
     return sum_to(dx, shape)
 
 

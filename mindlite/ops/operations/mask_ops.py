@@ -1,5 +1,6 @@
 """Masking, counting and unstacking primitives of issue 13: MaskedFill, NonZero, CountNonZero
-and Unstack, each with its bprop or non-differentiable mark below it.
+and Unstack, and MindSpore's EmbeddingLookup, each with its bprop or non-differentiable mark
+below it.
 Kernels: kernels/cpu/sort_scatter_numpy.py. Functional names: ops/function/sort_index_func.py.
 """
 from ...common import dtype as mstype
@@ -12,7 +13,7 @@ from .join_ops import Stack
 from .logic_ops import Select
 from .reduce_ops import ReduceSum
 
-__all__ = ["MaskedFill", "NonZero", "CountNonZero", "Unstack"]
+__all__ = ["MaskedFill", "NonZero", "CountNonZero", "Unstack", "EmbeddingLookup"]
 
 _select = Select()
 _sum_all = ReduceSum(keep_dims=False)
@@ -132,3 +133,42 @@ class Unstack(Primitive):
 @bprop_for(Unstack)
 def unstack_bprop(prim, x, out, dout):
     return (cached_prim(Stack, prim._axis(x._abs))(tuple(dout)),)
+
+
+class EmbeddingLookup(Primitive):
+    """y = input_params[input_indices - offset] along axis 0, rows of zeros where
+    input_indices - offset is outside [0, input_params.shape[0]) (MindSpore's
+    EmbeddingLookup); y has shape input_indices.shape + input_params.shape[1:]. Indices
+    int32/int64, offset an int. Gradient: dout's rows added into zeros of input_params'
+    shape at the in-range positions (a dense gradient)."""
+    input_names = ("input_params", "input_indices", "offset")
+    const_inputs = (2,)
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer(self, params, indices, offset):
+        check_tensor(self, "input_params", params)
+        check_dtype(self, "input_indices", indices, mstype.INDEX_TYPES)
+        check_int(self, "offset", offset)
+        if not params.shape:
+            raise ValueError(f"For '{self.name}', 'input_params' must have rank >= 1, but got a "
+                             f"0-d tensor")
+        return tensor(params.dtype, tuple(indices.shape) + tuple(params.shape[1:]))
+
+    def kernel_params(self, params, indices, offset):
+        return {"offset": int(offset)}
+
+
+@bprop_for(EmbeddingLookup)
+def embedding_lookup_bprop(prim, params, indices, offset, out, dout):
+    if not needs_grad(params):
+        return None, None, None
+    from .. import functional as F
+    ids = F.reshape(indices - offset, (-1,))
+    rows = params.shape[0]
+    ids = F.select((ids >= 0) & (ids < rows), ids, F.fill(ids.dtype, ids.shape, rows))
+    flat = F.reshape(dout, (ids.shape[0],) + tuple(params.shape[1:]))
+    from .scatter_ops import UnsortedSegmentSum
+    return cached_prim(UnsortedSegmentSum)(flat, ids, rows), None, None

@@ -18,13 +18,13 @@ from ..validator import (broadcast_shape, check_bool, check_dtype, check_same_dt
                          check_tensor, tensor)
 from ._base import BinaryOp, UnaryOp, cached_prim, needs_grad
 from .creation_ops import ZerosLike
-from .logic_ops import GreaterEqual, LessEqual, Select
+from .logic_ops import Equal, Greater, Less, Select
 
 _OWN = ["Neg", "Add", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "FloorMod", "Mod",
-        "TruncateDiv", "Maximum", "Minimum", "AddN", "MatMul", "BatchMatMul"]
+        "TruncateDiv", "Maximum", "Minimum", "SquaredDifference", "AddN", "MatMul", "BatchMatMul"]
 
 _select, _zeros_like = Select(), ZerosLike()
-_greater_equal, _less_equal = GreaterEqual(), LessEqual()
+_greater, _less, _equal = Greater(), Less(), Equal()
 
 
 def zeros_grad(x):
@@ -86,8 +86,11 @@ class Div(BinaryOp):
     valid_types = mstype.FLOAT_BF16_COMPLEX_TYPES
 
 
-class RealDiv(Div):
-    """z = x / y, as Div (true division; int inputs give float32)."""
+class RealDiv(BinaryOp):
+    """z = x / y. Floats and complex as Div; unlike Div, int inputs stay ints (MindSpore 2.10's
+    CPU RealDiv): the quotient truncated toward zero (-7 / 2 = -3), x / 0 the dtype's max for
+    x > 0, its min for x < 0, 0 / 0 = 0. Bool is a TypeError. Gradient as Div's."""
+    valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
 
 
 _div = Div()
@@ -143,22 +146,48 @@ def floor_mod_bprop(prim, x, y, out, dout):
 
 
 class Maximum(BinaryOp):
-    """z = max(x, y); nan if either is nan (as MindSpore). Gradient goes to x where x >= y,
-    to y elsewhere (ties give the whole gradient to x)."""
+    """z = max(x, y); nan if either is nan (as MindSpore). Gradient goes to x where x > y, to y
+    where x < y (or a nan compares false), and half to each where x == y (MindSpore 2.10's
+    MaximumGrad splits ties: maximum(x, 0) has gradient 0.5 at x = 0)."""
     valid_types = mstype.REAL_TYPES
 
 
 class Minimum(BinaryOp):
-    """z = min(x, y); nan if either is nan. Gradient goes to x where x <= y (ties to x)."""
+    """z = min(x, y); nan if either is nan. Gradient goes to x where x < y, half to each on a
+    tie (as Maximum)."""
     valid_types = mstype.REAL_TYPES
+
+
+def min_max_grads(is_max, x, y, dout, want_x=True, want_y=True):
+    """(dx, dy) of max(x, y) (is_max) or min(x, y): dout to the winner, half to each on a tie
+    (MindSpore 2.10's MaximumGrad / MinimumGrad); None where not wanted."""
+    to_x = (_greater if is_max else _less)(x, y)
+    tie = _equal(x, y)
+    half = _mul(dout, 0.5)
+    dx = _select(to_x, dout, _select(tie, half, 0.0)) if want_x else None
+    dy = _select(to_x, 0.0, _select(tie, half, dout)) if want_y else None
+    return dx, dy
 
 
 @bprop_for(Maximum, Minimum)
 def maximum_minimum_bprop(prim, x, y, out, dout):
-    to_x = (_greater_equal if type(prim) is Maximum else _less_equal)(x, y)
-    dx = _select(to_x, dout, 0.0) if needs_grad(x) else None
-    dy = _select(to_x, 0.0, dout) if needs_grad(y) else None
-    return dx, dy
+    return min_max_grads(type(prim) is Maximum, x, y, dout, needs_grad(x), needs_grad(y))
+
+
+class SquaredDifference(BinaryOp):
+    """z = (x - y)**2, for complex (x - y) * conj(x - y) = |x - y|**2 (MindSpore's CPU kernel).
+    Float, int32/int64 and complex inputs, as MindSpore 2.10 (other ints and bool are a
+    TypeError). Gradient (2 (x - y), -2 (x - y)), no conjugate for complex (as MindSpore)."""
+    valid_types = mstype.FLOAT_TYPES + (mstype.int32, mstype.int64) + mstype.COMPLEX_TYPES
+
+
+_sub = Sub()
+
+
+@bprop_for(SquaredDifference)
+def squared_difference_bprop(prim, x, y, out, dout):
+    grad = _mul(_mul(dout, _sub(x, y)), 2.0)
+    return (grad if needs_grad(x) else None), (_neg(grad) if needs_grad(y) else None)
 
 
 class AddN(Primitive):
@@ -181,11 +210,17 @@ class AddN(Primitive):
         for i, a in enumerate(xs):
             check_dtype(self, f"x[{i}]", a, mstype.NUMBER_TYPES)
         check_same_dtype(self, [(f"x[{i}]", a) for i, a in enumerate(xs)])
+        shape = xs[0].shape
         for i, a in enumerate(xs[1:], 1):
-            if a.shape != xs[0].shape:
-                raise ValueError(f"For '{self.name}', the shape of 'x[{i}]' should be same as "
-                                 f"'x[0]', but got {list(a.shape)} and {list(xs[0].shape)}")
-        return xs[0]
+            if a.shape != shape:
+                if len(a.shape) != len(shape) or any(
+                        d != e and d != -1 and e != -1 for d, e in zip(a.shape, shape)):
+                    raise ValueError(f"For '{self.name}', the shape of 'x[{i}]' should be same "
+                                     f"as 'x[0]', but got {list(a.shape)} and "
+                                     f"{list(xs[0].shape)}")
+                # a dynamic dim (-1, graph mode) takes the other input's size, as MindSpore
+                shape = tuple(e if d == -1 else d for d, e in zip(shape, a.shape))
+        return xs[0] if shape == xs[0].shape else tensor(xs[0].dtype, shape)
 
 
 @bprop_for(AddN)

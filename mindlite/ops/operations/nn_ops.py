@@ -18,7 +18,7 @@ from ._grad_ops import (BiasAddGrad, LogSoftmaxGrad, ReLU6Grad, ReluGrad, Sigmoi
                         SoftmaxGrad, TanhGrad)
 from .math_ops import Add, Mul, Sub
 
-__all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "GeLU", "SiLU", "Softplus", "Softmax",
+__all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "GeLU", "Gelu", "SiLU", "Softplus", "Softmax",
            "LogSoftmax", "BiasAdd"]
 
 
@@ -95,6 +95,9 @@ def gelu_bprop(prim, x, out, dout):
     dt = _sub(1.0, _mul(t, t))
     grad = _mul(_add(_add(t, 1.0), _mul(_mul(x, dt), du)), 0.5)
     return (_mul(dout, grad),)
+
+
+Gelu = GeLU      # MindSpore's deprecated name of the same primitive
 
 
 class SiLU(FloatUnaryOp):

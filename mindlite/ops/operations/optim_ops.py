@@ -4,8 +4,12 @@ alloc="kernel"; kernels/cpu/optim_*.py), copied first when a view of them is ali
 (copy-on-write, pynative/inplace.py).
 
 Inference validates every input first (float dtypes; state and gradient with exactly the
-variable's dtype and shape, since a cast copy could not be updated in place; hyper-parameters
-as Python floats or size-1 float tensors), so a failed call changes nothing. The kernels
+variable's dtype and shape, since a cast copy could not be updated in place: a gradient of a
+lower dtype is cast up to the variable's first, as MindSpore does, while a state, or a
+gradient that would need the variable cast, is a TypeError; hyper-parameters
+as Python floats or size-1 float tensors), so a failed call changes nothing. With the
+`batch_rank` attribute k (MindSpore's, set by vmap) a hyper-parameter may also hold one value
+per example: shape var.shape[:k] (the kernels of optim_adaptive_ops broadcast it). The kernels
 compute in the variable's dtype (hyper-parameters are converted to it). None of these is
 differentiable.
 """
@@ -33,11 +37,16 @@ class _ApplyBase(Primitive):
     state_inputs = ()
     scalar_inputs = ()
     grad_input = None
+    var_types = scalar_types = mstype.FLOAT_TYPES
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._state_pos = tuple(cls.input_names.index(n) for n in cls.state_inputs)
         cls.inplace_inputs = cls._state_pos   # what a compiled graph's step owns first
+        # the gradient is promoted with the states (a lower dtype is cast up to the
+        # variable's, as MindSpore's signature); a state is never cast (forward.py refuses)
+        grad = (cls.input_names.index(cls.grad_input),) if cls.grad_input else ()
+        cls.same_type_inputs = cls._state_pos + grad
 
     def __call__(self, *inputs):
         """Copy-on-write of the state inputs before the kernel writes them (views taken of a
@@ -56,7 +65,7 @@ class _ApplyBase(Primitive):
         named = dict(zip(self.input_names, inputs))
         var_name = self.state_inputs[0]
         var = named[var_name]
-        check_dtype(self, var_name, var, mstype.FLOAT_TYPES)
+        check_dtype(self, var_name, var, self.var_types)
         for name in self.state_inputs[1:] + (self.grad_input,):
             x = named[name]
             check_tensor(self, name, x)
@@ -67,12 +76,14 @@ class _ApplyBase(Primitive):
             if x.shape != var.shape:
                 raise ValueError(f"For '{self.name}', the shape of '{name}' must be the same as "
                                  f"'{var_name}' {list(var.shape)}, but got {list(x.shape)}")
+        batch = var.shape[:self.attrs.get("batch_rank", 0)]
         for name in self.scalar_inputs:
             x = named[name]
-            check_dtype(self, name, x, mstype.FLOAT_TYPES)
-            if x.size != 1 or len(x.shape) > 1:
+            check_dtype(self, name, x, self.scalar_types)
+            if (x.size != 1 or len(x.shape) > 1) and (not batch or x.shape != batch):
+                per = f" or the batch shape {list(batch)}" if batch else ""
                 raise ValueError(f"For '{self.name}', '{name}' must be a scalar (shape () or "
-                                 f"(1,)), but got shape {list(x.shape)}")
+                                 f"(1,){per}), but got shape {list(x.shape)}")
         return var
 
     def infer(self, *inputs):
@@ -83,8 +94,10 @@ class _ApplyBase(Primitive):
         return tuple(named[n] for n in self.state_inputs)
 
     def kernel_params(self, *inputs):
-        # NOTE: "kernel_provider" selects the kernel (registry.py); it is not a kernel argument
-        return {k: v for k, v in self.attrs.items() if k != "kernel_provider"}
+        # NOTE: "kernel_provider" selects the kernel (registry.py); it is not a kernel argument,
+        # nor is "batch_rank" (set by vmap, read by inference; the kernels broadcast a batch of
+        # hyper-parameters against the state's leading axes)
+        return {k: v for k, v in self.attrs.items() if k not in ("kernel_provider", "batch_rank")}
 
 
 class ApplyMomentum(_ApplyBase):

@@ -16,7 +16,7 @@ import numbers
 
 from ...common import dtype as mstype
 from ...ir.rules import bprop_for
-from ..function.grad_func import sum_to
+from .array_ops import sum_to
 from ...ir.primitive import Primitive, prim_attr_register
 from ..validator import broadcast_shape, check_dtype, check_same_dtype, tensor
 from ._base import cached_prim, needs_grad

@@ -1,5 +1,6 @@
 """Random primitives of issue 13 (behind ops.rand, randn, randint, uniform, normal,
-bernoulli, multinomial and dropout1d/2d/3d). Kernels: kernels/cpu/random_numpy.py.
+bernoulli, multinomial and dropout1d/2d/3d), RandpermV2 (ops.randperm) and RandomCategorical
+(MindSpore's draws; its own seeding, see the class). Kernels: kernels/cpu/random_numpy.py.
 
 Seeding as Dropout's: seed = seed2 = 0 draws from mindlite's global generator
 (mindlite.set_seed); other values from a generator of their own, derived from (global seed,
@@ -9,21 +10,28 @@ Generator serialises them). Every primitive here carries a "seed" attribute (or
 side_effect_hidden), which graph mode's passes treat as random: never folded or merged.
 The samplers are not differentiable; Dropout2D / Dropout3D are (dout * mask / keep_prob).
 """
+import itertools
 import numbers
 
 from ...common import dtype as mstype
 from ...common.limits import MAX_INT_ATTR
 from ...ir.rules import bprop_for, non_differentiable
-from ...ir.primitive import Primitive, prim_attr_register
+from ...ir.primitive import Primitive, _runner_cache, prim_attr_register
 from ..validator import (check_dtype, check_int, check_output_size,
                          check_shape_arg, tensor)
 from .array_ops import Cast
 from .math_ops import Mul
 
 __all__ = ["UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Multinomial",
-           "Dropout2D", "Dropout3D"]
+           "Dropout2D", "Dropout3D", "RandpermV2", "RandomCategorical"]
 
 _cast, _mul = Cast(), Mul()
+_INSTANCES = itertools.count()
+
+
+class _Streams(dict):
+    """(seed, call form) -> one RandomCategorical's engine state (the kernel locks it); a
+    type of its own, so a primitive holding one is never cloned from a prototype."""
 
 
 def _seeds(prim, seed, seed2):
@@ -79,6 +87,41 @@ class UniformInt(_Sampler):
             raise TypeError(f"For '{self.name}', 'minval' and 'maxval' must have one dtype, but "
                             f"got {minval.dtype} and {maxval.dtype}")
         return tensor(minval.dtype, _shape(self, shape))
+
+
+_RANDPERM_TYPES = (mstype.uint8, mstype.int8, mstype.int16, mstype.int32, mstype.int64,
+                  mstype.float16, mstype.float32, mstype.float64)
+
+
+class RandpermV2(Primitive):
+    """n -> a permutation of 0..n-1 in `dtype`, MindSpore's CPU kernel's bit for bit:
+    std::shuffle driven by std::mt19937(offset if offset else seed), so a seed (0 too) gives
+    the same permutation every launch; seed -1 draws the generator's seed from mindlite's."""
+    input_names = ("n",)
+    const_inputs = (0,)
+
+    @prim_attr_register
+    def __init__(self, seed=0, offset=0, dtype=mstype.int64):
+        check_int(self, "seed", seed, -1, MAX_INT_ATTR)
+        check_int(self, "offset", offset, 0, MAX_INT_ATTR)
+        dtype = mstype.to_type(dtype)
+        if dtype not in _RANDPERM_TYPES:
+            raise TypeError(f"For '{self.name}', 'dtype' must be one of "
+                            f"{[str(t) for t in _RANDPERM_TYPES]}, but got {dtype}")
+        self.add_prim_attr("dtype", dtype)
+
+    def infer(self, n):
+        if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+            raise TypeError(f"For '{self.name}', 'n' must be an int, but got "
+                            f"{type(n).__name__}")
+        if n <= 0:
+            raise ValueError(f"For '{self.name}', the input 'n' must be greater than 0, but "
+                             f"got data: {n}.")
+        check_output_size(self, "the output shape", (int(n),))
+        return tensor(self.attrs["dtype"], (int(n),))
+
+    def kernel_params(self, n):
+        return {"seed": self.attrs["seed"], "offset": self.attrs["offset"]}
 
 
 class Bernoulli(Primitive):
@@ -140,6 +183,58 @@ class Multinomial(Primitive):
         return {"seed": self.attrs["seed"], "seed2": self.attrs["seed2"]}
 
 
+class RandomCategorical(Primitive):
+    """(logits, num_sample, seed) -> num_sample category indices per row of 2-D logits
+    (float16/32/64), as `dtype` (int16/32/64): MindSpore 2.10's CPU kernel, draw for draw.
+    One uniform draw per sample, shared by every row, from std::minstd_rand0 seeded with
+    MindSpore's Philox mix of (0, seed) (seed 0: a random seed); each (seed, call form) keeps
+    its stream between calls of this primitive, as MindSpore's kernel object does. Sample j
+    of row r is the first category whose cumulative exp(logit - max) reaches the row's total
+    times the draw. Not differentiable."""
+    input_names = ("logits", "num_sample", "seed")
+    const_inputs = (1, 2)
+
+    @prim_attr_register
+    def __init__(self, dtype=mstype.int64):
+        try:
+            t = mstype.to_type(dtype)
+        except TypeError:
+            t = None
+        if t not in (mstype.int32, mstype.int16, mstype.int64):
+            raise TypeError(f"For '{self.name}', the 'dtype' should be one of [mindspore.int32, "
+                            f"mindspore.int16, mindspore.int64], but got '{dtype!r}'.")
+        self._out = t
+        self._streams = _Streams()
+        self.add_prim_attr("side_effect_hidden", True)
+
+    def infer(self, logits, num_sample, seed):
+        check_dtype(self, "logits", logits, mstype.FLOAT_TYPES)
+        if len(logits.shape) != 2:
+            raise ValueError(f"For '{self.name}', logits shape size only support 2D, but got "
+                             f"shape {list(logits.shape)}")
+        for name, v in (("num_sample", num_sample), ("seed", seed)):
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+                raise TypeError(f"For '{self.name}', '{name}' must be an int, but got "
+                                f"{type(v).__name__}")
+        if num_sample <= 0:
+            raise ValueError(f"For '{self.name}', num_sample can't has negative value, but got "
+                             f"{num_sample}")
+        shape = (logits.shape[0], int(num_sample))
+        check_output_size(self, "the output shape", shape)
+        return tensor(self._out, shape)
+
+    def kernel_params(self, logits, num_sample, seed):
+        return {"num_sample": int(num_sample), "seed": int(seed), "streams": self._streams}
+
+    def _refresh_attrs_key(self):
+        """Each instance its own compiled-call cache entry: the streams are this instance's."""
+        super()._refresh_attrs_key()
+        if "_instance" not in self.__dict__:
+            self._instance = next(_INSTANCES)
+        self.attrs_key += (("instance", self._instance),)
+        self._runners = _runner_cache((type(self), self.name, self.attrs_key))
+
+
 class _ChannelDropout(Primitive):
     """(output, mask): each (n, c) channel is kept (mask True) with probability keep_prob
     and then scaled by 1 / keep_prob, else zeroed; the mask is bool of x's shape. Gradient
@@ -175,7 +270,8 @@ class Dropout3D(_ChannelDropout):
     rank = 5
 
 
-non_differentiable(UniformReal, StandardNormal, UniformInt, Bernoulli, Multinomial)
+non_differentiable(UniformReal, StandardNormal, UniformInt, Bernoulli, Multinomial,
+                   RandpermV2, RandomCategorical)
 
 
 @bprop_for(Dropout2D, Dropout3D)

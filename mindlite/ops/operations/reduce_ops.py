@@ -15,8 +15,7 @@ from ...ir.rules import bprop_for, non_differentiable
 from ...ir.primitive import Primitive, const_value, prim_attr_register
 from ..validator import (check_axes, check_axis, check_bool, check_dtype, check_index_type,
                          check_int, tensor)
-from ._base import cached_prim, needs_grad
-from .clip_cum_ops import CumProd
+from ._base import needs_grad
 
 __all__ = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll",
            "ReduceAny", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue"]
@@ -153,38 +152,9 @@ bprop_for(ReduceMin)(reduce_extreme_bprop)
 
 
 class ReduceProd(_Reduce):
-    """product over `axis`; the product of an empty set is 1 (integers wrap around)."""
+    """product over `axis`; the product of an empty set is 1 (integers wrap around). Its
+    bprop (two CumProds, no division) is in clip_cum_ops.py, beside CumProd."""
     valid_types = mstype.NUMBER_BF16_COMPLEX_TYPES
-
-
-@bprop_for(ReduceProd)
-def reduce_prod_bprop(prim, x, *rest):
-    """dx_i = dout * (product of the other elements of x_i's slice), without dividing: the
-    reduced axes are moved last and flattened, and the product of the others is the
-    exclusive prefix product times the exclusive suffix product (two CumProds). Exact with
-    zeros, subnormals and underflowing products (prod / x_i is not: a slice [5e-324, 0.5]
-    has product 0), and its own gradient goes through CumProd's exact bprop."""
-    if not needs_grad(x):
-        return _grads(rest, None)
-    axes, kshape, out, dout = _reduce_args(prim, x, rest)
-    F = _F()
-    dout = _keep(dout, kshape)
-    if x.ndim == 0 or not axes:
-        return _grads(rest, F.mul(F.ones_like(x), dout))
-    kept = [i for i in range(x.ndim) if i not in axes]
-    perm = tuple(kept) + tuple(axes)
-    moved = F.transpose(x, perm) if perm != tuple(range(x.ndim)) else x
-    reduced = 1
-    for i in axes:
-        reduced *= x.shape[i]
-    flat = F.reshape(moved, tuple(x.shape[i] for i in kept) + (reduced,))
-    others = F.mul(cached_prim(CumProd, True, False)(flat, -1),
-                   cached_prim(CumProd, True, True)(flat, -1))
-    others = F.reshape(others, moved.shape)
-    if perm != tuple(range(x.ndim)):
-        inverse = tuple(perm.index(i) for i in range(x.ndim))
-        others = F.transpose(others, inverse)
-    return _grads(rest, F.mul(others, dout))
 
 
 class ReduceAll(_Reduce):

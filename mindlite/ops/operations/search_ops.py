@@ -68,32 +68,42 @@ class Bincount(Primitive):
     """y[v] = how often v occurs in the 1-D non-negative int x (weighted: the sum of the
     weights at those positions), for v < max(max(x) + 1, minlength). Counts are int64; sums
     have the float weights' dtype (float64 for int weights). Unweighted, `weights` is
-    ignored (pass x)."""
+    ignored (pass x). skip_invalid (MindSpore's ops.bincount): x may hold any real values,
+    negative and non-integral ones count nowhere, v < max(int(max(x) + 1), minlength), and
+    y is float32."""
     input_names = ("x", "weights")
     dynamic_shape = True
 
     @prim_attr_register
-    def __init__(self, minlength=0, weighted=False):
+    def __init__(self, minlength=0, weighted=False, skip_invalid=False):
         if not isinstance(minlength, int) or isinstance(minlength, bool) or minlength < 0:
             raise ValueError(f"For '{self.name}', 'minlength' must be a non-negative int, but "
                              f"got {minlength!r}")
         check_bool(self, "weighted", weighted)
+        check_bool(self, "skip_invalid", skip_invalid)
 
     def infer(self, x, weights):
-        check_dtype(self, "x", x, mstype.INT_TYPES)
+        skip = self.attrs["skip_invalid"]
+        check_dtype(self, "x", x, mstype.REAL_TYPES if skip else mstype.INT_TYPES)
         if len(x.shape) != 1:
             raise ValueError(f"For '{self.name}', 'x' must be 1-D, but got shape "
                              f"{list(x.shape)}")
-        if not self.attrs["weighted"]:
-            return tensor(mstype.int64, (-1,))
+        if skip or not self.attrs["weighted"]:
+            if self.attrs["weighted"]:
+                self._check_weights(x, weights)
+            return tensor(mstype.float32 if skip else mstype.int64, (-1,))
+        self._check_weights(x, weights)
+        return tensor(weights.dtype if weights.dtype.kind == "f" else mstype.float64, (-1,))
+
+    def _check_weights(self, x, weights):
         check_tensor(self, "weights", weights)
         if tuple(weights.shape) != tuple(x.shape):
             raise ValueError(f"For '{self.name}', 'weights' must have x's shape "
                              f"{list(x.shape)}, but got {list(weights.shape)}")
-        return tensor(weights.dtype if weights.dtype.kind == "f" else mstype.float64, (-1,))
 
     def kernel_params(self, x, weights):
-        return {"minlength": self.attrs["minlength"], "weighted": self.attrs["weighted"]}
+        return {"minlength": self.attrs["minlength"], "weighted": self.attrs["weighted"],
+                "skip_invalid": self.attrs["skip_invalid"]}
 
 
 class UniqueConsecutive(Primitive):

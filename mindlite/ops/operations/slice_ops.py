@@ -185,9 +185,11 @@ class Gather(Primitive):
     """y = x gathered along `axis` at `indices` (int32/int64):
     y.shape = x.shape[:axis] + indices.shape[batch_dims:] + x.shape[axis + 1:].
 
-    NOTE: indices must lie in [0, x.shape[axis]) (as MindSpore on CPU). Inference cannot
-    see index values, so the kernel checks them and raises ValueError("For 'Gather', ...")
-    before writing anything; the inputs are never modified either way."""
+    NOTE: indices must lie in [-n, n), n = x.shape[axis], negative ones counting from the end
+    (as MindSpore on CPU). Inference cannot see index values, so the kernel checks them and
+    raises IndexValueError (a ValueError and a RuntimeError, MindSpore's message "For
+    'Gather', the 'input_indices' should be in the range ...") before writing anything; the
+    inputs are never modified either way."""
     input_names = ("input_params", "input_indices", "axis")
     const_inputs = (2,)
 
@@ -240,7 +242,9 @@ def gather_bprop(prim, x, indices, axis, out, dout):
     # dout: B + P + I + S (B batch, P = xs[b:a], I index dims, S = xs[a+1:]) -> B + I + P + S
     perm = (*range(b), *range(a, a + ni), *range(b, a), *range(a + ni, len(dout.shape)))
     d = F.transpose(dout, perm) if perm != tuple(range(len(perm))) else dout
-    ids = indices
+    # negative indices count from the end (the kernel accepts [-n, n)): wrapped here so the
+    # segment sum puts their gradient on the element they read
+    ids = F.add(indices, F.mul(F.cast(F.less(indices, 0), indices.dtype), n))
     if b:
         offsets = F.arange(0, nb * n, n, dtype=indices.dtype)
         ids = F.add(indices, F.reshape(offsets, xs[:b] + (1,) * ni))
@@ -291,10 +295,10 @@ class OneHot(Primitive):
 
 
 class Unique(Primitive):
-    """(y, idx): y the distinct values of x (1-D) in order of first appearance (as
-    MindSpore's Unique), idx (x's shape) with x == y[idx]. idx is int64 for int64 input,
-    int32 otherwise. Dynamic shape: y's length is known only after the kernel ran (inference
-    says -1)."""
+    """(y, idx): y the distinct values of x (1-D) in order of first appearance (MindSpore's
+    CPU kernel; each NaN distinct, -0.0 equal to 0.0), idx (x's shape) with x == y[idx]. idx
+    is int64 for int64 input, int32 otherwise. Dynamic shape: y's length is known only after
+    the kernel ran (inference says -1)."""
     input_names = ("input_x",)
     dynamic_shape = True
 

@@ -62,8 +62,9 @@ def sort_bprop(prim, x, out, dout):
 
 class TopK(Primitive):
     """(values, indices): the k largest entries along the last axis, largest first (NaN
-    counts as largest; equal values by index). `sorted=False` may return them in any order
-    (mindlite returns them sorted). k: a constant int in [1, x.shape[-1]]. indices int32."""
+    counts as largest; equal values by index). `sorted=False`: MindSpore leaves the order
+    unspecified (its 2.10 CPU kernel gives x itself for k = n); mindlite returns the k in
+    the order they stand in x. k: a constant int in [1, x.shape[-1]]. indices int32."""
     input_names = ("input_x", "k")
     const_inputs = (1,)
 
@@ -88,7 +89,7 @@ class TopK(Primitive):
         return tensor(x.dtype, shape), tensor(mstype.int32, shape)
 
     def kernel_params(self, x, k):
-        return {"k": self._k(x, k)}
+        return {"k": self._k(x, k), "sorted": self.attrs["sorted"]}
 
 
 @bprop_for(TopK)

@@ -65,6 +65,7 @@ PRIM_FUNCTIONS = {
     "ArgMinWithValue": "input axis= keep_dims=",
     "Assign": "variable value",
     "AssignAdd": "variable value",
+    "AssignSub": "variable value",
     "AvgPool": "x kernel_size= strides= pad_mode=pad_mode data_format=format",
     "BCEWithLogitsLoss": "input target weight posWeight reduction=reduction",
     "BatchNorm": ("input_x scale bias mean variance is_training= epsilon= momentum= "
