@@ -1,20 +1,16 @@
 """MindSpore's older nn primitives that 2.10 still exports and model zoos call (mindcv's
 RepMLP / CMT / XCiT, Swin V2, EdgeNeXt, ConvNeXt V2's GRN, HaloNet, HRNet, its JSD loss):
-Identity, L2Normalize, LpNorm, KLDivLoss, Pad, ResizeNearestNeighbor, with MindSpore 2.10's
+Identity, LpNorm, Pad, ResizeNearestNeighbor, with MindSpore 2.10's
 arguments, checks, results and gradients. Kernels: kernels/cpu/classic_nn_numpy.py (Pad and
 ResizeNearestNeighbor run PadV3's and ResizeNearestNeighborV2's kernels, registered under
 their names too).
 
 Identity: a copy of x (any dtype); gradient dout.
-L2Normalize(axis=0, epsilon=1e-4): y = x / sqrt(max(sum(x^2, axis), epsilon)); gradient, as
-MindSpore's kernel, (dout - y sum(y dout, axis)) / max(||x||, epsilon) (the exact gradient
-wherever sum(x^2) >= epsilon and ||x|| >= epsilon; MindSpore's formula below that).
 LpNorm(axis, p=2, keep_dims=False, epsilon=1e-12): max(||x||_p over axis, epsilon) (p = 0
 counts the non-zeros); gradient dout x |x|^(p-2) / max(norm, epsilon)^(p-1) (sign(x) for
 p = 1, zero for p = 0).
-KLDivLoss(reduction='mean'): target (log target - x) where target > 0, else 0; reduced by
-'none' / 'sum' / 'mean' (all elements) / 'batchmean' (the sum over x.shape[0]); gradient
--target dout (times the reduction's factor) for x and none for target, as MindSpore's.
+(L2Normalize and KLDivLoss, which mindcv also calls, live in local_norm_ops.py and
+loss_pointwise_ops.py.)
 Pad(paddings): zeros around x, paddings ((before, after), ...) one pair of ints >= 0 per axis;
 gradient the matching slice of dout.
 ResizeNearestNeighbor(size, align_corners=False, half_pixel_centers=False): x (N, C, H, W)
@@ -27,7 +23,7 @@ import numbers
 from ...common import dtype as mstype
 from ...ir.primitive import Primitive, prim_attr_register
 from ...ir.rules import bprop_for
-from ..validator import check_axes, check_bool, check_dtype, check_int, check_output_size, tensor
+from ..validator import check_axes, check_bool, check_dtype, check_output_size, tensor
 from ._base import cached_prim, needs_grad
 from .array_ops import Reshape
 from .creation_ops import ZerosLike
@@ -36,7 +32,7 @@ from .math_ops import Div, Maximum, Mul, Neg, Sub
 from .reduce_ops import ReduceSum
 from .resize_pad_ops import PadV3, ResizeNearestNeighborV2Grad
 
-__all__ = ["Identity", "L2Normalize", "LpNorm", "KLDivLoss", "Pad", "ResizeNearestNeighbor"]
+__all__ = ["Identity", "LpNorm", "Pad", "ResizeNearestNeighbor"]
 
 _mul, _sub, _div, _neg, _abs, _sign = Mul(), Sub(), Div(), Neg(), Abs(), Sign()
 _maximum, _pow, _reshape, _zeros_like = Maximum(), Pow(), Reshape(), ZerosLike()
@@ -71,46 +67,6 @@ class Identity(Primitive):
 @bprop_for(Identity)
 def identity_bprop(prim, x, out, dout):
     return (dout,)
-
-
-# ---- L2Normalize ---------------------------------------------------------------------------
-class L2Normalize(Primitive):
-    """y = x / sqrt(max(sum(x^2, axis, keepdims), epsilon))."""
-    input_names = ("x",)
-
-    @prim_attr_register
-    def __init__(self, axis=0, epsilon=1e-4):
-        if isinstance(axis, (tuple, list)):
-            if len(axis) != 1:
-                raise ValueError(f"For '{self.name}', 'axis' must hold one int, but got {axis!r}")
-            axis = axis[0]
-        check_int(self, "axis", axis)
-        self.add_prim_attr("axis", int(axis))
-        _check_eps(self, epsilon)
-
-    def axis(self, x):
-        ndim = len(x.shape)
-        a = self.attrs["axis"]
-        if not -ndim <= a < ndim:
-            raise ValueError(f"For primitive[{self.name}], the axis value must be in "
-                             f"[{-ndim},{ndim}), but got {a}.")
-        return a % ndim
-
-    def infer(self, x):
-        check_dtype(self, "input_x", x, _FLOATS)
-        self.axis(x)
-        return x
-
-    def kernel_params(self, x):
-        return {"axis": self.axis(x), "epsilon": float(self.attrs["epsilon"])}
-
-
-@bprop_for(L2Normalize)
-def l2_normalize_bprop(prim, x, out, dout):
-    axis = prim.axis(x)
-    norm = _pow(_sum_keep(_mul(x, x), (axis,)), 0.5)
-    along = _sum_keep(_mul(out, dout), (axis,))
-    return (_div(_sub(dout, _mul(out, along)), _maximum(norm, float(prim.attrs["epsilon"]))),)
 
 
 # ---- LpNorm --------------------------------------------------------------------------------
@@ -167,52 +123,6 @@ def lp_norm_bprop(prim, x, out, dout):
     den = _maximum(norm, float(prim.attrs["epsilon"]))
     den = den if p == 2 else _pow(den, float(p - 1))
     return (_mul(_div(num, den), d),)
-
-
-# ---- KLDivLoss -----------------------------------------------------------------------------
-_KL_REDUCTIONS = ("none", "mean", "batchmean", "sum")
-
-
-class KLDivLoss(Primitive):
-    """(logits, labels) -> labels (log labels - logits) where labels > 0, else 0, reduced."""
-    input_names = ("logits", "labels")
-
-    @prim_attr_register
-    def __init__(self, reduction="mean"):
-        if not isinstance(reduction, str) or reduction not in _KL_REDUCTIONS:
-            raise ValueError(f"For '{self.name}', the 'reduction' must be str and must be in "
-                             f"'{list(_KL_REDUCTIONS)}', but got {reduction!r}.")
-
-    def infer(self, x, target):
-        check_dtype(self, "logits", x, _FLOATS)
-        check_dtype(self, "labels", target, (x.dtype,))
-        if tuple(x.shape) != tuple(target.shape):
-            raise ValueError(f"For primitive[{self.name}], the x shape: {list(x.shape)} must be "
-                             f"equal to {list(target.shape)}")
-        return tensor(x.dtype, x.shape if self.attrs["reduction"] == "none" else ())
-
-    def kernel_params(self, x, target):
-        return {"reduction": self.attrs["reduction"]}
-
-
-def _kl_scale(prim, shape):
-    n = 1
-    for d in shape:
-        n *= d
-    r = prim.attrs["reduction"]
-    if r == "mean":
-        return 1.0 / max(n, 1)
-    if r == "batchmean":
-        return 1.0 / max(shape[0] if shape else 1, 1)
-    return 1.0
-
-
-@bprop_for(KLDivLoss)
-def kl_div_loss_bprop(prim, x, target, out, dout):
-    dx = None
-    if needs_grad(x):
-        dx = _mul(_neg(target), _mul(dout, _kl_scale(prim, x.shape)))
-    return dx, (_zeros_like(target) if needs_grad(target) else None)
 
 
 # ---- Pad -----------------------------------------------------------------------------------
