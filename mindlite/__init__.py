@@ -16,6 +16,7 @@ from .common.dtype import Type  # noqa: F401
 from .common.tensor import Tensor  # noqa: F401
 from .common.interop import from_dlpack, to_dlpack  # noqa: F401
 from .common.parameter import Parameter, ParameterTuple  # noqa: F401
+from .common.sparse_tensor import RowTensor  # noqa: F401
 from .common.initializer import initializer  # noqa: F401
 from .common import initializer as _initializer_module  # noqa: F401
 from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # noqa: F401

@@ -73,9 +73,25 @@ def test_cell_list_and_errors():
 
     class Bad(nn.Cell):
         def __init__(self):
-            self.x = 1
+            self.w = Parameter(np.ones(2, np.float32))
     with pytest.raises(AttributeError, match="super"):
         Bad()
+
+
+def test_plain_attribute_before_init_and_init_parameters_data():
+    # MindSpore 2.10 accepts a plain attribute before super().__init__() (mindcv's SKNet sets
+    # one), refuses a Parameter or Cell there; init_parameters_data maps each to its own
+    class Early(nn.Cell):
+        def __init__(self):
+            self.k = 3
+            super().__init__()
+            self.w = Parameter(ms.common.initializer.initializer("ones", (2,), ms.float32))
+
+    net = Early()
+    assert net.k == 3 and "k" not in dict(net.parameters_and_names())
+    pairs = net.init_parameters_data()
+    assert [(a.name, a is b) for a, b in pairs.items()] == [("w", True)]
+    np.testing.assert_array_equal(net.w.asnumpy(), [1.0, 1.0])
 
 
 def test_custom_bprop_replaces_differentiation():
@@ -97,3 +113,38 @@ def test_grad_through_cell_weights():
     f = ms.value_and_grad(lambda x: ops.relu(net(x)).sum(), None, net.trainable_params())
     loss, (gw,) = f(x)
     assert float(loss) == pytest.approx(7.0)
+
+
+def test_list_containers_name_appended_parameters_as_mindspore():
+    # MindSpore 2.10's names (recorded there): a CellList assigned while empty gives its
+    # appended elements no parent prefix, and later elements take a prefix read off the
+    # first element's parameter names (mindcv's RegNet checkpoints carry such names)
+    class Block(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.CellList()
+            for _ in range(2):
+                self.blocks.append(nn.SequentialCell([nn.Dense(2, 2), nn.Dense(2, 2)]))
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.stages = nn.CellList()
+            for _ in range(3):
+                self.stages.append(Block())
+            self.seq = nn.SequentialCell(nn.Dense(2, 2))
+            self.seq.append(nn.Dense(2, 2))
+            self.lst = nn.CellList([Block(), Block()])
+            self.lst.extend([nn.Dense(2, 2)])
+
+    names = [p.name for p in Net().get_parameters() if p.name.endswith("weight")]
+    assert names == [
+        "0.blocks.0.0.weight", "0.blocks.0.1.weight", "0.blocks.1.0.weight",
+        "0.blocks.1.1.weight", "0.blocks.0.1.blocks.0.0.weight",
+        "0.blocks.0.1.blocks.0.1.weight", "0.blocks.0.1.blocks.1.0.weight",
+        "0.blocks.0.1.blocks.1.1.weight", "0.blocks.0.2.blocks.0.0.weight",
+        "0.blocks.0.2.blocks.0.1.weight", "0.blocks.0.2.blocks.1.0.weight",
+        "0.blocks.0.2.blocks.1.1.weight", "seq.0.weight", "seq.1.weight",
+        "lst.0.blocks.0.0.weight", "lst.0.blocks.0.1.weight", "lst.0.blocks.1.0.weight",
+        "lst.0.blocks.1.1.weight", "lst.1.blocks.0.0.weight", "lst.1.blocks.0.1.weight",
+        "lst.1.blocks.1.0.weight", "lst.1.blocks.1.1.weight", "lst.2.weight"]

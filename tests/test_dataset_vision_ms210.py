@@ -18,7 +18,8 @@ import make_vision_fixtures as fx  # noqa: E402
 
 MS = np.load(os.path.join(os.path.dirname(__file__), "data", "vision_mindspore.npz"))
 # where mindlite's result may differ from MindSpore's, and by how much (pixel steps)
-TOLERANCE = {"hue": 2, "gamma": 1, "saturation": 1}
+TOLERANCE = {"hue": 2, "gamma": 1, "saturation": 1, "affine_all_bilinear": 1, "blur3": 1,
+             "blur5": 1, "blur_3x5": 1}
 
 
 @pytest.mark.parametrize("name", sorted(fx.CASES))
@@ -119,3 +120,30 @@ def test_random_lists_in_a_pipeline():
     np.testing.assert_array_equal(row["x"], row["y"])
     with pytest.raises(TypeError, match="'RandomChoice'"):
         T.RandomChoice([])
+
+
+def test_random_affine_gaussian_blur_crop_decode_resize():
+    img = fx.IMAGE
+    fixed = vision.RandomAffine((-45, -45), (0.05, 0.05, 0.1, 0.1), (0.8, 0.8),
+                                (10, 10, -5, -5), fill_value=7)
+    np.testing.assert_array_equal(fixed(img), MS["affine_all"])   # degenerate ranges
+    op = vision.RandomAffine(20, (0.1, 0.2), (0.9, 1.1), 10)
+    ms.set_seed(3)
+    first = op(img)
+    ms.set_seed(3)
+    np.testing.assert_array_equal(op(img), first)
+    for bad in ({"degrees": -1}, {"degrees": 5, "translate": (0.1, 2.0)},
+                {"degrees": 5, "shear": (3, 1)}, {"degrees": 5, "fill_value": 300}):
+        with pytest.raises((TypeError, ValueError), match="RandomAffine"):
+            vision.RandomAffine(**bad)
+    for bad in ((4,), (3, -1.0), ((3,), None)):
+        with pytest.raises((TypeError, ValueError), match="GaussianBlur"):
+            vision.GaussianBlur(*bad)
+    blurred = vision.GaussianBlur(3)(img[..., 0])                   # HW images too
+    assert blurred.shape == img.shape[:2] and blurred.dtype == np.uint8
+    import io
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, "PNG")
+    out = vision.RandomCropDecodeResize((4, 5))(np.frombuffer(buf.getvalue(), np.uint8))
+    assert out.shape == (4, 5, 3) and out.dtype == np.uint8

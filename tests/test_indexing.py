@@ -182,11 +182,29 @@ def test_setitem_mask_and_examples(policy):
     assert x.asnumpy()[:, 0].tolist() == [1, 1, 1] and x.asnumpy()[:, -1].tolist() == [2, 2, 2]
 
 
+# MindSpore 2.10's x[0] = Tensor(np.array([3.7, -1.2, 2.0]).astype(value dtype)) on zeros
+# (2, 3) of x's dtype: the value is cast to x's dtype whatever the two are (recorded there)
+@pytest.mark.parametrize("xd, vd, want", [
+    ("float32", "float64", [3.7, -1.2, 2.0]), ("float32", "int32", [3.0, -1.0, 2.0]),
+    ("float32", "bool", [1.0, 0.0, 1.0]), ("float32", "uint8", [3.0, 255.0, 2.0]),
+    ("float16", "float32", [3.69921875, -1.2001953125, 2.0]), ("int32", "float32", [3, -1, 2]),
+    ("int64", "float64", [3, -1, 2]), ("uint8", "int64", [3, 255, 2]),
+    ("bool", "float32", [True, True, True]), ("int32", "bool", [1, 0, 1]),
+])
+def test_setitem_casts_a_tensor_value_to_the_target_dtype(xd, vd, want):
+    x = Tensor(np.zeros((2, 3), xd))
+    v = np.array([True, False, True]) if vd == "bool" else np.array([3.7, -1.2, 2.0]).astype(vd)
+    x[0] = Tensor(v)
+    assert x.dtype == Tensor(np.zeros(1, xd)).dtype
+    np.testing.assert_allclose(x.asnumpy()[0].astype(np.float64), np.array(want, np.float64),
+                               rtol=1e-7)
+    assert not x.asnumpy()[1].any()
+
+
 @pytest.mark.parametrize("index, value, exc, pattern", [
     (0, np.ones(3, np.float32), ValueError, "For 'tensor_setitem'.*broadcast"),
     (slice(None), np.ones((3, 2), np.float32), ValueError, "For 'tensor_setitem'"),
     ([0, 1], np.ones((3, 4), np.float32), ValueError, "For 'tensor_setitem'"),
-    (0, np.ones(4, np.float64), TypeError, "For 'tensor_setitem', the type of 'value'"),
     (5, np.ones(4, np.float32), IndexError, "out of bounds"),
     ([0, 7], np.ones(4, np.float32), IndexError, "out of bounds"),
     ((0, 0, 0), 1.0, IndexError, "too many indices"),

@@ -7,6 +7,7 @@ primitive sees the parameter (and nn.Cell / the optimizers call as needed).
 import numpy as np
 
 from . import abstract
+from . import dtype as mstype
 from .tensor import Tensor
 
 
@@ -47,15 +48,34 @@ class Parameter(Tensor):
     def data(self):
         return self
 
-    def set_data(self, data):
-        """Replace the value in place (a new shape or dtype is a new signature: no stale runner)."""
+    def set_data(self, data, slice_shape=False):
+        """Replace the value in place, cast to the Parameter's dtype as MindSpore's (a new
+        shape is a new signature: no stale runner). MindSpore's `slice_shape` marks a
+        parameter sharded by auto-parallel; a shape change is accepted either way (as
+        MindSpore 2.10's does), and mindlite shards nothing, so it changes nothing here."""
         if isinstance(data, Tensor) and data._arr is None:
             data.init_data()
+        if self._arr is not None:
+            arr = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
+            if arr.dtype != self._arr.dtype:
+                if self.dtype in mstype.int_type and arr.dtype.kind == "f" and arr.ndim == 0 \
+                        and not isinstance(data, Tensor):
+                    raise TypeError(f"Incoming Parameter dtype can not be converted to current "
+                                    f"dtype implicitly. Current dtype is {self.dtype}, and "
+                                    f"incoming is Float32. Use .set_dtype(xxx) to change the "
+                                    f"dtype.")
+                data = arr.astype(self._arr.dtype)
         return self.assign_value(data)
 
     def clone(self, init="same"):
-        p = Parameter(Tensor(self._data()), name=self.name, requires_grad=self.requires_grad)
-        return p
+        """A new Parameter of the same name, shape and dtype: the same values for 'same', else
+        set from `init` (an initializer name, a Tensor or a number), as MindSpore's."""
+        if isinstance(init, str) and init == "same":
+            return Parameter(Tensor(self._data()), name=self.name,
+                             requires_grad=self.requires_grad)
+        from .initializer import initializer
+        return Parameter(initializer(init, self.shape, self.dtype), name=self.name,
+                         requires_grad=self.requires_grad)
 
     def __repr__(self):
         return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, "
@@ -79,3 +99,15 @@ class ParameterTuple(tuple):
                 raise TypeError(f"For 'ParameterTuple', element {i} must be a Parameter, but got "
                                 f"{type(p).__name__}")
         return tuple.__new__(cls, items)
+
+    def clone(self, prefix, init="same"):
+        """The Parameters cloned (Parameter.clone(init)), named `prefix + '.' + name`."""
+        if not isinstance(prefix, str) or not prefix:
+            raise TypeError(f"For 'ParameterTuple.clone', 'prefix' must be a non-empty str, but "
+                            f"got {prefix!r}")
+        out = []
+        for p in self:
+            q = p.clone(init)
+            q.name = f"{prefix}.{p.name}"
+            out.append(q)
+        return ParameterTuple(out)

@@ -193,6 +193,8 @@ class Rescale:
 
 
 # The other transform families, in files of their own (they use the helpers above).
+from .vision_affine import (Affine, GaussianBlur, RandomAffine,  # noqa: E402
+                            RandomCropDecodeResize)
 from .vision_augment import (AutoAugment, AutoAugmentPolicy, RandAugment,  # noqa: E402
                              TrivialAugmentWide)
 from .vision_batch import CutMixBatch, ImageBatchFormat, MixUpBatch  # noqa: E402
@@ -205,7 +207,8 @@ from .vision_geometry import (Border, Crop, Erase, HorizontalFlip, Pad,  # noqa:
                               RandomErasing, RandomRotation, RandomVerticalFlip, Rotate,
                               VerticalFlip)
 
-__all__ += ["AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide",
+__all__ += ["Affine", "GaussianBlur", "RandomAffine", "RandomCropDecodeResize",
+            "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide",
             "CutMixBatch", "ImageBatchFormat", "MixUpBatch", "AdjustBrightness",
             "AdjustContrast", "AdjustGamma", "AdjustHue", "AdjustSaturation", "AdjustSharpness",
             "AutoContrast", "Equalize", "Invert", "Posterize", "RandomAdjustSharpness",

@@ -9,7 +9,7 @@ from .cell import Cell, SequentialCell, CellList  # noqa: F401
 from .._lazy import lazy_exports as _lazy_exports
 
 _LAZY = _lazy_exports(globals(), (
-    "layer.basic", "layer.activation", "layer.conv", "layer.conv_nd",
+    "layer.basic", "layer.activation", "layer.conv", "layer.conv_nd", "layer.conv3d_transpose",
     "layer.pooling", "layer.pool_nd", "layer.resize_layers", "layer.normalization",
     "layer.group_norm", "layer.rnn", "layer.transformer", "layer.embedding", "loss.loss",
     "loss.functional_losses", "optim.optimizer", "optim.sgd", "optim.momentum", "optim.adam",

@@ -10,6 +10,7 @@ from collections import OrderedDict
 
 from ..common.api import GRAPH
 from ..common.parameter import Parameter
+from ..common.tensor import Tensor
 from ..context import CONTEXT, GRAPH_MODE
 from ..ir.primitive import Primitive
 from ..pynative.grad import GRAD_EXECUTOR
@@ -29,6 +30,9 @@ class Cell:
     # ---- registration ----------------------------------------------------------------
     def __setattr__(self, name, value):
         if "_params" not in self.__dict__:
+            if not isinstance(value, (Parameter, Cell)):    # MindSpore's: a plain attribute
+                object.__setattr__(self, name, value)     # may come before super().__init__
+                return
             raise AttributeError(f"For '{type(self).__name__}', call super().__init__() before "
                                  f"assigning '{name}'")
         params, cells = self.__dict__["_params"], self.__dict__["_cells"]
@@ -47,6 +51,9 @@ class Cell:
             params.pop(name, None)
             self.__dict__.pop(name, None)
         else:
+            if name in params and isinstance(value, Tensor):
+                params[name].set_data(value)     # MindSpore's: `self.p += 1` updates p
+                return
             if name in params and value is not None:
                 raise TypeError(f"For '{type(self).__name__}', '{name}' is a Parameter; assign a "
                                 f"Parameter, not {type(value).__name__}")
@@ -190,6 +197,12 @@ class Cell:
     def name_cells(self):
         return OrderedDict(self._cells)
 
+    def init_parameters_data(self, auto_parallel_mode=False):
+        """MindSpore's: materialise every lazily initialised Parameter and return {old: new};
+        mindlite materialises a Parameter in place (Tensor.init_data), so each maps to
+        itself."""
+        return {p: p.init_data() for p in self.get_parameters()}
+
     def set_train(self, mode=True):
         for _, c in self.cells_and_names():
             object.__setattr__(c, "training", bool(mode))
@@ -267,7 +280,10 @@ class SequentialCell(Cell):
         return len(self._cells)
 
     def append(self, cell):
-        setattr(self, str(len(self._cells)), cell)
+        if not isinstance(cell, Cell):
+            raise TypeError(f"For 'SequentialCell', elements must be Cells, but got "
+                            f"{type(cell).__name__}")
+        _add_to_list(self, cell, _list_prefix(self._cells))
         return self
 
     def construct(self, x):
@@ -279,10 +295,9 @@ class SequentialCell(Cell):
 class CellList(Cell):
     """A list of cells registered as children (no construct of its own)."""
 
-    def __init__(self, cells=()):
-        super().__init__()
-        for c in cells:
-            self.append(c)
+    def __init__(self, cells=(), auto_prefix=True):
+        super().__init__(auto_prefix)
+        self.extend(list(cells))
 
     def __getitem__(self, i):
         return list(self._cells.values())[i]
@@ -294,13 +309,52 @@ class CellList(Cell):
         return iter(self._cells.values())
 
     def append(self, cell):
-        if not isinstance(cell, Cell):
-            raise TypeError(f"For 'CellList', elements must be Cells, but got "
-                            f"{type(cell).__name__}")
-        setattr(self, str(len(self._cells)), cell)
-        return self
+        return self.extend([cell])
 
     def extend(self, cells):
+        prefix = _list_prefix(self._cells)        # once, before the first: MindSpore's
         for c in cells:
-            self.append(c)
+            if not isinstance(c, Cell):
+                raise TypeError(f"For 'CellList', elements must be Cells, but got "
+                                f"{type(c).__name__}")
+            _add_to_list(self, c, prefix)
         return self
+
+
+def _add_to_list(container, cell, prefix):
+    """Append `cell` under the next index; its parameters are named prefix + index + path,
+    as MindSpore's containers name them (not the container's own path: a list assigned to
+    its parent while empty gives its later elements' parameters no parent prefix)."""
+    key = str(len(container._cells))
+    if container._auto_prefix:
+        for pname, p in cell.parameters_and_names():
+            p.name = f"{prefix}{key}.{pname}"
+    container._cells[key] = cell
+
+
+def _list_prefix(cells):
+    """MindSpore 2.10's prefix for a list container's next element (its
+    container._get_prefix_and_index): read off the name of the first element's first
+    Parameter, the path up to the component equal to that element's key (the last such
+    component, unless the second element's parameter name agrees at an earlier one)."""
+    first = second = None
+    for key, cell in cells.items():
+        param = next(cell.parameters_and_names(), (None, None))[1]
+        if param is None:
+            continue
+        if first is None:
+            first = (key, param)
+            continue
+        second = (key, param)
+        break
+    if first is None:
+        return ""
+    prefix, parts = "", first[1].name.split(".")
+    for idx, part in enumerate(parts):
+        if part == first[0]:
+            prefix = ".".join(parts[:idx])
+            prefix = prefix + "." if prefix else prefix
+            other = second[1].name.split(".") if second is not None else []
+            if idx < len(other) and other[idx] == second[0]:
+                break
+    return prefix

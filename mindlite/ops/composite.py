@@ -12,6 +12,7 @@ import numpy as np
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..common.api import GRAPH, PYNATIVE
+from .multitype import HyperMap, Map, MultitypeFuncGraph  # noqa: F401  (C.HyperMap, ...)
 
 
 def _check_positions(api, grad_position, weights):

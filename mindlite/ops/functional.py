@@ -24,6 +24,6 @@ _MODULES = ("function.math_func", "function.nn_func", "function.reduce_func",
             "function.matrix_func", "function.box_func", "function.autodiff_func",
             "function.scalar_func", "function.comm_func", "function.sampling_func",
             "function.linalg_factor_func", "function.layout_func",
-            "function.nn_composite_func")
+            "function.nn_composite_func", "function.graph_helpers_func")
 
 _LAZY = _lazy_exports(globals(), _MODULES)

@@ -36,6 +36,16 @@ CASES = {
     "pad_reflect": ("Pad", (2,), {"padding_mode": "REFLECT"}),
     "pad_symmetric": ("Pad", ((1, 2),), {"padding_mode": "SYMMETRIC"}),
     "crop": ("Crop", ((1, 2), (3, 4)), {}),
+    "affine_rotate": ("Affine", (30.0, [0.0, 0.0], 1.0, [0.0, 0.0]), {}),
+    "affine_translate": ("Affine", (0.0, [0.1, -0.2], 1.0, [0.0, 0.0]), {}),
+    "affine_scale": ("Affine", (0.0, [0.0, 0.0], 1.3, [0.0, 0.0]), {}),
+    "affine_shear": ("Affine", (0.0, [0.0, 0.0], 1.0, [20.0, 15.0]), {}),
+    "affine_all": ("Affine", (-45.0, [0.05, 0.1], 0.8, [10.0, -5.0]), {"fill_value": 7}),
+    "affine_all_bilinear": ("Affine", (-45.0, [0.05, 0.1], 0.8, [10.0, -5.0]),
+                            {"resample": "BILINEAR"}),
+    "blur3": ("GaussianBlur", (3,), {}),
+    "blur5": ("GaussianBlur", (5, 1.5), {}),
+    "blur_3x5": ("GaussianBlur", ((3, 5), (0.8, 2.0)), {}),
 }
 
 

@@ -65,3 +65,6 @@ def pad_v3_cpp(x, out, pads, mode, value):
     fill = (np.full(1, fill_value(value, out.dtype)),) if mode == "constant" else ()
     _C.pad_rows(np.ascontiguousarray(x).reshape(x3), out.reshape(o3), rows, cols, ks, ke, lo,
                 *fill)
+
+
+register_kernel("Pad", provider="cpp", when=_not_empty, kernel=pad_v3_cpp)  # ops.Pad

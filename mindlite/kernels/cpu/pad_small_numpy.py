@@ -52,3 +52,7 @@ def pad_v3_small_numpy(x, out, pads, mode, value):
         out[dst] = x[src]
         return
     np.take(x.reshape(-1), _gather_plan(x.shape, pads, mode), out=out.reshape(-1))
+
+
+register_kernel("Pad", provider="numpy", priority=1, when=_small_input,  # ops.Pad
+                kernel=pad_v3_small_numpy)

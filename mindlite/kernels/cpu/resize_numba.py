@@ -86,6 +86,7 @@ def _split(xs, os_, tables):
     split_rows(rows, os_.shape[1], os_.size)
 
 
-for _name in ("ResizeNearestNeighborV2", "ResizeBilinearV2", "ResizeLinear1D"):
+for _name in ("ResizeNearestNeighborV2", "ResizeBilinearV2", "ResizeLinear1D",
+              "ResizeNearestNeighbor"):
     register_kernel(_name, provider="numba", dtypes=(mstype.float32, mstype.float64),
                     when=_rank_3_4, kernel=_kernel)

@@ -122,6 +122,9 @@ def pad_v3_numpy(x, out, pads, mode, value):
                 np.take(out, idx, axis=axis, out=out[where])
 
 
+register_kernel("Pad", provider="numpy", kernel=pad_v3_numpy)      # ops.Pad: zeros only
+
+
 @register_kernel("PadV3Grad", provider="numpy")
 def pad_v3_grad_numpy(dout, out, pads, mode):
     if mode == "constant":
@@ -274,7 +277,8 @@ def _grad_kernel(dout, out, linear, align_corners, half_pixel):
         out[...] = _resize_grad(dout, out.shape, linear, align_corners, half_pixel)
 
 
-for _name in ("ResizeNearestNeighborV2", "ResizeBilinearV2", "ResizeLinear1D"):
+for _name in ("ResizeNearestNeighborV2", "ResizeBilinearV2", "ResizeLinear1D",
+              "ResizeNearestNeighbor"):
     register_kernel(_name, provider="numpy", kernel=_forward_kernel)
 for _name in ("ResizeNearestNeighborV2Grad", "ResizeBilinearGrad", "ResizeLinear1DGrad"):
     register_kernel(_name, provider="numpy", kernel=_grad_kernel)

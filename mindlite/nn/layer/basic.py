@@ -1,4 +1,4 @@
-"""Basic layers (mindspore.nn): Dense, Flatten, Dropout, Identity, Range.
+"""Basic layers (mindspore.nn): Dense, Flatten, Dropout, Identity, OneHot, Range.
 
 Dense keeps MindSpore's layout (weight (out, in), y = x @ weight.T + bias) and default
 initialisation (weight HeUniform(a=sqrt(5)) = U(+-1/sqrt(in)), bias U(+-1/sqrt(in))).
@@ -16,7 +16,7 @@ from ...ir.primitive import Primitive
 from ..cell import Cell
 from .activation import get_activation
 
-__all__ = ["Dense", "Dropout", "Flatten", "Identity", "Range"]
+__all__ = ["Dense", "Dropout", "Flatten", "Identity", "OneHot", "Range"]
 
 
 def _check_positive_int(cls, name, value):
@@ -179,6 +179,21 @@ class Identity(Cell):
 
     def construct(self, x):
         return x
+
+
+class OneHot(Cell):
+    """OneHot(axis=-1, depth=1, on_value=1.0, off_value=0.0, dtype=float32): indices ->
+    one-hot Tensor of `dtype` along `axis` (ops.OneHot with on/off cast to dtype)."""
+
+    def __init__(self, axis=-1, depth=1, on_value=1.0, off_value=0.0, dtype=mstype.float32):
+        super().__init__()
+        self.onehot = ops.OneHot(axis)
+        self.depth, self.dtype = depth, dtype
+        self.on_value, self.off_value = on_value, off_value
+
+    def construct(self, indices):
+        return self.onehot(indices, self.depth, ops.cast(self.on_value, self.dtype),
+                           ops.cast(self.off_value, self.dtype))
 
 
 class Range(Cell):

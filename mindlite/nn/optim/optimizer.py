@@ -13,6 +13,8 @@
 any update, so a bad call changes nothing. It returns True. State (moments...) lives in
 Parameters named `<prefix>.<parameter name>`, registered on the optimizer cell.
 """
+import functools
+import inspect
 import numbers
 
 import numpy as np
@@ -24,7 +26,35 @@ from ...common.tensor import Tensor
 from ..cell import Cell
 from ..learning_rate_schedule import LearningRateSchedule
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "opt_init_args_register"]
+
+
+def opt_init_args_register(fn):
+    """Decorates an optimizer's __init__ to record its arguments, as MindSpore's: `init_params`
+    ({'params': ...}, from 'params' or a wrapped 'optimizer'), `init_learning_rate` (a list for
+    a Tensor, None for a schedule Cell) and `init_args` (the rest, defaults applied); set
+    before the decorated __init__ (and so Cell.__init__) runs."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def deco(self, *args, **kwargs):
+        arguments = sig.bind(self, *args, **kwargs)
+        arguments.apply_defaults()
+        arguments = dict(arguments.arguments)
+        arguments.pop("self")
+        if "params" in arguments:
+            object.__setattr__(self, "init_params", {"params": arguments.pop("params")})
+        if "optimizer" in arguments:
+            object.__setattr__(self, "init_params",
+                               {"params": arguments.pop("optimizer").init_params["params"]})
+        if "learning_rate" in arguments:
+            lr = arguments.pop("learning_rate")
+            if isinstance(lr, Tensor):
+                lr = lr.asnumpy().tolist()
+            object.__setattr__(self, "init_learning_rate", None if isinstance(lr, Cell) else lr)
+        object.__setattr__(self, "init_args", arguments)   # before Cell.__init__ runs
+        fn(self, *args, **kwargs)
+    return deco
 
 
 def _check_nonneg_float(cls, name, value):
@@ -246,6 +276,16 @@ class Optimizer(Cell):
 
     def lr_per_param(self, lr):
         return lr if self.is_group_lr else (lr,) * len(self._parameters)
+
+    @property
+    def target(self):
+        """Where the update runs: always 'CPU' here (MindSpore's 'CPU' / 'Ascend' / 'GPU')."""
+        return "CPU"
+
+    @target.setter
+    def target(self, value):
+        raise NotImplementedError(f"'{self._cls}' does not choose where its update runs; "
+                                  f"mindlite updates on the CPU")
 
     def construct(self, gradients):
         raise NotImplementedError(f"'{self._cls}' must define construct(gradients)")

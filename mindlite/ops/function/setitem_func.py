@@ -1,8 +1,9 @@
 """Tensor item assignment `t[index] = value` (Tensor.__setitem__), in place.
 
 tensor_setitem validates the whole assignment first (index range, value shape broadcast to
-the indexed shape, value dtype equal or safely castable for Tensors; Python values are
-converted to t's dtype), so a failed call leaves t unchanged. Then:
+the indexed shape; a value of another dtype, Tensor or Python, is cast to t's dtype as
+MindSpore 2.10 does: float into int truncates, any nonzero into bool is True), so a failed
+call leaves t unchanged. Then:
   - with no grad recorder open it writes with numpy into t's own array (after
     common/buffers.own_buffer: a copy first when a live view shares that memory);
   - while the recorder is open it is recorded, as MindSpore records it: the tapes' earlier
@@ -37,12 +38,7 @@ def _value_array(x, value):
     """value as an ndarray that numpy can write into x without changing x's dtype."""
     target = x.dtype.np
     if isinstance(value, Tensor):
-        arr = value.asnumpy()
-        if not np.can_cast(arr.dtype, target, "safe"):
-            raise TypeError(f"For 'tensor_setitem', the type of 'value' should be the same as "
-                            f"or safely castable to the tensor's {x.dtype}, but got "
-                            f"{value.dtype}")
-        return arr
+        value = value.asnumpy()
     if isinstance(value, (numbers.Number, np.generic, np.ndarray, list, tuple)):
         with np.errstate(invalid="ignore", over="ignore"):
             return np.asarray(value).astype(target)

@@ -25,7 +25,8 @@ _MODULES = ("math_ops", "elementwise_ops", "logic_ops", "nn_ops", "array_ops", "
             "reinterpret_ops", "search_ops", "linalg_decomp_ops", "fft_ops",
             "segment_ops", "random_dist_ops", "linalg_factor_ops",
             "loss_pointwise_ops", "guarded_div_ops", "space_depth_ops", "sparse_optim_ops",
-            "local_norm_ops", "detection_ops", "conv3d_transpose_ops", "copy_slices_ops")
+            "local_norm_ops", "detection_ops", "conv3d_transpose_ops", "copy_slices_ops",
+            "classic_nn_ops")
 
 _LAZY = _lazy_exports(globals(), _MODULES)
 
