@@ -28,3 +28,13 @@ def test_the_run_covered_the_constructs():
     assert {"if_tensor", "while_tensor", "for_range", "closure", "assign", "print",
             "setitem_param", "sub_cell", "if_dyn_dim", "grad_program"} <= used, used
     assert STATS.programs - STATS.invalid >= 150
+
+
+def test_a_path_that_does_not_finish_is_interrupted(monkeypatch):
+    import time
+
+    from mindlite.testing import path_runs
+    monkeypatch.setattr(path_runs, "PATH_LIMIT_S", 1)
+    with pytest.raises(path_runs._Hang):
+        path_runs._within_limit(time.sleep, 5)
+    assert path_runs._within_limit(lambda x: x + 1, 1) == 2

@@ -2,7 +2,9 @@
 returns its verdict ("ok", "refused: ...", "skipped: ...") or raises paths.Finding;
 `check(program, paths)` runs the oracle and then each path."""
 import os
+import signal
 import tempfile
+import threading
 
 import numpy as np
 
@@ -209,9 +211,39 @@ def check(program, paths=ALL):
     for path in paths:
         runner = globals()[f"run_{path}"]
         try:
-            verdict = runner(program, mod, calls, oracle)
+            verdict = _within_limit(runner, program, mod, calls, oracle)
         except Finding as f:
             report.findings.append(f)
             verdict = "finding"
+        except _Hang:
+            report.findings.append(Finding(path, f"did not finish in {PATH_LIMIT_S} s (eager "
+                                                 f"did)", program))
+            verdict = "finding"
         report.ran[path] = verdict
     return report
+
+
+PATH_LIMIT_S = 120
+
+
+class _Hang(Exception):
+    pass
+
+
+def _within_limit(fn, *args):
+    """fn(*args), interrupted by _Hang after PATH_LIMIT_S seconds (a path that never ends
+    where eager did is a finding: a long run once hung in a MINDIR loop). Main thread only,
+    where SIGALRM exists; elsewhere fn runs unlimited."""
+    if threading.current_thread() is not threading.main_thread() or \
+            not hasattr(signal, "SIGALRM"):
+        return fn(*args)
+
+    def alarm(signum, frame):
+        raise _Hang()
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(PATH_LIMIT_S)
+    try:
+        return fn(*args)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
