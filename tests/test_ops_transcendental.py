@@ -87,6 +87,9 @@ def test_binary_against_references(pair, data):
     sa, sb = pair
     a = data.draw(arrays(np.float64, sa, min_value=-5.0, max_value=5.0))
     b = data.draw(arrays(np.float64, sb, min_value=-5.0, max_value=5.0))
+    # subnormal a: torch's gammainc(2.2e-309, 0.5) is 0 while its gammaincc is 2.5e-309 (P + Q
+    # should be 1; mindlite gives 1 and 0), so the reference is flushed to a = 0 there
+    a = np.where(np.abs(a) < np.finfo(np.float64).tiny, 0.0, a)
     ta, tb = torch.from_numpy(a), torch.from_numpy(b)
     with np.errstate(all="ignore"):
         cases = {

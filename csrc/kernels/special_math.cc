@@ -271,16 +271,17 @@ double igam_factor(double a, double x) {
 }
 
 // P(a, x) by its power series (x < a + 1)
+// (in logs: for a tiny a the factor e^(a log x - x - lgamma(a)) underflows while 1 / a
+// overflows, so their product, P(2.2e-309, 0.5) = 1, is formed as one exponential)
 double igam_series(double a, double x) {
-  const double ax = igam_factor(a, x);
-  if (ax == 0) return 0;
   double r = a, c = 1, ans = 1;
   do {
     r += 1;
     c *= x / r;
     ans += c;
   } while (c / ans > kEps);
-  return ans * ax / a;
+  const double lp = a * std::log(x) - x - ml_lgamma(a) + std::log(ans) - std::log(a);
+  return lp < -745.2 ? 0.0 : std::exp(lp);
 }
 
 // Q(a, x) by its continued fraction (x >= a + 1)
