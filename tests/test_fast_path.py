@@ -248,6 +248,10 @@ def test_primitives_built_again_with_the_same_arguments_are_independent_and_stil
     assert a._runners is b._runners and a._const_mask == b._const_mask == 0b10
     a.add_prim_attr("extra", 1)
     assert "extra" not in b.attrs and "extra" not in ops.ReduceSum(keep_dims=True).attrs
+    P._PROTOTYPES.clear()                  # the first instance is the prototype's source:
+    src = ops.ReLU()                       # writing its attrs later must not reach the clones
+    src.add_prim_attr("kernel_provider", "nobody")
+    assert ops.ReLU().attrs == {} and src.attrs == {"kernel_provider": "nobody"}
     x = Tensor(f32(2, 3))
     assert b(x, 1).shape == (2, 1)
     for _ in range(2):                     # a bad argument is rejected every time (1 is not True)

@@ -288,7 +288,11 @@ def prim_attr_register(fn):
                 and all(map(_immutable, self.attrs.values())):
             if len(_PROTOTYPES) >= cache_limits.PROTOTYPE_CAP:
                 cache_limits.drop_oldest_half(_PROTOTYPES, cache_limits.PROTOTYPE_CAP)
-            _PROTOTYPES[key] = (dict(self.__dict__), self._runners, self._const_mask)
+            state = dict(self.__dict__)
+            # the prototype holds copies: this instance's own attrs stay its own, so a later
+            # add_prim_attr on it cannot reach the primitives cloned from the prototype
+            state["attrs"], state["init_args"] = dict(self.attrs), dict(values)
+            _PROTOTYPES[key] = (state, self._runners, self._const_mask)
     return wrapper
 
 
