@@ -16,7 +16,11 @@ namespace {
 
 // V and M of one block: a band of tile rows holding about this many bytes (Zen 4: 1 MiB of
 // L2 per core, which also holds the block's channels-last input and a panel of U).
+// (256 KiB to 1 MiB measured alike on ResNet18's layers at 224.)
 constexpr int64_t kBlockBytes = int64_t(512) << 10;
+// At least this many tiles per block (when the batch has them): the GEMMs' rows, one
+// AVX-512 register tile; each block streams the whole of U once.
+constexpr int64_t kMinTiles = 12;
 
 std::atomic<int> g_mode{[] {
   const char* v = std::getenv("MINDLITE_WINOGRAD");
@@ -61,8 +65,12 @@ int winograd_tile(const ConvGeom& g, const std::vector<Tap>& taps) {
   }
   if (mode != kWinogradAuto) return mode;
   // NOTE: the measured rule (docs/conv_engine.md, one Zen 4 thread against the direct
-  // engine): F(4x4) from 16 input and output channels on planes of at least 12 x 12.
-  if (g.c >= 16 && g.o >= 16 && g.oh >= 12 && g.ow >= 12) return 4;
+  // engine): F(4x4) from 16 input and output channels on planes of at least 7 x 7 (ResNet18's
+  // 3 x 3 layers at 224 1.3-2.8x, at a 32 x 32 training step's 32 x 32 to 8 x 8 planes
+  // 2.0-3.0x); F(2x2) measured below F(4x4) on every such layer. Smaller planes (a 4 x 4
+  // training plane: 0.34x when the weights change every call) and 8 channels (0.55x) stay
+  // direct.
+  if (g.c >= 16 && g.o >= 16 && g.oh >= 7 && g.ow >= 7) return kWinogradF4;
   return 0;
 }
 
@@ -77,35 +85,74 @@ void conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
   const int64_t cp = wu->cp, op = wu->op, nr = wu->nr, panels = op / nr;
   const int64_t th = (g.oh + m - 1) / m, tw = (g.ow + m - 1) / m;
   const int64_t per_row = tw * a2 * (cp + op) * static_cast<int64_t>(sizeof(T));
-  const int64_t band = std::max<int64_t>(1, std::min(th, kBlockBytes / per_row));
-  const int64_t bands = (th + band - 1) / band, cols = m * tw + 2;
-  const int64_t hw = g.h * g.w, ohw = g.oh * g.ow;
+  // a block: `band` tile rows (of one or several samples), at least min_tiles tiles (the GEMMs'
+  // rows: each block streams the whole of U once)
+  const int64_t min_rows = (kMinTiles + tw - 1) / tw;
+  const int64_t band = std::max<int64_t>(1, std::min(g.n * th,
+                                             std::max(min_rows, kBlockBytes / per_row)));
+  const int64_t nrows = g.n * th, blocks = (nrows + band - 1) / band, cols = m * tw + 2;
+  const int64_t hw = g.h * g.w, ohw = g.oh * g.ow, xseg = (m + 2) * cols * cp;
   const T* u = wu->u.data();
-  auto body = [&](int64_t b0, int64_t b1) {
-    T* X = conv_buffer<T>(kBufWinoU, (m * band + 2) * cols * cp);
-    T* V = conv_buffer<T>(kBufWinoV, a2 * band * tw * cp);
-    T* M = conv_buffer<T>(kBufWinoM, a2 * band * tw * op);
-    for (int64_t b = b0; b < b1; ++b) {
-      const int64_t s = b / bands, ty0 = b % bands * band;
-      const int64_t trows = std::min(band, th - ty0), tiles = trows * tw;
-      f.gather(x + s * g.c * hw, g.c, g.h, g.w, m * ty0 - g.pt, -g.pl, m * trows + 2, cols,
-               cp, X);
-      f.input[which](X, cols * cp, cp, trows, tw, V, tiles * cp);
-      for (int k = 0; k < a2; ++k) {
-        for (int64_t t0 = 0; t0 < tiles; t0 += tile.mr) {
-          const int rows = static_cast<int>(std::min<int64_t>(tile.mr, tiles - t0));
-          for (int64_t p = 0; p < panels; ++p) {
-            tile.direct(cp, V + (k * tiles + t0) * cp, cp, rows, u + (k * panels + p) * cp * nr,
-                        nr, M + (k * tiles + t0) * op + p * nr, op, false, nullptr);
-          }
-        }
-      }
-      const int64_t at = s * g.o * ohw;
-      f.output[which](M, tiles * op, op, g.o, trows, tw, m * ty0, out + at, g.oh, g.ow,
-                      ep.bias, ep.residual ? ep.residual + at : nullptr, ep.act);
+  // the stages of block b: gather + input transform, the GEMMs of units [u0, u1) (a unit: one
+  // k and one panel of output channels), output transform
+  auto inputs = [&](int64_t b, T* X, T* V) {
+    const int64_t r0 = b * band, r1 = std::min(nrows, r0 + band), tiles = (r1 - r0) * tw;
+    for (int64_t r = r0; r < r1;) {                    // the block's samples, one by one
+      const int64_t s = r / th, ty0 = r % th, rows = std::min(th - ty0, r1 - r);
+      T* xs = X + (r - r0) * xseg;
+      f.gather(x + s * g.c * hw, g.c, g.h, g.w, m * ty0 - g.pt, -g.pl, m * rows + 2, cols, cp,
+               xs);
+      f.input[which](xs, cols * cp, cp, rows, tw, V + (r - r0) * tw * cp, tiles * cp);
+      r += rows;
     }
   };
-  split(g.n * bands, threads, body);
+  auto gemms = [&](int64_t b, const T* V, T* M, int64_t u0, int64_t u1) {
+    const int64_t r0 = b * band, tiles = (std::min(nrows, r0 + band) - r0) * tw;
+    for (int64_t unit = u0; unit < u1; ++unit) {       // a panel of U[k] stays in L1
+      const int64_t k = unit / panels, p = unit % panels;
+      for (int64_t t0 = 0; t0 < tiles; t0 += tile.mr) {
+        const int rows = static_cast<int>(std::min<int64_t>(tile.mr, tiles - t0));
+        tile.direct(cp, V + (k * tiles + t0) * cp, cp, rows, u + unit * cp * nr, nr,
+                    M + (k * tiles + t0) * op + p * nr, op, false, nullptr);
+      }
+    }
+  };
+  auto outputs = [&](int64_t b, const T* M) {
+    const int64_t r0 = b * band, r1 = std::min(nrows, r0 + band), tiles = (r1 - r0) * tw;
+    for (int64_t r = r0; r < r1;) {
+      const int64_t s = r / th, ty0 = r % th, rows = std::min(th - ty0, r1 - r);
+      const int64_t at = s * g.o * ohw;
+      f.output[which](M + (r - r0) * tw * op, tiles * op, op, g.o, rows, tw, m * ty0, out + at,
+                      g.oh, g.ow, ep.bias, ep.residual ? ep.residual + at : nullptr, ep.act);
+      r += rows;
+    }
+  };
+  const int64_t units = a2 * panels;
+  if (blocks >= threads || threads <= 1) {             // threads on blocks
+    auto body = [&](int64_t b0, int64_t b1) {
+      T* X = conv_buffer<T>(kBufWinoU, band * xseg);
+      T* V = conv_buffer<T>(kBufWinoV, a2 * band * tw * cp);
+      T* M = conv_buffer<T>(kBufWinoM, a2 * band * tw * op);
+      for (int64_t b = b0; b < b1; ++b) {
+        inputs(b, X, V);
+        gemms(b, V, M, 0, units);
+        outputs(b, M);
+      }
+    };
+    split(blocks, threads, body);
+    return;
+  }
+  // fewer blocks than threads (a 7 x 7 plane of one sample): the transforms on this thread,
+  // the GEMMs (nearly all the work) split over the threads by units
+  T* X = conv_buffer<T>(kBufWinoU, band * xseg);
+  T* V = conv_buffer<T>(kBufWinoV, a2 * band * tw * cp);
+  T* M = conv_buffer<T>(kBufWinoM, a2 * band * tw * op);
+  for (int64_t b = 0; b < blocks; ++b) {
+    inputs(b, X, V);
+    auto part = [&](int64_t u0, int64_t u1) { gemms(b, V, M, u0, u1); };
+    split(units, threads, part);
+    outputs(b, M);
+  }
 }
 
 template void conv_winograd_forward<float>(const float*, const float*, float*, const ConvGeom&,

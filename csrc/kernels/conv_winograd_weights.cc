@@ -39,20 +39,35 @@ std::shared_ptr<WinogradWeights<T>> transform(const T* w, int64_t o, int64_t c, 
   const int64_t panels = r->op / r->nr, cp = r->cp, nr = r->nr;
   r->u.assign(static_cast<size_t>(a * a * r->op * cp), T(0));
   T* u = r->u.data();
-  for (int64_t oi = 0; oi < o; ++oi) {
-    const int64_t pan = oi / nr, col = oi % nr;
+  // a panel of nr output channels at a time, the lanes along them: U[k][panel][ci] is a
+  // contiguous run of nr values
+  std::vector<double> g(9 * nr), t(6 * 3 * nr);
+  for (int64_t pan = 0; pan < panels; ++pan) {
+    const int64_t o0 = pan * nr, cols = std::min(nr, o - o0);
     for (int64_t ci = 0; ci < c; ++ci) {
-      const T* g = w + (oi * c + ci) * 9;
-      double t[6][3];                       // G g
-      for (int i = 0; i < a; ++i) {
+      std::fill(g.begin(), g.end(), 0.0);
+      for (int64_t col = 0; col < cols; ++col) {
+        const T* src = w + ((o0 + col) * c + ci) * 9;
+        for (int q = 0; q < 9; ++q) g[q * nr + col] = src[q];
+      }
+      for (int i = 0; i < a; ++i) {           // G g
         for (int j = 0; j < 3; ++j) {
-          t[i][j] = gm[i][0] * g[j] + gm[i][1] * g[3 + j] + gm[i][2] * g[6 + j];
+          double* d = &t[(i * 3 + j) * nr];
+          const double* g0 = &g[j * nr];
+          const double* g1 = &g[(3 + j) * nr];
+          const double* g2 = &g[(6 + j) * nr];
+          for (int64_t l = 0; l < nr; ++l) d[l] = gm[i][0] * g0[l] + gm[i][1] * g1[l] + gm[i][2] * g2[l];
         }
       }
-      for (int i = 0; i < a; ++i) {         // (G g) G^T
+      for (int i = 0; i < a; ++i) {           // (G g) G^T
+        const double* t0 = &t[(i * 3) * nr];
+        const double* t1 = &t[(i * 3 + 1) * nr];
+        const double* t2 = &t[(i * 3 + 2) * nr];
         for (int j = 0; j < a; ++j) {
-          const double v = t[i][0] * gm[j][0] + t[i][1] * gm[j][1] + t[i][2] * gm[j][2];
-          u[(((i * a + j) * panels + pan) * cp + ci) * nr + col] = static_cast<T>(v);
+          T* d = u + (((i * a + j) * panels + pan) * cp + ci) * nr;
+          for (int64_t l = 0; l < nr; ++l) {
+            d[l] = static_cast<T>(t0[l] * gm[j][0] + t1[l] * gm[j][1] + t2[l] * gm[j][2]);
+          }
         }
       }
     }
