@@ -276,3 +276,21 @@ def test_cache_threads():
     for t in threads:
         t.join()
     assert not errors
+
+
+@pytest.mark.parametrize("where", ["x_nan", "x_inf", "w_inf", "w_nan"])
+def test_nan_and_inf_take_the_direct_engine(where):
+    """A NaN or infinity in x or w would spread through a tile's transforms (inf - inf): such
+    calls run the direct engine, whose bits they get."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((1, 16, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    arr, val = (x, np.nan) if where == "x_nan" else (x, np.inf) if where == "x_inf" else \
+        (w, np.inf) if where == "w_inf" else (w, np.nan)
+    arr[(0, 3, 1, 2) if arr is w else (0, 3, 5, 7)] = val
+    got = {}
+    for mode in (0, 4):
+        _C.conv_winograd(mode)
+        got[mode] = _conv(_C.conv_forward, x, w, x.shape, (1,) * 4)
+    np.testing.assert_array_equal(got[4], got[0])
+    assert np.isfinite(got[4]).any() and not np.isfinite(got[4]).all()

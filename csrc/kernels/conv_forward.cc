@@ -170,10 +170,7 @@ void conv_forward_taps(const T* x, const T* a, bool packed, T* out, const ConvGe
   if (g.n * g.o * plane == 0) return;
   if (!packed) {                                      // every tap live: a is w itself
     const int m = winograd_tile(g, taps);
-    if (m) {
-      conv_winograd_forward(x, a, out, g, ep, threads, m, stable_weights);
-      return;
-    }
+    if (m && conv_winograd_forward(x, a, out, g, ep, threads, m, stable_weights)) return;
   }
   if (!packed && pointwise_direct(x, a, out, g, ep, threads)) return;
   const int64_t nt = static_cast<int64_t>(taps.size()), k = cg * nt;

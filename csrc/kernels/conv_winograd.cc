@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 
 #include "kernels/conv_gemm.h"
 #include "runtime/thread_pool.h"
@@ -74,13 +76,38 @@ int winograd_tile(const ConvGeom& g, const std::vector<Tap>& taps) {
   return 0;
 }
 
+namespace {
+
+// Whether x[0 .. count) holds no NaN and no infinity (exponent bits not all ones; integer
+// lanes, so the loop vectorises).
 template <class T>
-void conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
+bool all_finite(const T* x, int64_t count) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr U kExp = sizeof(T) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  constexpr int64_t kChunk = 4096;
+  for (int64_t i0 = 0; i0 < count; i0 += kChunk) {
+    const int64_t i1 = std::min(count, i0 + kChunk);
+    U bad = 0;
+    for (int64_t i = i0; i < i1; ++i) {
+      U b;
+      std::memcpy(&b, x + i, sizeof(T));
+      bad |= static_cast<U>((b & kExp) == kExp);
+    }
+    if (bad) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+template <class T>
+bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
                            const ConvEpilogue<T>& ep, int threads, int m, bool stable_weights) {
   const WinogradLoops<T>& f = winograd_loops<T>();
   const GemmTile<T>& tile = gemm_tile<T>();
   const std::shared_ptr<const WinogradWeights<T>> wu =
       winograd_weights(w, g.o, g.c, m, stable_weights);
+  if (!wu->finite || !all_finite(x, g.n * g.c * g.h * g.w)) return false;
   const int a2 = (m + 2) * (m + 2), which = m == 4 ? 1 : 0;
   const int64_t cp = wu->cp, op = wu->op, nr = wu->nr, panels = op / nr;
   const int64_t th = (g.oh + m - 1) / m, tw = (g.ow + m - 1) / m;
@@ -140,7 +167,7 @@ void conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
       }
     };
     split(blocks, threads, body);
-    return;
+    return true;
   }
   // fewer blocks than threads (a 7 x 7 plane of one sample): the transforms on this thread,
   // the GEMMs (nearly all the work) split over the threads by units
@@ -153,11 +180,12 @@ void conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
     split(units, threads, part);
     outputs(b, M);
   }
+  return true;
 }
 
-template void conv_winograd_forward<float>(const float*, const float*, float*, const ConvGeom&,
+template bool conv_winograd_forward<float>(const float*, const float*, float*, const ConvGeom&,
                                            const ConvEpilogue<float>&, int, int, bool);
-template void conv_winograd_forward<double>(const double*, const double*, double*,
+template bool conv_winograd_forward<double>(const double*, const double*, double*,
                                             const ConvGeom&, const ConvEpilogue<double>&, int,
                                             int, bool);
 

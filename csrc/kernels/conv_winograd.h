@@ -48,6 +48,7 @@ template <class T>
 struct WinogradWeights {
   int m;
   int64_t o, c, cp, op, nr;
+  bool finite;        // every U finite (else the direct engine runs: see conv_winograd_forward)
   std::vector<T> u;
 };
 
@@ -78,9 +79,12 @@ int set_winograd_mode(int mode);     // returns the previous mode
 int winograd_tile(const ConvGeom& g, const std::vector<Tap>& taps);
 
 // out = act(conv(x, w) + bias + residual) for w in OIHW with F(m x m, 3x3); stable_weights:
-// w is a caller's weight buffer (cache its transform), not a per-call temporary.
+// w is a caller's weight buffer (cache its transform), not a per-call temporary. Returns false,
+// computing nothing, when x or the transformed weights hold a NaN or an infinity: the
+// transforms mix a tile's inputs with opposite signs (inf - inf = NaN), so such values would
+// reach outputs whose own terms are finite; the direct engine then runs it, with its rules.
 template <class T>
-void conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
+bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
                            const ConvEpilogue<T>& ep, int threads, int m, bool stable_weights);
 
 }  // namespace mindlite

@@ -72,6 +72,8 @@ std::shared_ptr<WinogradWeights<T>> transform(const T* w, int64_t o, int64_t c, 
       }
     }
   }
+  r->finite = true;
+  for (const T v : r->u) r->finite = r->finite && v - v == T(0);
   return r;
 }
 
