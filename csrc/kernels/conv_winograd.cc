@@ -115,9 +115,12 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
   // a block: `band` tile rows (of one or several samples), at least min_tiles tiles (the GEMMs'
   // rows: each block streams the whole of U once)
   const int64_t min_rows = (kMinTiles + tw - 1) / tw;
-  const int64_t band = std::max<int64_t>(1, std::min(g.n * th,
-                                             std::max(min_rows, kBlockBytes / per_row)));
-  const int64_t nrows = g.n * th, blocks = (nrows + band - 1) / band, cols = m * tw + 2;
+  const int64_t nrows = g.n * th;
+  int64_t band = std::max<int64_t>(1, std::min(nrows, std::max(min_rows, kBlockBytes / per_row)));
+  // fewer than two blocks per thread would leave a thread idle for most of a block (ResNet18's
+  // 14 x 14 plane: 3 + 1 tile rows): then one block, its GEMMs split over the threads
+  if (threads > 1 && (nrows + band - 1) / band < 2 * threads) band = nrows;
+  const int64_t blocks = (nrows + band - 1) / band, cols = m * tw + 2;
   const int64_t hw = g.h * g.w, ohw = g.oh * g.ow, xseg = (m + 2) * cols * cp;
   const T* u = wu->u.data();
   // the stages of block b: gather + input transform, the GEMMs of units [u0, u1) (a unit: one
