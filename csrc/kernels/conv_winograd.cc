@@ -10,8 +10,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/conv_gemm.h"
-#include "runtime/thread_pool.h"
 
 namespace mindlite {
 namespace {
@@ -31,27 +29,6 @@ std::atomic<int> g_mode{[] {
   return m == kWinogradOff || m == kWinogradF2 || m == kWinogradF4 ? m
                                                                    : static_cast<int>(kWinogradAuto);
 }()};
-
-// Runs body(i0, i1) over [0, count) on up to `threads` pool threads (allocation failures
-// surface on the calling thread).
-template <class F>
-void split(int64_t count, int threads, F& body) {
-  const int nth = static_cast<int>(std::min<int64_t>(threads, count));
-  if (nth <= 1) {
-    body(0, count);
-    return;
-  }
-  struct Ctx {
-    F* body;
-    int64_t count;
-    PoolErrors errors;
-  } ctx{&body, count, {}};
-  pool_run(nth, static_cast<int>(std::min<int64_t>(count, 4 * nth)), [](void* p, int i, int n) {
-    Ctx& x = *static_cast<Ctx*>(p);
-    x.errors.guard([&] { (*x.body)(x.count * i / n, x.count * (i + 1) / n); });
-  }, &ctx);
-  ctx.errors.rethrow();
-}
 
 }  // namespace
 
@@ -76,29 +53,6 @@ int winograd_tile(const ConvGeom& g, const std::vector<Tap>& taps) {
   return 0;
 }
 
-namespace {
-
-// Whether x[0 .. count) holds no NaN and no infinity (exponent bits not all ones; integer
-// lanes, so the loop vectorises).
-template <class T>
-bool all_finite(const T* x, int64_t count) {
-  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  constexpr U kExp = sizeof(T) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
-  constexpr int64_t kChunk = 4096;
-  for (int64_t i0 = 0; i0 < count; i0 += kChunk) {
-    const int64_t i1 = std::min(count, i0 + kChunk);
-    U bad = 0;
-    for (int64_t i = i0; i < i1; ++i) {
-      U b;
-      std::memcpy(&b, x + i, sizeof(T));
-      bad |= static_cast<U>((b & kExp) == kExp);
-    }
-    if (bad) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 template <class T>
 bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
@@ -106,8 +60,8 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
   const WinogradLoops<T>& f = winograd_loops<T>();
   const GemmTile<T>& tile = gemm_tile<T>();
   const std::shared_ptr<const WinogradWeights<T>> wu =
-      winograd_weights(w, g.o, g.c, m, stable_weights);
-  if (!wu->finite || !all_finite(x, g.n * g.c * g.h * g.w)) return false;
+      winograd_weights(w, g.o, g.c, m, stable_weights, threads);
+  if (!wu->finite || !winograd_all_finite(x, g.n * g.c * g.h * g.w)) return false;
   const int a2 = (m + 2) * (m + 2), which = m == 4 ? 1 : 0;
   const int64_t cp = wu->cp, op = wu->op, nr = wu->nr, panels = op / nr;
   const int64_t th = (g.oh + m - 1) / m, tw = (g.ow + m - 1) / m;
@@ -122,7 +76,7 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
   if (threads > 1 && (nrows + band - 1) / band < 2 * threads) band = nrows;
   const int64_t blocks = (nrows + band - 1) / band, cols = m * tw + 2;
   const int64_t hw = g.h * g.w, ohw = g.oh * g.ow, xseg = (m + 2) * cols * cp;
-  const T* u = wu->u.data();
+  const T* u = wu->u;
   // the stages of block b: gather + input transform, the GEMMs of units [u0, u1) (a unit: one
   // k and one panel of output channels), output transform
   auto inputs = [&](int64_t b, T* X, T* V) {
@@ -169,7 +123,7 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
         outputs(b, M);
       }
     };
-    split(blocks, threads, body);
+    winograd_split(blocks, threads, body);
     return true;
   }
   // fewer blocks than threads (a 7 x 7 plane of one sample): the transforms on this thread,
@@ -180,7 +134,7 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
   for (int64_t b = 0; b < blocks; ++b) {
     inputs(b, X, V);
     auto part = [&](int64_t u0, int64_t u1) { gemms(b, V, M, u0, u1); };
-    split(units, threads, part);
+    winograd_split(units, threads, part);
     outputs(b, M);
   }
   return true;

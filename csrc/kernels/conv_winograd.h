@@ -14,11 +14,16 @@
 // of the terms' magnitudes (docs/conv_engine.md; tests/test_conv_winograd.py bounds them).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <memory>
 #include <vector>
 
 #include "kernels/conv_engine.h"
+#include "kernels/conv_gemm.h"
+#include "runtime/thread_pool.h"
 
 namespace mindlite {
 
@@ -36,6 +41,10 @@ struct WinogradLoops {
   // X[r][col][c] = x[c][y0 + r][x0 + col] (zero outside the plane and for c >= channels)
   void (*gather)(const T* x, int64_t channels, int64_t h, int64_t w, int64_t y0, int64_t x0,
                  int64_t rows, int64_t cols, int64_t cp, T* X);
+  // U (see WinogradWeights) of the output-channel panels [p0, p1) of w (o x c x 3 x 3),
+  // computed in float64 and rounded once; whether every value is finite in T
+  bool (*weights[2])(const T* w, int64_t o, int64_t c, int64_t cp, int64_t nr, int64_t panels,
+                     int64_t p0, int64_t p1, T* u);
   int lanes;
 };
 
@@ -47,9 +56,10 @@ const WinogradLoops<T>& winograd_loops();
 template <class T>
 struct WinogradWeights {
   int m;
-  int64_t o, c, cp, op, nr;
+  int64_t o, c, cp, op, nr, size;
   bool finite;        // every U finite (else the direct engine runs: see conv_winograd_forward)
-  std::vector<T> u;
+  const T* u;         // own's, or a per-thread buffer's (uncached: valid during the call)
+  std::unique_ptr<T[]> own;
 };
 
 // U of w (O x C x 3 x 3) for F(m x m, 3x3); cache: look it up in (and add it to) the bounded
@@ -57,7 +67,48 @@ struct WinogradWeights {
 // weight changed in place (an optimizer step, Parameter.set_data) is transformed again.
 template <class T>
 std::shared_ptr<const WinogradWeights<T>> winograd_weights(const T* w, int64_t o, int64_t c,
-                                                           int m, bool cache);
+                                                           int m, bool cache, int threads);
+
+// Whether x[0 .. count) holds no NaN and no infinity (exponent bits not all ones, tested on
+// integer lanes, so the loop vectorises).
+template <class T>
+bool winograd_all_finite(const T* x, int64_t count) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr U kExp = sizeof(T) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  constexpr int64_t kChunk = 4096;
+  for (int64_t i0 = 0; i0 < count; i0 += kChunk) {
+    const int64_t i1 = std::min(count, i0 + kChunk);
+    U bad = 0;
+    for (int64_t i = i0; i < i1; ++i) {
+      U b;
+      std::memcpy(&b, x + i, sizeof(T));
+      bad |= static_cast<U>((b & kExp) == kExp);
+    }
+    if (bad) return false;
+  }
+  return true;
+}
+
+// Runs body(i0, i1) over [0, count) on up to `threads` pool threads (allocation failures
+// surface on the calling thread as std::bad_alloc).
+template <class F>
+void winograd_split(int64_t count, int threads, F& body) {
+  const int nth = static_cast<int>(std::min<int64_t>(threads, count));
+  if (nth <= 1) {
+    body(0, count);
+    return;
+  }
+  struct Ctx {
+    F* body;
+    int64_t count;
+    PoolErrors errors;
+  } ctx{&body, count, {}};
+  pool_run(nth, static_cast<int>(std::min<int64_t>(count, 4 * nth)), [](void* p, int i, int n) {
+    Ctx& x = *static_cast<Ctx*>(p);
+    x.errors.guard([&] { (*x.body)(x.count * i / n, x.count * (i + 1) / n); });
+  }, &ctx);
+  ctx.errors.rethrow();
+}
 
 struct WinogradCacheStats {
   int64_t entries, bytes, limit, hits, misses;

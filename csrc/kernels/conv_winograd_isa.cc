@@ -3,6 +3,7 @@
 // The GEMMs between them run on the engine's register tile (conv_gemm_isa.cc).
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "kernels/conv_engine.h"

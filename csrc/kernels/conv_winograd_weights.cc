@@ -6,6 +6,7 @@
 // stale U. Entries are immutable once built and shared (shared_ptr): a thread keeps using one
 // that another thread evicts. The map sits under one mutex, held only to find, insert and
 // evict; building, comparing and the convolution itself run outside it.
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -16,64 +17,39 @@
 namespace mindlite {
 namespace {
 
-// G (A x 3) of F(2x2, 3x3) and F(4x4, 3x3), in double: U is rounded once, from exact sums.
-constexpr double kG2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
-constexpr double kG4[6][3] = {{1. / 4, 0, 0},
-                              {-1. / 6, -1. / 6, -1. / 6},
-                              {-1. / 6, 1. / 6, -1. / 6},
-                              {1. / 24, 1. / 12, 1. / 6},
-                              {1. / 24, -1. / 12, 1. / 6},
-                              {0, 0, 1}};
-
+// U of w; own: in a buffer of its own (`recycled`, a stale entry's of the same size, when
+// given), else in this thread's buffer, valid during the call.
 template <class T>
-std::shared_ptr<WinogradWeights<T>> transform(const T* w, int64_t o, int64_t c, int m) {
+std::shared_ptr<WinogradWeights<T>> transform(const T* w, int64_t o, int64_t c, int m,
+                                              int threads, bool own,
+                                              std::unique_ptr<T[]> recycled = nullptr) {
   auto r = std::make_shared<WinogradWeights<T>>();
-  const int a = m + 2;
-  const double(*gm)[3] = m == 2 ? kG2 : kG4;
+  const WinogradLoops<T>& f = winograd_loops<T>();
   r->m = m;
   r->o = o;
   r->c = c;
   r->nr = gemm_tile<T>().nr;
-  r->cp = round_up(c, winograd_loops<T>().lanes);
+  r->cp = round_up(c, f.lanes);
   r->op = round_up(o, r->nr);
-  const int64_t panels = r->op / r->nr, cp = r->cp, nr = r->nr;
-  r->u.assign(static_cast<size_t>(a * a * r->op * cp), T(0));
-  T* u = r->u.data();
-  // a panel of nr output channels at a time, the lanes along them: U[k][panel][ci] is a
-  // contiguous run of nr values
-  std::vector<double> g(9 * nr), t(6 * 3 * nr);
-  for (int64_t pan = 0; pan < panels; ++pan) {
-    const int64_t o0 = pan * nr, cols = std::min(nr, o - o0);
-    for (int64_t ci = 0; ci < c; ++ci) {
-      std::fill(g.begin(), g.end(), 0.0);
-      for (int64_t col = 0; col < cols; ++col) {
-        const T* src = w + ((o0 + col) * c + ci) * 9;
-        for (int q = 0; q < 9; ++q) g[q * nr + col] = src[q];
-      }
-      for (int i = 0; i < a; ++i) {           // G g
-        for (int j = 0; j < 3; ++j) {
-          double* d = &t[(i * 3 + j) * nr];
-          const double* g0 = &g[j * nr];
-          const double* g1 = &g[(3 + j) * nr];
-          const double* g2 = &g[(6 + j) * nr];
-          for (int64_t l = 0; l < nr; ++l) d[l] = gm[i][0] * g0[l] + gm[i][1] * g1[l] + gm[i][2] * g2[l];
-        }
-      }
-      for (int i = 0; i < a; ++i) {           // (G g) G^T
-        const double* t0 = &t[(i * 3) * nr];
-        const double* t1 = &t[(i * 3 + 1) * nr];
-        const double* t2 = &t[(i * 3 + 2) * nr];
-        for (int j = 0; j < a; ++j) {
-          T* d = u + (((i * a + j) * panels + pan) * cp + ci) * nr;
-          for (int64_t l = 0; l < nr; ++l) {
-            d[l] = static_cast<T>(t0[l] * gm[j][0] + t1[l] * gm[j][1] + t2[l] * gm[j][2]);
-          }
-        }
-      }
-    }
+  r->size = (m + 2) * (m + 2) * r->op * r->cp;
+  // every element is written below. NOTE: a fresh block per call (a 512 x 512 F(4x4) U is
+  // 37 MiB, mmapped and faulted in page by page) cost more than the transform: a per-call U
+  // reuses this thread's buffer, a changed weight its stale entry's
+  T* u;
+  if (own) {
+    r->own = recycled ? std::move(recycled) : std::unique_ptr<T[]>(new T[static_cast<size_t>(r->size)]);
+    u = r->own.get();
+  } else {
+    u = conv_buffer<T>(kBufWinoW, r->size);
   }
-  r->finite = true;
-  for (const T v : r->u) r->finite = r->finite && v - v == T(0);
+  r->u = u;
+  const int64_t panels = r->op / r->nr;
+  std::atomic<bool> finite{true};
+  auto body = [&](int64_t p0, int64_t p1) {
+    if (!f.weights[m == 4 ? 1 : 0](w, o, c, r->cp, r->nr, panels, p0, p1, u)) finite = false;
+  };
+  winograd_split(panels, threads, body);
+  r->finite = finite.load();
   return r;
 }
 
@@ -111,6 +87,19 @@ class Cache {
   void count(bool hit) {
     std::lock_guard<std::mutex> lock(mu_);
     (hit ? hits_ : misses_) += 1;
+  }
+  // Removes and returns k's entry (null if none).
+  std::shared_ptr<Entry> take(const Key& k) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (entries_[i]->key == k) {
+        std::shared_ptr<Entry> e = std::move(entries_[i]);
+        bytes_ -= e->bytes;
+        entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
+        return e;
+      }
+    }
+    return nullptr;
   }
   void insert(std::shared_ptr<Entry> e) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -177,8 +166,8 @@ Cache& cache() {
 
 template <class T>
 std::shared_ptr<const WinogradWeights<T>> winograd_weights(const T* w, int64_t o, int64_t c,
-                                                           int m, bool use_cache) {
-  if (!use_cache) return transform(w, o, c, m);
+                                                           int m, bool use_cache, int threads) {
+  if (!use_cache) return transform(w, o, c, m, threads, false);
   const Key key{w, o, c, m, static_cast<int>(sizeof(T))};
   const size_t raw = static_cast<size_t>(o * c * 9) * sizeof(T);
   if (auto e = cache().find(key)) {
@@ -188,21 +177,33 @@ std::shared_ptr<const WinogradWeights<T>> winograd_weights(const T* w, int64_t o
     }
   }
   cache().count(false);
-  std::shared_ptr<const WinogradWeights<T>> u = transform(w, o, c, m);
+  // the stale entry (a weight changed in place: every training step): its buffers serve the
+  // new one when no thread uses it any more (none can reach it once out of the map)
+  std::unique_ptr<T[]> recycled;
   auto e = std::make_shared<Entry>();
+  if (std::shared_ptr<Entry> old = cache().take(key)) {
+    if (old.use_count() == 1 && old->weights.use_count() == 1) {
+      auto* ow = const_cast<WinogradWeights<T>*>(
+          static_cast<const WinogradWeights<T>*>(old->weights.get()));
+      recycled = std::move(ow->own);
+      e->raw = std::move(old->raw);
+    }
+  }
+  std::shared_ptr<const WinogradWeights<T>> u =
+      transform(w, o, c, m, threads, true, std::move(recycled));
   e->key = key;
   e->raw.assign(reinterpret_cast<const unsigned char*>(w),
                 reinterpret_cast<const unsigned char*>(w) + raw);
   e->weights = u;
-  e->bytes = static_cast<int64_t>(raw + u->u.size() * sizeof(T));
+  e->bytes = static_cast<int64_t>(raw + u->size * sizeof(T));
   cache().insert(std::move(e));
   return u;
 }
 
 template std::shared_ptr<const WinogradWeights<float>> winograd_weights<float>(
-    const float*, int64_t, int64_t, int, bool);
+    const float*, int64_t, int64_t, int, bool, int);
 template std::shared_ptr<const WinogradWeights<double>> winograd_weights<double>(
-    const double*, int64_t, int64_t, int, bool);
+    const double*, int64_t, int64_t, int, bool, int);
 
 WinogradCacheStats winograd_cache_stats() { return cache().stats(); }
 
