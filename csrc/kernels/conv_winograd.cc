@@ -10,6 +10,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/elementwise.h"
+
 
 namespace mindlite {
 namespace {
@@ -51,6 +53,11 @@ int winograd_tile(const ConvGeom& g, const std::vector<Tap>& taps) {
   // direct. The rule reads the geometry only (the same bits on every call and path), so a
   // 512-channel 7 x 7 layer whose weights change every call (training at 224, batch 1) pays
   // its ~8 ms transform each time (0.3x).
+  // Without AVX-512 (the AVX2 tile: 6 x 16) the GEMMs of a few tiles do not repay streaming U
+  // (4x the weights) from memory: measured on Zen 4 with MINDLITE_ISA=avx2, 4 tiles (a 7 x 7 or
+  // 8 x 8 plane of one sample) of 256 / 512 channels 0.74-0.90x, 16 tiles and more 1.2-2.4x.
+  static const bool wide = std::strcmp(kernel_isa(), "avx512") == 0;
+  if (!wide && g.n * ((g.oh + 3) / 4) * ((g.ow + 3) / 4) < 16) return 0;
   if (g.c >= 16 && g.o >= 16 && g.oh >= 7 && g.ow >= 7) return kWinogradF4;
   return 0;
 }
