@@ -55,7 +55,7 @@ def _check(fn, reffn, a, w, shape, pads, mode):
 
 
 @settings(max_examples=25, deadline=None)
-@given(mode=st.sampled_from([2, 4]), n=st.integers(1, 3), c=st.integers(8, 40),
+@given(mode=st.sampled_from([2, 4]), n=st.integers(0, 3), c=st.integers(8, 40),
        o=st.integers(8, 40), h=st.integers(1, 15), w=st.integers(1, 15),
        pads=st.tuples(*[st.integers(0, 2)] * 4),
        dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**31))
