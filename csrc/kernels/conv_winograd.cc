@@ -82,7 +82,16 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
   int64_t band = std::max<int64_t>(1, std::min(nrows, std::max(min_rows, kBlockBytes / per_row)));
   // fewer than two blocks per thread would leave a thread idle for most of a block (ResNet18's
   // 14 x 14 plane: 3 + 1 tile rows): then one block, its GEMMs split over the threads
-  if (threads > 1 && (nrows + band - 1) / band < 2 * threads) band = nrows;
+  if (threads > 1 && (nrows + band - 1) / band < 2 * threads) {
+    band = nrows;
+  } else if (threads > 1) {       // the band (>= min_rows) whose busiest thread has least to do
+    int64_t best = band, cost = (((nrows + band - 1) / band + threads - 1) / threads) * band;
+    for (int64_t b = band - 1; b >= std::max<int64_t>(1, min_rows); --b) {
+      const int64_t c = (((nrows + b - 1) / b + threads - 1) / threads) * b;
+      if (c < cost) best = b, cost = c;
+    }
+    band = best;                  // (56 x 56, 2 threads: 14 blocks of 1 row, not 7 of 2)
+  }
   const int64_t blocks = (nrows + band - 1) / band, cols = m * tw + 2;
   const int64_t hw = g.h * g.w, ohw = g.oh * g.ow, xseg = (m + 2) * cols * cp;
   const T* u = wu->u;
