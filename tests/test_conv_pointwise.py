@@ -4,7 +4,7 @@ and the depthwise loops (conv_depthwise_loops.inc: the partial last vector of a 
 unrolled 3 x 3 kernel), against a float64 numpy reference: hypothesis over batch (0 included),
 channels (0 included), output channels around the register tile's rows, planes around its
 column panel (1 x 1 included), strides and paddings, the fused bias / residual / activation;
-NaN / inf; the same bits on 1 and 2 threads."""
+NaN / inf; the same bits on 1 to 4 threads."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -36,7 +36,8 @@ def _fused(x, w, b, r, act, out=None):
 
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(0, 3), c=st.integers(0, 40), o=st.integers(1, 40),
-       hw=st.sampled_from([(1, 1), (1, 31), (4, 8), (5, 7), (3, 11), (7, 7), (14, 14), (2, 33)]),
+       hw=st.sampled_from([(1, 1), (1, 31), (4, 8), (5, 7), (3, 11), (7, 7), (14, 14), (2, 33),
+                           (4, 12), (3, 16), (28, 28)]),
        act=st.sampled_from(sorted(ACTS)), bias=st.booleans(), residual=st.booleans(),
        dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**31))
 def test_pointwise_matches_reference(n, c, o, hw, act, bias, residual, dtype, seed):
@@ -56,20 +57,31 @@ def test_pointwise_matches_reference(n, c, o, hw, act, bias, residual, dtype, se
     np.testing.assert_array_less(np.abs(plain - want0), eps * (bound + 1) * 4 + 1e-30)
 
 
-def test_pointwise_same_bits_on_one_and_two_threads():
+@pytest.mark.parametrize("shape, o", [
+    ((2, 24, 9, 13), 40), ((1, 16, 56, 56), 96), ((1, 320, 7, 7), 64),
+    ((1, 64, 14, 14), 384),       # a 4-column tail on one vector, split in rows
+    ((1, 32, 28, 28), 30),        # a 16-column tail, split in columns (3 row units)
+    ((3, 20, 3, 7), 150),         # planes narrower than the tail's vector
+    ((1, 40, 1, 17), 200)])       # a 17-column plane: one panel, the window is the plane
+def test_pointwise_same_bits_on_any_thread_count(shape, o):
+    """The thread split (rows, columns; the partial panel's window) never changes a bit."""
     rng = np.random.default_rng(3)
-    for shape, o in (((2, 24, 9, 13), 40), ((1, 16, 56, 56), 96), ((1, 320, 7, 7), 64)):
-        x = rng.standard_normal(shape).astype(np.float32)
-        w = rng.standard_normal((o, shape[1], 1, 1)).astype(np.float32)
-        b = rng.standard_normal(o).astype(np.float32)
-        runs = []
-        for threads in (1, 2):
-            _C.set_num_threads(threads)
-            try:
-                runs.append(_fused(x, w, b, None, 2))
-            finally:
-                _C.set_num_threads(0)
-        np.testing.assert_array_equal(runs[0], runs[1])
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((o, shape[1], 1, 1)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    r = rng.standard_normal((shape[0], o) + shape[2:]).astype(np.float32)
+    runs = []
+    for threads in (1, 2, 3, 4):
+        _C.set_num_threads(threads)
+        try:
+            runs.append(_fused(x, w, b, r, 2))
+        finally:
+            _C.set_num_threads(0)
+    for got in runs[1:]:
+        np.testing.assert_array_equal(runs[0], got)
+    want, bound = _pointwise_ref(x, w, b, r, 2)
+    np.testing.assert_array_less(np.abs(runs[0] - want), 64 * np.finfo(np.float32).eps
+                                 * (bound + 1) + 1e-30)
 
 
 def test_pointwise_nan_and_inf_propagate():
