@@ -61,6 +61,10 @@ struct DwLoops {
   // channels-last rows (the small-plane path): o[c] += a[c] b[c], and o[c] = act(o[c] + b[c])
   void (*mac)(T* o, const T* a, const T* b, int64_t n);
   void (*bias_act)(T* o, const T* b, int64_t n, int act);
+  // the channels-last forward at one position: o[c] = act(sum of the live taps (q[t] >= 0) of
+  // w[t n + c] x[q[t] n + c], + b[c]), c < n
+  void (*taps)(T* o, const T* w, const T* x, const int64_t* q, int64_t kt, int64_t n,
+               const T* b, int act);
   int lanes;
 };
 
