@@ -154,15 +154,14 @@ void gemm_parallel(const GemmJob<T>& job, int threads, int64_t row_align = 0);
 // How the pointwise kernel (conv_forward.cc) cuts npanels column panels x nunits row units
 // (MR rows) into chunks for `threads` threads: chunk c of cparts x rparts covers column part
 // c % cparts and row part c / cparts. Planes of fewer than 16 panels per thread (28 x 28 and
-// smaller) are cut in rows when there are two row units per thread or more: each thread then
-// reads only its rows of the weights and writes whole channel planes; 4 chunks per thread,
-// claimed as threads free up, when that leaves two units per chunk, else one run per thread.
-// Otherwise columns, 4 chunks per thread.
-// NOTE: measured on MobileNetV2's 1 x 1 layers, 2 threads, each layer alone (min wall time):
-// the previous rule cut a 14 x 14 plane's 7 panels in columns (4 : 3 between the threads,
-// both writing every channel's rows, sharing the cache lines at the panel edges): 64 -> 384
-// 64.4 -> 56.7 us, 96 -> 576 135 -> 119 us, 384 -> 96 77.9 -> 71.7 us; row runs of one or two
-// units (7 x 7 planes) lost 3-5% against one run per thread.
+// smaller) are cut in rows, one run per thread, when there are two row units per thread or
+// more: each thread then reads only its rows of the weights and writes whole channel planes.
+// Otherwise columns, 4 chunks per thread, claimed as threads free up.
+// NOTE: measured on MobileNetV2's 1 x 1 layers, 2 threads, each layer alone (min wall time,
+// high-priority runs): the previous rule cut a 14 x 14 plane's 7 panels in columns (4 : 3
+// between the threads, both writing every channel's rows, sharing the cache lines at the panel
+// edges): 64 -> 384 72 -> 57 us, 96 -> 576 150 -> 119 us, 384 -> 96 78 -> 72 us; 4 row runs
+// per thread instead of one: 960 -> 320 at 7 x 7 183-184 -> 196-198 us, the rest level.
 struct GemmGrid {
   int64_t cparts, rparts;
   int64_t chunks() const { return cparts * rparts; }
@@ -170,7 +169,7 @@ struct GemmGrid {
 
 inline GemmGrid gemm_grid(int64_t npanels, int64_t nunits, int threads) {
   const int64_t t = threads, per = 4 * t;
-  if (nunits >= 2 * t && npanels < 4 * per) return GemmGrid{1, nunits >= 2 * per ? per : t};
+  if (nunits >= 2 * t && npanels < 4 * per) return GemmGrid{1, t};
   return GemmGrid{std::min(npanels, per), 1};
 }
 
