@@ -62,7 +62,9 @@ def test_pointwise_matches_reference(n, c, o, hw, act, bias, residual, dtype, se
     ((1, 64, 14, 14), 384),       # a 4-column tail on one vector, split in rows
     ((1, 32, 28, 28), 30),        # a 16-column tail, split in columns (3 row units)
     ((3, 20, 3, 7), 150),         # planes narrower than the tail's vector
-    ((1, 40, 1, 17), 200)])       # a 17-column plane: one panel, the window is the plane
+    ((1, 40, 1, 17), 200),        # a 17-column plane: one panel, the window is the plane
+    ((16, 320, 1, 1), 64),        # planes under a vector, a batch: the packed engine
+    ((4, 300, 2, 2), 40)])
 def test_pointwise_same_bits_on_any_thread_count(shape, o):
     """The thread split (rows, columns; the partial panel's window) never changes a bit."""
     rng = np.random.default_rng(3)
