@@ -64,7 +64,9 @@ def test_pointwise_matches_reference(n, c, o, hw, act, bias, residual, dtype, se
     ((3, 20, 3, 7), 150),         # planes narrower than the tail's vector
     ((1, 40, 1, 17), 200),        # a 17-column plane: one panel, the window is the plane
     ((16, 320, 1, 1), 64),        # planes under a vector, a batch: the packed engine
-    ((4, 300, 2, 2), 40)])
+    ((4, 300, 2, 2), 40),
+    ((1, 32, 4, 5), 50),          # 20 columns: a vector in place, 4 as dot products
+    ((2, 48, 2, 4), 30)])         # 8 columns, all dot products
 def test_pointwise_same_bits_on_any_thread_count(shape, o):
     """The thread split (rows, columns; the partial panel's window) never changes a bit."""
     rng = np.random.default_rng(3)
@@ -94,6 +96,24 @@ def test_pointwise_nan_and_inf_propagate():
     got = _fused(x, w, None, None, 0)
     want, _ = _pointwise_ref(x, w, None, None, 0)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pointwise_dot_tail_nan_and_inf(dtype):
+    """A plane's last columns summed as dot products (7 x 7: 49 = 32 + 16 + 1, K a whole number
+    of vectors) carry NaN and inf as the reference does."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 32, 7, 7)).astype(dtype)
+    w = rng.standard_normal((20, 32, 1, 1)).astype(dtype)
+    x[0, 3, 6, 6], x[0, 5, 6, 5] = np.nan, np.inf       # the last column, and the one before
+    got = _fused(x, w, None, None, 0)
+    want, bound = _pointwise_ref(x, w, None, None, 0)
+    assert np.isnan(got[0, :, 6, 6]).all() and np.isinf(got[0, :, 6, 5]).all()
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    np.testing.assert_array_less(np.abs(got - want)[finite],
+                                 16 * np.finfo(dtype).eps * (bound[finite] + 1))
 
 
 def test_pointwise_strided_and_noncontiguous_inputs():
