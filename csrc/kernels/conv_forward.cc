@@ -44,8 +44,9 @@ bool is_pointwise(const ConvGeom& g) {
 // place (GemmTile::direct): the weights' rows and x's channel rows, no packing of either, no
 // C buffer; each tile's R x NR sums get the epilogue (bias, residual, activation: the engine
 // store's rules) in registers and are written once. Only a last
-// partial column panel is computed apart (pointwise_run). Every output sums its C terms in
-// channel order whatever the thread split.
+// partial column panel is computed apart (pointwise_run). Every output sums its C terms in one
+// order whatever the thread split: channel order, or for a plane's last few columns lane
+// partial sums (pointwise_tail_dot).
 // NOTE: measured against OpenBLAS's sgemm on NCHW (the previous path for planes >= 14 x 14)
 // and the packed engine (smaller planes) on MobileNetV2's 15 pointwise shapes at 224, one Zen 4
 // thread, thread CPU: 3.41 vs 3.92 ms in all; 32 -> 16 at 112 x 112 174 vs 305-313 us, 144 ->
@@ -169,8 +170,8 @@ bool pointwise_direct(const T* x, const T* w, T* out, const ConvGeom& g,
   // planes narrower than a vector (the 1 x 1 / 2 x 2 planes of a 32 x 32 training step):
   // per sample most lanes would be empty; the packed engine takes batch x positions as its
   // columns instead.
-  // NOTE: (16, 320, 1, 1) -> 1280, one thread: 2.1 ms here (3.9 ms with a whole 32-column
-  // panel per sample), 0.45 ms packed.
+  // NOTE: (16, 320, 1, 1) -> 1280, one thread, thread CPU: 2.1 ms here (3.9 ms with a whole
+  // 32-column panel per sample), 0.27 ms packed.
   if (plane < t.nr / 2 && g.n > 1) return false;
   PointwiseIo<T> io{x, w, out, &g, &ep, (plane + t.nr - 1) / t.nr};
   const int64_t npanels = g.n * io.cpanels, nunits = (g.o + t.mr - 1) / t.mr;
