@@ -23,6 +23,7 @@ constexpr int64_t kBlockBytes = int64_t(512) << 10;
 // At least this many tiles per block (when the batch has them): the GEMMs' rows, one
 // AVX-512 register tile; each block streams the whole of U once.
 constexpr int64_t kMinTiles = 12;
+constexpr int64_t kMaxChannelPairs = int64_t(1) << 20;
 
 std::atomic<int> g_mode{[] {
   const char* v = std::getenv("MINDLITE_WINOGRAD");
@@ -58,6 +59,9 @@ int winograd_tile(const ConvGeom& g, const std::vector<Tap>& taps) {
   // 8 x 8 plane of one sample) of 256 / 512 channels 0.74-0.90x, 16 tiles and more 1.2-2.4x.
   static const bool wide = std::strcmp(kernel_isa(), "avx512") == 0;
   if (!wide && g.n * ((g.oh + 3) / 4) * ((g.ow + 3) / 4) < 16) return 0;
+  // Up to 1024 x 1024 channels: U is 4x the weights (151 MiB at 1024 x 1024), memory the
+  // direct engine does not need.
+  if (g.c * g.o > kMaxChannelPairs) return 0;
   if (g.c >= 16 && g.o >= 16 && g.oh >= 7 && g.ow >= 7) return kWinogradF4;
   return 0;
 }
