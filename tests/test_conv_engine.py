@@ -124,6 +124,34 @@ def test_same_bits_on_one_and_two_threads(fns):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("c, o, k, group", [(40, 256, 3, 2), (1280, 320, 1, 1)])
+def test_input_gradient_flipped_weights_on_any_thread_count(c, o, k, group):
+    """The stride-1 input gradient's flipped weights are copied 16 input channels at a time and
+    split over the threads from 2**15 elements (a partial block of 4 channels per group in the
+    first, MobileNetV2's largest 1 x 1 in the second): the reference's values, the same bits on
+    1 to 3 threads."""
+    g = dict(n=2, c=c, o=o, h=3, w=3, k=(k, k), stride=(1, 1), dil=(1, 1),
+             pads=(k // 2,) * 4, group=group, dtype=np.float32)
+    x, w, d = _arrays(g, 3)
+    p = (g["stride"], g["dil"], g["pads"], g["group"])
+    want = np.zeros_like(x)
+    ref.conv2d_backprop_input_numpy(d, w, want, *p)
+    bound = np.zeros_like(x)
+    ref.conv2d_backprop_input_numpy(np.abs(d), np.abs(w), bound, *p)
+    runs = []
+    for threads in (1, 2, 3):
+        _C.set_num_threads(threads)
+        try:
+            dx = np.full_like(x, 7)
+            _C.conv_backprop_input(d, w, dx, *p)
+        finally:
+            _C.set_num_threads(0)
+        runs.append(dx)
+    np.testing.assert_array_less(np.abs(runs[0] - want), 8 * np.finfo(np.float32).eps * (bound + 1))
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r, runs[0])
+
+
 @pytest.mark.parametrize("fns", [ENGINE, DEPTHWISE], ids=["engine", "depthwise"])
 def test_nan_and_inf_propagate(fns):
     g = dict(n=1, c=4, o=4, h=5, w=5, k=(3, 3), stride=(1, 1), dil=(1, 1), pads=(1,) * 4,
