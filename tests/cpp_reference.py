@@ -173,6 +173,7 @@ BINARY = {
     "RealDiv": np.true_divide, "Maximum": np.maximum, "Minimum": np.minimum,
     "FloorDiv": np.floor_divide, "FloorMod": np.remainder, "Pow": _c99_power,
     "ReluGrad": lambda dy, x: np.multiply(dy, x > 0),
+    "ReLU6Grad": lambda dy, x: np.multiply(dy, (x > 0) & (x <= 6)),
     "Equal": np.equal, "NotEqual": np.not_equal, "Less": np.less, "LessEqual": np.less_equal,
     "Greater": np.greater, "GreaterEqual": np.greater_equal,
     "LogicalAnd": np.logical_and, "LogicalOr": np.logical_or,

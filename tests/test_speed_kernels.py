@@ -143,6 +143,33 @@ def test_relu_grad_cpp_rejects_bad_inputs():
         _C.BINARY_KERNELS["ReluGrad"](np.ones(3), np.ones(4), np.empty(3))
 
 
+def test_relu6_grad_cpp_matches_numpy_bitwise_and_is_selected():
+    """ReLU6Grad's C++ loop: numpy's dy * ((x > 0) & (x <= 6)) bit for bit at the edges (x of
+    0, -0, 6, just above 6, NaN, inf; dy NaN / inf / negative), on 1 and 2 threads, and the
+    kernel the op selects."""
+    import mindlite as ms
+    from mindlite import _C
+    from mindlite.ops.operations import _grad_ops as G
+    from mindlite.ops.operations.custom_ops import selected_kernel
+    for dt in (np.float32, np.float64):
+        edges = np.array([0.0, -0.0, 6.0, np.nextafter(dt(6), dt(7)), 3.0, -1.0, np.nan,
+                          np.inf, -np.inf], dt)
+        x = np.tile(edges, 4000)
+        dy = np.resize(np.array([1.5, -2.0, np.nan, np.inf, -np.inf, -0.0], dt), x.shape)
+        want = np.multiply(dy, (x > 0) & (x <= 6))
+        for threads in (1, 2):
+            _C.set_num_threads(threads)
+            try:
+                out = np.empty_like(x)
+                _C.BINARY_KERNELS["ReLU6Grad"](dy, x, out)
+            finally:
+                _C.set_num_threads(0)
+            np.testing.assert_array_equal(out.view(np.uint8), want.view(np.uint8))
+    prim = G.ReLU6Grad()
+    t = ms.Tensor(np.ones(3, np.float32))
+    assert selected_kernel(prim, t, t).fn is _C.BINARY_KERNELS["ReLU6Grad"]
+
+
 # ---- BiasAdd / BiasAddGrad (csrc/kernels/bias_loops.cc) -----------------------------------
 @settings(max_examples=20, deadline=None)
 @given(shape=st.lists(st.integers(0, 7), min_size=2, max_size=5),

@@ -35,7 +35,7 @@ const char* const kUnaryNames[kNumUnary] = {
 const char* const kBinaryNames[kNumBinary] = {
     "Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow", "ReluGrad",
     "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
-    "Atan2", "Hypot", "Zeta", "Igamma", "Igammac"};
+    "Atan2", "Hypot", "Zeta", "Igamma", "Igammac", "ReLU6Grad"};
 const char* const kDTypeNames[kNumDTypes] = {"float32", "float64", "int32", "int64", "bool"};
 const int kDTypeSize[kNumDTypes] = {4, 8, 4, 8, 1};
 

@@ -26,7 +26,7 @@ enum UnaryOp : int {
 enum BinaryOp : int {
   kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum, kFloorDiv, kFloorMod, kPow, kReluGrad, kEqual,
   kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual, kLogicalAnd, kLogicalOr, kAtan2, kHypot,
-  kZeta, kIgamma, kIgammac, kNumBinary
+  kZeta, kIgamma, kIgammac, kReLU6Grad, kNumBinary
 };
 
 enum BinaryMode : int { kVV = 0, kSV, kVS, kNumModes };  // SV: x is one scalar; VS: y is
