@@ -95,24 +95,32 @@ def test_large_mean_does_not_cancel_the_variance():
     np.testing.assert_allclose(bv, x.astype(np.float64).var(axis=(0, 2, 3)), rtol=1e-5)
 
 
-def test_same_bits_on_one_and_two_threads():
+@pytest.mark.parametrize("c", [64, 144, 7])
+def test_same_bits_on_any_thread_count(c):
+    """Channels split evenly over the threads (64 / 144: MobileNetV2's counts, which the old
+    64-aligned chunks gave mostly to one thread; 7 on 3 threads: uneven parts)."""
     rng = np.random.default_rng(1)
-    x = rng.standard_normal((16, 64, 8, 8)).astype(np.float32)
+    x = rng.standard_normal((16, c, 8, 8)).astype(np.float32)
     dy = rng.standard_normal(x.shape).astype(np.float32)
     runs = []
-    for threads in (1, 2):
+    for threads in (1, 2, 3):
         _C.set_num_threads(threads)
         try:
-            y, bm, bv = np.empty_like(x), np.empty(64, np.float32), np.empty(64, np.float32)
-            one = np.ones(64, np.float32)
-            _C.batch_norm(x, one, one * 0, one * 0, one.copy(), y, bm, bv, 1, True, 1e-5, 0.1)
-            dx, ds, db = np.empty_like(x), np.empty(64, np.float32), np.empty(64, np.float32)
+            y, bm, bv = np.empty_like(x), np.empty(c, np.float32), np.empty(c, np.float32)
+            one = np.ones(c, np.float32)
+            mm, mv = one * 0, one.copy()
+            _C.batch_norm(x, one, one * 0, mm, mv, y, bm, bv, 1, True, 1e-5, 0.1)
+            dx, ds, db = np.empty_like(x), np.empty(c, np.float32), np.empty(c, np.float32)
             _C.batch_norm_grad(dy, x, y, one, bm, bv, dx, ds, db, 1, True, 1e-5)
-            runs.append((y, bm, bv, dx, ds, db))
+            yi = np.empty_like(x)
+            _C.batch_norm(x, one, one * 0, bm, bv, yi, np.empty(c, np.float32),
+                          np.empty(c, np.float32), 0, False, 1e-5, 0.1)
+            runs.append((y, bm, bv, mm, mv, dx, ds, db, yi))
         finally:
             _C.set_num_threads(0)
-    for a, b in zip(*runs):
-        np.testing.assert_array_equal(a, b)
+    for run in runs[1:]:
+        for a, b in zip(run, runs[0]):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_errors_name_the_function_and_argument():
