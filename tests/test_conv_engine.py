@@ -234,3 +234,31 @@ def test_depthwise_small_planes_and_epilogue(h, stride):
     _C.conv_forward_fused(x, w, b, None, got, (stride, stride), (1, 1), (1, 1, 1, 1), c, 2)
     np.testing.assert_allclose(got, np.clip(y + b.reshape(-1, 1, 1), 0, 6), rtol=1e-5,
                                atol=1e-5)
+
+
+@pytest.mark.parametrize("c, h, stride", [(40, 7, 1), (37, 4, 1), (96, 8, 2), (20, 5, 1)])
+def test_depthwise_small_planes_same_bits_on_any_thread_count(c, h, stride):
+    """The channels-last path's split (chunks on whole vectors of channels, a lane-wise tail)
+    never changes a bit, with every activation and the bias."""
+    rng = np.random.default_rng(c + h)
+    x = rng.standard_normal((2, c, h, h)).astype(np.float32) * 4
+    w = rng.standard_normal((c, 1, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    oh = (h + 2 - 3) // stride + 1
+    for act in range(6):
+        runs = []
+        for threads in (1, 2, 3, 4):
+            got = np.empty((2, c, oh, oh), np.float32)
+            _C.set_num_threads(threads)
+            try:
+                _C.conv_forward_fused(x, w, b, None, got, (stride, stride), (1, 1),
+                                      (1, 1, 1, 1), c, act)
+            finally:
+                _C.set_num_threads(0)
+            runs.append(got)
+        for got in runs[1:]:
+            np.testing.assert_array_equal(runs[0], got)
+    y = np.empty((2, c, oh, oh), np.float32)
+    ref.conv2d_numpy(x, w, y, (stride, stride), (1, 1), (1, 1, 1, 1), c)
+    np.testing.assert_allclose(runs[0], np.clip(y + b.reshape(-1, 1, 1), 0, 6), rtol=1e-5,
+                               atol=1e-5)          # the last act: 5, Clip(0, 6)

@@ -4,7 +4,7 @@ and the depthwise loops (conv_depthwise_loops.inc: the partial last vector of a 
 unrolled 3 x 3 kernel), against a float64 numpy reference: hypothesis over batch (0 included),
 channels (0 included), output channels around the register tile's rows, planes around its
 column panel (1 x 1 included), strides and paddings, the fused bias / residual / activation;
-NaN / inf; the same bits on 1 and 2 threads."""
+NaN / inf; the same bits on 1 to 4 threads."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -36,7 +36,8 @@ def _fused(x, w, b, r, act, out=None):
 
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(0, 3), c=st.integers(0, 40), o=st.integers(1, 40),
-       hw=st.sampled_from([(1, 1), (1, 31), (4, 8), (5, 7), (3, 11), (7, 7), (14, 14), (2, 33)]),
+       hw=st.sampled_from([(1, 1), (1, 31), (4, 8), (5, 7), (3, 11), (7, 7), (14, 14), (2, 33),
+                           (4, 12), (3, 16), (28, 28)]),
        act=st.sampled_from(sorted(ACTS)), bias=st.booleans(), residual=st.booleans(),
        dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**31))
 def test_pointwise_matches_reference(n, c, o, hw, act, bias, residual, dtype, seed):
@@ -56,20 +57,35 @@ def test_pointwise_matches_reference(n, c, o, hw, act, bias, residual, dtype, se
     np.testing.assert_array_less(np.abs(plain - want0), eps * (bound + 1) * 4 + 1e-30)
 
 
-def test_pointwise_same_bits_on_one_and_two_threads():
+@pytest.mark.parametrize("shape, o", [
+    ((2, 24, 9, 13), 40), ((1, 16, 56, 56), 96), ((1, 320, 7, 7), 64),
+    ((1, 64, 14, 14), 384),       # a 4-column tail on one vector, split in rows
+    ((1, 32, 28, 28), 30),        # a 16-column tail, split in columns (3 row units)
+    ((3, 20, 3, 7), 150),         # planes narrower than the tail's vector
+    ((1, 40, 1, 17), 200),        # a 17-column plane: one panel, the window is the plane
+    ((16, 320, 1, 1), 64),        # planes under a vector, a batch: the packed engine
+    ((4, 300, 2, 2), 40),
+    ((1, 32, 4, 5), 50),          # 20 columns: a vector in place, 4 as dot products
+    ((2, 48, 2, 4), 30)])         # 8 columns, all dot products
+def test_pointwise_same_bits_on_any_thread_count(shape, o):
+    """The thread split (rows, columns; the partial panel's window) never changes a bit."""
     rng = np.random.default_rng(3)
-    for shape, o in (((2, 24, 9, 13), 40), ((1, 16, 56, 56), 96), ((1, 320, 7, 7), 64)):
-        x = rng.standard_normal(shape).astype(np.float32)
-        w = rng.standard_normal((o, shape[1], 1, 1)).astype(np.float32)
-        b = rng.standard_normal(o).astype(np.float32)
-        runs = []
-        for threads in (1, 2):
-            _C.set_num_threads(threads)
-            try:
-                runs.append(_fused(x, w, b, None, 2))
-            finally:
-                _C.set_num_threads(0)
-        np.testing.assert_array_equal(runs[0], runs[1])
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((o, shape[1], 1, 1)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    r = rng.standard_normal((shape[0], o) + shape[2:]).astype(np.float32)
+    runs = []
+    for threads in (1, 2, 3, 4):
+        _C.set_num_threads(threads)
+        try:
+            runs.append(_fused(x, w, b, r, 2))
+        finally:
+            _C.set_num_threads(0)
+    for got in runs[1:]:
+        np.testing.assert_array_equal(runs[0], got)
+    want, bound = _pointwise_ref(x, w, b, r, 2)
+    np.testing.assert_array_less(np.abs(runs[0] - want), 64 * np.finfo(np.float32).eps
+                                 * (bound + 1) + 1e-30)
 
 
 def test_pointwise_nan_and_inf_propagate():
@@ -80,6 +96,24 @@ def test_pointwise_nan_and_inf_propagate():
     got = _fused(x, w, None, None, 0)
     want, _ = _pointwise_ref(x, w, None, None, 0)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pointwise_dot_tail_nan_and_inf(dtype):
+    """A plane's last columns summed as dot products (7 x 7: 49 = 32 + 16 + 1, K a whole number
+    of vectors) carry NaN and inf as the reference does."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 32, 7, 7)).astype(dtype)
+    w = rng.standard_normal((20, 32, 1, 1)).astype(dtype)
+    x[0, 3, 6, 6], x[0, 5, 6, 5] = np.nan, np.inf       # the last column, and the one before
+    got = _fused(x, w, None, None, 0)
+    want, bound = _pointwise_ref(x, w, None, None, 0)
+    assert np.isnan(got[0, :, 6, 6]).all() and np.isinf(got[0, :, 6, 5]).all()
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    np.testing.assert_array_less(np.abs(got - want)[finite],
+                                 16 * np.finfo(dtype).eps * (bound[finite] + 1))
 
 
 def test_pointwise_strided_and_noncontiguous_inputs():

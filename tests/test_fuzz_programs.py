@@ -38,3 +38,30 @@ def test_a_path_that_does_not_finish_is_interrupted(monkeypatch):
     with pytest.raises(path_runs._Hang):
         path_runs._within_limit(time.sleep, 5)
     assert path_runs._within_limit(lambda x: x + 1, 1) == 2
+
+
+def test_a_hanging_path_is_kept_with_where_it_was(monkeypatch, tmp_path):
+    import time
+
+    from mindlite.testing import path_runs
+    from mindlite.testing.program import Program
+    program = Program("class Net:\n    pass\n", [("float32", ("B", 2))], {"pure"})
+    monkeypatch.setattr(path_runs, "PATH_LIMIT_S", 1)
+    monkeypatch.setattr(path_runs, "INFLIGHT", str(tmp_path / "inflight.py"))
+    monkeypatch.setattr(path_runs, "module_of", lambda p: None)
+    monkeypatch.setattr(path_runs, "run_calls", lambda call, calls, net=None: [])
+    monkeypatch.setattr(path_runs, "inputs", lambda p, b, s: ())
+
+    class Mod:
+        class Net:
+            construct = None
+    monkeypatch.setattr(path_runs, "module_of", lambda p: Mod)
+
+    def run_slow(program, mod, calls, oracle):
+        time.sleep(5)
+    monkeypatch.setattr(path_runs, "run_slow", run_slow, raising=False)
+    report = path_runs.check(program, ("slow",))
+    assert report.ran["slow"] == "finding" and "run_slow" in report.findings[0].what
+    kept = fuzz.load_program(str(tmp_path / "hang_001_slow.py"))
+    assert kept.source == program.source and kept.inputs == program.inputs
+    assert "[slow]" in (tmp_path / "inflight.py").read_text()

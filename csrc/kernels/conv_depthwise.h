@@ -12,12 +12,13 @@
 // strided loads. The loops (conv_depthwise_loops.inc, per instruction set) run 16 float
 // outputs per vector with the taps' products accumulated in registers. The input gradient of
 // stride 1 is the forward loop with the flipped kernel; of other strides a scatter into dx's
-// phase planes. Planes narrower than kDwSmallWidth (the 1 x 1 to 4 x 4 planes of a 32 x 32
-// training step, where a vector of one row is mostly empty and each plane costs a call) run
-// channels-last instead: per block of channels and sample, the plane is transposed to
-// (positions, channels) and every tap is one multiply-add over a run of channels, at the taps
-// that fall inside the plane only. Channels split across the thread pool; results do not
-// depend on the split.
+// phase planes. Planes up to kDwSmallWidth wide (the 1 x 1 to 8 x 8 planes of a 32 x 32
+// training step, the 7 x 7 ones at 224, where a vector of one row is mostly empty and each
+// plane costs a call) run channels-last instead: per block of channels and sample, the plane
+// is transposed to (positions, channels) and every tap is one multiply-add over a run of
+// channels, at the taps that fall inside the plane only (the forward sums a position's taps in
+// registers, a vector of channels at a time). Channels split across the thread pool (the
+// channels-last forward on whole vectors of channels); results do not depend on the split.
 #pragma once
 
 #include <cstdint>
@@ -58,9 +59,12 @@ struct DwLoops {
   // acc[t] += sum over the plane of dout * tap t's view of ph (lane partial sums: kh kw
   // vectors of `lanes` values)
   void (*filter)(const T* dout, const T* ph, T* acc, const DwPlane& p);
-  // channels-last rows (the small-plane path): o[c] += a[c] b[c], and o[c] = act(o[c] + b[c])
+  // channels-last rows (the small-plane path's gradients): o[c] += a[c] b[c]
   void (*mac)(T* o, const T* a, const T* b, int64_t n);
-  void (*bias_act)(T* o, const T* b, int64_t n, int act);
+  // the channels-last forward at one position: o[c] = act(sum of the live taps (q[t] >= 0) of
+  // w[t n + c] x[q[t] n + c], + b[c]), c < n
+  void (*taps)(T* o, const T* w, const T* x, const int64_t* q, int64_t kt, int64_t n,
+               const T* b, int act);
   int lanes;
 };
 

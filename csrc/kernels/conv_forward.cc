@@ -44,8 +44,9 @@ bool is_pointwise(const ConvGeom& g) {
 // place (GemmTile::direct): the weights' rows and x's channel rows, no packing of either, no
 // C buffer; each tile's R x NR sums get the epilogue (bias, residual, activation: the engine
 // store's rules) in registers and are written once. Only a last
-// partial column panel is copied (zero-padded) and computed into a scratch tile. Every output
-// sums its C terms in channel order whatever the thread split.
+// partial column panel is computed apart (pointwise_run). Every output sums its C terms in one
+// order whatever the thread split: channel order, or for a plane's last few columns lane
+// partial sums (pointwise_tail_dot).
 // NOTE: measured against OpenBLAS's sgemm on NCHW (the previous path for planes >= 14 x 14)
 // and the packed engine (smaller planes) on MobileNetV2's 15 pointwise shapes at 224, one Zen 4
 // thread, thread CPU: 3.41 vs 3.92 ms in all; 32 -> 16 at 112 x 112 174 vs 305-313 us, 144 ->
@@ -60,43 +61,100 @@ struct PointwiseIo {
   int64_t cpanels;          // column panels per sample
 };
 
+// The last r = cols % L (1 to 8) columns of a sample's plane, when K is a whole number of
+// vectors (L = NR / 2 lanes): per column, dot products along K with each weight row (the
+// column copied contiguous; GemmDot), instead of a vector of columns of which r lanes are used;
+// a whole vector of the tail before them (cols >= L) goes on the one-vector tile in place. A
+// 7 x 7 plane (49 = 32 + 16 + 1) then costs 3.06 vector multiply-adds per row and k instead of
+// 4. NOTE: those r columns sum K as lane partial sums, then lane by lane (GemmDot's order),
+// not in K order as the tile does; the same on any thread split, so fused = unfused and the
+// thread count never matters, but they are not the bits of the tile's order.
+template <class T>
+bool pointwise_tail_dot(const PointwiseIo<T>& c, int64_t n, int64_t j0, int64_t cols,
+                        int64_t i0, int64_t i1) {
+  const GemmTile<T>& t = gemm_tile<T>();
+  const GemmDot<T>& d = gemm_dot<T>();
+  const ConvGeom& g = *c.g;
+  const int64_t plane = g.oh * g.ow, k = g.c, lanes = t.nr / 2;
+  const int64_t r = cols % lanes, v = cols - r;      // v: 0 or one vector of columns
+  if (r == 0 || r > 8 || k == 0 || k % d.lanes != 0) return false;
+  const T* x = c.x + n * g.c * plane;
+  T* bt = conv_buffer<T>(kBufPanelB, r * k);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (int64_t s = 0; s < r; ++s) bt[s * k + kk] = x[kk * plane + j0 + v + s];
+  }
+  const int64_t at = n * g.o * plane + j0;           // out offset of row 0 of this panel
+  for (int64_t i = i0; i < i1; i += t.mr) {
+    const int rows = static_cast<int>(std::min<int64_t>(t.mr, i1 - i));
+    T* o = c.out + at + i * plane;
+    const T* res = c.ep->residual ? c.ep->residual + at + i * plane : nullptr;
+    const T* bias = c.ep->bias ? c.ep->bias + i : nullptr;
+    if (v > 0) {
+      const GemmEpilogue<T> ep{bias, res, c.ep->act};
+      t.direct1(k, c.w + i * k, k, rows, x + j0, plane, o, plane, false, &ep);
+    }
+    for (int rr = 0; rr < rows; rr += 4) {
+      const int ra = std::min(4, rows - rr);
+      for (int64_t s = 0; s < r; s += 6) {
+        d.dot(k, c.w + (i + rr) * k, k, ra, bt + s * k, k, static_cast<int>(std::min<int64_t>(
+            6, r - s)), o + rr * plane + v + s, plane);
+      }
+    }
+    conv_pack<T>().epilogue(o + v, plane, res ? res + v : nullptr, rows, r, bias, c.ep->act);
+  }
+  return true;
+}
+
+// A last partial column panel of `cols` columns is computed as a window of `width` columns
+// (one vector of the tile when cols fits in it, else both) ending at the plane's end and read
+// in place: no copy of its K rows (a 7 x 7 plane's 17 columns, K up to 960, were copied per
+// call and per thread chunk); only planes narrower than the window are copied, zero-padded.
+// The window's sums go to a scratch tile and its last `cols` columns are written with the
+// epilogue, or, when the window is exactly the panel, straight to out with it.
 template <class T>
 void pointwise_run(const PointwiseIo<T>& c, int64_t p0, int64_t p1, int64_t i0, int64_t i1) {
   const GemmTile<T>& t = gemm_tile<T>();
   const ConvPack<T>& pk = conv_pack<T>();
   const ConvGeom& g = *c.g;
   const int64_t plane = g.oh * g.ow, k = g.c, nr = t.nr, mr = t.mr;
-  T* bt = nullptr;
-  T* ct = nullptr;
   for (int64_t p = p0; p < p1; ++p) {
     const int64_t n = p / c.cpanels, j0 = (p - n * c.cpanels) * nr;
     const int64_t cols = std::min(nr, plane - j0);
-    const T* b = c.x + n * g.c * plane + j0;
-    int64_t ldb = plane;
-    const int64_t at = n * g.o * plane + j0;       // out offset of row 0 of this panel
-    if (cols < nr) {                               // the partial panel: zero-padded copy
-      if (!bt) {
-        bt = conv_buffer<T>(kBufPanelB, k * nr);
-        ct = conv_buffer<T>(kBufPanelC, mr * nr);
+    if (cols < nr && pointwise_tail_dot(c, n, j0, cols, i0, i1)) continue;
+    const int64_t width = cols <= nr / 2 ? nr / 2 : nr;
+    const GemmDirectFn<T> tile = width == nr ? t.direct : t.direct1;
+    const T* x = c.x + n * g.c * plane;
+    const T* b = x + j0;
+    int64_t ldb = plane, shift = 0;           // our columns start at window column `shift`
+    if (cols < width) {
+      if (plane >= width) {
+        shift = width - cols;
+        b = x + plane - width;
+      } else {                                // a plane narrower than the window: a copy
+        T* bt = conv_buffer<T>(kBufPanelB, k * width);
+        for (int64_t kk = 0; kk < k; ++kk) {
+          std::copy(b + kk * plane, b + kk * plane + cols, bt + kk * width);
+          std::fill(bt + kk * width + cols, bt + (kk + 1) * width, T(0));
+        }
+        b = bt;
+        ldb = width;
       }
-      for (int64_t kk = 0; kk < k; ++kk) {
-        std::copy(b + kk * plane, b + kk * plane + cols, bt + kk * nr);
-        std::fill(bt + kk * nr + cols, bt + (kk + 1) * nr, T(0));
-      }
-      b = bt;
-      ldb = nr;
     }
+    const int64_t at = n * g.o * plane + j0;       // out offset of row 0 of this panel
     for (int64_t i = i0; i < i1; i += mr) {
       const int rows = static_cast<int>(std::min(mr, i1 - i));
       T* o = c.out + at + i * plane;
       const T* res = c.ep->residual ? c.ep->residual + at + i * plane : nullptr;
       const T* bias = c.ep->bias ? c.ep->bias + i : nullptr;
-      if (cols == nr) {                 // the epilogue in registers
+      if (cols == width) {                // the epilogue in registers
         const GemmEpilogue<T> ep{bias, res, c.ep->act};
-        t.direct(k, c.w + i * k, k, rows, b, ldb, o, plane, false, &ep);
+        tile(k, c.w + i * k, k, rows, b, ldb, o, plane, false, &ep);
       } else {
-        t.direct(k, c.w + i * k, k, rows, b, ldb, ct, nr, false, nullptr);
-        for (int r = 0; r < rows; ++r) std::copy(ct + r * nr, ct + r * nr + cols, o + r * plane);
+        T* ct = conv_buffer<T>(kBufPanelC, mr * width);
+        tile(k, c.w + i * k, k, rows, b, ldb, ct, width, false, nullptr);
+        for (int r = 0; r < rows; ++r) {
+          std::copy(ct + r * width + shift, ct + r * width + shift + cols, o + r * plane);
+        }
         pk.epilogue(o, plane, res, rows, cols, bias, c.ep->act);
       }
     }
@@ -109,6 +167,12 @@ bool pointwise_direct(const T* x, const T* w, T* out, const ConvGeom& g,
   if (!is_pointwise(g) || g.group != 1) return false;
   const GemmTile<T>& t = gemm_tile<T>();
   const int64_t plane = g.oh * g.ow;
+  // planes narrower than a vector (the 1 x 1 / 2 x 2 planes of a 32 x 32 training step):
+  // per sample most lanes would be empty; the packed engine takes batch x positions as its
+  // columns instead.
+  // NOTE: (16, 320, 1, 1) -> 1280, one thread, thread CPU: 2.1 ms here (3.9 ms with a whole
+  // 32-column panel per sample), 0.27 ms packed.
+  if (plane < t.nr / 2 && g.n > 1) return false;
   PointwiseIo<T> io{x, w, out, &g, &ep, (plane + t.nr - 1) / t.nr};
   const int64_t npanels = g.n * io.cpanels, nunits = (g.o + t.mr - 1) / t.mr;
   if (threads <= 1 || (npanels < 2 && nunits < 2)) {
@@ -117,27 +181,23 @@ bool pointwise_direct(const T* x, const T* w, T* out, const ConvGeom& g,
   }
   struct Run {
     const PointwiseIo<T>* io;
-    int64_t npanels, nunits, mr, o;
-    bool by_columns;
-  } run{&io, npanels, nunits, t.mr, g.o, npanels >= 2 * threads || npanels >= nunits};
-  // columns: a few chunks per thread, claimed as threads free up; else runs of row panels
-  const int64_t nchunks = run.by_columns ? std::min<int64_t>(npanels, 4 * threads)
-                                         : std::min<int64_t>(nunits, threads);
+    int64_t npanels, nunits, mr, o, cparts;
+  } run{&io, npanels, nunits, t.mr, g.o, 0};
+  const GemmGrid grid = gemm_grid(npanels, nunits, threads);   // conv_gemm.h
+  run.cparts = grid.cparts;
   PoolErrors errors;
   struct Task {
     const Run* run;
     PoolErrors* errors;
   } task{&run, &errors};
-  pool_run(threads, static_cast<int>(nchunks), [](void* p, int ci, int nc) {
+  pool_run(threads, static_cast<int>(grid.chunks()), [](void* p, int ci, int nc) {
     const Task& tk = *static_cast<const Task*>(p);
     const Run& r = *tk.run;
+    const int64_t rparts = nc / r.cparts, cp = ci % r.cparts, rp = ci / r.cparts;
+    const int64_t u0 = r.nunits * rp / rparts, u1 = r.nunits * (rp + 1) / rparts;
     tk.errors->guard([&] {
-      if (r.by_columns) {
-        pointwise_run(*r.io, r.npanels * ci / nc, r.npanels * (ci + 1) / nc, 0, r.o);
-      } else {
-        const int64_t u0 = r.nunits * ci / nc, u1 = r.nunits * (ci + 1) / nc;
-        pointwise_run(*r.io, 0, r.npanels, u0 * r.mr, std::min(r.o, u1 * r.mr));
-      }
+      pointwise_run(*r.io, r.npanels * cp / r.cparts, r.npanels * (cp + 1) / r.cparts,
+                    u0 * r.mr, std::min(r.o, u1 * r.mr));
     });
   }, &task);
   errors.rethrow();

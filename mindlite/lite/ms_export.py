@@ -40,7 +40,7 @@ class _Switch:
 class _Exporter:
     def __init__(self, fmk):
         self.m = MsModel(fmk_type=S.FMK.get(fmk, S.FMK["MINDIR"]))
-        self.consts = {}                     # id(weight) -> tensor index
+        self.consts = {}                     # id(weight) -> (tensor index, the weight)
         self.count = 0
         self.subgraph_of = {}                # FuncGraph id -> (subgraph index, free variables)
 
@@ -52,9 +52,9 @@ class _Exporter:
         """A const tensor for a Tensor / numpy / Python value (a Python number takes the dtype
         of `like`, the node's output, as mindlite's scalar promotion does)."""
         if isinstance(value, Tensor):
-            key = id(value)
-            if key in self.consts:
-                return self.consts[key]
+            hit = self.consts.get(id(value))
+            if hit is not None and hit[1] is value:   # (a freed temporary's id is reused)
+                return hit[0]
             arr = value.asnumpy()
         elif isinstance(value, (bool, int, float)) and like is not None:
             arr = np.asarray(value, like)
@@ -67,7 +67,7 @@ class _Exporter:
         idx = self.tensor(name, arr.dtype, arr.shape, S.NODE_VALUE,
                           np.ascontiguousarray(arr).tobytes())
         if isinstance(value, Tensor):
-            self.consts[id(value)] = idx
+            self.consts[id(value)] = (idx, value)
         return idx
 
     def out_tensors(self, abstract, name):

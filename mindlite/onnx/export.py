@@ -43,8 +43,16 @@ class Model:
         self.counter = 0
         self.uses = _count_uses(graph)      # AnfNode id -> number of uses (fusion checks)
         self.inlining = []                  # graphs being inlined (recursion check)
-        self.value_infos = {}               # id(node list) -> ValueInfos of that graph
+        self.value_infos = {}               # id(node list) -> (the list, its ValueInfos)
         self.domains = set()                # custom op domains used
+
+    def infos_of(self, nodes):
+        """The ValueInfos declared in the graph whose node list is `nodes` (the entry holds
+        the list: a finished subgraph's freed list must not pass its id to the next one)."""
+        hit = self.value_infos.get(id(nodes))
+        if hit is None or hit[0] is not nodes:
+            hit = self.value_infos[id(nodes)] = (nodes, [])
+        return hit[1]
 
     def fresh(self, hint):
         self.counter += 1
@@ -91,7 +99,7 @@ class Emitter:
         """Record `name`'s dtype and shape in this graph's value_info (for custom ops, whose
         outputs no ONNX schema describes)."""
         helper = _lib.onnx().helper
-        infos = self.model.value_infos.setdefault(id(self.nodes), [])
+        infos = self.model.infos_of(self.nodes)
         infos.append(helper.make_tensor_value_info(name, onnx_dtype(abstract.dtype),
                                                    [d if d >= 0 else None
                                                     for d in abstract.shape]))
@@ -237,7 +245,7 @@ class Emitter:
         for i, (final, ab) in enumerate(zip(sub.output_names(outs, tag + "_out"), abstracts)):
             infos.append(helper.make_tensor_value_info(final, onnx_dtype(ab.dtype), None))
         return helper.make_graph(sub.nodes, self.model.fresh(f"{tag}_{graph.name}"), [], infos,
-                                 value_info=self.model.value_infos.get(id(sub.nodes), []))
+                                 value_info=self.model.infos_of(sub.nodes))
 
 
 def _count_uses(root):
@@ -314,7 +322,7 @@ def export_onnx_model(graph, opset_version=DEFAULT_OPSET):
         outputs.append(helper.make_tensor_value_info(final, onnx_dtype(ab.dtype), [
             d if d >= 0 else f"output_{i}_dim{j}" for j, d in enumerate(ab.shape)]))
     g = helper.make_graph(em.nodes, graph.name, inputs, outputs, model.initializers,
-                          value_info=model.value_infos.get(id(em.nodes), []))
+                          value_info=model.infos_of(em.nodes))
     opsets = [helper.make_opsetid("", opset_version)]
     opsets += [helper.make_opsetid(d, 1) for d in sorted(model.domains)]
     proto = helper.make_model(g, producer_name=PRODUCER, opset_imports=opsets)

@@ -87,7 +87,7 @@ def emit_loop(em, g, form, args):
     ins += [helper.make_tensor_value_info(n, onnx_dtype(p.abstract.dtype), None)
             for n, p in zip(v_in, g.parameters)]
     graph = helper.make_graph(nodes, model.fresh(f"loop_{g.name}"), ins, outs,
-                              value_info=model.value_infos.get(id(nodes), []))
+                              value_info=model.infos_of(nodes))
     finals = em.node("Loop", ["", cond0] + list(args), n_out=len(args), hint="loop_out",
                      body=graph)
     finals = finals if isinstance(finals, tuple) else (finals,)

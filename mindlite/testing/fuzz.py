@@ -14,11 +14,13 @@ mindlite's eager results are listed (MindSpore's own refusals are counted, not r
 """
 import argparse
 import collections
+import faulthandler
 import os
 import re
 import sys
 import time
 
+from . import path_runs
 from .path_runs import check
 from .paths import ALL, Finding
 from .program import generate
@@ -147,11 +149,9 @@ def search(seed, examples, paths, stats):
 def write_finding(finding, out, k):
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, f"finding_{k:03d}_{finding.path}.py")
-    what = finding.what.replace('"""', "'''")
     with open(path, "w") as f:
-        f.write(f'"""fuzz finding [{finding.path}]: {what}\nfeatures: '
-                f'{sorted(finding.program.features)}\ninputs: {finding.program.inputs}\n"""\n')
-        f.write(finding.program.source)
+        f.write(path_runs.program_file(finding.program,
+                                       f"finding [{finding.path}]: {finding.what}"))
     return path
 
 
@@ -168,6 +168,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     paths = tuple(p for p in args.paths.split(",") if p)
     stats = Stats()
+    os.makedirs(args.out, exist_ok=True)
+    inflight = os.path.join(args.out, "inflight.py")
+    if os.path.exists(inflight):          # a program that killed an earlier run
+        os.replace(inflight, os.path.join(args.out, f"crashed_{int(time.time())}.py"))
+    path_runs.INFLIGHT = inflight
+    crash_log = open(os.path.join(args.out, "crash_traceback.txt"), "w")
+    faulthandler.enable(crash_log)       # a segfault's Python stack goes beside the program
     end = time.time() + 60 * args.minutes
     seed = args.seed
     while time.time() < end:
@@ -184,6 +191,8 @@ def main(argv=None):
         from .mindspore import compare_with_mindspore
         print(compare_with_mindspore(args.mindspore, args.seed, min(stats.programs, 200)))
     print(stats.summary())
+    path_runs.INFLIGHT = None
+    os.remove(inflight)                    # the run ended: no program died
     return 1 if stats.findings else 0
 
 

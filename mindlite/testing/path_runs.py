@@ -5,6 +5,7 @@ import os
 import signal
 import tempfile
 import threading
+import traceback
 
 import numpy as np
 
@@ -210,14 +211,16 @@ def check(program, paths=ALL):
         return report
     for path in paths:
         runner = globals()[f"run_{path}"]
+        _note_inflight(program, path)
         try:
             verdict = _within_limit(runner, program, mod, calls, oracle)
         except Finding as f:
             report.findings.append(f)
             verdict = "finding"
-        except _Hang:
-            report.findings.append(Finding(path, f"did not finish in {PATH_LIMIT_S} s (eager "
-                                                 f"did)", program))
+        except _Hang as h:
+            what = f"did not finish in {PATH_LIMIT_S} s (eager did); it was at:\n{h.where}"
+            report.findings.append(Finding(path, what, program))
+            _keep_hang(program, path, what)
             verdict = "finding"
         report.ran[path] = verdict
     return report
@@ -226,8 +229,41 @@ def check(program, paths=ALL):
 PATH_LIMIT_S = 120
 
 
-class _Hang(Exception):
-    pass
+# Where the running program is written before each path (None: nowhere). A path that kills
+# the process (a segfault in a reference engine) leaves its program there; a hang is copied
+# beside it at once, before hypothesis re-runs it (a hang may depend on the process's past).
+INFLIGHT = None
+
+
+def _note_inflight(program, path):
+    if INFLIGHT is None:
+        return
+    with open(INFLIGHT, "w") as f:
+        f.write(program_file(program, f"running path [{path}]: the process died here if "
+                                      f"this file outlived the run"))
+
+
+def _keep_hang(program, path, what):
+    if INFLIGHT is None:
+        return
+    out = os.path.dirname(INFLIGHT) or "."
+    k = sum(name.startswith("hang_") for name in os.listdir(out)) + 1
+    with open(os.path.join(out, f"hang_{k:03d}_{path}.py"), "w") as f:
+        f.write(program_file(program, what))
+
+
+def program_file(program, what):
+    """The text of a program file load_program reads: a docstring (what happened, the
+    features, the input specs) and the program's source."""
+    what = what.replace('"""', "'''")
+    return (f'"""fuzz {what}\nfeatures: {sorted(program.features)}\n'
+            f'inputs: {program.inputs}\n"""\n{program.source}')
+
+
+class _Hang(BaseException):          # not an Exception: no `except Exception` swallows it
+    def __init__(self, where=""):
+        super().__init__(where)
+        self.where = where
 
 
 def _within_limit(fn, *args):
@@ -239,7 +275,7 @@ def _within_limit(fn, *args):
         return fn(*args)
 
     def alarm(signum, frame):
-        raise _Hang()
+        raise _Hang("".join(traceback.format_stack(frame)[-12:]))
     old = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(PATH_LIMIT_S)
     try:

@@ -11,7 +11,9 @@ Exp, Log, Sqrt, Rsqrt, Reciprocal, ReLU, Sigmoid, Tanh and Cast, as built by the
 (no attributes changed, no user kernel registered for them), on float32/float64 tensors of
 the node's own dtype (a call that would promote or cast its inputs is left alone, so the
 fused kernel never has to), with Python int/float constants (converted to the node's dtype
-as eager's signature does) and constant Tensors of that dtype as further inputs.
+as eager's signature does), 0-d constant Tensors of that dtype (read as constants) and
+other constant Tensors of that dtype as further inputs (at most MAX_INPUTS: a larger group
+stays unfused).
 
 Grouping, per graph: nodes are visited from the last to the first; an unassigned fusable node
 starts a group (its value may have any users), and a fusable producer of a member joins when
@@ -37,11 +39,21 @@ from .fusion import prim_of, run_fusion
 MIN_NODES = 2
 MIN_ELEMENTS = 4096     # outputs smaller than this are fused only from MIN_SMALL_NODES ops
 MIN_SMALL_NODES = 4
+MAX_INPUTS = 64         # the fused kernel's limit (_C.fused_elemwise_call)
 
 
 def _const_arg(node):
     v = node.value
     return type(v) in (int, float)
+
+
+def _const_tensor(node, dtype):
+    """The value of a 0-d constant Tensor of `dtype` as a Python number (read as the other
+    constants are: a converter writes scalars as 0-d tensors), else None."""
+    v = node.value
+    if isinstance(v, Tensor) and v.dtype is dtype and v.shape == () and v._arr is not None:
+        return v.asnumpy().item()
+    return None
 
 
 def _tensor_dtype(node):
@@ -107,6 +119,8 @@ def _build(members, graph, cand):
                 refs.append(("t", index[a.id]))
             elif isinstance(a, ValueNode) and _const_arg(a):
                 refs.append(("c", a.value))
+            elif isinstance(a, ValueNode) and _const_tensor(a, n.abstract.dtype) is not None:
+                refs.append(("c", _const_tensor(a, n.abstract.dtype)))
             else:
                 if a.id not in input_index:
                     input_index[a.id] = len(inputs)
@@ -114,6 +128,8 @@ def _build(members, graph, cand):
                 refs.append(input_index[a.id])
         extra = n.abstract.dtype.np.name if name == "Cast" else None
         program.append((name, tuple(refs), extra))
+    if len(inputs) > MAX_INPUTS:
+        return None
     try:
         prim = FusedElemwise(tuple(program), len(inputs))
         out = prim.infer(*[a.value._abs if isinstance(a, ValueNode) else a.abstract

@@ -127,17 +127,20 @@ class _Writer:
         consts = {}
 
         def const(value):
+            # a tensor is written once per object; the entry holds the object, so the id of
+            # a temporary (a scalar made a 0-d tensor) is never reused by the next one
             key = (type(value).__name__, repr(value)) if not hasattr(value, "shape") \
                 else id(value)
-            name = consts.get(key)
-            if name is None:
-                name = f"ValueNode_{self.next_id()}"
-                n = gp.node.add(output=[name], name=name, op_type="Constant")
-                try:
-                    value_to_attr(value, n.attribute.add(), "value")
-                except MindIRFormatError as e:
-                    raise MindIRFormatError(f"graph {gname}: {e}") from None
-                consts[key] = name
+            hit = consts.get(key)
+            if hit is not None and (hit[1] is value or not hasattr(value, "shape")):
+                return hit[0]
+            name = f"ValueNode_{self.next_id()}"
+            n = gp.node.add(output=[name], name=name, op_type="Constant")
+            try:
+                value_to_attr(value, n.attribute.add(), "value")
+            except MindIRFormatError as e:
+                raise MindIRFormatError(f"graph {gname}: {e}") from None
+            consts[key] = (name, value)
             return name
 
         def ref(node):
