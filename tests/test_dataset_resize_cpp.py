@@ -53,3 +53,18 @@ def test_binding_checks_before_writing():
         _C.resize_linear_u8(src, out[:, ::-1], xs, ys)
     assert (out == 7).all()
     assert not xs.flags.writeable and not ys.flags.writeable
+
+
+def test_four_threads_share_the_cached_taps():
+    """The taps are cached per size (lru_cache, 64 entries) and read without the GIL: 4
+    threads resizing to overlapping sizes get the single-threaded bytes."""
+    from concurrent.futures import ThreadPoolExecutor
+    rng = np.random.default_rng(1)
+    jobs = [(rng.integers(0, 256, (28, 28, 1), dtype=np.uint8), 24 + i % 12, 30 + i % 7)
+            for i in range(200)]
+    want = [resample._linear_u8_numpy(img, h, w) for img, h, w in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda job: resample.resize(job[0], job[1], job[2], "linear"), jobs))
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    assert resample._linear_taps_u8.cache_info().currsize <= 64
