@@ -219,15 +219,44 @@ PyObject* py_fused(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
-// _C.conv_winograd([on]) -> whether Winograd F(2x2, 3x3) was on; with a bool, sets it.
+// _C.conv_winograd([mode]) -> the Winograd mode (0 off, 1 the measured rule, 2 / 4 F(2x2) /
+// F(4x4) wherever it applies) before the call; with a mode, sets it.
 PyObject* py_winograd(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs > 1 || (nargs == 1 && !PyBool_Check(args[0]))) {
-    PyErr_SetString(PyExc_TypeError, "For 'mindlite._C.conv_winograd', expected no argument or "
-                    "one bool");
+  long mode = -1;
+  if (nargs == 1 && PyLong_Check(args[0]) && !PyBool_Check(args[0])) {
+    mode = PyLong_AsLong(args[0]);
+  }
+  if (nargs > 1 || (nargs == 1 && mode != kWinogradOff && mode != kWinogradAuto &&
+                    mode != kWinogradF2 && mode != kWinogradF4)) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_ValueError, "For 'mindlite._C.conv_winograd', the mode must be 0, 1, "
+                    "2 or 4 (an int), or absent");
     return nullptr;
   }
-  const bool was = nargs ? set_winograd(args[0] == Py_True) : winograd_enabled();
-  return PyBool_FromLong(was);
+  const int was = nargs ? set_winograd_mode(static_cast<int>(mode)) : winograd_mode();
+  return PyLong_FromLong(was);
+}
+
+// _C.conv_winograd_cache([limit_bytes]) -> (entries, bytes, limit, hits, misses) before the
+// call; with a limit (>= 0), bounds the transformed-weight cache (0: off); None clears it.
+PyObject* py_winograd_cache(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  long long limit = -1;
+  if (nargs == 1 && PyLong_Check(args[0]) && !PyBool_Check(args[0])) {
+    limit = PyLong_AsLongLong(args[0]);
+  }
+  const bool clear = nargs == 1 && args[0] == Py_None;
+  if (nargs > 1 || (nargs == 1 && !clear && limit < 0)) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_ValueError, "For 'mindlite._C.conv_winograd_cache', expected no "
+                    "argument, None, or a byte limit >= 0");
+    return nullptr;
+  }
+  const WinogradCacheStats s = winograd_cache_stats();
+  if (clear) winograd_cache_clear();
+  if (limit >= 0) set_winograd_cache_limit(limit);
+  return Py_BuildValue("(LLLLL)", static_cast<long long>(s.entries),
+                       static_cast<long long>(s.bytes), static_cast<long long>(s.limit),
+                       static_cast<long long>(s.hits), static_cast<long long>(s.misses));
 }
 
 #define MINDLITE_FASTCALL(f) \
@@ -256,8 +285,12 @@ PyMethodDef g_methods[] = {
      "out = act(Conv2D(x, w) + bias + residual); bias / residual may be None; act 0 none, "
      "1 ReLU, 2 ReLU6, 3 HSwish, 4 SiLU, 5 Maximum(., 0) then Minimum(., 6)."},
     {"conv_winograd", MINDLITE_FASTCALL(py_winograd),
-     "conv_winograd([on]) -> bool: whether 3 x 3 stride-1 convolutions use Winograd "
-     "F(2x2, 3x3) (off by default; MINDLITE_WINOGRAD=1); with a bool, sets it."},
+     "conv_winograd([mode]) -> int: how 3 x 3 stride-1 convolutions use Winograd (0 never, "
+     "1 the measured rule (default), 2 / 4 F(2x2) / F(4x4) wherever it applies; "
+     "MINDLITE_WINOGRAD at import); with a mode, sets it."},
+    {"conv_winograd_cache", MINDLITE_FASTCALL(py_winograd_cache),
+     "conv_winograd_cache([limit]) -> (entries, bytes, limit, hits, misses) of the Winograd "
+     "weight cache; an int sets its byte bound (0: off), None clears it."},
     {nullptr, nullptr, 0, nullptr}};
 
 #undef MINDLITE_FASTCALL

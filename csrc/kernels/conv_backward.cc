@@ -184,7 +184,7 @@ void conv_gemm_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom& 
     const std::vector<Tap> ttaps = live_taps(t);
     T* wt = conv_buffer<T>(kBufFlippedW, g.c * og * static_cast<int64_t>(ttaps.size()));
     flip_weights(w, g, ttaps, wt);
-    conv_forward_taps<T>(dout, wt, false, dx, t, ttaps, ConvEpilogue<T>{}, threads);
+    conv_forward_taps<T>(dout, wt, false, dx, t, ttaps, ConvEpilogue<T>{}, threads, false);
     return;
   }
   std::fill(dx, dx + g.n * g.c * g.h * g.w, T(0));

@@ -86,10 +86,12 @@ void conv_gemm_forward(const T* x, const T* w, const T* packed, T* out, const Co
                        const ConvEpilogue<T>& ep, int threads);
 
 // conv_gemm_forward's core for the live taps `taps` of g: a the weights restricted to them,
-// row-major (O, C / group * taps), or packed for g when `packed`.
+// row-major (O, C / group * taps), or packed for g when `packed`. stable_weights: a is the
+// caller's weight buffer (Winograd may cache its transform), not a per-call temporary.
 template <class T>
 void conv_forward_taps(const T* x, const T* a, bool packed, T* out, const ConvGeom& g,
-                       const std::vector<Tap>& taps, const ConvEpilogue<T>& ep, int threads);
+                       const std::vector<Tap>& taps, const ConvEpilogue<T>& ep, int threads,
+                       bool stable_weights = true);
 
 // dx (N, C, H, W) = Conv2DBackpropInput(dout (N, O, OH, OW), w); dx is overwritten.
 template <class T>

@@ -224,12 +224,13 @@ void conv_pack_weights(const T* w, const ConvGeom& g, T* packed) {
 
 template <class T>
 void conv_forward_taps(const T* x, const T* a, bool packed, T* out, const ConvGeom& g,
-                       const std::vector<Tap>& taps, const ConvEpilogue<T>& ep, int threads) {
+                       const std::vector<Tap>& taps, const ConvEpilogue<T>& ep, int threads,
+                       bool stable_weights) {
   const int64_t plane = g.oh * g.ow, og = g.o / g.group, cg = g.c / g.group;
   if (g.n * g.o * plane == 0) return;
-  if (!packed && winograd_applicable(g, taps)) {     // every tap live: a is w itself
-    conv_winograd_forward(x, a, out, g, ep, threads);
-    return;
+  if (!packed) {                                      // every tap live: a is w itself
+    const int m = winograd_tile(g, taps);
+    if (m && conv_winograd_forward(x, a, out, g, ep, threads, m, stable_weights)) return;
   }
   if (!packed && pointwise_direct(x, a, out, g, ep, threads)) return;
   const int64_t nt = static_cast<int64_t>(taps.size()), k = cg * nt;
@@ -261,10 +262,10 @@ template void conv_pack_weights<float>(const float*, const ConvGeom&, float*);
 template void conv_pack_weights<double>(const double*, const ConvGeom&, double*);
 template void conv_forward_taps<float>(const float*, const float*, bool, float*,
                                        const ConvGeom&, const std::vector<Tap>&,
-                                       const ConvEpilogue<float>&, int);
+                                       const ConvEpilogue<float>&, int, bool);
 template void conv_forward_taps<double>(const double*, const double*, bool, double*,
                                         const ConvGeom&, const std::vector<Tap>&,
-                                        const ConvEpilogue<double>&, int);
+                                        const ConvEpilogue<double>&, int, bool);
 template void conv_gemm_forward<float>(const float*, const float*, const float*, float*,
                                        const ConvGeom&, const ConvEpilogue<float>&, int);
 template void conv_gemm_forward<double>(const double*, const double*, const double*, double*,

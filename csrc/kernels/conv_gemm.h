@@ -92,7 +92,7 @@ const GemmTile<T>& gemm_tile();
 // The engine's per-thread work buffers, by use (two uses never share one buffer).
 enum ConvBuf : int { kBufPanelB = 0, kBufPanelC, kBufPanelA, kBufPackedW, kBufFlippedW, kBufLiveW,
                      kBufPackedWt, kBufDoutRows, kBufColRows, kBufDwPhases, kBufDwAcc,
-                     kBufWinoU, kBufWinoV, kBufWinoM, kBufDwSmallA, kBufDwSmallB,
+                     kBufWinoU, kBufWinoV, kBufWinoM, kBufWinoW, kBufDwSmallA, kBufDwSmallB,
                      kBufDwSmallC, kNumConvBufs };
 
 // A per-thread buffer of at least `count` T, 64-byte aligned; grown, never shrunk, kept until

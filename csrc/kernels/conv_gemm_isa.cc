@@ -14,7 +14,6 @@
 #include "kernels/conv_engine.h"
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_pack.h"
-#include "kernels/conv_winograd.h"
 #include "kernels/elementwise.h"
 
 namespace mindlite {
@@ -27,7 +26,6 @@ namespace conv_gemm_avx512 {
 #define CG_MR 12
 #include "kernels/conv_gemm_tile.inc"
 #include "kernels/conv_pack.inc"
-#include "kernels/conv_winograd.inc"
 #undef CG_VB
 #undef CG_MR
 }  // namespace conv_gemm_avx512
@@ -40,7 +38,6 @@ namespace conv_gemm_avx2 {
 #define CG_MR 6
 #include "kernels/conv_gemm_tile.inc"
 #include "kernels/conv_pack.inc"
-#include "kernels/conv_winograd.inc"
 #undef CG_VB
 #undef CG_MR
 }  // namespace conv_gemm_avx2
@@ -52,7 +49,6 @@ namespace conv_gemm_base {
 #define CG_MR 4
 #include "kernels/conv_gemm_tile.inc"
 #include "kernels/conv_pack.inc"
-#include "kernels/conv_winograd.inc"
 #undef CG_VB
 #undef CG_MR
 }  // namespace conv_gemm_base
@@ -66,8 +62,6 @@ struct Tiles {
   GemmDot<double> dd;
   ConvPack<float> pf;
   ConvPack<double> pd;
-  WinogradLoops<float> wf;
-  WinogradLoops<double> wd;
 };
 
 Tiles make_tiles() {
@@ -78,14 +72,12 @@ Tiles make_tiles() {
     conv_gemm_avx512::fill(&t.f, &t.d, &t.df, &t.dd);
     conv_gemm_avx512::fill_pack(&t.pf);
     conv_gemm_avx512::fill_pack(&t.pd);
-    conv_gemm_avx512::fill_winograd(&t.wf, &t.wd);
     return t;
   }
   if (!std::strcmp(isa, "avx2")) {
     conv_gemm_avx2::fill(&t.f, &t.d, &t.df, &t.dd);
     conv_gemm_avx2::fill_pack(&t.pf);
     conv_gemm_avx2::fill_pack(&t.pd);
-    conv_gemm_avx2::fill_winograd(&t.wf, &t.wd);
     return t;
   }
 #endif
@@ -93,7 +85,6 @@ Tiles make_tiles() {
   conv_gemm_base::fill(&t.f, &t.d, &t.df, &t.dd);
   conv_gemm_base::fill_pack(&t.pf);
   conv_gemm_base::fill_pack(&t.pd);
-  conv_gemm_base::fill_winograd(&t.wf, &t.wd);
   return t;
 }
 
@@ -132,16 +123,6 @@ const ConvPack<float>& conv_pack<float>() {
 template <>
 const ConvPack<double>& conv_pack<double>() {
   return tiles().pd;
-}
-
-template <>
-const WinogradLoops<float>& winograd_loops<float>() {
-  return tiles().wf;
-}
-
-template <>
-const WinogradLoops<double>& winograd_loops<double>() {
-  return tiles().wd;
 }
 
 }  // namespace mindlite

@@ -1,174 +1,171 @@
-// Winograd F(2x2, 3x3) driver (conv_winograd.h): per chunk of samples, the input transform
-// (threads on channels), 16 GEMMs on the engine (threads on the 16 transform positions) and
-// the output transform with the epilogue (threads on output channels).
+// Winograd F(2x2, 3x3) / F(4x4, 3x3) driver (conv_winograd.h): the selection rule, and per
+// block of tiles (a band of tile rows of one sample) the channels-last gather, the input
+// transform, the A^2 GEMMs on the engine's direct register tile and the output transform with
+// the epilogue, on per-thread buffers sized to stay in L2; threads take blocks.
 #include "kernels/conv_winograd.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
-#include "kernels/conv_gemm.h"
-#include "runtime/thread_pool.h"
+#include "kernels/elementwise.h"
+
 
 namespace mindlite {
 namespace {
 
-constexpr int64_t kMinChannels = 16;
-// tiles (batch x 2 x 2 output blocks) per weight: below this the per-call weight transform
-// (~50 operations per input / output channel pair) costs more than the GEMMs save
-constexpr int64_t kMinTiles = 64;
-constexpr int64_t kChunkBytes = int64_t(24) << 20;   // V and M of one chunk of samples
+// V and M of one block: a band of tile rows holding about this many bytes (Zen 4: 1 MiB of
+// L2 per core, which also holds the block's channels-last input and a panel of U).
+// (256 KiB to 1 MiB measured alike on ResNet18's layers at 224.)
+constexpr int64_t kBlockBytes = int64_t(512) << 10;
+// At least this many tiles per block (when the batch has them): the GEMMs' rows, one
+// AVX-512 register tile; each block streams the whole of U once.
+constexpr int64_t kMinTiles = 12;
+constexpr int64_t kMaxChannelPairs = int64_t(1) << 20;
 
-// U[k][o][c] = (G g G^T)[k] for g = w[o][c] (3 x 3), G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1].
-template <class T>
-void transform_weights(const T* w, int64_t o0, int64_t o1, int64_t o, int64_t c, T* u) {
-  for (int64_t oi = o0; oi < o1; ++oi) {
-    for (int64_t ci = 0; ci < c; ++ci) {
-      const T* g = w + (oi * c + ci) * 9;
-      T t[4][3];
-      for (int j = 0; j < 3; ++j) {
-        t[0][j] = g[j];
-        t[1][j] = (g[j] + g[3 + j] + g[6 + j]) * T(0.5);
-        t[2][j] = (g[j] - g[3 + j] + g[6 + j]) * T(0.5);
-        t[3][j] = g[6 + j];
-      }
-      for (int i = 0; i < 4; ++i) {
-        const T r[4] = {t[i][0], (t[i][0] + t[i][1] + t[i][2]) * T(0.5),
-                        (t[i][0] - t[i][1] + t[i][2]) * T(0.5), t[i][2]};
-        for (int j = 0; j < 4; ++j) u[((i * 4 + j) * o + oi) * c + ci] = r[j];
-      }
-    }
-  }
-}
-
-template <class T>
-struct GemmIo {
-  const T* v;        // V[k]: (C, tiles)
-  T* m;              // M[k]: (O, tiles)
-  int64_t tiles;
-  int nr;
-};
-
-template <class T>
-void pack_v(const void* p, int64_t k0, int64_t kc, int64_t j0, int64_t cols, T* dst) {
-  const GemmIo<T>& c = *static_cast<const GemmIo<T>*>(p);
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    T* d = dst + kk * c.nr;
-    std::memcpy(d, c.v + (k0 + kk) * c.tiles + j0, cols * sizeof(T));
-    std::fill(d + cols, d + c.nr, T(0));
-  }
-}
-
-template <class T>
-void store_m(const void* p, int64_t i0, int64_t i1, int64_t j0, int64_t cols, const T* cb,
-             int64_t ldc) {
-  const GemmIo<T>& c = *static_cast<const GemmIo<T>*>(p);
-  for (int64_t i = i0; i < i1; ++i) {
-    std::memcpy(c.m + i * c.tiles + j0, cb + (i - i0) * ldc, cols * sizeof(T));
-  }
-}
-
-// Runs body(i0, i1) over [0, count) on up to `threads` pool threads (allocation failures
-// surface on the calling thread).
-template <class F>
-void split(int64_t count, int threads, F& body) {
-  const int nth = static_cast<int>(std::min<int64_t>(threads, count));
-  if (nth <= 1) {
-    body(0, count);
-    return;
-  }
-  struct Ctx {
-    F* body;
-    int64_t count;
-    PoolErrors errors;
-  } ctx{&body, count, {}};
-  pool_run(nth, static_cast<int>(std::min<int64_t>(count, 4 * nth)), [](void* p, int i, int n) {
-    Ctx& x = *static_cast<Ctx*>(p);
-    x.errors.guard([&] { (*x.body)(x.count * i / n, x.count * (i + 1) / n); });
-  }, &ctx);
-  ctx.errors.rethrow();
-}
-
-}  // namespace
-
-namespace {
-
-// NOTE: off by default: measured on one Zen 4 thread, the transforms (vectors along rows of
-// tiles, mostly empty on the 2 x 2 to 8 x 8 planes of a 32 x 32 training step) and the V / M
-// round trips through L3 on 56 x 56 planes cost what the 16-instead-of-36 products save
-// (ResNet18 layers 0.95-2x the direct engine's time). MINDLITE_WINOGRAD=1 or
-// _C.conv_winograd(True) turns it on.
-std::atomic<bool> g_winograd{[] {
+std::atomic<int> g_mode{[] {
   const char* v = std::getenv("MINDLITE_WINOGRAD");
-  return v != nullptr && v[0] == '1';
+  if (v == nullptr || v[0] == '\0') return static_cast<int>(kWinogradAuto);
+  const int m = std::atoi(v);
+  return m == kWinogradOff || m == kWinogradF2 || m == kWinogradF4 ? m
+                                                                   : static_cast<int>(kWinogradAuto);
 }()};
 
 }  // namespace
 
-bool winograd_enabled() { return g_winograd.load(std::memory_order_relaxed); }
+int winograd_mode() { return g_mode.load(std::memory_order_relaxed); }
 
-bool set_winograd(bool on) { return g_winograd.exchange(on); }
+int set_winograd_mode(int mode) { return g_mode.exchange(mode); }
 
-bool winograd_applicable(const ConvGeom& g, const std::vector<Tap>& taps) {
-  return winograd_enabled() && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
-         g.group == 1 && taps.size() == 9 && g.c >= kMinChannels && g.o >= kMinChannels &&
-         g.n * ((g.oh + 1) / 2) * ((g.ow + 1) / 2) >= kMinTiles;
+int winograd_tile(const ConvGeom& g, const std::vector<Tap>& taps) {
+  const int mode = winograd_mode();
+  if (mode == kWinogradOff || g.kh != 3 || g.kw != 3 || g.sh != 1 || g.sw != 1 || g.dh != 1 ||
+      g.dw != 1 || g.group != 1 || taps.size() != 9 || g.c < 8 || g.o < 8) {
+    return 0;
+  }
+  if (mode != kWinogradAuto) return mode;
+  // NOTE: the measured rule (docs/conv_engine.md, one Zen 4 thread against the direct
+  // engine): F(4x4) from 16 input and output channels on planes of at least 7 x 7 (ResNet18's
+  // 3 x 3 layers at 224 1.3-2.8x, at a 32 x 32 training step's 32 x 32 to 8 x 8 planes
+  // 2.0-3.0x); F(2x2) measured below F(4x4) on every such layer. Smaller planes (a 4 x 4
+  // training plane: 0.34x when the weights change every call) and 8 channels (0.55x) stay
+  // direct. The rule reads the geometry only (the same bits on every call and path), so a
+  // 512-channel 7 x 7 layer whose weights change every call (training at 224, batch 1) pays
+  // its ~8 ms transform each time (0.3x).
+  // Without AVX-512 (the AVX2 tile: 6 x 16) the GEMMs of a few tiles do not repay streaming U
+  // (4x the weights) from memory: measured on Zen 4 with MINDLITE_ISA=avx2, 4 tiles (a 7 x 7 or
+  // 8 x 8 plane of one sample) of 256 / 512 channels 0.74-0.90x, 16 tiles and more 1.2-2.4x.
+  static const bool wide = std::strcmp(kernel_isa(), "avx512") == 0;
+  if (!wide && g.n * ((g.oh + 3) / 4) * ((g.ow + 3) / 4) < 16) return 0;
+  // Up to 1024 x 1024 channels: U is 4x the weights (151 MiB at 1024 x 1024), memory the
+  // direct engine does not need.
+  if (g.c * g.o > kMaxChannelPairs) return 0;
+  if (g.c >= 16 && g.o >= 16 && g.oh >= 7 && g.ow >= 7) return kWinogradF4;
+  return 0;
 }
+
 
 template <class T>
-void conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
-                           const ConvEpilogue<T>& ep, int threads) {
+bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
+                           const ConvEpilogue<T>& ep, int threads, int m, bool stable_weights) {
   const WinogradLoops<T>& f = winograd_loops<T>();
-  const int64_t th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2, per = th * tw;
-  const int64_t hw = g.h * g.w, ohw = g.oh * g.ow;
-  T* u = conv_buffer<T>(kBufWinoU, 16 * g.o * g.c);
-  auto weights = [&](int64_t o0, int64_t o1) { transform_weights(w, o0, o1, g.o, g.c, u); };
-  split(g.o, threads, weights);
-  const int64_t per_sample = 16 * (g.c + g.o) * per * static_cast<int64_t>(sizeof(T));
-  const int64_t chunk = std::max<int64_t>(1, std::min(g.n, kChunkBytes / per_sample));
-  T* v = conv_buffer<T>(kBufWinoV, 16 * g.c * chunk * per);
-  T* m = conv_buffer<T>(kBufWinoM, 16 * g.o * chunk * per);
   const GemmTile<T>& tile = gemm_tile<T>();
-  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
-    const int64_t nb = std::min(chunk, g.n - n0), tiles = nb * per;
-    auto inputs = [&](int64_t c0, int64_t c1) {
-      const int64_t size = 2 * (2 * th + 2) * (tw + 1 + f.lanes) + f.lanes;
-      T* ph = conv_buffer<T>(kBufDwPhases, size);
-      std::fill(ph, ph + size, T(0));
-      for (int64_t c = c0; c < c1; ++c) {
-        for (int64_t s = 0; s < nb; ++s) {
-          f.input(x + ((n0 + s) * g.c + c) * hw, g.h, g.w, g.pt, g.pl, th, tw,
-                  v + c * tiles + s * per, g.c * tiles, ph);
-        }
-      }
-    };
-    split(g.c, threads, inputs);
-    auto gemms = [&](int64_t k0, int64_t k1) {
-      for (int64_t k = k0; k < k1; ++k) {
-        GemmIo<T> io{v + k * g.c * tiles, m + k * g.o * tiles, tiles, tile.nr};
-        GemmJob<T> job{g.o, tiles, g.c, u + k * g.o * g.c, &pack_v<T>, &store_m<T>, &io, g.c};
-        gemm_run(job, 0, g.o, 0, (tiles + tile.nr - 1) / tile.nr);
-      }
-    };
-    split(16, threads, gemms);
-    auto outputs = [&](int64_t o0, int64_t o1) {
-      for (int64_t o = o0; o < o1; ++o) {
-        for (int64_t s = 0; s < nb; ++s) {
-          const int64_t at = ((n0 + s) * g.o + o) * ohw;
-          f.output(m + o * tiles + s * per, g.o * tiles, th, tw, out + at, g.oh, g.ow,
-                   ep.bias ? ep.bias[o] : T(0), ep.residual ? ep.residual + at : nullptr,
-                   ep.act);
-        }
-      }
-    };
-    split(g.o, threads, outputs);
+  const std::shared_ptr<const WinogradWeights<T>> wu =
+      winograd_weights(w, g.o, g.c, m, stable_weights, threads);
+  if (!wu->finite || !winograd_all_finite(x, g.n * g.c * g.h * g.w)) return false;
+  const int a2 = (m + 2) * (m + 2), which = m == 4 ? 1 : 0;
+  const int64_t cp = wu->cp, op = wu->op, nr = wu->nr, panels = op / nr;
+  const int64_t th = (g.oh + m - 1) / m, tw = (g.ow + m - 1) / m;
+  const int64_t per_row = tw * a2 * (cp + op) * static_cast<int64_t>(sizeof(T));
+  // a block: `band` tile rows (of one or several samples), at least min_tiles tiles (the GEMMs'
+  // rows: each block streams the whole of U once)
+  const int64_t min_rows = (kMinTiles + tw - 1) / tw;
+  const int64_t nrows = g.n * th;
+  int64_t band = std::max<int64_t>(1, std::min(nrows, std::max(min_rows, kBlockBytes / per_row)));
+  // fewer than two blocks per thread would leave a thread idle for most of a block (ResNet18's
+  // 14 x 14 plane: 3 + 1 tile rows): then one block, its GEMMs split over the threads
+  if (threads > 1 && (nrows + band - 1) / band < 2 * threads) {
+    band = nrows;
+  } else if (threads > 1) {       // the band (>= min_rows) whose busiest thread has least to do
+    int64_t best = band, cost = (((nrows + band - 1) / band + threads - 1) / threads) * band;
+    for (int64_t b = band - 1; b >= std::max<int64_t>(1, min_rows); --b) {
+      const int64_t c = (((nrows + b - 1) / b + threads - 1) / threads) * b;
+      if (c < cost) best = b, cost = c;
+    }
+    band = best;                  // (56 x 56, 2 threads: 14 blocks of 1 row, not 7 of 2)
   }
+  const int64_t blocks = (nrows + band - 1) / band, cols = m * tw + 2;
+  const int64_t hw = g.h * g.w, ohw = g.oh * g.ow, xseg = (m + 2) * cols * cp;
+  const T* u = wu->u;
+  // the stages of block b: gather + input transform, the GEMMs of units [u0, u1) (a unit: one
+  // k and one panel of output channels), output transform
+  auto inputs = [&](int64_t b, T* X, T* V) {
+    const int64_t r0 = b * band, r1 = std::min(nrows, r0 + band), tiles = (r1 - r0) * tw;
+    for (int64_t r = r0; r < r1;) {                    // the block's samples, one by one
+      const int64_t s = r / th, ty0 = r % th, rows = std::min(th - ty0, r1 - r);
+      T* xs = X + (r - r0) * xseg;
+      f.gather(x + s * g.c * hw, g.c, g.h, g.w, m * ty0 - g.pt, -g.pl, m * rows + 2, cols, cp,
+               xs);
+      f.input[which](xs, cols * cp, cp, rows, tw, V + (r - r0) * tw * cp, tiles * cp);
+      r += rows;
+    }
+  };
+  auto gemms = [&](int64_t b, const T* V, T* M, int64_t u0, int64_t u1) {
+    const int64_t r0 = b * band, tiles = (std::min(nrows, r0 + band) - r0) * tw;
+    for (int64_t unit = u0; unit < u1; ++unit) {       // a panel of U[k] stays in L1
+      const int64_t k = unit / panels, p = unit % panels;
+      for (int64_t t0 = 0; t0 < tiles; t0 += tile.mr) {
+        const int rows = static_cast<int>(std::min<int64_t>(tile.mr, tiles - t0));
+        tile.direct(cp, V + (k * tiles + t0) * cp, cp, rows, u + unit * cp * nr, nr,
+                    M + (k * tiles + t0) * op + p * nr, op, false, nullptr);
+      }
+    }
+  };
+  auto outputs = [&](int64_t b, const T* M) {
+    const int64_t r0 = b * band, r1 = std::min(nrows, r0 + band), tiles = (r1 - r0) * tw;
+    for (int64_t r = r0; r < r1;) {
+      const int64_t s = r / th, ty0 = r % th, rows = std::min(th - ty0, r1 - r);
+      const int64_t at = s * g.o * ohw;
+      f.output[which](M + (r - r0) * tw * op, tiles * op, op, g.o, rows, tw, m * ty0, out + at,
+                      g.oh, g.ow, ep.bias, ep.residual ? ep.residual + at : nullptr, ep.act);
+      r += rows;
+    }
+  };
+  const int64_t units = a2 * panels;
+  if (blocks >= threads || threads <= 1) {             // threads on blocks
+    auto body = [&](int64_t b0, int64_t b1) {
+      T* X = conv_buffer<T>(kBufWinoU, band * xseg);
+      T* V = conv_buffer<T>(kBufWinoV, a2 * band * tw * cp);
+      T* M = conv_buffer<T>(kBufWinoM, a2 * band * tw * op);
+      for (int64_t b = b0; b < b1; ++b) {
+        inputs(b, X, V);
+        gemms(b, V, M, 0, units);
+        outputs(b, M);
+      }
+    };
+    winograd_split(blocks, threads, body);
+    return true;
+  }
+  // fewer blocks than threads (a 7 x 7 plane of one sample): the transforms on this thread,
+  // the GEMMs (nearly all the work) split over the threads by units
+  T* X = conv_buffer<T>(kBufWinoU, band * xseg);
+  T* V = conv_buffer<T>(kBufWinoV, a2 * band * tw * cp);
+  T* M = conv_buffer<T>(kBufWinoM, a2 * band * tw * op);
+  for (int64_t b = 0; b < blocks; ++b) {
+    inputs(b, X, V);
+    auto part = [&](int64_t u0, int64_t u1) { gemms(b, V, M, u0, u1); };
+    winograd_split(units, threads, part);
+    outputs(b, M);
+  }
+  return true;
 }
 
-template void conv_winograd_forward<float>(const float*, const float*, float*, const ConvGeom&,
-                                           const ConvEpilogue<float>&, int);
-template void conv_winograd_forward<double>(const double*, const double*, double*,
-                                            const ConvGeom&, const ConvEpilogue<double>&, int);
+template bool conv_winograd_forward<float>(const float*, const float*, float*, const ConvGeom&,
+                                           const ConvEpilogue<float>&, int, int, bool);
+template bool conv_winograd_forward<double>(const double*, const double*, double*,
+                                            const ConvGeom&, const ConvEpilogue<double>&, int,
+                                            int, bool);
 
 }  // namespace mindlite

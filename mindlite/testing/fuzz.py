@@ -7,8 +7,10 @@ bounded run CI makes (tests/test_fuzz_programs.py) and long runs:
 Every program is checked on every path (paths.py); a disagreement is shrunk by hypothesis to
 a small program, which is written to DIR (default ./fuzz_findings) as a module whose
 docstring says what differed: copy it to tests/fuzz_programs/ and it becomes a regression
-test (tests/test_fuzz_regressions.py runs each). The summary counts programs, the
-constructs they used, each path's verdicts and the refusals by message. With --mindspore,
+test (tests/test_fuzz_regressions.py runs each). The program running is in DIR/inflight.py
+(a crash that kills the process leaves it), a hang goes to DIR/hang_NNN_<path>.py at once.
+The summary counts programs, the constructs they used, each path's verdicts and the
+refusals by message. With --mindspore,
 the valid programs also run in MindSpore's GRAPH_MODE (mindspore.py) and differences from
 mindlite's eager results are listed (MindSpore's own refusals are counted, not reported).
 """

@@ -12,6 +12,9 @@ padding skipped (a 3 x 3 'same' convolution of a 1 x 1 plane costs one tap), thr
 column panels (or rows when the batch x plane is narrow). Input gradient: stride 1 as the
 forward convolution of dout with the flipped, transposed weights; other strides W^T dout
 scattered into dx, threads on whole input channels. Results do not depend on the thread count.
+3 x 3 stride-1 convolutions of 16+ channels on planes of 7 x 7 and more (and such input
+gradients) run as Winograd F(4x4, 3x3) inside _C (csrc/kernels/conv_winograd.h: the rule, the
+weight cache), for eager, @jit and the Lite runtime alike.
 
 Depthwise convolutions (one input channel per group) go to conv_depthwise_cpp.py; the filter
 gradient keeps conv_cpp.py's im2col + BLAS kernels (the engine's dot-product filter gradient
