@@ -28,6 +28,7 @@
 #include "bind/pad_bind.h"
 #include "bind/pool_bind.h"
 #include "bind/reduce_bind.h"
+#include "bind/resize_bind.h"
 #include "bind/rnn_bind.h"
 #include "bind/train_bind.h"
 #include "kernels/elementwise.h"
@@ -107,7 +108,8 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_blas_functions(m.ptr()) || !ml::add_bias_functions(m.ptr()) ||
       !ml::add_f16_functions(m.ptr()) || !ml::add_rnn_functions(m.ptr()) ||
       !ml::add_norm_functions(m.ptr()) || !ml::add_pad_functions(m.ptr()) ||
-      !ml::add_copy_functions(m.ptr()) || !ml::add_cum_functions(m.ptr())) {
+      !ml::add_copy_functions(m.ptr()) || !ml::add_cum_functions(m.ptr()) ||
+      !ml::add_resize_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);

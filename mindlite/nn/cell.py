@@ -9,12 +9,34 @@ unrecorded and the grad recorder gets one node whose bprop calls the cell's.
 from collections import OrderedDict
 
 from ..common.api import GRAPH
-from ..common.parameter import Parameter
+from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor
 from ..context import CONTEXT, GRAPH_MODE
 from ..ir.primitive import Primitive
 from ..pynative.grad import GRAD_EXECUTOR
 from ..ir.rules import BPROPS
+
+
+def _register_tuple(cell, params, value):
+    """MindSpore's rule for a ParameterTuple attribute: each Parameter joins the cell's
+    parameters under its own name (`pos_embed.0`, not the attribute's path; an unnamed one
+    becomes `Parameter$<n>`, n from 1); one name twice in the tuple is a ValueError. A Parameter the
+    cell already holds (an optimizer's cloned states) keeps its entry."""
+    held, names, seen = {id(p) for p in params.values()}, set(), set()
+    for item in value:
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if not item._inited_name:
+            count = cell.__dict__.get("_tuple_params", 1)
+            object.__setattr__(cell, "_tuple_params", count + 1)
+            item.name, item._inited_name = f"Parameter${count}", True
+        if item.name in names:
+            raise ValueError(f"For '{type(cell).__name__}', the ParameterTuple holds two "
+                             f"Parameters named '{item.name}'; give each a unique name")
+        names.add(item.name)
+        if id(item) not in held:
+            params[item.name] = item
 
 
 class Cell:
@@ -43,6 +65,9 @@ class Cell:
             params[name] = value
             cells.pop(name, None)
             self.__dict__.pop(name, None)
+        elif isinstance(value, ParameterTuple):
+            _register_tuple(self, params, value)
+            object.__setattr__(self, name, value)
         elif isinstance(value, Cell):
             if self._auto_prefix:
                 for pname, p in value.parameters_and_names():

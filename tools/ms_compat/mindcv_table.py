@@ -17,6 +17,21 @@ def _flip_note(flips):
             f"{[f[1] for f in flips['flips']][:3]}")
 
 
+def _graph_note(folder):
+    """ms_graph_grads.py's check where it ran: mindlite's eval-mode gradients against
+    MindSpore's GRAPH_MODE ones (the runner's relative measure, the better of float32 and
+    float64 per parameter)."""
+    import numpy as np
+    paths = [os.path.join(folder, n) for n in ("grads_eval_graph.npz", "grads_eval_ml.npz",
+                                               "grads_eval_ml64.npz")]
+    if not all(os.path.exists(p) for p in paths):
+        return ""
+    graph, g32, g64 = (np.load(p) for p in paths)
+    worst = max(min(float(np.abs(g[k].astype(np.float64) - graph[k]).max()) for g in (g32, g64))
+                / max(float(np.abs(graph[k]).max()), 1e-3) for k in graph.files)
+    return f"; against MindSpore's GRAPH_MODE gradient (ms_graph_grads.py): max {worst:.1e}"
+
+
 def stored(work, model, compare):
     """The (MindSpore, mindlite) results a run left in work/<model>/ (seed 1's as the
     driver attaches them), its arrays compared again by `compare`."""
@@ -34,6 +49,8 @@ def stored(work, model, compare):
         ml_r["seed1"] = again
     if ml_r and load("relu_flips.json"):
         ml_r["relu_flips"] = load("relu_flips.json")
+    if ml_r:
+        ml_r["graph_note"] = _graph_note(os.path.join(work, model))
     return ms_r, ml_r
 
 
@@ -63,7 +80,7 @@ def table(rows):
             if bad and "grad_eval_over" in again:
                 verdict += (f"; batch 2: {len(again['grad_eval_over'])} eval-mode, "
                             f"{len(again['grad_train_over'])} train-mode")
-            verdict += _flip_note(ml_r.get("relu_flips"))
+            verdict += _flip_note(ml_r.get("relu_flips")) + ml_r.get("graph_note", "")
         if ml_r.get("float64"):
             verdict += f" (float64 check: {ml_r['float64'][:60]})"
         by64 = ml_r.get("grads_eval_by64", 0) + ml_r.get("grads_train_by64", 0)
