@@ -28,8 +28,11 @@ def serve(ms_path, input_path, threads):
     ctx.cpu.thread_num = threads
     model = mslite.Model()
     model.build_from_file(ms_path, mslite.ModelType.MINDIR_LITE, ctx)
-    x = np.load(input_path)
     inputs = model.get_inputs()
+    x = np.load(input_path)
+    shape = [int(d) for d in inputs[0].shape]
+    if x.ndim == 4 and list(x.shape) != shape and shape == [x.shape[i] for i in (0, 2, 3, 1)]:
+        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))      # its converter's NHWC input
 
     def call():
         inputs[0].set_data_from_numpy(x)

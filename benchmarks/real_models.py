@@ -155,6 +155,16 @@ def lite_model_bytes(net_name, folder, batch):
     return None, "; ".join(errors)
 
 
+def as_input_layout(x, shape):
+    """x (NCHW) as a model input of `shape`: Lite converters make 4-D inputs NHWC (MindSpore
+    Lite's --inputDataFormat default), and set_data_from_numpy takes any array of the right
+    size, so NCHW bytes would be read as NHWC."""
+    shape = [int(d) for d in shape]
+    if x.ndim == 4 and list(x.shape) != shape and shape == [x.shape[i] for i in (0, 2, 3, 1)]:
+        return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    return x
+
+
 def _lite_infer(net_name, folder, batch, threads):
     from mindlite import lite as mslite
     model_bytes, how = lite_model_bytes(net_name, folder, batch)
@@ -164,8 +174,8 @@ def _lite_infer(net_name, folder, batch, threads):
     ctx.cpu.thread_num = threads
     model = mslite.Model()
     model.build_from_buffer(model_bytes, ctx, net_name)
-    x = np.load(os.path.join(folder, f"x{batch}.npy"))
     inputs = model.get_inputs()
+    x = as_input_layout(np.load(os.path.join(folder, f"x{batch}.npy")), inputs[0].shape)
 
     def call():
         inputs[0].set_data_from_numpy(x)
