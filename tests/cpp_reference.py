@@ -69,6 +69,15 @@ def _torch_ref(name, *args):
     return fn(*[torch.from_numpy(np.asarray(a, np.float64)) for a in args]).numpy()
 
 
+def _k1(name):
+    """torch's K1 / scaled K1, with +inf where torch gives NaN at the smallest subnormals
+    (K1(x) ~ 1/x overflows below ~5.6e-309; torch's K1(5e-324) is NaN, its K1(1e-320) inf)."""
+    def ref(v):
+        out = _torch_ref(name, v)
+        return np.where((np.asarray(v) > 0) & np.isnan(out), np.inf, out)
+    return ref
+
+
 def _bessel(name, at_pos_inf, at_neg_inf):
     """torch's Bessel function, with the limits at +-inf where torch gives NaN (J, Y -> 0,
     I0 -> inf, I1 -> +-inf), as scipy and the C++ kernels."""
@@ -135,9 +144,9 @@ SPECIAL = {
     "BesselI0": _bessel("i0", np.inf, np.inf), "BesselI0e": lambda v: _torch_ref("i0e", v),
     "BesselI1": _bessel("i1", np.inf, -np.inf), "BesselI1e": lambda v: _torch_ref("i1e", v),
     "BesselK0": lambda v: _torch_ref("modified_bessel_k0", v),
-    "BesselK1": lambda v: _torch_ref("modified_bessel_k1", v),
+    "BesselK1": _k1("modified_bessel_k1"),
     "BesselK0e": lambda v: _torch_ref("scaled_modified_bessel_k0", v),
-    "BesselK1e": lambda v: _torch_ref("scaled_modified_bessel_k1", v),
+    "BesselK1e": _k1("scaled_modified_bessel_k1"),
 }
 SPECIAL_BINARY = {
     "Atan2": np.arctan2, "Hypot": np.hypot, "Zeta": lambda s, q: _torch_ref("zeta", s, q),

@@ -36,9 +36,11 @@ def _ref(name, a):
         # near its negative poles torch (and scipy) lose most digits (psi(-2 + 2**-51):
         # torch -3.1e15, the value -4.5e15), so negative arguments take mpmath's value
         mpmath = pytest.importorskip("mpmath", reason="mpmath (torch's sympy needs it)")
-        out = out.copy()
-        for i in zip(*np.nonzero(a < 0)):
+        out = np.array(out, copy=True)
+        for i in np.ndindex(a.shape):
             x = float(a[i])
+            if not x < 0:
+                continue
             out[i] = np.nan if x == np.floor(x) else float(mpmath.digamma(mpmath.mpf(x)))
     if name in ("i0", "bessel_i1"):              # torch gives NaN at +-inf: the limits
         pos, neg = (np.inf, np.inf) if name == "i0" else (np.inf, -np.inf)
