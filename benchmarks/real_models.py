@@ -22,9 +22,7 @@ seconds / rounds and reports its per-call times; the table gives the median and 
 the per-round medians. Every child ends its slice with settle() (benchmarks/_torch_child.py)
 so no spinning thread pool eats into the next engine's slice.
 
---profile NET: instead of the table, a per-layer profile of mindlite's eager train step and
-Lite inference (mindlite.profiler: wall time per op and shape) next to PyTorch's
-(torch.profiler), to show where the time goes.
+Per layer: benchmarks/real_models_profile.py. The engines run benchmarks/_real_models_child.py.
 """
 import argparse
 import json
@@ -33,173 +31,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from _torch_child import settle  # noqa: E402
+from _real_models_child import CLASSES  # noqa: E402
 
 LITE_PYTHON = "/opt/litevenv/bin/python"
+CHILD = os.path.join(HERE, "_real_models_child.py")
 TRAIN_SHAPE, INFER_SHAPE = (16, 3, 32, 32), (1, 3, 224, 224)
-LR, MOMENTUM, CLASSES = 0.01, 0.9, 1000
 LOSS_RTOL, OUT_RTOL = 2e-3, 2e-3
 NOTES = []        # outputs that disagree with PyTorch's (timed all the same, and printed)
-
-
-# ---- the children ------------------------------------------------------------------------------
-def _serve(call, first):
-    """Prints `first` (JSON), then times `call` for each `seconds` line read from stdin."""
-    print(json.dumps(first), flush=True)
-    for line in sys.stdin:
-        end = time.perf_counter() + json.loads(line)
-        times = []
-        while time.perf_counter() < end:
-            t0 = time.perf_counter_ns()
-            call()
-            times.append((time.perf_counter_ns() - t0) / 1e3)
-        settle()
-        print(json.dumps(times), flush=True)
-
-
-def _mindlite_train(net_name, folder, graph):
-    import mindlite as ms
-    import cnn_nets
-    from mindlite import Tensor, nn
-    data = np.load(os.path.join(folder, f"{net_name}_data.npz"))
-    net = cnn_nets.mindlite_net(net_name, CLASSES)
-    cnn_nets.load_weights(net, np.load(os.path.join(folder, f"{net_name}_w.npz")))
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.SGD(net.trainable_params(), learning_rate=LR, momentum=MOMENTUM)
-    train = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
-    train.set_train()
-    x, y = Tensor(data["train_x"]), Tensor(data["train_y"])
-    if graph:
-        ms.set_context(mode=ms.GRAPH_MODE)
-    losses = [float(train(x, y).asnumpy()) for _ in range(3)]
-    return lambda: train(x, y), losses
-
-
-def _torch_train(net_name, folder):
-    import torch
-    import cnn_nets
-    torch.set_num_threads(2)
-    data = np.load(os.path.join(folder, f"{net_name}_data.npz"))
-    net = cnn_nets.torch_net(net_name, CLASSES)
-    cnn_nets.load_torch_weights(net, np.load(os.path.join(folder, f"{net_name}_w.npz")))
-    net.train()
-    opt = torch.optim.SGD(net.parameters(), lr=LR, momentum=MOMENTUM)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    x = torch.from_numpy(data["train_x"])
-    y = torch.from_numpy(data["train_y"].astype(np.int64))
-
-    def step():
-        opt.zero_grad()
-        loss = loss_fn(net(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-    return step, [float(step().item()) for _ in range(3)]
-
-
-def _torch_export(net_name, folder, batch):
-    """Writes the PyTorch twin (eval mode) as ONNX and prints its logits on the input."""
-    import torch
-    import cnn_nets
-    data = np.load(os.path.join(folder, f"{net_name}_data.npz"))
-    net = cnn_nets.torch_net(net_name, CLASSES)
-    cnn_nets.load_torch_weights(net, np.load(os.path.join(folder, f"{net_name}_w.npz")))
-    net.eval()
-    x = torch.from_numpy(data[f"infer_x{batch}"])
-    path = os.path.join(folder, f"{net_name}_b{batch}.onnx")
-    torch.onnx.export(net, x, path, dynamo=False, opset_version=13)
-    with torch.no_grad():
-        out = net(x).numpy()
-    np.save(os.path.join(folder, f"{net_name}_b{batch}_ref.npy"), out)
-
-
-def _ort_infer(net_name, folder, batch, threads):
-    import onnxruntime as ort
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads, opts.inter_op_num_threads = threads, 1
-    sess = ort.InferenceSession(os.path.join(folder, f"{net_name}_b{batch}.onnx"), opts,
-                                providers=["CPUExecutionProvider"])
-    feed = {sess.get_inputs()[0].name: np.load(os.path.join(folder, f"x{batch}.npy"))}
-    call = lambda: sess.run(None, feed)[0]               # noqa: E731
-    return call, call().reshape(-1).tolist()
-
-
-def lite_model_bytes(net_name, folder, batch):
-    """The .ms mindlite's converter makes of the mindlite net; of the ONNX file when the net
-    does not convert. (bytes, how) or (None, why)."""
-    import mindlite as ms
-    import cnn_nets
-    from mindlite.lite.converter import convert, convert_file
-    data = np.load(os.path.join(folder, f"{net_name}_data.npz"))
-    net = cnn_nets.mindlite_net(net_name, CLASSES)
-    cnn_nets.load_weights(net, np.load(os.path.join(folder, f"{net_name}_w.npz")))
-    net.set_train(False)
-    errors = []
-    try:
-        return convert(net, ms.Tensor(data[f"infer_x{batch}"])), "net"
-    except (NotImplementedError, ValueError, TypeError) as err:
-        errors.append(f"net: {str(err)[:120]}")
-    try:
-        path = convert_file("ONNX", os.path.join(folder, f"{net_name}_b{batch}.onnx"),
-                            os.path.join(folder, f"{net_name}_b{batch}_mindlite"))
-        with open(path, "rb") as f:
-            return f.read(), "onnx"
-    except (NotImplementedError, ValueError, TypeError) as err:
-        errors.append(f"onnx: {str(err)[:120]}")
-    return None, "; ".join(errors)
-
-
-def as_input_layout(x, shape):
-    """x (NCHW) as a model input of `shape`: Lite converters make 4-D inputs NHWC (MindSpore
-    Lite's --inputDataFormat default), and set_data_from_numpy takes any array of the right
-    size, so NCHW bytes would be read as NHWC."""
-    shape = [int(d) for d in shape]
-    if x.ndim == 4 and list(x.shape) != shape and shape == [x.shape[i] for i in (0, 2, 3, 1)]:
-        return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
-    return x
-
-
-def _lite_infer(net_name, folder, batch, threads):
-    from mindlite import lite as mslite
-    model_bytes, how = lite_model_bytes(net_name, folder, batch)
-    if model_bytes is None:
-        raise SystemExit(f"does not convert ({how})")
-    ctx = mslite.Context()
-    ctx.cpu.thread_num = threads
-    model = mslite.Model()
-    model.build_from_buffer(model_bytes, ctx, net_name)
-    inputs = model.get_inputs()
-    x = as_input_layout(np.load(os.path.join(folder, f"x{batch}.npy")), inputs[0].shape)
-
-    def call():
-        inputs[0].set_data_from_numpy(x)
-        return model.predict(inputs)[0].get_data_to_numpy()
-    call.model = model                    # real_models_profile.py --lite reads its program
-    return call, call().reshape(-1).tolist()
-
-
-def child_main(argv):
-    kind, net_name, folder, *rest = argv
-    sys.path.insert(0, HERE)
-    if kind == "export":
-        return _torch_export(net_name, folder, int(rest[0]))
-    if kind in ("eager", "jit"):
-        call, first = _mindlite_train(net_name, folder, kind == "jit")
-    elif kind == "torch":
-        call, first = _torch_train(net_name, folder)
-    elif kind == "ort":
-        call, first = _ort_infer(net_name, folder, int(rest[0]), int(rest[1]))
-    elif kind == "lite":
-        call, first = _lite_infer(net_name, folder, int(rest[0]), int(rest[1]))
-    else:
-        raise SystemExit(f"unknown child kind {kind!r}")
-    _serve(call, first)
 
 
 class Engine:
@@ -240,8 +83,7 @@ class Engine:
 
 
 def _me(kind, net_name, folder, *rest):
-    return [sys.executable, os.path.abspath(__file__), "--child", kind, net_name, folder,
-            *map(str, rest)]
+    return [sys.executable, CHILD, kind, net_name, folder, *map(str, rest)]
 
 
 # ---- the parent --------------------------------------------------------------------------------
@@ -379,10 +221,7 @@ def main():
     p.add_argument("--nets", default="resnet18,mobilenet_v2")
     p.add_argument("--threads", default="2,1", help="inference thread counts")
     p.add_argument("--batch8", action="store_true", help="inference at batch 8 as well")
-    p.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = p.parse_args()
-    if args.child:
-        return child_main(args.child)
     args.threads = [int(t) for t in args.threads.split(",")]
     batches = (1, 8) if args.batch8 else (1,)
     rows = []

@@ -165,12 +165,13 @@ def _step_kind(step, ins):
 
 def lite_profile(net_name, reps):
     """The Lite runtime's predict and its kernel steps, one thread, thread CPU ms."""
+    import _real_models_child
     import real_models
     from mindlite.backend.lowering import KERNEL
     from mindlite.lite.kernel import SubGraphKernel
     folder = tempfile.mkdtemp(prefix="lite_profile_")
     real_models.prepare(net_name, folder, (1,))
-    call, _ = real_models._lite_infer(net_name, folder, 1, 1)
+    call, _ = _real_models_child._lite_infer(net_name, folder, 1, 1)
     whole = cpu_us(call, reps) / 1e3
     model = call.model
     rows = {}
