@@ -119,8 +119,8 @@ def _build(members, graph, cand):
                 refs.append(("t", index[a.id]))
             elif isinstance(a, ValueNode) and _const_arg(a):
                 refs.append(("c", a.value))
-            elif isinstance(a, ValueNode) and _const_tensor(a, n.abstract.dtype) is not None:
-                refs.append(("c", _const_tensor(a, n.abstract.dtype)))
+            elif isinstance(a, ValueNode) and (c := _const_tensor(a, n.abstract.dtype)) is not None:
+                refs.append(("c", c))
             else:
                 if a.id not in input_index:
                     input_index[a.id] = len(inputs)
