@@ -24,6 +24,7 @@
 #include "bind/graph_runner.h"
 #include "bind/guard_bind.h"
 #include "bind/index_bind.h"
+#include "bind/inverted_residual_bind.h"
 #include "bind/norm_bind.h"
 #include "bind/pad_bind.h"
 #include "bind/pool_bind.h"
@@ -99,7 +100,8 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr()) ||
       !ml::add_conv_functions(m.ptr()) ||
       !ml::add_conv_small_functions(m.ptr()) || !ml::add_conv_fused_functions(m.ptr()) ||
-      !ml::add_conv_engine_functions(m.ptr()) || !ml::add_batch_norm_functions(m.ptr()) ||
+      !ml::add_conv_engine_functions(m.ptr()) ||
+      !ml::add_inverted_residual_functions(m.ptr()) || !ml::add_batch_norm_functions(m.ptr()) ||
       !ml::add_pool_functions(m.ptr()) ||
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
       !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr()) ||

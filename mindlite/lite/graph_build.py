@@ -6,7 +6,9 @@
                                            moves size-1 axes only is a Reshape), then
                                            mindlite's pass pipeline (its fusions: fused
                                            MatMul+BiasAdd+ReLU, elementwise groups; no user
-                                           converter passes), then lowering to a KernelGraph
+                                           converter passes; then MobileNetV2's inverted-residual
+                                           blocks as one node each, fuse_inverted_residual),
+                                           then lowering to a KernelGraph
                                            with kernels selected through mindlite's kernel
                                            registry and buffers preplanned (backend/memory_plan.py),
                                            run by the C graph runner
@@ -25,6 +27,7 @@ from ..ir.infer import Folded, infer_call
 from ..backend import lowering as kernel_graph
 from ..backend.interpreter import run_graph
 from ..ir.manager import FuncGraphManager
+from ..jit.passes import fuse_inverted_residual
 from ..jit.passes.pipeline import run_pipeline, skipping
 from .transposes import reshape_trivial_transposes, sink_transposes
 from .ops_map import IMPORT
@@ -177,6 +180,7 @@ class GraphBuilder:
         reshape_trivial_transposes(self.fg, manager)
         with skipping(user_passes=True):
             run_pipeline(self.fg)
+        fuse_inverted_residual.run(self.fg, FuncGraphManager(self.fg))   # inference only
         return Program(self.fg, self.sources, outputs)
 
 

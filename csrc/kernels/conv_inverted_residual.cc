@@ -1,0 +1,270 @@
+// The fused inverted-residual block (conv_inverted_residual.h): bands of output rows, each
+// expanded, filtered and projected on the calling thread, the intermediates in per-thread
+// buffers; threads take runs of consecutive bands.
+#include "kernels/conv_inverted_residual.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/conv_depthwise.h"
+#include "kernels/conv_engine.h"
+#include "kernels/conv_gemm.h"
+#include "kernels/conv_pack.h"
+#include "runtime/thread_pool.h"
+
+namespace mindlite {
+namespace {
+
+// The columns of a p-column plane with K = k that conv_forward.cc's pointwise kernel sums as
+// lane-partial dot products (pointwise_tail_dot: the last 1-8 columns of a partial last
+// panel, K a whole number of vectors); 0 when it uses the tile for all of them.
+template <class T>
+int64_t dot_columns(int64_t p, int64_t k) {
+  const GemmTile<T>& t = gemm_tile<T>();
+  const int64_t nr = t.nr, lanes = nr / 2;
+  if (p <= 0 || k == 0 || k % gemm_dot<T>().lanes != 0) return 0;
+  const int64_t cols = p - (p - 1) / nr * nr;
+  const int64_t r = cols % lanes;
+  return cols < nr && r >= 1 && r <= 8 ? r : 0;
+}
+
+// c (m x ncols, rows ldc apart) = act(w (m x k, row-major) @ b (k rows ldb apart) + bias
+// (+ res, rows ldc apart)), columns from `dot_from` on as lane-partial dot products
+// (pointwise_tail_dot's), the others on the direct tile with pointwise_run's rules (a last
+// partial group of columns on one vector of the tile when it fits, a window read in place
+// ending at the last column, or a zero-padded copy when there are fewer columns than the
+// window): per column the same operations as conv_forward.cc's pointwise kernel, so the same
+// bits, wherever the column falls in the panels.
+template <class T>
+void pointwise_cols(const T* w, int64_t m, int64_t k, const T* b, int64_t ldb, int64_t ncols,
+                    T* c, int64_t ldc, const T* bias, const T* res, int act, int64_t dot_from) {
+  const GemmTile<T>& t = gemm_tile<T>();
+  const ConvPack<T>& pk = conv_pack<T>();
+  const int64_t nr = t.nr, mr = t.mr, half = nr / 2;
+  const int64_t nt = std::max<int64_t>(0, std::min(ncols, dot_from));
+  auto ep_at = [&](int64_t i, int64_t j) {
+    return GemmEpilogue<T>{bias ? bias + i : nullptr, res ? res + i * ldc + j : nullptr, act};
+  };
+  int64_t j = 0;
+  for (; j + nr <= nt; j += nr) {
+    for (int64_t i = 0; i < m; i += mr) {
+      const int rows = static_cast<int>(std::min(mr, m - i));
+      const GemmEpilogue<T> ep = ep_at(i, j);
+      t.direct(k, w + i * k, k, rows, b + j, ldb, c + i * ldc + j, ldc, false, &ep);
+    }
+  }
+  const int64_t rem = nt - j;
+  if (rem > 0) {
+    const int64_t width = rem <= half ? half : nr;
+    const GemmDirectFn<T> tile = width == nr ? t.direct : t.direct1;
+    const T* bb = b + j;
+    int64_t lb = ldb, shift = 0;
+    if (rem < width) {
+      if (nt >= width) {                     // a window ending at the last column, in place
+        shift = width - rem;
+        bb = b + nt - width;
+      } else {                               // fewer columns than the window: a copy
+        T* bt = conv_buffer<T>(kBufPanelB, k * width);
+        for (int64_t kk = 0; kk < k; ++kk) {
+          std::copy(bb + kk * ldb, bb + kk * ldb + rem, bt + kk * width);
+          std::fill(bt + kk * width + rem, bt + (kk + 1) * width, T(0));
+        }
+        bb = bt;
+        lb = width;
+      }
+    }
+    for (int64_t i = 0; i < m; i += mr) {
+      const int rows = static_cast<int>(std::min(mr, m - i));
+      T* o = c + i * ldc + j;
+      const GemmEpilogue<T> ep = ep_at(i, j);
+      if (rem == width) {
+        tile(k, w + i * k, k, rows, bb, lb, o, ldc, false, &ep);
+        continue;
+      }
+      T* ct = conv_buffer<T>(kBufPanelC, mr * width);
+      tile(k, w + i * k, k, rows, bb, lb, ct, width, false, nullptr);
+      for (int r = 0; r < rows; ++r) {
+        std::copy(ct + r * width + shift, ct + r * width + shift + rem, o + r * ldc);
+      }
+      pk.epilogue(o, ldc, ep.res, rows, rem, ep.bias, act);
+    }
+  }
+  const int64_t nd = ncols - nt;             // the dot-product columns (at most 8)
+  if (nd <= 0) return;
+  const GemmDot<T>& d = gemm_dot<T>();
+  T* bt = conv_buffer<T>(kBufPanelB, nd * k);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (int64_t s = 0; s < nd; ++s) bt[s * k + kk] = b[kk * ldb + nt + s];
+  }
+  for (int64_t i = 0; i < m; i += mr) {
+    const int rows = static_cast<int>(std::min(mr, m - i));
+    T* o = c + i * ldc + nt;
+    for (int rr = 0; rr < rows; rr += 4) {
+      const int ra = std::min(4, rows - rr);
+      for (int64_t s = 0; s < nd; s += 6) {
+        d.dot(k, w + (i + rr) * k, k, ra, bt + s * k, k,
+              static_cast<int>(std::min<int64_t>(6, nd - s)), o + rr * ldc + s, ldc);
+      }
+    }
+    pk.epilogue(o, ldc, res ? res + i * ldc + nt : nullptr, rows, nd, bias ? bias + i : nullptr,
+                act);
+  }
+}
+
+// The whole call's constants.
+template <class T>
+struct Block {
+  const T *x, *residual;
+  IrStage<T> ex, dw, pj;
+  T* out;
+  ConvGeom g;
+  int64_t cin, cout, e;        // channels: input, output, expanded
+  int64_t rows, nbands;        // output rows per band, bands per sample
+  int64_t cap;                 // expanded rows a band holds
+  DwPlane plane;               // the depthwise plane of one band of `rows` rows
+  int64_t dot_ex, dot_pj;      // dot-product columns of the expansion / projection planes
+};
+
+// Runs bands [u0, u1) (sample u / nbands, band u % nbands) on the calling thread. The
+// expanded rows of a band that the next one reads again stay in the buffer (moved to its
+// front), so only a thread's first band expands its halo rows.
+template <class T>
+void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
+  const ConvGeom& g = bk.g;
+  const DwLoops<T>& f = dw_loops<T>();
+  const int64_t hw = g.h * g.w, ohw = g.oh * g.ow, kt = g.kh * g.kw;
+  const int64_t es = bk.cap * g.w, ds = bk.rows * g.ow;     // channel strides of E and D
+  T* ebuf = conv_buffer<T>(kBufDwSmallA, std::max<int64_t>(1, bk.e * es));
+  T* dbuf = conv_buffer<T>(kBufDwSmallB, std::max<int64_t>(1, bk.e * ds));
+  const DwPlane& p0 = bk.plane;
+  const int64_t phs = p0.sw * p0.hp * p0.wq + 2 * f.lanes;
+  T* ph = conv_buffer<T>(kBufDwPhases, phs);
+  std::fill(ph, ph + phs, T(0));
+  int64_t e_n = -1, e_lo = 0, e_hi = 0;      // the sample and image rows E holds
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t n = u / bk.nbands, oy0 = (u % bk.nbands) * bk.rows;
+    const int64_t oy1 = std::min(g.oh, oy0 + bk.rows);
+    const int64_t iy_lo = oy0 * g.sh - g.pt;
+    const int64_t hp = (oy1 - oy0 - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+    const int64_t ys = std::min(g.h, std::max<int64_t>(0, iy_lo));
+    const int64_t ye = std::max(ys, std::min(g.h, iy_lo + hp));
+    // 1. the expansion of image rows [ys, ye), E slot 0 = row ys
+    int64_t from = ys;
+    if (e_n == n && ys >= e_lo && ys < e_hi) {
+      const int64_t shift = ys - e_lo, keep = e_hi - ys;
+      if (shift > 0) {
+        for (int64_t ch = 0; ch < bk.e; ++ch) {
+          T* ec = ebuf + ch * es;
+          std::memmove(ec, ec + shift * g.w, sizeof(T) * keep * g.w);
+        }
+      }
+      from = e_hi;
+    }
+    if (ye > from) {
+      pointwise_cols(bk.ex.w, bk.e, bk.cin, bk.x + n * bk.cin * hw + from * g.w, hw,
+                     (ye - from) * g.w, ebuf + (from - ys) * g.w, es, bk.ex.bias,
+                     static_cast<const T*>(nullptr), bk.ex.act, hw - bk.dot_ex - from * g.w);
+    }
+    e_n = n;
+    e_lo = ys;
+    e_hi = ye;
+    // 2. the depthwise rows [oy0, oy1) from them
+    DwPlane p = p0;
+    p.oh = oy1 - oy0;
+    p.h = ye - ys;
+    p.pt = ys - iy_lo;
+    const int64_t top = std::min(hp, p.pt), bottom = std::min(hp, p.pt + p.h);
+    for (int64_t ch = 0; ch < bk.e; ++ch) {
+      for (int64_t q = 0; q < p.sw; ++q) {   // padding rows: zero (another band wrote them)
+        T* phq = ph + q * p.hp * p.wq;
+        std::fill(phq, phq + top * p.wq, T(0));
+        std::fill(phq + bottom * p.wq, phq + hp * p.wq, T(0));
+      }
+      f.phases(ebuf + ch * es, p.h, g.w, p, ph);
+      f.forward(ph, bk.dw.w + ch * kt, dbuf + ch * ds, p, bk.dw.bias ? bk.dw.bias[ch] : T(0),
+                bk.dw.act, false);
+    }
+    // 3. the projection of those rows, written to out once
+    const int64_t at = n * bk.cout * ohw + oy0 * g.ow;
+    pointwise_cols(bk.pj.w, bk.cout, bk.e, dbuf, ds, (oy1 - oy0) * g.ow, bk.out + at, ohw,
+                   bk.pj.bias, bk.residual ? bk.residual + at : nullptr, bk.pj.act,
+                   ohw - bk.dot_pj - oy0 * g.ow);
+  }
+}
+
+// Output rows per band: the expanded and depthwise bands of all channels within ~half of a
+// 1 MB L2 (Zen 4); at least as many bands as threads, split evenly.
+// NOTE: at 56 x 56 x 144 channels, 6 rows of a stride-1 band (8 expanded rows, 6 filtered):
+// 451 KB.
+template <class T>
+int64_t band_rows(const ConvGeom& g, int threads) {
+  constexpr int64_t kBudget = 512 * 1024;
+  int64_t r = g.oh;
+  auto bytes = [&](int64_t rows) {
+    const int64_t cap = std::min(g.h, (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    return (cap * g.w + rows * g.ow) * g.c * static_cast<int64_t>(sizeof(T));
+  };
+  while (r > 1 && bytes(r) > kBudget) --r;
+  int64_t nb = (g.oh + r - 1) / r;
+  if (threads > 1 && g.n < threads) {
+    nb = std::min(g.oh, round_up(nb, threads));
+  }
+  return (g.oh + nb - 1) / nb;
+}
+
+}  // namespace
+
+template <class T>
+bool inverted_residual_supported(const ConvGeom& g) {
+  const int64_t half = gemm_tile<T>().nr / 2;
+  return g.group == g.c && g.o == g.c && g.ow > kDwSmallWidth &&
+         (g.n == 1 || (g.h * g.w >= half && g.oh * g.ow >= half));
+}
+
+template <class T>
+void inverted_residual_forward(const T* x, const IrStage<T>& expand, const IrStage<T>& dw,
+                               const IrStage<T>& project, const T* residual, T* out,
+                               const ConvGeom& g, int64_t cin, int64_t cout, int threads) {
+  if (g.n * cout * g.oh * g.ow == 0) return;
+  const DwLoops<T>& f = dw_loops<T>();
+  Block<T> bk{x, residual, expand, dw, project, out, g, cin, cout, g.c, 0, 0, 0, {}, 0, 0};
+  bk.rows = band_rows<T>(g, threads);
+  bk.nbands = (g.oh + bk.rows - 1) / bk.rows;
+  bk.cap = std::min(g.h, (bk.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+  DwPlane& p = bk.plane;
+  p = DwPlane{g.h, g.w, bk.rows, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, 0, 0};
+  p.hp = (bk.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  const int64_t wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  p.wq = (wp + g.sw - 1) / g.sw + f.lanes;
+  bk.dot_ex = dot_columns<T>(g.h * g.w, cin);
+  bk.dot_pj = dot_columns<T>(g.oh * g.ow, g.c);
+  const int64_t units = g.n * bk.nbands;
+  const int nth = static_cast<int>(std::min<int64_t>(threads, units));
+  if (nth <= 1) {
+    run_bands(bk, 0, units);
+    return;
+  }
+  struct Ctx {
+    const Block<T>* bk;
+    int64_t units;
+    PoolErrors errors;
+  } ctx{&bk, units, {}};
+  pool_run(nth, nth, [](void* q, int c, int nc) {
+    Ctx& cx = *static_cast<Ctx*>(q);
+    cx.errors.guard([&] {
+      run_bands(*cx.bk, cx.units * c / nc, cx.units * (c + 1) / nc);
+    });
+  }, &ctx);
+  ctx.errors.rethrow();
+}
+
+#define ML_IR_INSTANTIATE(T)                                                                   \
+  template bool inverted_residual_supported<T>(const ConvGeom&);                              \
+  template void inverted_residual_forward<T>(const T*, const IrStage<T>&, const IrStage<T>&,  \
+                                             const IrStage<T>&, const T*, T*, const ConvGeom&, \
+                                             int64_t, int64_t, int);
+ML_IR_INSTANTIATE(float)
+ML_IR_INSTANTIATE(double)
+#undef ML_IR_INSTANTIATE
+
+}  // namespace mindlite
