@@ -44,8 +44,7 @@ def _fused_conv(node):
 def _pointwise(prim):
     a = prim.conv.attrs
     return (tuple(a["kernel_size"]) == (1, 1) and tuple(a["stride"][2:]) == (1, 1)
-            and a["group"] == 1 and (a["pad_mode"] == "valid" or (
-                a["pad_mode"] == "pad" and not any(a["pad"])))
+            and a["group"] == 1 and (a["pad_mode"] in ("valid", "same") or not any(a["pad"]))
             and prim.attrs["activation"] in BLOCK_ACTIVATIONS)
 
 

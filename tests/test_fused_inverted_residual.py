@@ -1,0 +1,195 @@
+"""FusedInvertedResidual (ops/operations/inverted_residual_ops.py): the fused kernel
+(_C.inverted_residual_forward) against the three FusedConvAct kernels it replaces, bit for
+bit; the Lite runtime's inverted_residual_fusion pass on a converted model."""
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mindlite as ms
+from mindlite import _C, nn
+from mindlite.jit.passes import fuse_inverted_residual
+from mindlite.ops.operations.inverted_residual_ops import FusedInvertedResidual
+
+from lite_models import nhwc, round_trip
+
+
+def _plane(h, k, s, p, d=1):
+    return (h + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def _unfused(x, w1, b1, w2, b2, w3, b3, res, stride, dil, pads, acts):
+    n, _, h, w = x.shape
+    e = w1.shape[0]
+    t = np.empty((n, e, h, w), x.dtype)
+    _C.conv_forward_fused(x, w1, b1, None, t, (1, 1), (1, 1), (0, 0, 0, 0), 1, acts[0])
+    kh, kw = w2.shape[2:]
+    oh = (h + pads[0] + pads[1] - dil[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (w + pads[2] + pads[3] - dil[1] * (kw - 1) - 1) // stride[1] + 1
+    d = np.empty((n, e, oh, ow), x.dtype)
+    _C.conv_forward_fused(t, w2, b2, None, d, stride, dil, pads, e, acts[1])
+    o = np.empty((n, w3.shape[0], oh, ow), x.dtype)
+    _C.conv_forward_fused(d, w3, b3, res, o, (1, 1), (1, 1), (0, 0, 0, 0), 1, acts[2])
+    return o
+
+
+def _operands(rng, dt, n, c, e, o, h, w, k, s, p, residual, biases=(True, True, True),
+              specials=False):
+    x = rng.standard_normal((n, c, h, w)).astype(dt)
+    if specials and x.size >= 4:
+        x.reshape(-1)[:4] = [np.nan, np.inf, -0.0, -np.inf]
+    ws = [rng.standard_normal(shape).astype(dt) for shape in
+          ((e, c, 1, 1), (e, 1, k, k), (o, e, 1, 1))]
+    bs = [rng.standard_normal(m).astype(dt) if has else None
+          for m, has in zip((e, e, o), biases)]
+    oh, ow = _plane(h, k, s, p), _plane(w, k, s, p)
+    res = rng.standard_normal((n, o, oh, ow)).astype(dt) if residual else None
+    return x, ws[0], bs[0], ws[1], bs[1], ws[2], bs[2], res
+
+
+def _fused(ops, stride, pads, acts, threads, dil=(1, 1)):
+    x, w1, b1, w2, b2, w3, b3, res = ops
+    n, _, h, w = x.shape
+    kh, kw = w2.shape[2:]
+    oh = (h + pads[0] + pads[1] - dil[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (w + pads[2] + pads[3] - dil[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.full((n, w3.shape[0], oh, ow), 7.0, x.dtype)
+    _C.set_num_threads(threads)
+    try:
+        ok = _C.inverted_residual_forward(x, w1, b1, w2, b2, w3, b3, res, out, stride, dil,
+                                          pads, acts)
+    finally:
+        _C.set_num_threads(0)
+    return ok, out
+
+
+def _same_bits(a, b):
+    assert a.shape == b.shape
+    ints = np.uint32 if a.dtype == np.float32 else np.uint64
+    np.testing.assert_array_equal(a.view(ints), b.view(ints))
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 2), c=st.integers(1, 40), mult=st.integers(1, 6),
+       o=st.integers(1, 40), h=st.integers(1, 40), w=st.integers(9, 60), s=st.sampled_from([1, 2]),
+       k=st.sampled_from([3, 5]), residual=st.booleans(), threads=st.sampled_from([1, 2, 3]),
+       acts=st.tuples(*[st.sampled_from([0, 1, 2])] * 3),
+       biases=st.tuples(*[st.booleans()] * 3), f64=st.booleans(), seed=st.integers(0, 99))
+def test_fused_block_is_the_unfused_kernels_bit_for_bit(n, c, mult, o, h, w, s, k, residual,
+                                                       threads, acts, biases, f64, seed):
+    """Channel counts, planes (odd, one row, narrow), stride 1 / 2, 3 x 3 / 5 x 5, with and
+    without residual and biases, NaN / inf / -0 inputs, 1-3 threads."""
+    rng = np.random.default_rng(seed)
+    dt = np.float64 if f64 else np.float32
+    p = k // 2
+    ops = _operands(rng, dt, n, c, c * mult, o, h, w, k, s, p, residual, biases, seed % 3 == 0)
+    pads = (p, p, p, p)
+    ok, got = _fused(ops, (s, s), pads, acts, threads)
+    want = _unfused(*ops, (s, s), (1, 1), pads, acts)
+    if not ok:               # a geometry the kernel leaves to the unfused kernels
+        assert _plane(w, k, s, p) <= 8 or n > 1
+        assert (got == 7.0).all()
+        return
+    _same_bits(want, got)
+
+
+@pytest.mark.parametrize("c, e, o, h, s, residual", [
+    (16, 96, 24, 112, 2, False), (24, 144, 24, 56, 1, True), (24, 144, 32, 56, 2, False),
+    (32, 192, 32, 28, 1, True), (64, 384, 64, 14, 1, True), (96, 576, 96, 14, 1, True)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mobilenet_v2_blocks(c, e, o, h, s, residual, threads):
+    """MobileNetV2's block shapes at 224 (bands of several rows, halo rows kept, the
+    pointwise tails' dot-product columns)."""
+    ops = _operands(np.random.default_rng(h + s), np.float32, 1, c, e, o, h, h, 3, s, 1,
+                    residual)
+    ok, got = _fused(ops, (s, s), (1, 1, 1, 1), (2, 2, 0), threads)
+    assert ok
+    _same_bits(_unfused(*ops, (s, s), (1, 1), (1, 1, 1, 1), (2, 2, 0)), got)
+
+
+def test_dilation_and_asymmetric_padding():
+    ops = _operands(np.random.default_rng(5), np.float32, 1, 8, 24, 8, 23, 31, 3, 1, 0, False)
+    ok, got = _fused(ops, (2, 1), (0, 3, 2, 1), (1, 2, 1), 2, dil=(2, 1))
+    assert ok
+    _same_bits(_unfused(*ops, (2, 1), (2, 1), (0, 3, 2, 1), (1, 2, 1)), got)
+
+
+def test_bad_arguments_raise_before_touching_out():
+    ops = list(_operands(np.random.default_rng(1), np.float32, 1, 4, 8, 4, 12, 12, 3, 1, 1,
+                         False))
+    out = np.zeros((1, 4, 12, 12), np.float32)
+    bad = ops.copy()
+    bad[1] = bad[1][:, :3]                                 # w1 with 3 input channels, not 4
+    with pytest.raises(ValueError, match="w1"):
+        _C.inverted_residual_forward(*bad, out, (1, 1), (1, 1), (1, 1, 1, 1), (2, 2, 0))
+    with pytest.raises(ValueError, match="out"):
+        _C.inverted_residual_forward(*ops, out[:, :, :11], (1, 1), (1, 1), (1, 1, 1, 1),
+                                     (2, 2, 0))
+    with pytest.raises(ValueError, match="acts"):
+        _C.inverted_residual_forward(*ops, out, (1, 1), (1, 1), (1, 1, 1, 1), (2, 9, 0))
+    with pytest.raises(TypeError):
+        _C.inverted_residual_forward(*ops[:7], out, (1, 1), (1, 1), (1, 1, 1, 1), (2, 2, 0))
+    assert not out.any()
+
+
+def test_primitive_infer_and_errors():
+    prim = FusedInvertedResidual(12, 5, 3, "pad", 1, 2)
+    x = ms.Tensor(np.zeros((1, 4, 9, 10), np.float32))
+    args = [np.zeros(s, np.float32) for s in ((12, 4, 1, 1), (12,), (12, 1, 3, 3), (12,),
+                                               (5, 12, 1, 1), (5,))]
+    out = prim(x, *[ms.Tensor(a) for a in args])
+    assert out.shape == (1, 5, 5, 5)
+    with pytest.raises(ValueError, match="activations"):
+        FusedInvertedResidual(12, 5, 3, activations=("relu6", "gelu", "none"))
+    with pytest.raises(TypeError, match="FusedInvertedResidual"):
+        prim(x, *[ms.Tensor(a) for a in args[:-1]])
+
+
+class Block(nn.Cell):
+    """MobileNetV2's inverted residual (BatchNorm folded: biased convolutions)."""
+
+    def __init__(self, c, e, o, stride):
+        super().__init__()
+        self.expand = nn.Conv2d(c, e, 1, has_bias=True)
+        self.dw = nn.Conv2d(e, e, 3, stride, pad_mode="pad", padding=1, group=e,
+                            has_bias=True)
+        self.project = nn.Conv2d(e, o, 1, has_bias=True)
+        self.act = nn.ReLU6()
+        self.residual = stride == 1 and c == o
+
+    def construct(self, x):
+        y = self.project(self.act(self.dw(self.act(self.expand(x)))))
+        return x + y if self.residual else y
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = Block(24, 144, 24, 1)
+        self.b = Block(24, 144, 32, 2)
+
+    def construct(self, x):
+        return self.b(self.a(x))
+
+
+def _steps(model):
+    units = [u for u in model._session.main.units if getattr(u, "program", None) is not None]
+    return Counter(type(s.prim).__name__ for u in units for s in u.program.kg.steps
+                   if s.prim is not None)
+
+
+def test_lite_runtime_fuses_the_blocks(monkeypatch):
+    """Converted to .ms and run by the Lite runtime: both blocks fused, the output bit for bit
+    the runtime's without the pass, and eager mindlite's within float32 rounding."""
+    net = Net()
+    x = np.random.default_rng(0).standard_normal((1, 24, 45, 41)).astype(np.float32)
+    got, want, model = round_trip(net, x)
+    assert _steps(model)["FusedInvertedResidual"] == 2
+    monkeypatch.setattr(fuse_inverted_residual, "run", lambda g, m: False)
+    plain, _, model0 = round_trip(net, x)
+    assert _steps(model0)["FusedInvertedResidual"] == 0
+    _same_bits(plain[0], got[0])
+    np.testing.assert_allclose(got[0], nhwc(want[0]) if got[0].shape != want[0].shape
+                               else want[0], rtol=1e-4, atol=1e-4)
