@@ -4,6 +4,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "kernels/conv_depthwise.h"
 #include "kernels/conv_engine.h"
 #include "kernels/elementwise.h"

@@ -4,7 +4,6 @@
 #include "kernels/conv_inverted_residual.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "kernels/conv_depthwise.h"
 #include "kernels/conv_engine.h"
@@ -126,8 +125,10 @@ struct Block {
 };
 
 // Runs bands [u0, u1) (sample u / nbands, band u % nbands) on the calling thread. The
-// expanded rows of a band that the next one reads again stay in the buffer (moved to its
-// front), so only a thread's first band expands its halo rows.
+// expanded rows live in a ring of `cap` rows per channel, so the rows of a band that the next
+// one reads again stay where they are: only a thread's first band expands its halo rows.
+// NOTE: moving those rows to the front of the buffer instead (a memmove per channel and band)
+// cost 3.3% of the whole MobileNetV2 predict.
 template <class T>
 void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
   const ConvGeom& g = bk.g;
@@ -148,22 +149,15 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
     const int64_t hp = (oy1 - oy0 - 1) * g.sh + (g.kh - 1) * g.dh + 1;
     const int64_t ys = std::min(g.h, std::max<int64_t>(0, iy_lo));
     const int64_t ye = std::max(ys, std::min(g.h, iy_lo + hp));
-    // 1. the expansion of image rows [ys, ye), E slot 0 = row ys
-    int64_t from = ys;
-    if (e_n == n && ys >= e_lo && ys < e_hi) {
-      const int64_t shift = ys - e_lo, keep = e_hi - ys;
-      if (shift > 0) {
-        for (int64_t ch = 0; ch < bk.e; ++ch) {
-          T* ec = ebuf + ch * es;
-          std::memmove(ec, ec + shift * g.w, sizeof(T) * keep * g.w);
-        }
-      }
-      from = e_hi;
-    }
-    if (ye > from) {
-      pointwise_cols(bk.ex.w, bk.e, bk.cin, bk.x + n * bk.cin * hw + from * g.w, hw,
-                     (ye - from) * g.w, ebuf + (from - ys) * g.w, es, bk.ex.bias,
-                     static_cast<const T*>(nullptr), bk.ex.act, hw - bk.dot_ex - from * g.w);
+    // 1. the expansion of image rows [ys, ye) into the ring (row iy in slot iy % cap); the
+    //    rows the previous band expanded are still there
+    int64_t from = e_n == n && ys >= e_lo && ys < e_hi ? e_hi : ys;
+    while (from < ye) {
+      const int64_t slot = from % bk.cap, seg = std::min(ye - from, bk.cap - slot);
+      pointwise_cols(bk.ex.w, bk.e, bk.cin, bk.x + n * bk.cin * hw + from * g.w, hw, seg * g.w,
+                     ebuf + slot * g.w, es, bk.ex.bias, static_cast<const T*>(nullptr),
+                     bk.ex.act, hw - bk.dot_ex - from * g.w);
+      from += seg;
     }
     e_n = n;
     e_lo = ys;
@@ -180,7 +174,13 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
         std::fill(phq, phq + top * p.wq, T(0));
         std::fill(phq + bottom * p.wq, phq + hp * p.wq, T(0));
       }
-      f.phases(ebuf + ch * es, p.h, g.w, p, ph);
+      const int64_t slot = ys % bk.cap, first = std::min(p.h, bk.cap - slot);
+      f.phases(ebuf + ch * es + slot * g.w, first, g.w, p, ph);
+      if (first < p.h) {                     // the ring wrapped: its first rows come next
+        DwPlane pw = p;
+        pw.pt += first;
+        f.phases(ebuf + ch * es, p.h - first, g.w, pw, ph);
+      }
       f.forward(ph, bk.dw.w + ch * kt, dbuf + ch * ds, p, bk.dw.bias ? bk.dw.bias[ch] : T(0),
                 bk.dw.act, false);
     }
