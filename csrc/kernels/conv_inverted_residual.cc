@@ -119,7 +119,7 @@ struct Block {
   ConvGeom g;
   int64_t cin, cout, e;        // channels: input, output, expanded
   int64_t rows, nbands;        // output rows per band, bands per sample
-  int64_t cap;                 // expanded rows a band holds
+  int64_t cap, base;           // the ring: image row iy in slot (iy - base) mod cap
   DwPlane plane;               // the depthwise plane of one band of `rows` rows
   int64_t dot_ex, dot_pj;      // dot-product columns of the expansion / projection planes
 };
@@ -149,11 +149,12 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
     const int64_t hp = (oy1 - oy0 - 1) * g.sh + (g.kh - 1) * g.dh + 1;
     const int64_t ys = std::min(g.h, std::max<int64_t>(0, iy_lo));
     const int64_t ye = std::max(ys, std::min(g.h, iy_lo + hp));
-    // 1. the expansion of image rows [ys, ye) into the ring (row iy in slot iy % cap); the
-    //    rows the previous band expanded are still there
+    // 1. the expansion of image rows [ys, ye) into the ring; the rows the previous band
+    //    expanded are still there
+    auto slot_of = [&](int64_t iy) { return ((iy - bk.base) % bk.cap + bk.cap) % bk.cap; };
     int64_t from = e_n == n && ys >= e_lo && ys < e_hi ? e_hi : ys;
     while (from < ye) {
-      const int64_t slot = from % bk.cap, seg = std::min(ye - from, bk.cap - slot);
+      const int64_t slot = slot_of(from), seg = std::min(ye - from, bk.cap - slot);
       pointwise_cols(bk.ex.w, bk.e, bk.cin, bk.x + n * bk.cin * hw + from * g.w, hw, seg * g.w,
                      ebuf + slot * g.w, es, bk.ex.bias, static_cast<const T*>(nullptr),
                      bk.ex.act, hw - bk.dot_ex - from * g.w);
@@ -174,7 +175,7 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
         std::fill(phq, phq + top * p.wq, T(0));
         std::fill(phq + bottom * p.wq, phq + hp * p.wq, T(0));
       }
-      const int64_t slot = ys % bk.cap, first = std::min(p.h, bk.cap - slot);
+      const int64_t slot = slot_of(ys), first = std::min(p.h, bk.cap - slot);
       f.phases(ebuf + ch * es + slot * g.w, first, g.w, p, ph);
       if (first < p.h) {                     // the ring wrapped: its first rows come next
         DwPlane pw = p;
@@ -192,24 +193,38 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
   }
 }
 
-// Output rows per band: the expanded and depthwise bands of all channels within ~half of a
-// 1 MB L2 (Zen 4); at least as many bands as threads, split evenly.
+// Output rows per band: the live expanded rows and the depthwise band of all channels within
+// ~half of a 1 MB L2 (Zen 4), preferring a band whose positions are whole vectors (no partial
+// tile at each band's end: 56 wide, an even number of rows); at least as many bands as
+// threads, split evenly.
 // NOTE: at 56 x 56 x 144 channels, 6 rows of a stride-1 band (8 expanded rows, 6 filtered):
 // 451 KB.
 template <class T>
 int64_t band_rows(const ConvGeom& g, int threads) {
   constexpr int64_t kBudget = 512 * 1024;
-  int64_t r = g.oh;
+  const int64_t lanes = gemm_tile<T>().nr / 2;
   auto bytes = [&](int64_t rows) {
-    const int64_t cap = std::min(g.h, (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1);
-    return (cap * g.w + rows * g.ow) * g.c * static_cast<int64_t>(sizeof(T));
+    const int64_t live = std::min(g.h, (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+    return (live * g.w + rows * g.ow) * g.c * static_cast<int64_t>(sizeof(T));
   };
+  int64_t r = g.oh;
   while (r > 1 && bytes(r) > kBudget) --r;
-  int64_t nb = (g.oh + r - 1) / r;
   if (threads > 1 && g.n < threads) {
-    nb = std::min(g.oh, round_up(nb, threads));
+    r = std::min(r, (g.oh + threads - 1) / threads);
   }
+  for (int64_t a = r; a * 2 > r; --a) {     // whole vectors, within half of the rows
+    if (a * g.ow % lanes == 0 && (a == g.oh || a * g.sh * g.w % lanes == 0)) return a;
+  }
+  const int64_t nb = (g.oh + r - 1) / r;
   return (g.oh + nb - 1) / nb;
+}
+
+// Ring rows: a whole number of bands' new rows (rows x stride), at least the rows a band
+// reads, so that a band's new rows never wrap (only the first band's may).
+inline int64_t ring_rows(const ConvGeom& g, int64_t rows) {
+  const int64_t live = std::min(g.h, (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+  const int64_t step = rows * g.sh;
+  return std::min(round_up(live, step), round_up(g.h, step));
 }
 
 }  // namespace
@@ -230,7 +245,8 @@ void inverted_residual_forward(const T* x, const IrStage<T>& expand, const IrSta
   Block<T> bk{x, residual, expand, dw, project, out, g, cin, cout, g.c, 0, 0, 0, {}, 0, 0};
   bk.rows = band_rows<T>(g, threads);
   bk.nbands = (g.oh + bk.rows - 1) / bk.rows;
-  bk.cap = std::min(g.h, (bk.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+  bk.cap = ring_rows(g, bk.rows);
+  bk.base = (g.kh - 1) * g.dh + 1 - g.sh - g.pt;     // where a band's new rows start
   DwPlane& p = bk.plane;
   p = DwPlane{g.h, g.w, bk.rows, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, 0, 0};
   p.hp = (bk.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1;
