@@ -27,7 +27,7 @@ from ...ops.operations.conv_fused_ops import FLOAT_DTYPES, FusedConvAct
 from ...ops.operations.inverted_residual_ops import BLOCK_ACTIVATIONS, FusedInvertedResidual
 from .fusion import run_fusion, single_user
 
-MIN_EXPANDED_BYTES = 0
+MIN_EXPANDED_BYTES = 500_000
 DW_SMALL_WIDTH = 8            # kDwSmallWidth (csrc/kernels/conv_depthwise.h)
 MIN_PLANE = 16                # positions: a vector of the widest pointwise tile (float32)
 
