@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mindlite as ms
-from mindlite import _C, nn
+from mindlite import _C, nn, ops
+from mindlite.backend.interpreter import run_graph
+from mindlite.ir.manager import FuncGraphManager, lint
 from mindlite.jit.passes import fuse_inverted_residual
 from mindlite.ops.operations.inverted_residual_ops import FusedInvertedResidual
 
@@ -193,3 +195,39 @@ def test_lite_runtime_fuses_the_blocks(monkeypatch):
     _same_bits(plain[0], got[0])
     np.testing.assert_allclose(got[0], nhwc(want[0]) if got[0].shape != want[0].shape
                                else want[0], rtol=1e-4, atol=1e-4)
+
+
+def _block_fn(x, w1, b1, w2, b2, w3, b3):
+    t = ops.relu6(ops.bias_add(ops.conv2d(x, w1), b1))
+    d = ops.relu6(ops.bias_add(ops.conv2d(t, w2, pad_mode="pad", padding=1, stride=2,
+                                          groups=w2.shape[0]), b2))
+    return ops.bias_add(ops.conv2d(d, w3), b3), t
+
+
+def _jit_graph(fn, args):
+    graph = ms.jit(fn).graph(*args)
+    changed = fuse_inverted_residual.run(graph, FuncGraphManager(graph))
+    lint(graph)
+    return graph, changed, Counter(type(n.inputs[0].value).__name__ for n in graph.order)
+
+
+def test_pass_on_a_graph_and_what_it_leaves():
+    """The pass on a graph mode program (the Lite runtime runs it the same way): the block
+    becomes one node giving the same bits; a returned intermediate, or one under
+    MIN_EXPANDED_BYTES, keeps the three nodes."""
+    rng = np.random.default_rng(2)
+    args = [ms.Tensor(a) for a in _operands(rng, np.float32, 1, 24, 144, 32, 56, 56, 3, 2, 1,
+                                            False)[:7]]
+    graph, changed, kinds = _jit_graph(lambda *a: _block_fn(*a)[0], args)
+    assert changed and kinds["FusedInvertedResidual"] == 1 and kinds["FusedConvAct"] == 0
+    got = run_graph(graph, args)
+    _same_bits(got.asnumpy(), _block_fn(*args)[0].asnumpy())
+    _, changed, kinds = _jit_graph(_block_fn, args)                  # t is returned too
+    assert not changed and kinds["FusedConvAct"] == 3
+    big = fuse_inverted_residual.MIN_EXPANDED_BYTES
+    fuse_inverted_residual.MIN_EXPANDED_BYTES = 144 * 56 * 56 * 4 + 1
+    try:
+        _, changed, _ = _jit_graph(lambda *a: _block_fn(*a)[0], args)
+    finally:
+        fuse_inverted_residual.MIN_EXPANDED_BYTES = big
+    assert not changed
