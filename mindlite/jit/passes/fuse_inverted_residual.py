@@ -16,8 +16,9 @@ have that one user and no graph returns them; no side-effect node lies between; 
 float32 / float64 with static shapes; and the planes are ones the kernel mirrors the unfused
 kernels on: the depthwise output wider than 8 (narrower planes run channels-last), each plane
 at least 16 positions or batch 1 (the pointwise kernel's path), and the expanded activations
-at least MIN_EXPANDED_BYTES (below that they stay in L2 unfused and the fused kernel's bands
-only cost; measured in docs/conv_engine.md).
+at least MIN_EXPANDED_BYTES (0: every block; MobileNetV2's 14 x 14 blocks, whose expansion fits
+L2 unfused, gain nothing on one thread but take one launch instead of three on two threads,
+which is what a loaded machine's preempted worker costs; docs/conv_engine.md).
 
 Not in the `@jit` pipeline: the node has no gradient, and a training graph's intermediates
 have other users (the backward) anyway.
@@ -27,7 +28,7 @@ from ...ops.operations.conv_fused_ops import FLOAT_DTYPES, FusedConvAct
 from ...ops.operations.inverted_residual_ops import BLOCK_ACTIVATIONS, FusedInvertedResidual
 from .fusion import run_fusion, single_user
 
-MIN_EXPANDED_BYTES = 500_000
+MIN_EXPANDED_BYTES = 0
 DW_SMALL_WIDTH = 8            # kDwSmallWidth (csrc/kernels/conv_depthwise.h)
 MIN_PLANE = 16                # positions: a vector of the widest pointwise tile (float32)
 
