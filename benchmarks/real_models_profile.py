@@ -153,6 +153,10 @@ def step_cpu_ms(net_name, reps):
 
 def _step_kind(step, ins):
     name = step.prim.name
+    if name == "FusedInvertedResidual":
+        x, st = ins[0].shape, step.prim.attrs["stride"]
+        st = st[0] if isinstance(st, tuple) else st
+        return f"inverted residual at {x[2]}x{x[3]}, stride {st}"
     if name != "FusedConvAct" or len(ins) < 2:
         return name
     x, w = ins[0].shape, ins[1].shape
