@@ -15,6 +15,7 @@ from mindlite.ir.manager import FuncGraphManager, lint
 from mindlite.jit.passes import fuse_inverted_residual
 from mindlite.ops.operations.inverted_residual_ops import FusedInvertedResidual
 
+from gradcheck import check_grad
 from lite_models import nhwc, round_trip
 
 
@@ -231,3 +232,17 @@ def test_pass_on_a_graph_and_what_it_leaves():
     finally:
         fuse_inverted_residual.MIN_EXPANDED_BYTES = big
     assert not changed
+
+
+@pytest.mark.parametrize("residual, acts, biases", [
+    (True, ("relu6", "relu6", "none"), (True, True, True)),
+    (False, ("relu", "none", "relu6"), (False, True, False))])
+def test_float64_gradients(residual, acts, biases):
+    rng = np.random.default_rng(11)
+    ops_ = _operands(rng, np.float64, 1, 2, 4, 2, 3, 10, 3, 1, 1, residual, biases)
+    prim = FusedInvertedResidual(4, 2, 3, "pad", 1, 1, 1, biases, residual, acts)
+    arrays = [a for a in ops_ if a is not None]
+
+    def fn(*args):
+        return prim(*args)
+    check_grad(fn, *arrays)

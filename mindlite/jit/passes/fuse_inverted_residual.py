@@ -20,8 +20,8 @@ at least MIN_EXPANDED_BYTES (0: every block; MobileNetV2's 14 x 14 blocks, whose
 L2 unfused, gain nothing on one thread but take one launch instead of three on two threads,
 which is what a loaded machine's preempted worker costs; docs/conv_engine.md).
 
-Not in the `@jit` pipeline: the node has no gradient, and a training graph's intermediates
-have other users (the backward) anyway.
+Not in the `@jit` pipeline: there a training graph's intermediates have other users (the
+backward), and where they do not, the node's gradient recomputes both intermediates.
 """
 from ...ir.anf import CNode, ValueNode
 from ...ops.operations.conv_fused_ops import FLOAT_DTYPES, FusedConvAct

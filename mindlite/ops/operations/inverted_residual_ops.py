@@ -15,11 +15,16 @@ FusedInvertedResidual(expanded, out_channel, kernel_size, pad_mode, pad, stride,
     the block over bands of output rows with the 6C-channel intermediates in per-thread
     buffers, bit for bit what the three FusedConvAct kernels give one by one.
 
-No gradient: an inference node (the Lite runtime's); differentiating it is an error naming it.
+Gradient: the three stages' FusedConvAct gradients in reverse (conv_fused_ops.py's rules),
+the intermediates recomputed by the stages' own kernels.
 """
 from ...ir.primitive import Primitive, prim_attr_register
+from ...ir.rules import bprop_for
 from ..validator import check_bool, tensor
-from .conv_fused_ops import FusedConvAct
+from ._base import cached_prim, needs_grad
+from ._grad_ops import BiasAddGrad, ReLU6Grad, ReluGrad
+from .conv_fused_ops import FusedConvAct, _unactivated
+from .conv_ops import _family
 
 __all__ = ["FusedInvertedResidual", "BLOCK_ACTIVATIONS"]
 
@@ -82,3 +87,36 @@ class FusedInvertedResidual(Primitive):
                 "acts": tuple(codes[a] for a in self.attrs["activations"]),
                 "has_biases": tuple(bool(b) for b in self.attrs["has_biases"]),
                 "has_residual": self.attrs["has_residual"]}
+
+
+def _stage_grads(stage, x, args, out, dout, want):
+    """(dx, d args...) of one FusedConvAct stage (activation none / ReLU / ReLU6) at output
+    `out` for gradient `dout`; want[i]: whether input i (x first) needs one."""
+    a = stage.attrs
+    if a["activation"] == "relu":
+        dz = cached_prim(ReluGrad)(dout, out)
+    elif a["activation"] == "relu6":               # passes at 6: it needs the input
+        dz = cached_prim(ReLU6Grad)(dout, _unactivated(stage)(x, *args))
+    else:
+        dz = dout
+    w = args[0]
+    _, bp_input, bp_filter = _family(stage.conv)
+    grads = [bp_input(dz, w, x.shape) if want[0] else None,
+             bp_filter(dz, x, w.shape) if want[1] else None]
+    if a["has_bias"]:
+        grads.append(cached_prim(BiasAddGrad)(dz) if want[2] else None)
+    if a["has_residual"]:
+        grads.append(dz if want[-1] else None)
+    return grads
+
+
+@bprop_for(FusedInvertedResidual)
+def fused_inverted_residual_bprop(prim, x, *rest):
+    *inputs, out, dout = rest
+    (e1, e2, e3), (s1, s2, s3) = prim.split(inputs), prim.stages
+    t = s1(x, *e1)
+    d = s2(t, *e2)
+    g3 = _stage_grads(s3, d, e3, out, dout, [True] + [needs_grad(v) for v in e3])
+    g2 = _stage_grads(s2, t, e2, d, g3[0], [True] + [needs_grad(v) for v in e2])
+    g1 = _stage_grads(s1, x, e1, t, g2[0], [needs_grad(x)] + [needs_grad(v) for v in e1])
+    return tuple(g1 + g2[1:] + g3[1:])
