@@ -246,3 +246,22 @@ def test_float64_gradients(residual, acts, biases):
     def fn(*args):
         return prim(*args)
     check_grad(fn, *arrays)
+
+
+def test_concurrent_callers_get_their_own_results():
+    """Four Python threads at once (the loops run without the GIL, on per-thread buffers)."""
+    from concurrent.futures import ThreadPoolExecutor
+    cases = [_operands(np.random.default_rng(s), np.float32, 1, 8, 48, 8, 20 + s, 17 + s, 3,
+                       1 + s % 2, 1, s % 2 == 0) for s in range(4)]
+    stride = [(1 + s % 2,) * 2 for s in range(4)]
+    want = [_unfused(*ops_, st, (1, 1), (1, 1, 1, 1), (2, 2, 0)) for ops_, st in
+            zip(cases, stride)]
+
+    def work(i):
+        return [_fused(cases[i], stride[i], (1, 1, 1, 1), (2, 2, 0), 1 + i % 2)[1]
+                for _ in range(20)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(4)))
+    for w, got in zip(want, results):
+        for g in got:
+            _same_bits(w, g)
