@@ -105,9 +105,48 @@ std::vector<T> taps_by_channel(const T* w, int64_t c, int64_t kt) {
   return wt;
 }
 
+// small_forward channels first (DwLoops::plane) where tap t of every output position p reads
+// flattened input position p + off[t]: stride 1 and an output as wide as the input (the
+// 7 x 7 'same' layers at 224): each plane read in place, no transposes. False where it does not
+// apply.
+// NOTE: 960 channels at 7 x 7, one thread, thread CPU: 72-75 us channels-last, 36.7 us here.
+template <class T>
+bool plane_forward(const T* x, const T* w, const T* bias, T* out, const ConvGeom& g, int act,
+                   int threads) {
+  const DwLoops<T>& f = dw_loops<T>();
+  if (!f.plane || g.sh != 1 || g.sw != 1 || g.ow != g.w) return false;
+  const int64_t kt = g.kh * g.kw, hw = g.h * g.w, np = g.oh * g.ow, lanes = f.lanes;
+  const int64_t nv = (np + lanes - 1) / lanes;
+  const std::vector<int64_t> tab = tap_table(g);
+  std::vector<int64_t> off(static_cast<size_t>(kt));
+  std::vector<uint32_t> masks(static_cast<size_t>(kt * nv), 0u);
+  for (int64_t t = 0; t < kt; ++t) {
+    off[t] = ((t / g.kw) * g.dh - g.pt) * g.w + (t % g.kw) * g.dw - g.pl;
+  }
+  for (int64_t p = 0; p < np; ++p) {
+    for (int64_t t = 0; t < kt; ++t) {
+      const int64_t q = tab[p * kt + t];
+      if (q < 0) continue;
+      if (q != p + off[t]) return false;
+      masks[t * nv + p / lanes] |= 1u << (p % lanes);
+    }
+  }
+  auto body = [&](int64_t c0, int64_t c1) {
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t c = c0; c < c1; ++c) {
+        f.plane(out + (n * g.o + c) * np, x + (n * g.c + c) * hw, w + c * kt, off.data(),
+                masks.data(), kt, np, bias ? bias[c] : T(0), act);
+      }
+    }
+  };
+  over_channels(g.c, threads, body);
+  return true;
+}
+
 template <class T>
 void small_forward(const T* x, const T* w, const T* bias, T* out, const ConvGeom& g, int act,
                    int threads) {
+  if (plane_forward(x, w, bias, out, g, act, threads)) return;
   const DwLoops<T>& f = dw_loops<T>();
   const int64_t kt = g.kh * g.kw, hw = g.h * g.w, ohw = g.oh * g.ow;
   const std::vector<int64_t> tab = tap_table(g);

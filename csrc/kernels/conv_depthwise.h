@@ -65,6 +65,13 @@ struct DwLoops {
   // w[t n + c] x[q[t] n + c], + b[c]), c < n
   void (*taps)(T* o, const T* w, const T* x, const int64_t* q, int64_t kt, int64_t n,
                const T* b, int act);
+  // the same sums channels first, for a small plane whose tap t reads position p + off[t] of
+  // the flattened plane (stride 1, output as wide as the input): o (np positions) = act(sum
+  // over taps of w[t] xb[p + off[t]] where bit p % lanes of masks[t nv + p / lanes] is set
+  // (the tap is live at p), + b); xb: the plane, read only where a tap is live. Null where
+  // the instruction set has no masked loads and multiply-adds (AVX-512 only).
+  void (*plane)(T* o, const T* xb, const T* w, const int64_t* off, const uint32_t* masks,
+                int64_t kt, int64_t np, T b, int act);
   int lanes;
 };
 
