@@ -20,6 +20,7 @@ namespace mindlite {
 namespace conv_depthwise_avx512 {
 #define DW_VB 64
 #include "kernels/conv_depthwise_loops.inc"
+#include "kernels/conv_depthwise_plane.inc"
 #undef DW_VB
 }  // namespace conv_depthwise_avx512
 #pragma GCC pop_options
@@ -29,6 +30,7 @@ namespace conv_depthwise_avx512 {
 namespace conv_depthwise_avx2 {
 #define DW_VB 32
 #include "kernels/conv_depthwise_loops.inc"
+#include "kernels/conv_depthwise_plane.inc"
 #undef DW_VB
 }  // namespace conv_depthwise_avx2
 #pragma GCC pop_options
@@ -37,6 +39,7 @@ namespace conv_depthwise_avx2 {
 namespace conv_depthwise_base {
 #define DW_VB 16
 #include "kernels/conv_depthwise_loops.inc"
+#include "kernels/conv_depthwise_plane.inc"
 #undef DW_VB
 }  // namespace conv_depthwise_base
 
