@@ -193,6 +193,78 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
   }
 }
 
+// A plane that fits one band, on several threads: two launches instead of bands. First the
+// expansion and the depthwise layer of the whole plane by runs of expanded channels (each
+// thread its channels' expanded rows in its own buffer, the depthwise output into `dbuf`, the
+// caller's), then the projection by runs of output rows, as the unfused pointwise kernel
+// splits them. Two bands of 7 rows instead (a 14 x 14 plane on two threads) recomputed 2 of
+// 16 expanded rows and left a 2-column partial tile per band: 64 -> 384 -> 64, two threads,
+// wall, min of 300: 275-276 us when the second core was busy (one thread 237) and 150 when it
+// was free; 236 and 140 this way.
+template <class T>
+void run_by_channels(const Block<T>& bk, int threads) {
+  const ConvGeom& g = bk.g;
+  const int64_t ohw = g.oh * g.ow, mr = gemm_tile<T>().mr;
+  T* dbuf = conv_buffer<T>(kBufDwSmallB, std::max<int64_t>(1, g.n * bk.e * ohw));
+  DwPlane p = bk.plane;
+  p.oh = g.oh;
+  p.hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  struct Ctx {
+    const Block<T>* bk;
+    const DwPlane* p;
+    T* dbuf;
+    int64_t units;
+    PoolErrors errors;
+  } ctx{&bk, &p, dbuf, (bk.e + mr - 1) / mr, {}};
+  int nth = static_cast<int>(std::min<int64_t>(threads, ctx.units));
+  pool_run(nth, nth, [](void* q, int c, int nc) {
+    Ctx& cx = *static_cast<Ctx*>(q);
+    cx.errors.guard([&] {
+      const Block<T>& b = *cx.bk;
+      const ConvGeom& gg = b.g;
+      const DwLoops<T>& f = dw_loops<T>();
+      const int64_t m = gemm_tile<T>().mr, hw2 = gg.h * gg.w, ohw2 = gg.oh * gg.ow;
+      const int64_t c0 = std::min(b.e, cx.units * c / nc * m);
+      const int64_t c1 = std::min(b.e, cx.units * (c + 1) / nc * m), kt = gg.kh * gg.kw;
+      if (c1 <= c0) return;
+      T* ebuf = conv_buffer<T>(kBufDwSmallA, (c1 - c0) * hw2);
+      const DwPlane& pp = *cx.p;
+      const int64_t phs = pp.sw * pp.hp * pp.wq + 2 * f.lanes;
+      T* ph = conv_buffer<T>(kBufDwPhases, phs);
+      std::fill(ph, ph + phs, T(0));
+      for (int64_t n = 0; n < gg.n; ++n) {
+        pointwise_cols(b.ex.w + c0 * b.cin, c1 - c0, b.cin, b.x + n * b.cin * hw2, hw2, hw2,
+                       ebuf, hw2, b.ex.bias ? b.ex.bias + c0 : nullptr,
+                       static_cast<const T*>(nullptr), b.ex.act, hw2 - b.dot_ex);
+        for (int64_t ch = c0; ch < c1; ++ch) {
+          f.phases(ebuf + (ch - c0) * hw2, gg.h, gg.w, pp, ph);
+          f.forward(ph, b.dw.w + ch * kt, cx.dbuf + (n * b.e + ch) * ohw2, pp,
+                    b.dw.bias ? b.dw.bias[ch] : T(0), b.dw.act, false);
+        }
+      }
+    });
+  }, &ctx);
+  ctx.errors.rethrow();
+  ctx.units = (bk.cout + mr - 1) / mr;
+  nth = static_cast<int>(std::min<int64_t>(threads, ctx.units));
+  pool_run(nth, nth, [](void* q, int c, int nc) {
+    Ctx& cx = *static_cast<Ctx*>(q);
+    cx.errors.guard([&] {
+      const Block<T>& b = *cx.bk;
+      const int64_t m = gemm_tile<T>().mr, ohw2 = b.g.oh * b.g.ow;
+      const int64_t r0 = std::min(b.cout, cx.units * c / nc * m);
+      const int64_t r1 = std::min(b.cout, cx.units * (c + 1) / nc * m);
+      for (int64_t n = 0; n < b.g.n && r1 > r0; ++n) {
+        const int64_t at = (n * b.cout + r0) * ohw2;
+        pointwise_cols(b.pj.w + r0 * b.e, r1 - r0, b.e, cx.dbuf + n * b.e * ohw2, ohw2, ohw2,
+                       b.out + at, ohw2, b.pj.bias ? b.pj.bias + r0 : nullptr,
+                       b.residual ? b.residual + at : nullptr, b.pj.act, ohw2 - b.dot_pj);
+      }
+    });
+  }, &ctx);
+  ctx.errors.rethrow();
+}
+
 // Output rows per band: the whole plane when its live expanded rows and depthwise output of
 // all channels fit a 1 MB L2 (Zen 4; no band ends, so no partial tiles: MobileNetV2's 14 x 14
 // blocks), else bands within ~half of it, preferring bands whose positions are whole vectors
@@ -275,6 +347,9 @@ void inverted_residual_forward(const T* x, const IrStage<T>& expand, const IrSta
   p.wq = (wp + g.sw - 1) / g.sw + f.lanes;
   bk.dot_ex = dot_columns<T>(g.h * g.w, cin);
   bk.dot_pj = dot_columns<T>(g.oh * g.ow, g.c);
+  if (threads > 1 && g.n < threads && band_rows<T>(g, 1) == g.oh) {
+    return run_by_channels(bk, threads);
+  }
   const int64_t units = g.n * bk.nbands;
   const int nth = static_cast<int>(std::min<int64_t>(threads, units));
   if (nth <= 1) {
