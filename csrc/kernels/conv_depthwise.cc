@@ -105,14 +105,6 @@ std::vector<T> taps_by_channel(const T* w, int64_t c, int64_t kt) {
   return wt;
 }
 
-// small_forward channels first (DwLoops::plane) where tap t of every output position p reads
-// position p + off[t] of one flattened phase plane of the input (phase (ry, rx) holds rows
-// ry, ry + sh, ... and columns rx, rx + sw, ...): the output as wide as a phase plane (the
-// 7 x 7 'same' layers at 224, stride 1: the plane itself, read in place; the 14 x 14 -> 7 x 7
-// stride-2 layer: four phase planes, split per channel into a per-thread buffer); no
-// transposes. False where it does not apply.
-// NOTE: one thread, thread CPU: 960 channels at 7 x 7 72-75 -> 36.7 us; 576 channels 14 x 14
-// stride 2 -> 7 x 7 99-100 us channels-last.
 // The sh x sw phase planes of one h x w plane (phase (ry, rx) at (ry sw + rx) pp, rows pw
 // apart), row by row, without divisions (a division per element cost 2.5x the taps).
 template <class T>
@@ -131,44 +123,23 @@ void split_phases(const T* __restrict x, const ConvGeom& g, int64_t pp, int64_t 
   }
 }
 
+// small_forward channels first where dw_small_plan gives a plan (the 7 x 7 'same' layers at
+// 224, stride 1: each plane read in place; the 14 x 14 -> 7 x 7 stride-2 layer: four phase
+// planes, split per channel into a per-thread buffer); no transposes.
+// NOTE: one thread, thread CPU: 960 channels at 7 x 7 72-75 -> 36.7 us; 576 channels 14 x 14
+// stride 2 -> 7 x 7 99-100 -> 66 us against the channels-last loop.
 template <class T>
 bool plane_forward(const T* x, const T* w, const T* bias, T* out, const ConvGeom& g, int act,
                    int threads) {
-  const DwLoops<T>& f = dw_loops<T>();
-  const int64_t ph = (g.h + g.sh - 1) / g.sh, pw = (g.w + g.sw - 1) / g.sw;  // a phase plane
-  if (!f.plane || g.ow != pw) return false;
-  const int64_t kt = g.kh * g.kw, hw = g.h * g.w, np = g.oh * g.ow, lanes = f.lanes;
-  const int64_t nv = (np + lanes - 1) / lanes, pp = ph * pw, split = g.sh * g.sw > 1;
-  const std::vector<int64_t> tab = tap_table(g);
-  std::vector<int64_t> off(static_cast<size_t>(kt));
-  std::vector<uint32_t> masks(static_cast<size_t>(kt * nv), 0u);
-  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
-  for (int64_t t = 0; t < kt; ++t) {
-    const int64_t dy = (t / g.kw) * g.dh - g.pt, dx = (t % g.kw) * g.dw - g.pl;
-    const int64_t qy = floor_div(dy, g.sh), qx = floor_div(dx, g.sw);
-    off[t] = ((dy - qy * g.sh) * g.sw + (dx - qx * g.sw)) * pp + qy * pw + qx;
-  }
-  for (int64_t p = 0; p < np; ++p) {
-    for (int64_t t = 0; t < kt; ++t) {
-      const int64_t q = tab[p * kt + t];
-      if (q < 0) continue;
-      const int64_t iy = q / g.w, ix = q % g.w;
-      const int64_t at = ((iy % g.sh) * g.sw + ix % g.sw) * pp + (iy / g.sh) * pw + ix / g.sw;
-      if (at != p + off[t]) return false;
-      masks[t * nv + p / lanes] |= 1u << (p % lanes);
-    }
-  }
+  DwSmallPlan plan;
+  if (!dw_small_plan<T>(g, &plan)) return false;
+  const int64_t kt = g.kh * g.kw, hw = g.h * g.w, np = g.oh * g.ow;
   auto body = [&](int64_t c0, int64_t c1) {
-    T* buf = split ? conv_buffer<T>(kBufDwSmallA, g.sh * g.sw * pp) : nullptr;
+    T* buf = plan.split ? conv_buffer<T>(kBufDwSmallA, g.sh * g.sw * plan.pp) : nullptr;
     for (int64_t n = 0; n < g.n; ++n) {
       for (int64_t c = c0; c < c1; ++c) {
-        const T* xc = x + (n * g.c + c) * hw;
-        if (split) {
-          split_phases(xc, g, pp, pw, buf);
-          xc = buf;
-        }
-        f.plane(out + (n * g.o + c) * np, xc, w + c * kt, off.data(), masks.data(), kt, np,
-                bias ? bias[c] : T(0), act);
+        dw_small_channel(plan, g, x + (n * g.c + c) * hw, w + c * kt, bias ? bias[c] : T(0),
+                         act, out + (n * g.o + c) * np, buf);
       }
     }
   };
@@ -255,6 +226,51 @@ void small_filter(const T* dout, const T* x, T* dw, const ConvGeom& g, int threa
 }
 
 }  // namespace
+
+template <class T>
+bool dw_small_plan(const ConvGeom& g, DwSmallPlan* plan) {
+  const DwLoops<T>& f = dw_loops<T>();
+  const int64_t ph = (g.h + g.sh - 1) / g.sh, pw = (g.w + g.sw - 1) / g.sw;  // a phase plane
+  if (!f.plane || g.ow != pw || g.o != g.c) return false;
+  const int64_t kt = g.kh * g.kw, np = g.oh * g.ow, lanes = f.lanes;
+  const int64_t nv = (np + lanes - 1) / lanes, pp = ph * pw;
+  plan->pp = pp;
+  plan->pw = pw;
+  plan->split = g.sh * g.sw > 1;
+  const std::vector<int64_t> tab = tap_table(g);
+  std::vector<int64_t>& off = plan->off;
+  std::vector<uint32_t>& masks = plan->masks;
+  off.assign(static_cast<size_t>(kt), 0);
+  masks.assign(static_cast<size_t>(kt * nv), 0u);
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  for (int64_t t = 0; t < kt; ++t) {
+    const int64_t dy = (t / g.kw) * g.dh - g.pt, dx = (t % g.kw) * g.dw - g.pl;
+    const int64_t qy = floor_div(dy, g.sh), qx = floor_div(dx, g.sw);
+    off[t] = ((dy - qy * g.sh) * g.sw + (dx - qx * g.sw)) * pp + qy * pw + qx;
+  }
+  for (int64_t p = 0; p < np; ++p) {
+    for (int64_t t = 0; t < kt; ++t) {
+      const int64_t q = tab[p * kt + t];
+      if (q < 0) continue;
+      const int64_t iy = q / g.w, ix = q % g.w;
+      const int64_t at = ((iy % g.sh) * g.sw + ix % g.sw) * pp + (iy / g.sh) * pw + ix / g.sw;
+      if (at != p + off[t]) return false;
+      masks[t * nv + p / lanes] |= 1u << (p % lanes);
+    }
+  }
+  return true;
+}
+
+template <class T>
+void dw_small_channel(const DwSmallPlan& plan, const ConvGeom& g, const T* x, const T* w,
+                      T bias, int act, T* out, T* scratch) {
+  if (plan.split) {
+    split_phases(x, g, plan.pp, plan.pw, scratch);
+    x = scratch;
+  }
+  dw_loops<T>().plane(out, x, w, plan.off.data(), plan.masks.data(), g.kh * g.kw,
+                      g.oh * g.ow, bias, act);
+}
 
 template <class T>
 void depthwise_forward(const T* x, const T* w, const T* bias, T* out, const ConvGeom& g,
@@ -369,7 +385,10 @@ void depthwise_filter(const T* dout, const T* x, T* dw, const ConvGeom& g, int t
   template void depthwise_forward<T>(const T*, const T*, const T*, T*, const ConvGeom&, int,  \
                                      int);                                                     \
   template void depthwise_input<T>(const T*, const T*, T*, const ConvGeom&, int);              \
-  template void depthwise_filter<T>(const T*, const T*, T*, const ConvGeom&, int);
+  template void depthwise_filter<T>(const T*, const T*, T*, const ConvGeom&, int);            \
+  template bool dw_small_plan<T>(const ConvGeom&, DwSmallPlan*);                               \
+  template void dw_small_channel<T>(const DwSmallPlan&, const ConvGeom&, const T*, const T*,  \
+                                    T, int, T*, T*);
 ML_DW_INSTANTIATE(float)
 ML_DW_INSTANTIATE(double)
 #undef ML_DW_INSTANTIATE

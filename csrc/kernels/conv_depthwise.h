@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/conv_small.h"
 
@@ -77,5 +78,26 @@ struct DwLoops {
 
 template <class T>
 const DwLoops<T>& dw_loops();
+
+// The channels-first plan of a small plane (DwLoops::plane): per tap its offset in one stride
+// phase plane of the input (pp positions each, rows pw apart; the plane itself unless `split`)
+// and the lanes where it is live. depthwise_forward runs planes up to kDwSmallWidth wide with
+// it where dw_small_plan gives one (one output channel per input channel, the output as wide
+// as a phase plane, AVX-512), channels last otherwise; the same sums either way.
+struct DwSmallPlan {
+  std::vector<int64_t> off;
+  std::vector<uint32_t> masks;
+  int64_t pp, pw;
+  bool split;
+};
+
+template <class T>
+bool dw_small_plan(const ConvGeom& g, DwSmallPlan* plan);
+
+// out (oh x ow) = act(depthwise of one channel plane x (h x w) by the channel's taps w + bias)
+// by the plan; scratch: sh sw pp values when the plan is split.
+template <class T>
+void dw_small_channel(const DwSmallPlan& plan, const ConvGeom& g, const T* x, const T* w,
+                      T bias, int act, T* out, T* scratch);
 
 }  // namespace mindlite
