@@ -100,15 +100,18 @@ def test_fused_block_is_the_unfused_kernels_bit_for_bit(n, c, mult, o, h, w, s, 
 
 @pytest.mark.parametrize("c, e, o, h, s, residual", [
     (16, 96, 24, 112, 2, False), (24, 144, 24, 56, 1, True), (24, 144, 32, 56, 2, False),
-    (32, 192, 32, 28, 1, True), (64, 384, 64, 14, 1, True), (96, 576, 96, 14, 1, True)])
+    (32, 192, 32, 28, 1, True), (64, 384, 64, 14, 1, True), (96, 576, 96, 14, 1, True),
+    (96, 576, 160, 14, 2, False), (160, 960, 160, 7, 1, True)])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_mobilenet_v2_blocks(c, e, o, h, s, residual, threads):
     """MobileNetV2's block shapes at 224 (bands of several rows, halo rows kept, the
-    pointwise tails' dot-product columns)."""
+    pointwise tails' dot-product columns; 7 x 7 outputs on the small-plane path, AVX-512)."""
     ops = _operands(np.random.default_rng(h + s), np.float32, 1, c, e, o, h, h, 3, s, 1,
                     residual)
     ok, got = _fused(ops, (s, s), (1, 1, 1, 1), (2, 2, 0), threads)
-    assert ok
+    assert ok or (h // s <= 8 and _C.kernel_isa() != "avx512")
+    if not ok:
+        return
     _same_bits(_unfused(*ops, (s, s), (1, 1), (1, 1, 1, 1), (2, 2, 0)), got)
 
 

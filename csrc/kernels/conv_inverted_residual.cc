@@ -122,7 +122,19 @@ struct Block {
   int64_t cap, base;           // the ring: image row iy in slot (iy - base) mod cap
   DwPlane plane;               // the depthwise plane of one band of `rows` rows
   int64_t dot_ex, dot_pj;      // dot-product columns of the expansion / projection planes
+  const DwSmallPlan* small;    // planes up to kDwSmallWidth wide: the channels-first plan
 };
+
+// The depthwise output of expanded channel ch's whole plane e (h x w, contiguous) by the
+// small-plane plan (the unfused kernel's path for such planes, so its bits).
+template <class T>
+void small_channel(const Block<T>& bk, int64_t ch, const T* e, T* out) {
+  const ConvGeom& g = bk.g;
+  T* scratch = bk.small->split ? conv_buffer<T>(kBufDwAcc, g.sh * g.sw * bk.small->pp)
+                               : nullptr;
+  dw_small_channel(*bk.small, g, e, bk.dw.w + ch * g.kh * g.kw,
+                   bk.dw.bias ? bk.dw.bias[ch] : T(0), bk.dw.act, out, scratch);
+}
 
 // Runs bands [u0, u1) (sample u / nbands, band u % nbands) on the calling thread. The
 // expanded rows live in a ring of `cap` rows per channel, so the rows of a band that the next
@@ -169,7 +181,10 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
     p.h = ye - ys;
     p.pt = ys - iy_lo;
     const int64_t top = std::min(hp, p.pt), bottom = std::min(hp, p.pt + p.h);
-    for (int64_t ch = 0; ch < bk.e; ++ch) {
+    for (int64_t ch = 0; ch < bk.e && bk.small; ++ch) {   // one band: the plane from slot 0
+      small_channel(bk, ch, ebuf + ch * es, dbuf + ch * ds);
+    }
+    for (int64_t ch = 0; ch < bk.e && !bk.small; ++ch) {
       for (int64_t q = 0; q < p.sw; ++q) {   // padding rows: zero (another band wrote them)
         T* phq = ph + q * p.hp * p.wq;
         std::fill(phq, phq + top * p.wq, T(0));
@@ -237,6 +252,10 @@ void run_by_channels(const Block<T>& bk, int threads) {
                        ebuf, hw2, b.ex.bias ? b.ex.bias + c0 : nullptr,
                        static_cast<const T*>(nullptr), b.ex.act, hw2 - b.dot_ex);
         for (int64_t ch = c0; ch < c1; ++ch) {
+          if (b.small) {
+            small_channel(b, ch, ebuf + (ch - c0) * hw2, cx.dbuf + (n * b.e + ch) * ohw2);
+            continue;
+          }
           f.phases(ebuf + (ch - c0) * hw2, gg.h, gg.w, pp, ph);
           f.forward(ph, b.dw.w + ch * kt, cx.dbuf + (n * b.e + ch) * ohw2, pp,
                     b.dw.bias ? b.dw.bias[ch] : T(0), b.dw.act, false);
@@ -282,6 +301,7 @@ int64_t band_rows(const ConvGeom& g, int threads) {
     return (live * g.w + rows * g.ow) * g.c * static_cast<int64_t>(sizeof(T));
   };
   int64_t r = g.oh;
+  if (g.ow <= kDwSmallWidth) return r;      // the small-plane path: whole planes only
   if (bytes(r) > kWhole) {
     while (r > 1 && bytes(r) > kBudget) --r;
   }
@@ -325,7 +345,9 @@ inline int64_t ring_base(const ConvGeom& g, int64_t rows, int64_t nbands, int64_
 template <class T>
 bool inverted_residual_supported(const ConvGeom& g) {
   const int64_t half = gemm_tile<T>().nr / 2;
-  return g.group == g.c && g.o == g.c && g.ow > kDwSmallWidth &&
+  DwSmallPlan plan;
+  return g.group == g.c && g.o == g.c &&
+         (g.ow > kDwSmallWidth || dw_small_plan<T>(g, &plan)) &&
          (g.n == 1 || (g.h * g.w >= half && g.oh * g.ow >= half));
 }
 
@@ -335,7 +357,10 @@ void inverted_residual_forward(const T* x, const IrStage<T>& expand, const IrSta
                                const ConvGeom& g, int64_t cin, int64_t cout, int threads) {
   if (g.n * cout * g.oh * g.ow == 0) return;
   const DwLoops<T>& f = dw_loops<T>();
-  Block<T> bk{x, residual, expand, dw, project, out, g, cin, cout, g.c, 0, 0, 0, {}, 0, 0};
+  DwSmallPlan plan;
+  const bool small = g.ow <= kDwSmallWidth && dw_small_plan<T>(g, &plan);
+  Block<T> bk{x, residual, expand, dw, project, out, g, cin, cout, g.c, 0, 0, 0, 0, {}, 0,
+              0, small ? &plan : nullptr};
   bk.rows = band_rows<T>(g, threads);
   bk.nbands = (g.oh + bk.rows - 1) / bk.rows;
   bk.cap = ring_rows(g, bk.rows);
