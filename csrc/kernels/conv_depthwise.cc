@@ -231,7 +231,7 @@ template <class T>
 bool dw_small_plan(const ConvGeom& g, DwSmallPlan* plan) {
   const DwLoops<T>& f = dw_loops<T>();
   const int64_t ph = (g.h + g.sh - 1) / g.sh, pw = (g.w + g.sw - 1) / g.sw;  // a phase plane
-  if (!f.plane || g.ow != pw || g.o != g.c) return false;
+  if (!f.plane || g.ow != pw || g.o != g.c || g.oh * g.ow < kDwPlaneMin) return false;
   const int64_t kt = g.kh * g.kw, np = g.oh * g.ow, lanes = f.lanes;
   const int64_t nv = (np + lanes - 1) / lanes, pp = ph * pw;
   plan->pp = pp;

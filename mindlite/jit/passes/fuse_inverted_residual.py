@@ -14,9 +14,9 @@ depthwise one has one output channel per input channel; none but the projection 
 residual; every activation is none / ReLU / ReLU6; the expanded and the depthwise values each
 have that one user and no graph returns them; no side-effect node lies between; the dtype is
 float32 / float64 with static shapes; and the planes are ones the kernel mirrors the unfused
-kernels on: the depthwise output wider than 8, or (AVX-512: masked loads) as wide as a stride
-phase of its input (the channels-first small-plane path; other narrow planes run
-channels-last, which the kernel does not mirror), each plane
+kernels on: the depthwise output wider than 8, or (AVX-512: masked loads) of 32 positions or
+more and as wide as a stride phase of its input (the channels-first small-plane path; other
+narrow planes run channels-last, which the kernel does not mirror), each plane
 at least 16 positions or batch 1 (the pointwise kernel's path), and the expanded activations
 at least MIN_EXPANDED_BYTES (0: every block; MobileNetV2's 14 x 14 blocks, whose expansion fits
 L2 unfused, gain nothing on one thread but take one launch instead of three on two threads,
@@ -33,6 +33,7 @@ from ... import _C
 
 MIN_EXPANDED_BYTES = 0
 DW_SMALL_WIDTH = 8            # kDwSmallWidth (csrc/kernels/conv_depthwise.h)
+DW_PLANE_MIN = 32             # kDwPlaneMin
 MIN_PLANE = 16                # positions: a vector of the widest pointwise tile (float32)
 
 
@@ -81,8 +82,8 @@ def _block(proj, ctx):
     if dp.conv.attrs["group"] != e or dp.conv.attrs["out_channel"] != e:
         return None
     stride_w = dp.conv.attrs["stride"][3]
-    if out[3] <= DW_SMALL_WIDTH and (_C.kernel_isa() != "avx512" or
-                                     out[3] != -(-mid[3] // stride_w)):
+    if out[3] <= DW_SMALL_WIDTH and (_C.kernel_isa() != "avx512" or out[2] * out[3] <
+                                     DW_PLANE_MIN or out[3] != -(-mid[3] // stride_w)):
         return None
     if mid[0] != 1 and min(mid[2] * mid[3], out[2] * out[3]) < MIN_PLANE:
         return None
