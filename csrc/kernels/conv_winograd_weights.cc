@@ -3,7 +3,10 @@
 // entries, each holding a copy of the weights it was built from. A lookup compares the buffer
 // with that copy (a memcmp, about one read of the weights, which the direct engine reads too),
 // so a weight changed in place, or a new array at a freed one's address, is never served a
-// stale U. Entries are immutable once built and shared (shared_ptr): a thread keeps using one
+// stale U. A frozen weight buffer (runtime/frozen_buffer.h: the Lite runtime's model
+// constants) cannot change, so its entry keeps no copy and a lookup compares the block's id
+// instead (ids are never reused): a 512 x 512 layer's memcmp read 2 x 9.4 MB per call, 0.9 ms
+// of its 2.4 ms on one thread with U streamed from memory. Entries are immutable once built and shared (shared_ptr): a thread keeps using one
 // that another thread evicts. The map sits under one mutex, held only to find, insert and
 // evict; building, comparing and the convolution itself run outside it.
 #include <atomic>
@@ -13,6 +16,7 @@
 
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_winograd.h"
+#include "runtime/frozen_buffer.h"
 
 namespace mindlite {
 namespace {
@@ -64,7 +68,8 @@ struct Key {
 
 struct Entry {
   Key key;
-  std::vector<unsigned char> raw;           // the weights U was built from
+  std::vector<unsigned char> raw;           // the weights U was built from (not frozen)
+  uint64_t frozen = 0;                      // the frozen block's id U was built from, or 0
   std::shared_ptr<const void> weights;      // a WinogradWeights<T>
   int64_t bytes;
   uint64_t used;
@@ -170,8 +175,11 @@ std::shared_ptr<const WinogradWeights<T>> winograd_weights(const T* w, int64_t o
   if (!use_cache) return transform(w, o, c, m, threads, false);
   const Key key{w, o, c, m, static_cast<int>(sizeof(T))};
   const size_t raw = static_cast<size_t>(o * c * 9) * sizeof(T);
+  const uint64_t frozen = frozen_id(w, raw);
   if (auto e = cache().find(key)) {
-    if (e->raw.size() == raw && std::memcmp(e->raw.data(), w, raw) == 0) {
+    if (frozen != 0 ? e->frozen == frozen
+                    : e->frozen == 0 && e->raw.size() == raw &&
+                          std::memcmp(e->raw.data(), w, raw) == 0) {
       cache().count(true);
       return std::static_pointer_cast<const WinogradWeights<T>>(e->weights);
     }
@@ -192,10 +200,15 @@ std::shared_ptr<const WinogradWeights<T>> winograd_weights(const T* w, int64_t o
   std::shared_ptr<const WinogradWeights<T>> u =
       transform(w, o, c, m, threads, true, std::move(recycled));
   e->key = key;
-  e->raw.assign(reinterpret_cast<const unsigned char*>(w),
-                reinterpret_cast<const unsigned char*>(w) + raw);
+  e->frozen = frozen;
+  if (frozen == 0) {
+    e->raw.assign(reinterpret_cast<const unsigned char*>(w),
+                  reinterpret_cast<const unsigned char*>(w) + raw);
+  } else {
+    e->raw.clear();
+  }
   e->weights = u;
-  e->bytes = static_cast<int64_t>(raw + u->size * sizeof(T));
+  e->bytes = static_cast<int64_t>(e->raw.size() + u->size * sizeof(T));
   cache().insert(std::move(e));
   return u;
 }
