@@ -29,8 +29,9 @@ std::atomic<int> g_mode{[] {
   const char* v = std::getenv("MINDLITE_WINOGRAD");
   if (v == nullptr || v[0] == '\0') return static_cast<int>(kWinogradAuto);
   const int m = std::atoi(v);
-  return m == kWinogradOff || m == kWinogradF2 || m == kWinogradF4 ? m
-                                                                   : static_cast<int>(kWinogradAuto);
+  return m == kWinogradOff || m == kWinogradF2 || m == kWinogradF4 || m == kWinogradF2x4
+             ? m
+             : static_cast<int>(kWinogradAuto);
 }()};
 
 }  // namespace
@@ -62,8 +63,19 @@ int winograd_tile(const ConvGeom& g, const std::vector<Tap>& taps) {
   // Up to 1024 x 1024 channels: U is 4x the weights (151 MiB at 1024 x 1024), memory the
   // direct engine does not need.
   if (g.c * g.o > kMaxChannelPairs) return 0;
-  if (g.c >= 16 && g.o >= 16 && g.oh >= 7 && g.ow >= 7) return kWinogradF4;
-  return 0;
+  if (g.c < 16 || g.o < 16 || g.oh < 7 || g.ow < 7) return 0;
+  // NOTE: F(2x4) where F(4x4) would have at most 4 tiles of wide channels (ResNet18's
+  // 512-channel 7 x 7 layers at batch 1): such layers stream U from memory once per call for
+  // only 4 tiles per value, and F(2x4)'s U is 24 / 36 of F(4x4)'s (25 MB against 37.7 MB at
+  // 512 x 512) for 8 tiles of 24 products (192 per channel pair against 144). Measured on one
+  // Zen 4 thread, 3 layers' weights taking turns (docs/conv_engine.md): 512 @ 7 x 7 1.11-1.17
+  // against 1.24-1.45 ms, 384 @ 7 x 7 0.70-0.74 against 0.89-1.01, 256 @ 7 x 7 0.27 against
+  // 0.28-0.30; 128 @ 7 x 7 (its U stays in cache) 0.072 against 0.056, and more tiles (a batch
+  // of 2, 14 x 14 planes) favour F(4x4).
+  if (wide && g.n * ((g.oh + 3) / 4) * ((g.ow + 3) / 4) <= 4 && g.c * g.o >= 256 * 256) {
+    return kWinogradF2x4;
+  }
+  return kWinogradF4;
 }
 
 
@@ -75,9 +87,10 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
   const std::shared_ptr<const WinogradWeights<T>> wu =
       winograd_weights(w, g.o, g.c, m, stable_weights, threads);
   if (!wu->finite || !winograd_all_finite(x, g.n * g.c * g.h * g.w)) return false;
-  const int a2 = (m + 2) * (m + 2), which = m == 4 ? 1 : 0;
+  const WinogradTile dims = winograd_dims(m);
+  const int my = dims.my, mx = dims.mx, which = dims.index, a2 = (my + 2) * (mx + 2);
   const int64_t cp = wu->cp, op = wu->op, nr = wu->nr, panels = op / nr;
-  const int64_t th = (g.oh + m - 1) / m, tw = (g.ow + m - 1) / m;
+  const int64_t th = (g.oh + my - 1) / my, tw = (g.ow + mx - 1) / mx;
   const int64_t per_row = tw * a2 * (cp + op) * static_cast<int64_t>(sizeof(T));
   // a block: `band` tile rows (of one or several samples), at least min_tiles tiles (the GEMMs'
   // rows: each block streams the whole of U once)
@@ -96,8 +109,8 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
     }
     band = best;                  // (56 x 56, 2 threads: 14 blocks of 1 row, not 7 of 2)
   }
-  const int64_t blocks = (nrows + band - 1) / band, cols = m * tw + 2;
-  const int64_t hw = g.h * g.w, ohw = g.oh * g.ow, xseg = (m + 2) * cols * cp;
+  const int64_t blocks = (nrows + band - 1) / band, cols = mx * tw + 2;
+  const int64_t hw = g.h * g.w, ohw = g.oh * g.ow, xseg = (my + 2) * cols * cp;
   const T* u = wu->u;
   // the stages of block b: gather + input transform, the GEMMs of units [u0, u1) (a unit: one
   // k and one panel of output channels), output transform
@@ -106,8 +119,8 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
     for (int64_t r = r0; r < r1;) {                    // the block's samples, one by one
       const int64_t s = r / th, ty0 = r % th, rows = std::min(th - ty0, r1 - r);
       T* xs = X + (r - r0) * xseg;
-      f.gather(x + s * g.c * hw, g.c, g.h, g.w, m * ty0 - g.pt, -g.pl, m * rows + 2, cols, cp,
-               xs);
+      f.gather(x + s * g.c * hw, g.c, g.h, g.w, my * ty0 - g.pt, -g.pl, my * rows + 2, cols,
+               cp, xs);
       f.input[which](xs, cols * cp, cp, rows, tw, V + (r - r0) * tw * cp, tiles * cp);
       r += rows;
     }
@@ -128,7 +141,7 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
     for (int64_t r = r0; r < r1;) {
       const int64_t s = r / th, ty0 = r % th, rows = std::min(th - ty0, r1 - r);
       const int64_t at = s * g.o * ohw;
-      f.output[which](M + (r - r0) * tw * op, tiles * op, op, g.o, rows, tw, m * ty0, out + at,
+      f.output[which](M + (r - r0) * tw * op, tiles * op, op, g.o, rows, tw, my * ty0, out + at,
                       g.oh, g.ow, ep.bias, ep.residual ? ep.residual + at : nullptr, ep.act);
       r += rows;
     }

@@ -6,9 +6,10 @@
 // stale U. A frozen weight buffer (runtime/frozen_buffer.h: the Lite runtime's model
 // constants) cannot change, so its entry keeps no copy and a lookup compares the block's id
 // instead (ids are never reused): a 512 x 512 layer's memcmp read 2 x 9.4 MB per call, 0.9 ms
-// of its 2.4 ms on one thread with U streamed from memory. Entries are immutable once built and shared (shared_ptr): a thread keeps using one
-// that another thread evicts. The map sits under one mutex, held only to find, insert and
-// evict; building, comparing and the convolution itself run outside it.
+// of its 2.4 ms on one thread with U streamed from memory. Entries are immutable once built
+// and shared (shared_ptr): a thread keeps using one that another thread evicts. The map sits
+// under one mutex, held only to find, insert and evict; building, comparing and the
+// convolution itself run outside it.
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -35,7 +36,8 @@ std::shared_ptr<WinogradWeights<T>> transform(const T* w, int64_t o, int64_t c, 
   r->nr = gemm_tile<T>().nr;
   r->cp = round_up(c, f.lanes);
   r->op = round_up(o, r->nr);
-  r->size = (m + 2) * (m + 2) * r->op * r->cp;
+  const WinogradTile dims = winograd_dims(m);
+  r->size = (dims.my + 2) * (dims.mx + 2) * r->op * r->cp;
   // every element is written below. NOTE: a fresh block per call (a 512 x 512 F(4x4) U is
   // 37 MiB, mmapped and faulted in page by page) cost more than the transform: a per-call U
   // reuses this thread's buffer, a changed weight its stale entry's
@@ -50,7 +52,7 @@ std::shared_ptr<WinogradWeights<T>> transform(const T* w, int64_t o, int64_t c, 
   const int64_t panels = r->op / r->nr;
   std::atomic<bool> finite{true};
   auto body = [&](int64_t p0, int64_t p1) {
-    if (!f.weights[m == 4 ? 1 : 0](w, o, c, r->cp, r->nr, panels, p0, p1, u)) finite = false;
+    if (!f.weights[dims.index](w, o, c, r->cp, r->nr, panels, p0, p1, u)) finite = false;
   };
   winograd_split(panels, threads, body);
   r->finite = finite.load();
