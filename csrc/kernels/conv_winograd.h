@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <memory>
@@ -54,6 +55,13 @@ struct WinogradLoops {
 template <class T>
 const WinogradLoops<T>& winograd_loops();
 
+// Frees a block of winograd_block (conv_winograd_weights.cc).
+struct WinogradBlockFree {
+  void operator()(void* p) const { std::free(p); }
+};
+template <class T>
+using WinogradBlock = std::unique_ptr<T[], WinogradBlockFree>;
+
 // The transformed weights of one weight version: U[k][o panel][c][nr] (k < A^2, c < cp, the
 // engine tile's nr columns of output channels per panel), zero past c and o.
 template <class T>
@@ -62,7 +70,7 @@ struct WinogradWeights {
   int64_t o, c, cp, op, nr, size;
   bool finite;        // every U finite (else the direct engine runs: see conv_winograd_forward)
   const T* u;         // own's, or a per-thread buffer's (uncached: valid during the call)
-  std::unique_ptr<T[]> own;
+  WinogradBlock<T> own;
 };
 
 // U of w (O x C x 3 x 3) for F(m x m, 3x3); cache: look it up in (and add it to) the bounded
