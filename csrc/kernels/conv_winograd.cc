@@ -127,10 +127,18 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
   };
   auto gemms = [&](int64_t b, const T* V, T* M, int64_t u0, int64_t u1) {
     const int64_t r0 = b * band, tiles = (std::min(nrows, r0 + band) - r0) * tw;
+    // runs of mr tiles (the GEMMs' rows); when the last run would have 1-3 rows, equal runs
+    // instead (14 tiles: 7 + 7, not 12 + 2: a 2-row run does 4 multiply-adds per 2 loads of
+    // U; 128 @ 28 x 28 -5%, 64 @ 56 x 56 -1.4%; 16 tiles as 8 + 8 measured no better than
+    // 12 + 4). Each row's sums are the same operations in any run, so the same bits.
+    const int64_t left = tiles % tile.mr, runs = (tiles + tile.mr - 1) / tile.mr;
+    const bool even = left != 0 && left < 4;
     for (int64_t unit = u0; unit < u1; ++unit) {       // a panel of U[k] stays in L1
       const int64_t k = unit / panels, p = unit % panels;
-      for (int64_t t0 = 0; t0 < tiles; t0 += tile.mr) {
-        const int rows = static_cast<int>(std::min<int64_t>(tile.mr, tiles - t0));
+      for (int64_t run = 0; run < runs; ++run) {
+        const int64_t t0 = even ? tiles * run / runs : run * tile.mr;
+        const int rows = static_cast<int>(
+            (even ? tiles * (run + 1) / runs : std::min(tiles, t0 + tile.mr)) - t0);
         tile.direct(cp, V + (k * tiles + t0) * cp, cp, rows, u + unit * cp * nr, nr,
                     M + (k * tiles + t0) * op + p * nr, op, false, nullptr);
       }
