@@ -139,7 +139,7 @@ def test_selection_rule():
              ((1, 64, 7, 7), 64, 4 if wide else False),   # 4 tiles: AVX-512 only
              ((1, 256, 8, 8), 256, w4), ((1, 384, 7, 7), 512, w4),   # F(2x4)
              ((1, 255, 7, 7), 256, 4 if wide else False),  # below 256 x 256 channels
-             ((2, 256, 7, 7), 256, 4),                     # 8 tiles
+             ((2, 256, 7, 7), 256, 4 if wide else False),  # 8 tiles
              ((1, 16, 6, 6), 16, False),                  # plane below 7 x 7
              ((16, 512, 4, 4), 512, False),                # a training step's 4 x 4 plane
              ((1, 8, 32, 32), 64, False),                  # 8 input channels
