@@ -144,13 +144,15 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
       }
     }
   };
-  auto outputs = [&](int64_t b, const T* M) {
+  // (output channels [o0, o1), o0 a multiple of the vector lanes)
+  auto outputs = [&](int64_t b, const T* M, int64_t o0, int64_t o1) {
     const int64_t r0 = b * band, r1 = std::min(nrows, r0 + band), tiles = (r1 - r0) * tw;
     for (int64_t r = r0; r < r1;) {
       const int64_t s = r / th, ty0 = r % th, rows = std::min(th - ty0, r1 - r);
-      const int64_t at = s * g.o * ohw;
-      f.output[which](M + (r - r0) * tw * op, tiles * op, op, g.o, rows, tw, my * ty0, out + at,
-                      g.oh, g.ow, ep.bias, ep.residual ? ep.residual + at : nullptr, ep.act);
+      const int64_t at = s * g.o * ohw + o0 * ohw;
+      f.output[which](M + (r - r0) * tw * op + o0, tiles * op, op, o1 - o0, rows, tw, my * ty0,
+                      out + at, g.oh, g.ow, ep.bias ? ep.bias + o0 : nullptr,
+                      ep.residual ? ep.residual + at : nullptr, ep.act);
       r += rows;
     }
   };
@@ -163,22 +165,27 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
       for (int64_t b = b0; b < b1; ++b) {
         inputs(b, X, V);
         gemms(b, V, M, 0, units);
-        outputs(b, M);
+        outputs(b, M, 0, g.o);
       }
     };
     winograd_split(blocks, threads, body);
     return true;
   }
-  // fewer blocks than threads (a 7 x 7 plane of one sample): the transforms on this thread,
-  // the GEMMs (nearly all the work) split over the threads by units
+  // fewer blocks than threads (a 7 x 7 or 14 x 14 plane of one sample): the input transform
+  // on this thread, the GEMMs (nearly all the work) split over the threads by units, then the
+  // output transform by runs of output channels (each channel's outputs as on one thread)
   T* X = conv_buffer<T>(kBufWinoU, band * xseg);
   T* V = conv_buffer<T>(kBufWinoV, a2 * band * tw * cp);
   T* M = conv_buffer<T>(kBufWinoM, a2 * band * tw * op);
+  const int64_t lanes = f.lanes, oblocks = (g.o + lanes - 1) / lanes;
   for (int64_t b = 0; b < blocks; ++b) {
     inputs(b, X, V);
     auto part = [&](int64_t u0, int64_t u1) { gemms(b, V, M, u0, u1); };
     winograd_split(units, threads, part);
-    outputs(b, M);
+    auto outs = [&](int64_t q0, int64_t q1) {
+      outputs(b, M, q0 * lanes, std::min(g.o, q1 * lanes));
+    };
+    winograd_split(oblocks, threads, outs);
   }
   return true;
 }
