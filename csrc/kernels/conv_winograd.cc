@@ -114,14 +114,17 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
   const T* u = wu->u;
   // the stages of block b: gather + input transform, the GEMMs of units [u0, u1) (a unit: one
   // k and one panel of output channels), output transform
-  auto inputs = [&](int64_t b, T* X, T* V) {
+  // (input channels [c0, c1), c0 a multiple of the vector lanes)
+  auto inputs = [&](int64_t b, T* X, T* V, int64_t c0, int64_t c1) {
     const int64_t r0 = b * band, r1 = std::min(nrows, r0 + band), tiles = (r1 - r0) * tw;
+    const int64_t real = std::max<int64_t>(0, std::min(g.c, c1) - c0);
     for (int64_t r = r0; r < r1;) {                    // the block's samples, one by one
       const int64_t s = r / th, ty0 = r % th, rows = std::min(th - ty0, r1 - r);
-      T* xs = X + (r - r0) * xseg;
-      f.gather(x + s * g.c * hw, g.c, g.h, g.w, my * ty0 - g.pt, -g.pl, my * rows + 2, cols,
-               cp, xs);
-      f.input[which](xs, cols * cp, cp, rows, tw, V + (r - r0) * tw * cp, tiles * cp);
+      T* xs = X + (r - r0) * xseg + c0;
+      f.gather(x + (s * g.c + std::min(c0, g.c)) * hw, real, g.h, g.w, my * ty0 - g.pt, -g.pl,
+               my * rows + 2, cols, cp, c1 - c0, xs);
+      f.input[which](xs, cols * cp, cp, c1 - c0, rows, tw, V + (r - r0) * tw * cp + c0,
+                     tiles * cp);
       r += rows;
     }
   };
@@ -163,7 +166,7 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
       T* V = conv_buffer<T>(kBufWinoV, a2 * band * tw * cp);
       T* M = conv_buffer<T>(kBufWinoM, a2 * band * tw * op);
       for (int64_t b = b0; b < b1; ++b) {
-        inputs(b, X, V);
+        inputs(b, X, V, 0, cp);
         gemms(b, V, M, 0, units);
         outputs(b, M, 0, g.o);
       }
@@ -171,15 +174,17 @@ bool conv_winograd_forward(const T* x, const T* w, T* out, const ConvGeom& g,
     winograd_split(blocks, threads, body);
     return true;
   }
-  // fewer blocks than threads (a 7 x 7 or 14 x 14 plane of one sample): the input transform
-  // on this thread, the GEMMs (nearly all the work) split over the threads by units, then the
-  // output transform by runs of output channels (each channel's outputs as on one thread)
+  // fewer blocks than threads (a 7 x 7 or 14 x 14 plane of one sample): the gather and input
+  // transform split over the threads by runs of input channels, the GEMMs (nearly all the
+  // work) by units, then the output transform by runs of output channels (each value is
+  // computed as on one thread)
   T* X = conv_buffer<T>(kBufWinoU, band * xseg);
   T* V = conv_buffer<T>(kBufWinoV, a2 * band * tw * cp);
   T* M = conv_buffer<T>(kBufWinoM, a2 * band * tw * op);
-  const int64_t lanes = f.lanes, oblocks = (g.o + lanes - 1) / lanes;
+  const int64_t lanes = f.lanes, oblocks = (g.o + lanes - 1) / lanes, cblocks = cp / lanes;
   for (int64_t b = 0; b < blocks; ++b) {
-    inputs(b, X, V);
+    auto ins = [&](int64_t q0, int64_t q1) { inputs(b, X, V, q0 * lanes, q1 * lanes); };
+    winograd_split(cblocks, threads, ins);
     auto part = [&](int64_t u0, int64_t u1) { gemms(b, V, M, u0, u1); };
     winograd_split(units, threads, part);
     auto outs = [&](int64_t q0, int64_t q1) {

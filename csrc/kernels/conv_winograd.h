@@ -35,16 +35,17 @@ namespace mindlite {
 template <class T>
 struct WinogradLoops {
   // V[k] (vs apart), tile t at t cp = B^T d B of the trows x tw tiles of X (channels-last
-  // rows ldr apart, columns cp apart)
-  void (*input[3])(const T* X, int64_t ldr, int64_t cp, int64_t trows, int64_t tw, T* V,
-                   int64_t vs);
+  // rows ldr apart, columns cp apart), channels [0, cn) (X, V offset to a run of channels)
+  void (*input[3])(const T* X, int64_t ldr, int64_t cp, int64_t cn, int64_t trows, int64_t tw,
+                   T* V, int64_t vs);
   // out (one sample, NCHW) = act(A^T M A + bias (+ res)) for those tiles, output rows from row0
   void (*output[3])(const T* M, int64_t ms, int64_t op, int64_t o, int64_t trows, int64_t tw,
                     int64_t row0, T* out, int64_t oh, int64_t ow, const T* bias,
                     const T* res, int act);
-  // X[r][col][c] = x[c][y0 + r][x0 + col] (zero outside the plane and for c >= channels)
+  // X[r][col][c] = x[c][y0 + r][x0 + col] for c < cn (zero outside the plane and for
+  // c >= channels; x, X offset to a run of channels)
   void (*gather)(const T* x, int64_t channels, int64_t h, int64_t w, int64_t y0, int64_t x0,
-                 int64_t rows, int64_t cols, int64_t cp, T* X);
+                 int64_t rows, int64_t cols, int64_t cp, int64_t cn, T* X);
   // U (see WinogradWeights) of the output-channel panels [p0, p1) of w (o x c x 3 x 3),
   // computed in float64 and rounded once; whether every value is finite in T
   bool (*weights[3])(const T* w, int64_t o, int64_t c, int64_t cp, int64_t nr, int64_t panels,
