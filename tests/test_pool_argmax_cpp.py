@@ -5,6 +5,8 @@ than the input with padding), strides, dilations, ceil_mode, NaN / inf / ties, i
 argmax, non-contiguous inputs and outputs; the registry's choice; float64 finite-difference
 gradients through the op; errors for indices outside the plane and for bad arguments.
 """
+import threading
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -224,3 +226,24 @@ def test_bad_arguments_of_the_c_functions():
         _C.max_pool_grad_argmax(out, arg)
     with pytest.raises(ValueError, match="'dx' must be C-contiguous"):
         _C.max_pool_grad_argmax(out, arg, np.zeros((1, 1, 4, 8), np.float32)[..., ::2])
+
+
+def test_four_threads_calling_at_once_get_the_serial_results():
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal((4, 8, 12, 12)).astype(np.float32) for _ in range(4)]
+    prim = P.MaxPoolWithArgmaxV2(3, 2, 1)
+    want = [tuple(t.asnumpy() for t in prim(Tensor(x))) for x in xs]
+    got = [None] * 4
+
+    def run(i):
+        for _ in range(20):
+            got[i] = tuple(t.asnumpy() for t in prim(Tensor(xs[i])))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for (o, a), (wo, wa) in zip(got, want):
+        np.testing.assert_array_equal(o, wo)
+        np.testing.assert_array_equal(a, wa)
