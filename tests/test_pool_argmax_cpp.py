@@ -247,3 +247,23 @@ def test_four_threads_calling_at_once_get_the_serial_results():
     for (o, a), (wo, wa) in zip(got, want):
         np.testing.assert_array_equal(o, wo)
         np.testing.assert_array_equal(a, wa)
+
+
+@pytest.mark.parametrize("shape, kernel, stride, pad, dilation, ceil", [
+    ((1, 1, 2049, 2100), (3, 3), (2, 2), (1, 1), (1, 1), False),   # > 4M: the clipped loops
+    ((1, 2, 2100, 2049), (2, 3), (1, 2), (1, 1), (2, 1), True),
+    ((2, 1, 3, 5000), (1, 2), (1, 1999), (0, 1), (1, 700), True),   # a long stride, dilation
+])
+def test_large_planes_and_long_strides_match_numpy(shape, kernel, stride, pad, dilation, ceil):
+    o = geometry(shape[2], shape[3], kernel, stride, pad, dilation, ceil)
+    cs = dict(out=shape[:2] + o, dtype=np.float32, itype=np.int32)
+    rng = np.random.default_rng(7)
+    x = np.maximum(rng.standard_normal(shape), 0).astype(np.float32)
+    x[rng.random(shape) < 0.01] = np.nan
+    geo_ = (kernel, stride, (pad[0], pad[0], pad[1], pad[1]), dilation)
+    o_ref, a_ref = np.empty(cs["out"], np.float32), np.empty(cs["out"], np.int32)
+    pool_numpy.max_pool_with_argmax_v2_numpy(x, o_ref, a_ref, *geo_)
+    o, a = np.empty_like(o_ref), np.empty_like(a_ref)
+    pool_cpp.max_pool_with_argmax_v2_cpp(x, o, a, *geo_)
+    same_bits(o, o_ref)
+    np.testing.assert_array_equal(a, a_ref)
