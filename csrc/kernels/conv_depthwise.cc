@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/conv_gemm.h"
+#include "kernels/conv_geom.h"
 #include "runtime/thread_pool.h"
 
 namespace mindlite {
@@ -232,30 +233,29 @@ bool dw_small_plan(const ConvGeom& g, DwSmallPlan* plan) {
   const DwLoops<T>& f = dw_loops<T>();
   const int64_t ph = (g.h + g.sh - 1) / g.sh, pw = (g.w + g.sw - 1) / g.sw;  // a phase plane
   if (!f.plane || g.ow != pw || g.o != g.c || g.oh * g.ow < kDwPlaneMin) return false;
+  if (!plan) return true;
   const int64_t kt = g.kh * g.kw, np = g.oh * g.ow, lanes = f.lanes;
   const int64_t nv = (np + lanes - 1) / lanes, pp = ph * pw;
   plan->pp = pp;
   plan->pw = pw;
   plan->split = g.sh * g.sw > 1;
-  const std::vector<int64_t> tab = tap_table(g);
-  std::vector<int64_t>& off = plan->off;
-  std::vector<uint32_t>& masks = plan->masks;
-  off.assign(static_cast<size_t>(kt), 0);
-  masks.assign(static_cast<size_t>(kt * nv), 0u);
+  plan->off.assign(static_cast<size_t>(kt), 0);
+  plan->masks.assign(static_cast<size_t>(kt * nv), 0u);
   auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
   for (int64_t t = 0; t < kt; ++t) {
+    // input (oy sh + dy, ox sw + dx) is position (oy + qy, ox + qx) of phase (dy - qy sh,
+    // dx - qx sw): p + qy pw + qx there, p = oy pw + ox (the output is a phase plane wide)
     const int64_t dy = (t / g.kw) * g.dh - g.pt, dx = (t % g.kw) * g.dw - g.pl;
     const int64_t qy = floor_div(dy, g.sh), qx = floor_div(dx, g.sw);
-    off[t] = ((dy - qy * g.sh) * g.sw + (dx - qx * g.sw)) * pp + qy * pw + qx;
-  }
-  for (int64_t p = 0; p < np; ++p) {
-    for (int64_t t = 0; t < kt; ++t) {
-      const int64_t q = tab[p * kt + t];
-      if (q < 0) continue;
-      const int64_t iy = q / g.w, ix = q % g.w;
-      const int64_t at = ((iy % g.sh) * g.sw + ix % g.sw) * pp + (iy / g.sh) * pw + ix / g.sw;
-      if (at != p + off[t]) return false;
-      masks[t * nv + p / lanes] |= 1u << (p % lanes);
+    plan->off[t] = ((dy - qy * g.sh) * g.sw + (dx - qx * g.sw)) * pp + qy * pw + qx;
+    int64_t ylo, yhi, xlo, xhi;                 // the outputs where the tap is live
+    tap_range(dy, g.sh, g.h, g.oh, &ylo, &yhi);
+    tap_range(dx, g.sw, g.w, g.ow, &xlo, &xhi);
+    uint32_t* m = plan->masks.data() + t * nv;
+    for (int64_t oy = ylo; oy < yhi; ++oy) {
+      for (int64_t p = oy * g.ow + xlo; p < oy * g.ow + xhi; ++p) {
+        m[p / lanes] |= 1u << (p % lanes);
+      }
     }
   }
   return true;

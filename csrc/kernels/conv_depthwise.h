@@ -97,6 +97,7 @@ struct DwSmallPlan {
   bool split;
 };
 
+// plan null: only whether there is one.
 template <class T>
 bool dw_small_plan(const ConvGeom& g, DwSmallPlan* plan);
 

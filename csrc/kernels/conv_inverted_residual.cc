@@ -250,9 +250,8 @@ inline int64_t ring_base(const ConvGeom& g, int64_t rows, int64_t nbands, int64_
 template <class T>
 bool inverted_residual_supported(const ConvGeom& g) {
   const int64_t half = gemm_tile<T>().nr / 2;
-  DwSmallPlan plan;
   return g.group == g.c && g.o == g.c &&
-         (g.ow > kDwSmallWidth || dw_small_plan<T>(g, &plan)) &&
+         (g.ow > kDwSmallWidth || dw_small_plan<T>(g, nullptr)) &&
          (g.n == 1 || (g.h * g.w >= half && g.oh * g.ow >= half));
 }
 
