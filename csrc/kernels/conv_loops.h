@@ -56,4 +56,11 @@ void conv_to_batch_inner(const T* d, T* dt, int64_t n, int64_t o, int64_t p);
 template <typename T>
 void conv_from_batch_inner(const T* dt, T* d, int64_t n, int64_t o, int64_t p);
 
+// dw[o, c, t] = src[o, c L + l] where t == live[l], else 0, for o in [o0, o1): the filter
+// gradient of the live taps (src (O, C L)) written out with zeros at the dead ones, dw
+// (O, C, T).
+template <typename T>
+void conv_expand_taps(const T* src, T* dw, const int64_t* live, int64_t o0, int64_t o1,
+                      int64_t c, int64_t l, int64_t t);
+
 }  // namespace mindlite

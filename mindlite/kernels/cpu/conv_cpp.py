@@ -214,8 +214,11 @@ def conv2d_backprop_filter_cpp(dout, x, out, stride, dilation, pads, group):
         _gemm(d3[g], cols3[g].T, out3[g])
     if live is not None:
         taps = out.reshape(o, out.shape[1], -1)
-        taps[...] = 0
-        taps[:, :, live[1]] = dst.reshape(o, out.shape[1], live[1].size)
+        if out.flags.c_contiguous and out.flags.aligned:
+            _C.conv_expand_taps(dst, out, live[1].reshape(1, -1))
+        else:
+            taps[...] = 0
+            taps[:, :, live[1]] = dst.reshape(o, out.shape[1], live[1].size)
         # a dead tap's sum is dout's row times zeros: NaN where that row holds NaN or inf
         bad = ~np.isfinite(d3.reshape(o, -1)).all(axis=1)
         if bad.any():
