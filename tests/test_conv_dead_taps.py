@@ -88,10 +88,10 @@ def test_expand_taps_matches_numpy_scatter_and_threads(dtype):
     non-contiguous out keeps the numpy path."""
     from mindlite import _C
     rng = np.random.default_rng(4)
-    live = np.array([[0, 4, 5, 8]], np.intp)
+    live = np.array([0, 4, 5, 8], np.intp)
     src = rng.standard_normal((70, 33 * 4)).astype(dtype)
     want = np.zeros((70, 33, 9), dtype)
-    want[:, :, live[0]] = src.reshape(70, 33, 4)
+    want[:, :, live] = src.reshape(70, 33, 4)
     try:
         for t in (1, 2):
             _C.set_num_threads(t)
@@ -101,11 +101,11 @@ def test_expand_taps_matches_numpy_scatter_and_threads(dtype):
     finally:
         _C.set_num_threads(0)
     with pytest.raises(ValueError, match="conv_expand_taps"):
-        _C.conv_expand_taps(src, np.empty((70, 33, 3, 3), dtype), live[:, ::-1].copy())
+        _C.conv_expand_taps(src, np.empty((70, 33, 3, 3), dtype), live[::-1].copy())
     with pytest.raises(ValueError, match="conv_expand_taps"):
         _C.conv_expand_taps(src, np.empty((70, 32, 3, 3), dtype), live)
     with pytest.raises(ValueError, match="conv_expand_taps"):
-        _C.conv_expand_taps(src, np.empty((70, 33, 3, 3), dtype), np.array([[0, 4, 5, 9]]))
+        _C.conv_expand_taps(src, np.empty((70, 33, 3, 3), dtype), np.array([0, 4, 5, 9], np.intp))
     x = rng.standard_normal((2, 3, 1, 1)).astype(dtype)
     d = rng.standard_normal((2, 4, 1, 1)).astype(dtype)
     geo = ((1, 1), (1, 1), (1, 1, 1, 1), 1)

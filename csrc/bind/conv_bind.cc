@@ -5,8 +5,6 @@
 //   _C.conv_col2im(cols, dxp, tab)           _C.conv_col2im_t(cols, dxt, tab)
 //   _C.conv_crop_t(dxt, dx, top, left, wp)
 //   _C.conv_to_batch_inner(d, dt)            _C.conv_from_batch_inner(dt, d)
-//   _C.conv_expand_taps(src, dw, live)
-//   _C.conv_winograd_filter(dout, x, dw, stride, dilation, pads, group) -> bool
 // Every array must be an aligned, C-contiguous ndarray of one float dtype (float32/float64;
 // the callers pass np.ascontiguousarray of their inputs), the written one writeable; tab is a
 // C-contiguous intp (K, P) table. Shapes, offsets and EVERY table entry are checked before any
@@ -14,15 +12,8 @@
 // The loops run with the GIL held (they take microseconds on the shapes conv sees).
 #include "bind/conv_bind.h"
 
-#include <exception>
-
 #include "bind/array_args.h"
-#include "bind/conv_args.h"
-#include "kernels/conv_engine.h"
-#include "kernels/conv_gemm.h"
 #include "kernels/conv_loops.h"
-#include "kernels/conv_winograd_filter.h"
-#include "runtime/thread_pool.h"
 
 namespace mindlite {
 namespace {
@@ -247,83 +238,6 @@ PyObject* py_from_batch_inner(PyObject*, PyObject* const* args, Py_ssize_t nargs
   return batch_inner_impl("mindlite._C.conv_from_batch_inner", args, nargs, true);
 }
 
-// conv_expand_taps(src, dw, live): dw (O, C, kh, kw) = src (O, C L) at the taps live (L
-// sorted intp indices in [0, kh kw)), 0 at the others; rows of O split over the pool, without
-// the GIL (ResNet18's 512-channel 3 x 3 filter gradients on 1 x 1 planes write 9.4 MB).
-PyObject* py_expand_taps(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  Ctx cx{"mindlite._C.conv_expand_taps"};
-  if (!nargs_ok(cx, nargs, 3, "(src, dw, live)")) return nullptr;
-  PyArrayObject* src = float_array(&cx, "src", args[0], 2, false);
-  PyArrayObject* dw = src ? float_array(&cx, "dw", args[1], 4, true) : nullptr;
-  if (!dw) return nullptr;
-  const npy_intp* sd = PyArray_DIMS(dw);
-  const int64_t taps = sd[2] * sd[3];
-  int64_t l, one;
-  const int64_t* live = table_arg(cx, args[2], taps, &one, &l);
-  if (!live) return nullptr;
-  const npy_intp want[2] = {sd[0], static_cast<npy_intp>(sd[1] * l)};
-  if (one != 1 || !shape_is(cx, "src", src, want)) {
-    if (!PyErr_Occurred()) {
-      PyErr_Format(PyExc_ValueError, "For '%s', 'live' must have shape (1, L), but got (%lld, "
-                   "%lld)", cx.fn, static_cast<long long>(one), static_cast<long long>(l));
-    }
-    return nullptr;
-  }
-  for (int64_t j = 1; j < l; ++j) {
-    if (live[j] <= live[j - 1]) {
-      PyErr_Format(PyExc_ValueError, "For '%s', 'live' must be strictly increasing", cx.fn);
-      return nullptr;
-    }
-  }
-  const int64_t o = sd[0], c = sd[1];
-  const int threads = conv_threads(double(o) * c * taps);
-  Py_BEGIN_ALLOW_THREADS
-  auto body = [&](int64_t o0, int64_t o1) {
-    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_expand_taps<T>(data<T>(src), data<T>(dw), live, o0, o1,
-                                                      c, l, taps));
-  };
-  parallel_for(o, threads, body);
-  Py_END_ALLOW_THREADS
-  Py_RETURN_NONE;
-}
-
-// conv_winograd_filter(dout, x, dw, stride, dilation, pads, group) -> bool: dw = the filter
-// gradient as Winograd F(2x2, 3x3) (kernels/conv_winograd_filter.h) where the geometry
-// applies and dout and x are finite; False (dw untouched) elsewhere. Without the GIL.
-PyObject* py_winograd_filter(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  static constexpr ConvNames kNm = {"mindlite._C.conv_winograd_filter", "dout", "x", "dw"};
-  Ctx cx{kNm.fn};
-  if (!nargs_ok(cx, nargs, 7, "(dout, x, dw, stride, dilation, pads, group)")) return nullptr;
-  PyArrayObject* d = float_array(&cx, "dout", args[0], 4, false);
-  PyArrayObject* x = d ? float_array(&cx, "x", args[1], 4, false) : nullptr;
-  PyArrayObject* dw = x ? float_array(&cx, "dw", args[2], 4, true) : nullptr;
-  int64_t st[2], dl[2], pads[4], group;
-  ConvGeom g;
-  if (!dw || !conv_ints_arg(cx, "stride", args[3], 2, 1, st) ||
-      !conv_ints_arg(cx, "dilation", args[4], 2, 1, dl) ||
-      !conv_ints_arg(cx, "pads", args[5], 4, 0, pads) || !int_arg(cx, "group", args[6], 1, &group) ||
-      !conv_geometry(cx, kNm, kConvFilter, d, x, dw, st, dl, pads, group, &g)) {
-    return nullptr;
-  }
-  if (!winograd_filter_applies(g)) Py_RETURN_FALSE;
-  const int threads = conv_threads(conv_macs(g));
-  bool done = false, no_memory = false;
-  Py_BEGIN_ALLOW_THREADS
-  try {
-    MINDLITE_FLOAT_DISPATCH(cx.dt, done = conv_winograd_filter<T>(data<T>(d), data<T>(x),
-                                                                 data<T>(dw), g, threads));
-  } catch (const std::exception&) {
-    no_memory = true;
-  }
-  Py_END_ALLOW_THREADS
-  if (no_memory) {
-    PyErr_Format(PyExc_MemoryError, "For '%s', the work buffers of this geometry could not be "
-                 "allocated", cx.fn);
-    return nullptr;
-  }
-  return PyBool_FromLong(done);
-}
-
 #undef MINDLITE_FLOAT_DISPATCH
 
 #define MINDLITE_FASTCALL(f) \
@@ -351,13 +265,6 @@ PyMethodDef g_methods[] = {
      "conv_to_batch_inner(d, dt): dt (O, P N) = d (N, O, P) with column p N + n."},
     {"conv_from_batch_inner", MINDLITE_FASTCALL(py_from_batch_inner),
      "conv_from_batch_inner(dt, d): d (N, O, P) = dt (O, P N) with column p N + n."},
-    {"conv_expand_taps", MINDLITE_FASTCALL(py_expand_taps),
-     "conv_expand_taps(src, dw, live): dw (O, C, kh, kw) = src (O, C L) at the live taps "
-     "(a (1, L) intp array, increasing), 0 elsewhere."},
-    {"conv_winograd_filter", MINDLITE_FASTCALL(py_winograd_filter),
-     "conv_winograd_filter(dout, x, dw, stride, dilation, pads, group) -> bool: dw = the "
-     "filter gradient as Winograd F(2x2, 3x3) where it applies (3 x 3, stride 1, dilation 1, "
-     "one group, finite inputs); False, dw untouched, elsewhere."},
     {nullptr, nullptr, 0, nullptr}};
 
 #undef MINDLITE_FASTCALL

@@ -215,7 +215,7 @@ def conv2d_backprop_filter_cpp(dout, x, out, stride, dilation, pads, group):
     if live is not None:
         taps = out.reshape(o, out.shape[1], -1)
         if out.flags.c_contiguous and out.flags.aligned:
-            _C.conv_expand_taps(dst, out, live[1].reshape(1, -1))
+            _C.conv_expand_taps(dst, out, live[1])
         else:
             taps[...] = 0
             taps[:, :, live[1]] = dst.reshape(o, out.shape[1], live[1].size)
