@@ -243,7 +243,7 @@ def test_primitives_built_again_with_the_same_arguments_are_independent_and_stil
     from mindlite.ops import primitive as P
     a = ops.ReduceSum(keep_dims=True)
     b = ops.ReduceSum(keep_dims=True)                    # copied from the first's state
-    assert (ops.ReduceSum, (), (("keep_dims", bool, True),)) in P._PROTOTYPES
+    assert (ops.ReduceSum, (), (("keep_dims", bool, (bool, True)),)) in P._PROTOTYPES
     assert a == b and a.attrs == b.attrs == {"keep_dims": True} and a.attrs is not b.attrs
     assert a._runners is b._runners and a._const_mask == b._const_mask == 0b10
     a.add_prim_attr("extra", 1)

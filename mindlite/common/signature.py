@@ -9,6 +9,8 @@ shared by the eager forward executor (pynative/forward.py), graph-mode inference
     _hashable, _scalar_key  hashable stand-ins of constants and scalars for cache keys
     const_value             a constant input as a plain Python value
 """
+import math
+
 import numpy as np
 
 from . import dtype as mstype
@@ -34,10 +36,18 @@ def _int_tuple(value):
 def _hashable(value):
     """A hashable stand-in for a constant or attribute value. NOTE: bools and floats carry
     their type, so that True / 1.0 never share a cache entry with 1 (1 == True == 1.0 in
-    Python): a cached runner or inference must not let a bad-typed constant through."""
+    Python): a cached runner or inference must not let a bad-typed constant through. A zero
+    carries its sign (0.0 == -0.0, but 1 / -0.0 is -inf: a program built with one must not
+    run the other's cached kernel); numpy and complex scalars are keyed by their bytes."""
     t = type(value)
-    if t is bool or t is float:
+    if t is float:
+        return (t, value) if value else (t, value, math.copysign(1.0, value))
+    if t is bool:
         return (t, value)
+    if t is complex:
+        return (t, repr(value))
+    if isinstance(value, np.generic) and value.dtype.kind in "fc":
+        return ("npscalar", value.dtype.str, value.tobytes())
     if t in _PLAIN or (t is tuple and _int_tuple(value)):
         return value
     if isinstance(value, (list, tuple)):

@@ -318,8 +318,10 @@ def _proto_key(self, args, kwargs):
         return None
     if any(type(v) is dict for v in args) or any(type(v) is dict for v in kwargs.values()):
         return None                     # e.g. Custom(attrs={...}): not hashable as a key
-    return (type(self), tuple((type(a), a) for a in args),
-            tuple(sorted((k, type(v), v) for k, v in kwargs.items())) if kwargs else ())
+    # _hashable: -0.0 is not 0.0, (True,) is not (1,) (equal tuples, different attributes)
+    return (type(self), tuple((type(a), _hashable(a)) for a in args),
+            tuple(sorted((k, type(v), _hashable(v)) for k, v in kwargs.items())) if kwargs
+            else ())
 
 
 def _clone(self, proto):

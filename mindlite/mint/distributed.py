@@ -1,5 +1,5 @@
 """mindlite.mint.distributed (MindSpore 2.10's mint.distributed): the collectives of
-ops/function/comm_func.py (the same functions as ops.all_reduce, ops.broadcast, ...), with
+ops/function/comm_func.py and comm_func_groups.py (the same functions as ops.all_reduce, ...), with
 mint's gather, scatter and P2POp."""
 from ..ops.function.comm_func import (  # noqa: F401
     P2POp,

@@ -20,6 +20,7 @@ flow, and with no bytecode cache (PYTHONDONTWRITEBYTECODE) its source compile (~
 otherwise be paid by every process's first compile.
 """
 import ast
+import itertools
 
 import numpy as np
 
@@ -311,7 +312,7 @@ def _rebuild(value, picked, path):
 # ---- break / continue as flags -----------------------------------------------------------------
 _FALSE = Tensor(np.array(False))
 _TRUE = Tensor(np.array(True))
-_REWRITTEN = {}                   # id(loop node) -> (loop node, FlagLoop)
+_FLAG_IDS = itertools.count()     # unique flag names; the rewrite is kept on the loop node
 
 
 class LoopTest(ast.expr):
@@ -338,10 +339,10 @@ def flag_loop(loop):
     `if not (brk or cnt)`. Flags are bool Tensors: constants while every condition is a
     constant (decided at compile time as before), graph values carried through the loop
     state once a tensor condition sets them. `else:` runs under `if not brk`."""
-    hit = _REWRITTEN.get(id(loop))
-    if hit is not None and hit[0] is loop:
-        return hit[1]
-    k = len(_REWRITTEN)
+    hit = getattr(loop, "_jit_flag_loop", None)
+    if hit is not None:
+        return hit
+    k = next(_FLAG_IDS)
     brk, cnt = f"__jit_break_{k}", f"__jit_continue_{k}"
 
     def name(n, store=False):
@@ -384,5 +385,5 @@ def flag_loop(loop):
         ast.copy_location(s, loop)
         ast.fix_missing_locations(s)
     result = FlagLoop((brk, cnt), pre, new, post)
-    _REWRITTEN[id(loop)] = (loop, result)
+    loop._jit_flag_loop = result      # lives as long as the parsed function's tree
     return result

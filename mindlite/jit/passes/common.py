@@ -13,6 +13,7 @@ value, but `p` read where `a` is used may come after the write.
 import numpy as np
 
 from ...common.abstract import AbstractTensor
+from ...common.signature import _hashable
 from ...common.tensor import Tensor
 from ...ir.anf import MAKE_TUPLE, PRINT, CNode, FuncGraph, IRPrim, ParameterNode, ValueNode
 from ...ir.primitive import Primitive
@@ -96,6 +97,8 @@ def value_key(v):
         return None
     if isinstance(v, float) and v != v:
         return None
+    if isinstance(v, (float, complex, np.generic)):
+        return _hashable(v)             # 0.0 and -0.0 are not interchangeable
     return (type(v), v)
 
 

@@ -19,6 +19,8 @@ from collections import OrderedDict
 import numba
 import numpy as np
 
+from ...common.signature import _hashable
+
 CACHE_SIZE = 128
 _CACHE = OrderedDict()
 _LOCK = threading.Lock()
@@ -99,7 +101,7 @@ def _compile(program, step_dtypes, kinds, rank):
 
 
 def get_kernel(program, step_dtypes, kinds, rank):
-    key = (program, step_dtypes, kinds, rank)
+    key = (_hashable(program), step_dtypes, kinds, rank)     # -0.0 is not 0.0 here
     with _LOCK:
         fn = _CACHE.get(key)
         if fn is not None:
