@@ -5,6 +5,8 @@
 //       (kernels/conv_winograd_filter.h); False, dw untouched, where it does not apply
 //   _C.conv_expand_taps(src, dw, live)
 //       the live taps' GEMM result written into dw with zeros at the dead taps
+//   _C.conv_channels_last(d, dt)
+//       dout (N, O, P) as (N, P, O): the B operand of the long-K filter gradient GEMM
 // Arrays are checked (dtype, shapes, the live indices) before any memory is touched; both run
 // without the GIL on the thread pool.
 #include "bind/conv_filter_bind.h"
@@ -76,6 +78,33 @@ PyObject* py_expand_taps(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// conv_channels_last(d, dt): dt (N, P, O) = d (N, O, P) transposed per sample, samples split
+// over the pool, without the GIL.
+PyObject* py_channels_last(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  Ctx cx{"mindlite._C.conv_channels_last"};
+  if (!nargs_ok(cx, nargs, 2, "(d, dt)")) return nullptr;
+  PyArrayObject* d = float_array(&cx, "d", args[0], 3, false);
+  PyArrayObject* dt = d ? float_array(&cx, "dt", args[1], 3, true) : nullptr;
+  if (!dt) return nullptr;
+  const npy_intp* s = PyArray_DIMS(d);
+  const npy_intp want[3] = {s[0], s[2], s[1]};
+  if (!shape_is(cx, "dt", dt, 3, want)) return nullptr;
+  const int64_t n = s[0], o = s[1], p = s[2];
+  const int threads = conv_threads(double(n) * o * p);
+  Py_BEGIN_ALLOW_THREADS
+  auto body = [&](int64_t n0, int64_t n1) {
+    MINDLITE_FLOAT_DISPATCH(cx.dt, conv_to_channels_last<T>(data<T>(d), data<T>(dt), n0, n1, o,
+                                                           p));
+  };
+  if (threads > 1 && n >= 2 * threads) {
+    conv_split_rows(n, threads, body);
+  } else {
+    body(0, n);
+  }
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 // conv_winograd_filter(dout, x, dw, stride, dilation, pads, group) -> bool: dw = the filter
 // gradient as Winograd F(2x2, 3x3) (kernels/conv_winograd_filter.h) where the geometry
 // applies and dout and x are finite; False (dw untouched) elsewhere. Without the GIL.
@@ -121,6 +150,8 @@ PyMethodDef g_methods[] = {
     {"conv_expand_taps", MINDLITE_FASTCALL(py_expand_taps),
      "conv_expand_taps(src, dw, live): dw (O, C, kh, kw) = src (O, C L) at the live taps "
      "(a 1-D intp array, increasing), 0 elsewhere."},
+    {"conv_channels_last", MINDLITE_FASTCALL(py_channels_last),
+     "conv_channels_last(d, dt): dt (N, P, O) = d (N, O, P) transposed per sample."},
     {"conv_winograd_filter", MINDLITE_FASTCALL(py_winograd_filter),
      "conv_winograd_filter(dout, x, dw, stride, dilation, pads, group) -> bool: dw = the "
      "filter gradient as Winograd F(2x2, 3x3) where it applies (3 x 3, stride 1, dilation 1, "

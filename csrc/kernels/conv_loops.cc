@@ -167,6 +167,24 @@ void conv_expand_taps(const T* src, T* dw, const int64_t* live, int64_t o0, int6
   }
 }
 
+template <typename T>
+void conv_to_channels_last(const T* src, T* dst, int64_t n0, int64_t n1, int64_t o, int64_t p) {
+  constexpr int64_t kB = 16;
+  for (int64_t ni = n0; ni < n1; ++ni) {
+    const T* s = src + ni * o * p;
+    T* d = dst + ni * o * p;
+    for (int64_t r0 = 0; r0 < o; r0 += kB) {
+      const int64_t r1 = std::min(o, r0 + kB);
+      for (int64_t c0 = 0; c0 < p; c0 += kB) {
+        const int64_t c1 = std::min(p, c0 + kB);
+        for (int64_t c = c0; c < c1; ++c) {
+          for (int64_t r = r0; r < r1; ++r) d[c * o + r] = s[r * p + c];
+        }
+      }
+    }
+  }
+}
+
 #define MINDLITE_CONV_INSTANTIATE(T)                                                           \
   template void conv_pad<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t, int64_t,         \
                             int64_t, int64_t, int64_t);                                        \
@@ -184,6 +202,7 @@ void conv_expand_taps(const T* src, T* dw, const int64_t* live, int64_t o0, int6
                                int64_t, int64_t, int64_t);                                     \
   template void conv_to_batch_inner<T>(const T*, T*, int64_t, int64_t, int64_t);               \
   template void conv_from_batch_inner<T>(const T*, T*, int64_t, int64_t, int64_t);           \
+  template void conv_to_channels_last<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t);    \
   template void conv_expand_taps<T>(const T*, T*, const int64_t*, int64_t, int64_t, int64_t,   \
                                     int64_t, int64_t);
 

@@ -58,6 +58,11 @@ void conv_to_batch_inner(const T* d, T* dt, int64_t n, int64_t o, int64_t p);
 template <typename T>
 void conv_from_batch_inner(const T* dt, T* d, int64_t n, int64_t o, int64_t p);
 
+// dst[n, p, o] = src[n, o, p] for the samples [n0, n1): src (N, O, P), dst (N, P, O), each
+// sample's (O, P) matrix transposed in 16 x 16 blocks.
+template <typename T>
+void conv_to_channels_last(const T* src, T* dst, int64_t n0, int64_t n1, int64_t o, int64_t p);
+
 // Runs body(r0, r1) over [0, rows) in `threads` even chunks on the pool (parallel_for's chunks
 // start on multiples of 64, meant for elements, not rows).
 template <class F>

@@ -18,6 +18,7 @@
 
 #include "kernels/blas_gemm.h"
 #include "kernels/blas_threads.h"
+#include "kernels/conv_loops.h"
 #include "kernels/conv_winograd.h"
 
 namespace mindlite {
@@ -41,21 +42,6 @@ struct WfJob {
   T* m;           // (16, nt, O)
   const T* zero;  // max(C, O) zeros: a position outside the plane
 };
-
-// dst (cols, rows) = src (rows, cols)^T in 16 x 16 blocks.
-template <class T>
-void transpose(const T* src, T* dst, int64_t rows, int64_t cols) {
-  constexpr int64_t kB = 16;
-  for (int64_t r0 = 0; r0 < rows; r0 += kB) {
-    const int64_t r1 = std::min(rows, r0 + kB);
-    for (int64_t c0 = 0; c0 < cols; c0 += kB) {
-      const int64_t c1 = std::min(cols, c0 + kB);
-      for (int64_t c = c0; c < c1; ++c) {
-        for (int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
-      }
-    }
-  }
-}
 
 // V[k][t][.] = (B^T d B)[k] of tile t over the input channels (d its 4 x 4 input patch).
 template <class T>
@@ -209,10 +195,10 @@ bool conv_winograd_filter(const T* dout, const T* x, T* dw, const ConvGeom& g, i
   auto to_last = [&](int64_t i0, int64_t i1) {     // per sample: x, then dout, channels last
     for (int64_t i = i0; i < i1; ++i) {
       if (i < g.n) {
-        transpose(x + i * g.c * plane, j.xt + i * plane * g.c, g.c, plane);
+        conv_to_channels_last(x, j.xt, i, i + 1, g.c, plane);
       } else {
         const int64_t n = i - g.n;
-        transpose(dout + n * g.o * oplane, j.dt + n * oplane * g.o, g.o, oplane);
+        conv_to_channels_last(dout, j.dt, n, n + 1, g.o, oplane);
       }
     }
   };
