@@ -2,7 +2,8 @@
 //
 // Per call: the weights per live tap, Wr[t] (O, C) = w[:, :, t] (one pass over w, split over
 // output channels); dout channels-last per position, D[q] (N, O); per dx position p (split
-// over the pool) X[p] (N, C) = sum over its pairs (q, t) of D[q] Wr[t], the pairs in q order,
+// over the pool with blocks of input channels) X[p] (N, C) = sum over its pairs (q, t) of
+// D[q] Wr[t], the pairs in q order,
 // each an OpenBLAS product on one thread (beta 1 after the first: the same sums on any
 // thread count); then dx (N, C, P) from X (P, N, C). A position without a pair gets zeros.
 // Weights holding a NaN or an infinity go back to the engine (its padding-times-weight terms).
@@ -25,6 +26,9 @@ namespace {
 
 constexpr int64_t kMaxPairPlane = 4;   // positions of dx (2 x 2, 1 x 4, 1 x 3 ...)
 constexpr int64_t kMinChannels = 64;
+// Input channels per unit of the products: fixed by the shape (a block's elements are the same
+// dot products over O whatever the split), several per position so 1 x 1 planes split.
+constexpr int64_t kColBlock = 64;
 
 struct Pair {
   int64_t q, t;   // dout position, index into the live taps
@@ -96,14 +100,20 @@ bool conv_backprop_input_pairs(const T* dout, const T* w, T* dx, const ConvGeom&
       }
     }
   };
-  auto products = [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      T* xp = xs.get() + p * g.n * g.c;
-      if (pairs[p].empty()) std::fill(xp, xp + g.n * g.c, T(0));
+  // units: (dx position, block of kColBlock input channels), so that a 1 x 1 plane splits too
+  const int64_t cblocks = (g.c + kColBlock - 1) / kColBlock;
+  auto products = [&](int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t p = u / cblocks, c0 = (u - p * cblocks) * kColBlock;
+      const int64_t nc = std::min(kColBlock, g.c - c0);
+      T* xp = xs.get() + p * g.n * g.c + c0;
+      if (pairs[p].empty()) {
+        for (int64_t n = 0; n < g.n; ++n) std::fill(xp + n * g.c, xp + n * g.c + nc, T(0));
+      }
       bool first = true;
       for (const Pair& pr : pairs[p]) {
-        blas_gemm<T>(false, false, g.n, g.c, g.o, d.get() + pr.q * g.n * g.o, g.o,
-                     wr.get() + pr.t * oc, g.c, first ? T(0) : T(1), xp, g.c, true);
+        blas_gemm<T>(false, false, g.n, nc, g.o, d.get() + pr.q * g.n * g.o, g.o,
+                     wr.get() + pr.t * oc + c0, g.c, first ? T(0) : T(1), xp, g.c, true);
         first = false;
       }
     }
@@ -133,7 +143,7 @@ bool conv_backprop_input_pairs(const T* dout, const T* w, T* dx, const ConvGeom&
   struct Exit {
     ~Exit() { blas_single_exit(); }
   } exit_single;
-  run(plane, products);
+  run(plane * cblocks, products);
   run(g.n, store);
   return true;
 }
