@@ -1,7 +1,7 @@
-"""The stride-1 input gradient of tiny planes (up to 4 positions, 64+ channels) as GEMMs per
-pair of positions (csrc/kernels/conv_backward_small.cc, through _C.conv_backprop_input):
-against the float64 reference within 16 eps times each output's sum of term magnitudes, any
-kernel size, dilation and padding, 0-size batches, float32 / float64; the same bits on 1, 2
+"""The input gradient of tiny planes (up to 4 positions, 64+ channels) as GEMMs per pair of
+positions (csrc/kernels/conv_backward_small.cc, through _C.conv_backprop_input): against the
+float64 reference within 16 eps times each output's sum of term magnitudes, any kernel size,
+stride, dilation and padding, 0-size batches, float32 / float64; the same bits on 1, 2
 and 4 threads; a NaN or infinite weight keeps the engine's rule (the padding's zeros times
 the weight: NaN on every output whose window holds it)."""
 import numpy as np
@@ -21,48 +21,53 @@ def restore_threads():
     _C.set_num_threads(0)
 
 
-def _dx(d, w, shape, dil, pads):
+def _dx(d, w, shape, dil, pads, stride=(1, 1)):
     dx = np.full(shape, 7, d.dtype)
-    _C.conv_backprop_input(d, w, dx, (1, 1), dil, pads, 1)
+    _C.conv_backprop_input(d, w, dx, stride, dil, pads, 1)
     return dx
 
 
-def _ref(d, w, shape, dil, pads, absolute=False):
+def _ref(d, w, shape, dil, pads, stride=(1, 1), absolute=False):
     f = np.abs if absolute else (lambda a: a)
     out = np.empty(shape)
     ref.conv2d_backprop_input_numpy(f(d.astype(np.float64)), f(w.astype(np.float64)), out,
-                                    (1, 1), dil, pads, 1)
+                                    stride, dil, pads, 1)
     return out
 
 
 @settings(max_examples=20, deadline=None)
 @given(n=st.integers(0, 3), c=st.sampled_from([64, 80]), o=st.sampled_from([64, 96]),
        hw=st.sampled_from([(1, 1), (2, 2), (1, 4), (4, 1), (1, 3), (2, 1)]),
-       k=st.integers(1, 3), dil=st.integers(1, 2), pads=st.tuples(*[st.integers(0, 2)] * 4),
-       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**31))
-def test_matches_reference(n, c, o, hw, k, dil, pads, dtype, seed):
+       k=st.integers(1, 3), s=st.integers(1, 2), dil=st.integers(1, 2),
+       pads=st.tuples(*[st.integers(0, 2)] * 4), dtype=st.sampled_from([np.float32, np.float64]),
+       seed=st.integers(0, 2**31))
+def test_matches_reference(n, c, o, hw, k, s, dil, pads, dtype, seed):
     h, w = hw
-    oh, ow = h + pads[0] + pads[1] - dil * (k - 1), w + pads[2] + pads[3] - dil * (k - 1)
-    if oh < 1 or ow < 1:
+    span = dil * (k - 1) + 1
+    if h + pads[0] + pads[1] < span or w + pads[2] + pads[3] < span:
         return
+    oh = (h + pads[0] + pads[1] - span) // s + 1
+    ow = (w + pads[2] + pads[3] - span) // s + 1
     rng = np.random.default_rng(seed)
     d = rng.standard_normal((n, o, oh, ow)).astype(dtype)
     wt = rng.standard_normal((o, c, k, k)).astype(dtype)
-    shape = (n, c, h, w)
-    got = _dx(d, wt, shape, (dil, dil), pads)
-    err = np.abs(got - _ref(d, wt, shape, (dil, dil), pads))
-    tol = BOUND * np.finfo(dtype).eps * _ref(d, wt, shape, (dil, dil), pads, absolute=True)
+    shape, geo = (n, c, h, w), ((dil, dil), pads, (s, s))
+    got = _dx(d, wt, shape, *geo)
+    err = np.abs(got - _ref(d, wt, shape, *geo))
+    tol = BOUND * np.finfo(dtype).eps * _ref(d, wt, shape, *geo, absolute=True)
     assert (err <= tol).all(), (err / (tol + 1e-300)).max()
 
 
-def test_resnet18_layer3_threads():
+@pytest.mark.parametrize("c, o, h, stride", [(256, 256, 2, 1), (256, 512, 2, 2), (512, 512, 1, 1)])
+def test_resnet18_layers_threads(c, o, h, stride):
     rng = np.random.default_rng(1)
-    d = rng.standard_normal((16, 256, 2, 2)).astype(np.float32)
-    w = rng.standard_normal((256, 256, 3, 3)).astype(np.float32)
+    oh = (h + 2 - 3) // stride + 1
+    d = rng.standard_normal((16, o, oh, oh)).astype(np.float32)
+    w = rng.standard_normal((o, c, 3, 3)).astype(np.float32)
     got = {}
     for t in (1, 2, 4):
         _C.set_num_threads(t)
-        got[t] = _dx(d, w, d.shape, (1, 1), (1,) * 4)
+        got[t] = _dx(d, w, (16, c, h, h), (1, 1), (1,) * 4, (stride, stride))
     np.testing.assert_array_equal(got[2], got[1])
     np.testing.assert_array_equal(got[4], got[1])
 

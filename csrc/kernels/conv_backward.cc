@@ -244,8 +244,8 @@ void conv_gemm_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom& 
   const int64_t cg = g.c / g.group, og = g.o / g.group, kt = g.kh * g.kw;
   const int64_t plane = g.oh * g.ow;
   if (g.n * g.c * g.h * g.w == 0) return;
+  if (conv_backprop_input_pairs(dout, w, dx, g, threads)) return;   // planes up to 4 positions
   if (g.sh == 1 && g.sw == 1) {
-    if (conv_backprop_input_pairs(dout, w, dx, g, threads)) return;   // planes up to 2 x 2
     const ConvGeom t{g.n, g.o, g.oh, g.ow, g.c, g.kh, g.kw, g.h, g.w, 1, 1, g.dh, g.dw,
                      g.dh * (g.kh - 1) - g.pt, g.dw * (g.kw - 1) - g.pl, g.group};
     const std::vector<Tap> ttaps = live_taps(t);

@@ -1,4 +1,4 @@
-// Position-pair GEMMs for the stride-1 input gradient of tiny planes (conv_backward_small.h).
+// Position-pair GEMMs for the input gradient of tiny planes (conv_backward_small.h).
 //
 // Per call: the weights per live tap, Wr[t] (O, C) = w[:, :, t] (one pass over w, split over
 // output channels); dout channels-last per position, D[q] (N, O); per dx position p (split
@@ -40,13 +40,13 @@ template <class T>
 bool conv_backprop_input_pairs(const T* dout, const T* w, T* dx, const ConvGeom& g,
                                int threads) {
   const int64_t plane = g.h * g.w, oplane = g.oh * g.ow, kt = g.kh * g.kw;
-  if (g.sh != 1 || g.sw != 1 || g.group != 1 || plane > kMaxPairPlane || plane == 0 ||
+  if (g.group != 1 || plane > kMaxPairPlane || plane == 0 ||
       oplane == 0 || g.n == 0 || g.c < kMinChannels || g.o < kMinChannels ||
       !blas_gemm_attached()) {
     return false;
   }
   // the pairs of each dx position p = (y, x): dout position (oy, ox) with tap (i, j),
-  // y = oy + i dh - pt, x = ox + j dw - pl
+  // y = oy sh + i dh - pt, x = ox sw + j dw - pl
   std::vector<std::vector<Pair>> pairs(plane);
   std::vector<int64_t> tap_of(kt, -1), taps;
   for (int64_t p = 0; p < plane; ++p) {
@@ -54,9 +54,9 @@ bool conv_backprop_input_pairs(const T* dout, const T* w, T* dx, const ConvGeom&
     for (int64_t q = 0; q < oplane; ++q) {
       const int64_t oy = q / g.ow, ox = q - oy * g.ow;
       for (int64_t i = 0; i < g.kh; ++i) {
-        if (oy + i * g.dh - g.pt != y) continue;
+        if (oy * g.sh + i * g.dh - g.pt != y) continue;
         for (int64_t j = 0; j < g.kw; ++j) {
-          if (ox + j * g.dw - g.pl != x) continue;
+          if (ox * g.sw + j * g.dw - g.pl != x) continue;
           const int64_t t = i * g.kw + j;
           if (tap_of[t] < 0) {
             tap_of[t] = static_cast<int64_t>(taps.size());

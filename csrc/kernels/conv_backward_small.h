@@ -1,6 +1,6 @@
-// The stride-1 input gradient of tiny planes (up to 2 x 2: ResNet18's layer3 at a 32 x 32
-// training step) as GEMMs per pair of positions (conv_backward_small.cc), called first by
-// conv_gemm_backprop_input (conv_backward.cc).
+// The input gradient of tiny planes (up to 4 positions: ResNet18's layer3 and layer4 at a
+// 32 x 32 training step, any stride) as GEMMs per pair of positions (conv_backward_small.cc),
+// called first by conv_gemm_backprop_input (conv_backward.cc).
 //
 // dx[., ., p] = sum over the dout positions q of W_t^T dout[., ., q], t the tap joining q to p:
 // on a 2 x 2 'same' plane 16 pairs, each an (N x O) @ (O x C) product, against the engine's
@@ -11,7 +11,7 @@
 
 namespace mindlite {
 
-// dx = Conv2DBackpropInput(dout, w) for g when g is stride 1, one group, its input plane at
+// dx = Conv2DBackpropInput(dout, w) for g when g is one group, its input plane at
 // most 4 positions, 64+ input and output channels, finite weights and BLAS attached; false,
 // writing nothing, otherwise. Results do not depend on `threads`.
 template <class T>
