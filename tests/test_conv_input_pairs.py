@@ -85,3 +85,24 @@ def test_non_finite_weight_keeps_the_engine_rule(val):
     ch = got[:, 7].reshape(2, 4)
     assert not np.isfinite(ch[:, 0]).any() and np.isnan(ch[:, 1:]).all()
     assert np.isfinite(np.delete(got, 7, axis=1)).all()
+
+
+def test_gradcheck_float64_through_conv2d():
+    """ops.conv2d's input gradient in float64 on a 2 x 2 plane of 64 channels (the registry
+    gives Conv2DBackpropInput to the engine, which takes the pairs) against central
+    differences."""
+    import mindlite as ms
+    from mindlite.abstract import abstract_tensor
+    from mindlite.kernels.registry import select_kernel
+
+    from gradcheck import check_grad
+    k = select_kernel("Conv2DBackpropInput", "CPU", ms.float64, input_abstracts=(
+        abstract_tensor(ms.float64, (1, 64, 2, 2)), abstract_tensor(ms.float64, (64, 64, 3, 3)),
+        (1, 64, 2, 2)))
+    assert k.name == "conv_backprop_input"
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal((1, 64, 2, 2)), rng.standard_normal((64, 64, 3, 3))
+
+    def fn(xt, wt):
+        return ms.ops.conv2d(xt, wt, padding=1, pad_mode="pad")
+    check_grad(fn, x, w, positions=(0,))
