@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels/conv_backward_small.h"
+#include "kernels/conv_pairs.h"
 #include "kernels/conv_engine.h"
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_geom.h"
