@@ -14,8 +14,9 @@
 namespace mindlite {
 
 // dx = Conv2DBackpropInput(dout, w) for g when g is one group, its input plane at most 4
-// positions, 64+ input and output channels, finite weights and BLAS attached; false, writing
-// nothing, otherwise. Results do not depend on `threads`.
+// positions (16 for strided kernels wider than 1 x 1), 64+ input and output channels, finite
+// weights and BLAS attached; false, writing nothing, otherwise. Results do not depend on
+// `threads`.
 template <class T>
 bool conv_backprop_input_pairs(const T* dout, const T* w, T* dx, const ConvGeom& g,
                                int threads);
