@@ -119,7 +119,8 @@ PyObject* py_winograd_filter(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   ConvGeom g;
   if (!dw || !conv_ints_arg(cx, "stride", args[3], 2, 1, st) ||
       !conv_ints_arg(cx, "dilation", args[4], 2, 1, dl) ||
-      !conv_ints_arg(cx, "pads", args[5], 4, 0, pads) || !int_arg(cx, "group", args[6], 1, &group) ||
+      !conv_ints_arg(cx, "pads", args[5], 4, 0, pads) ||
+      !int_arg(cx, "group", args[6], 1, &group) ||
       !conv_geometry(cx, kNm, kConvFilter, d, x, dw, st, dl, pads, group, &g)) {
     return nullptr;
   }
