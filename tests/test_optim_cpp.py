@@ -232,3 +232,21 @@ def test_concurrent_launches_from_threads_match_a_serial_replay():
     for i in range(4):
         for a, b in zip(serial[i], threaded[i]):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_sgd_first_step_elements_in_some_blocks_only(dtype, nesterov):
+    # the loop decides "first step" per block of 2048 elements: stat > 0 in a few blocks only
+    rng = np.random.default_rng(9)
+    n = 20_000
+    state = [rng.standard_normal(n).astype(dtype) for _ in range(2)] + [np.zeros(n, dtype)]
+    state[2][[5, 2047, 2048, 9000, n - 1]] = 1
+    grad = rng.standard_normal(n).astype(dtype)
+    lr, mom = np.array([0.01], dtype), np.array([0.9], dtype)
+    mine, theirs = [s.copy() for s in state], [s.copy() for s in state]
+    cpp.sgd_cpp(mine[0], grad, lr, mine[1], mom, mine[2], 0.0, 0.01, nesterov)
+    ref.sgd_numpy(theirs[0], grad, lr, theirs[1], mom, theirs[2], 0.0, 0.01, nesterov)
+    for a, b in zip(mine, theirs):
+        np.testing.assert_array_equal(a, b)
+    assert not mine[2].any()

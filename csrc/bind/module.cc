@@ -102,7 +102,7 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_conv_small_functions(m.ptr()) || !ml::add_conv_fused_functions(m.ptr()) ||
       !ml::add_conv_engine_functions(m.ptr()) || !ml::add_conv_filter_functions(m.ptr()) ||
       !ml::add_batch_norm_functions(m.ptr()) ||
-      !ml::add_pool_functions(m.ptr()) ||
+      !ml::add_pool_functions(m.ptr()) || !ml::add_pool_argmax_functions(m.ptr()) ||
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||
       !ml::add_arg_functions(m.ptr()) || !ml::add_index_functions(m.ptr()) ||
       !ml::add_graph_runner(m.ptr()) || !ml::add_guard_functions(m.ptr()) ||

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...common import dtype as mstype
 from ..registry import register_kernel
-from ._blas import matmul
+from ._blas import matmul, matmul_2d
 
 # ---- plain ufuncs: one numpy ufunc, computed in the input dtype, no domain edges --------
 _UFUNCS = {
@@ -192,7 +192,7 @@ def addn_numpy(xs, out):
 
 @register_kernel("MatMul", provider="numpy")
 def matmul_numpy(x, y, out, transpose_a, transpose_b):
-    matmul(x.T if transpose_a else x, y.T if transpose_b else y, out)
+    matmul_2d(x.T if transpose_a else x, y.T if transpose_b else y, out)
 
 
 @register_kernel("BatchMatMul", provider="numpy")

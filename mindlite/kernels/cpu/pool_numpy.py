@@ -201,27 +201,45 @@ def max_pool_with_argmax_v2_numpy(x, out, argmax, kernel, stride, pads, dilation
     w = x.shape[3]
     oh, ow = out.shape[2:]
     argmax[...] = 0
+    found = np.zeros(out.shape, dtype=bool)
     for (i, j, _), (sl, hit) in zip(_offsets((oh, ow), kernel, stride, dilation),
                                     _first_max_hits(x, out, kernel, stride, dilation, pads)):
         rows = np.arange(oh) * stride[0] + i * dilation[0] - pads[0]
         cols = np.arange(ow) * stride[1] + j * dilation[1] - pads[2]
         np.copyto(argmax, (rows[:, None] * w + cols[None, :]).astype(argmax.dtype), where=hit)
+        found |= hit
+    # the output is the selected element itself: of tied +0 / -0 the first one's sign (as
+    # MindSpore 2.10 and the C++ kernel; np.maximum may return either)
+    if found.any():
+        n, c, h = x.shape[:3]
+        picked = np.take_along_axis(x.reshape(n, c, h * w),
+                                    argmax.reshape(n, c, oh * ow).astype(np.int64), axis=2)
+        np.copyto(out, picked.reshape(out.shape), where=found)
 
 
-def _plane_index(shape, argmax):
-    """Flat indices into x.reshape(-1) for argmax positions of each (n, c) plane."""
+def _plane_index(op, shape, argmax):
+    """Flat indices into x.reshape(-1) for argmax positions of each (n, c) plane; ValueError
+    for an index outside its plane (what the C++ kernels raise too)."""
     n, c, h, w = shape
+    a = argmax.astype(np.int64)
+    bad = np.flatnonzero((a < 0) | (a >= h * w))
+    if bad.size:
+        at = np.unravel_index(bad[0], argmax.shape)
+        raise ValueError(f"For '{op}', 'argmax' must hold flat indices into an input plane, in "
+                         f"[0, {h * w}) (H x W = {h} x {w}), but got {a.flat[bad[0]]} at "
+                         f"{tuple(map(int, at))}")
     base = (np.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
-    return (argmax.astype(np.int64) + base).ravel()
+    return (a + base).ravel()
 
 
 @register_kernel("MaxPoolGradWithArgmaxV2", provider="numpy")
 def max_pool_grad_with_argmax_v2_numpy(x, grad, argmax, dx, kernel, stride, pads, dilation):
-    flat = np.bincount(_plane_index(x.shape, argmax), weights=grad.ravel().astype(np.float64),
-                       minlength=dx.size)
+    flat = np.bincount(_plane_index("MaxPoolGradWithArgmaxV2", x.shape, argmax),
+                       weights=grad.ravel().astype(np.float64), minlength=dx.size)
     dx[...] = flat.reshape(dx.shape)
 
 
 @register_kernel("MaxPoolGradGradWithArgmax", provider="numpy")
 def max_pool_grad_grad_with_argmax_numpy(x, grad, argmax, y, kernel, stride, pads, dilation):
-    y[...] = grad.reshape(-1)[_plane_index(x.shape, argmax)].reshape(y.shape)
+    index = _plane_index("MaxPoolGradGradWithArgmax", x.shape, argmax)
+    y[...] = grad.reshape(-1)[index].reshape(y.shape)
