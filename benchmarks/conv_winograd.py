@@ -1,9 +1,10 @@
 """Winograd against the direct engine on ResNet18's 3 x 3 stride-1 layer shapes (issue 33):
-each shape timed with the direct engine (mode 0), F(2x2) (2) and F(4x4) (4) taking turns, one
-thread, thread CPU time (min over rounds), and, with --accuracy, each mode's largest error
+each shape timed with the direct engine (mode 0), F(2x2) (2), F(4x4) (4) and F(2x4) (24)
+taking turns, one thread, thread CPU time (min over rounds), and, with --accuracy, each mode's
+largest error
 against the float64 reference in units of eps times the sum of the terms' magnitudes.
 
-    python benchmarks/conv_winograd.py [--rounds 5] [--modes 0,2,4] [--uncached] [--accuracy]
+    python benchmarks/conv_winograd.py [--rounds 5] [--modes 0,2,4,24] [--uncached] [--accuracy]
 
 --uncached turns the transformed-weight cache off: every call transforms the weights again,
 as a training step's forward (its weights change every step) and input gradient do.
@@ -64,7 +65,7 @@ def accuracy(modes):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--modes", default="0,2,4")
+    p.add_argument("--modes", default="0,2,4,24")
     p.add_argument("--uncached", action="store_true")
     p.add_argument("--accuracy", action="store_true")
     args = p.parse_args()

@@ -144,8 +144,9 @@ def test_direct_run_from_four_threads():
 
 
 def test_model_constants_are_aligned_copies():
-    """Weights start on a 64-byte boundary (graph_build.const_parameter) and hold the file's
-    values; the results stay bit-identical to eager's (the same kernels and sums)."""
+    """Weights start on a 64-byte boundary (graph_build.const_parameter), are frozen (read-only
+    for good) and hold the file's values; the results stay bit-identical to eager's (the same
+    kernels and sums)."""
     from mindlite.lite.graph_build import ALIGN, const_parameter
     from mindlite.lite.ms_file import read_ms
     net, x = LeNet(), rand(1, 1, 32, 32)
@@ -158,6 +159,7 @@ def test_model_constants_are_aligned_copies():
     for const, mt in consts:
         arr = const.asnumpy()
         assert arr.ctypes.data % ALIGN == 0 or arr.size == 0
+        assert not arr.flags.writeable and ms._C.frozen_id(arr) > 0    # frozen: never changes
         np.testing.assert_array_equal(arr, mt.array())
     for a in (np.zeros((0, 3), np.float32), np.array(2.5), np.arange(7, dtype=np.int64)):
         p = const_parameter(a, "c")

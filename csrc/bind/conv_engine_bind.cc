@@ -219,18 +219,18 @@ PyObject* py_fused(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
-// _C.conv_winograd([mode]) -> the Winograd mode (0 off, 1 the measured rule, 2 / 4 F(2x2) /
-// F(4x4) wherever it applies) before the call; with a mode, sets it.
+// _C.conv_winograd([mode]) -> the Winograd mode (0 off, 1 the measured rule, 2 / 4 / 24
+// F(2x2) / F(4x4) / F(2x4) wherever it applies) before the call; with a mode, sets it.
 PyObject* py_winograd(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   long mode = -1;
   if (nargs == 1 && PyLong_Check(args[0]) && !PyBool_Check(args[0])) {
     mode = PyLong_AsLong(args[0]);
   }
   if (nargs > 1 || (nargs == 1 && mode != kWinogradOff && mode != kWinogradAuto &&
-                    mode != kWinogradF2 && mode != kWinogradF4)) {
+                    mode != kWinogradF2 && mode != kWinogradF4 && mode != kWinogradF2x4)) {
     PyErr_Clear();
     PyErr_SetString(PyExc_ValueError, "For 'mindlite._C.conv_winograd', the mode must be 0, 1, "
-                    "2 or 4 (an int), or absent");
+                    "2, 4 or 24 (an int), or absent");
     return nullptr;
   }
   const int was = nargs ? set_winograd_mode(static_cast<int>(mode)) : winograd_mode();
@@ -286,7 +286,7 @@ PyMethodDef g_methods[] = {
      "1 ReLU, 2 ReLU6, 3 HSwish, 4 SiLU, 5 Maximum(., 0) then Minimum(., 6)."},
     {"conv_winograd", MINDLITE_FASTCALL(py_winograd),
      "conv_winograd([mode]) -> int: how 3 x 3 stride-1 convolutions use Winograd (0 never, "
-     "1 the measured rule (default), 2 / 4 F(2x2) / F(4x4) wherever it applies; "
+     "1 the measured rule (default), 2 / 4 / 24 F(2x2) / F(4x4) / F(2x4) wherever it applies; "
      "MINDLITE_WINOGRAD at import); with a mode, sets it."},
     {"conv_winograd_cache", MINDLITE_FASTCALL(py_winograd_cache),
      "conv_winograd_cache([limit]) -> (entries, bytes, limit, hits, misses) of the Winograd "

@@ -21,6 +21,7 @@
 #include "bind/cum_bind.h"
 #include "bind/elementwise_bind.h"
 #include "bind/fast_path.h"
+#include "bind/frozen_bind.h"
 #include "bind/fused_bind.h"
 #include "bind/graph_runner.h"
 #include "bind/guard_bind.h"
@@ -111,7 +112,7 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_f16_functions(m.ptr()) || !ml::add_rnn_functions(m.ptr()) ||
       !ml::add_norm_functions(m.ptr()) || !ml::add_pad_functions(m.ptr()) ||
       !ml::add_copy_functions(m.ptr()) || !ml::add_cum_functions(m.ptr()) ||
-      !ml::add_resize_functions(m.ptr())) {
+      !ml::add_resize_functions(m.ptr()) || !ml::add_frozen_functions(m.ptr())) {
     throw py::error_already_set();
   }
   bind_runtime(m);

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <memory>
@@ -29,29 +30,38 @@
 
 namespace mindlite {
 
-// The per-instruction-set loops (conv_winograd.inc); [0]: F(2x2), [1]: F(4x4).
+// The per-instruction-set loops (conv_winograd.inc), indexed by winograd_index: [0] F(2x2),
+// [1] F(4x4), [2] F(2x4) (tiles of 2 output rows x 4 columns).
 template <class T>
 struct WinogradLoops {
   // V[k] (vs apart), tile t at t cp = B^T d B of the trows x tw tiles of X (channels-last
-  // rows ldr apart, columns cp apart)
-  void (*input[2])(const T* X, int64_t ldr, int64_t cp, int64_t trows, int64_t tw, T* V,
-                   int64_t vs);
+  // rows ldr apart, columns cp apart), channels [0, cn) (X, V offset to a run of channels)
+  void (*input[3])(const T* X, int64_t ldr, int64_t cp, int64_t cn, int64_t trows, int64_t tw,
+                   T* V, int64_t vs);
   // out (one sample, NCHW) = act(A^T M A + bias (+ res)) for those tiles, output rows from row0
-  void (*output[2])(const T* M, int64_t ms, int64_t op, int64_t o, int64_t trows, int64_t tw,
+  void (*output[3])(const T* M, int64_t ms, int64_t op, int64_t o, int64_t trows, int64_t tw,
                     int64_t row0, T* out, int64_t oh, int64_t ow, const T* bias,
                     const T* res, int act);
-  // X[r][col][c] = x[c][y0 + r][x0 + col] (zero outside the plane and for c >= channels)
+  // X[r][col][c] = x[c][y0 + r][x0 + col] for c < cn (zero outside the plane and for
+  // c >= channels; x, X offset to a run of channels)
   void (*gather)(const T* x, int64_t channels, int64_t h, int64_t w, int64_t y0, int64_t x0,
-                 int64_t rows, int64_t cols, int64_t cp, T* X);
+                 int64_t rows, int64_t cols, int64_t cp, int64_t cn, T* X);
   // U (see WinogradWeights) of the output-channel panels [p0, p1) of w (o x c x 3 x 3),
   // computed in float64 and rounded once; whether every value is finite in T
-  bool (*weights[2])(const T* w, int64_t o, int64_t c, int64_t cp, int64_t nr, int64_t panels,
+  bool (*weights[3])(const T* w, int64_t o, int64_t c, int64_t cp, int64_t nr, int64_t panels,
                      int64_t p0, int64_t p1, T* u);
   int lanes;
 };
 
 template <class T>
 const WinogradLoops<T>& winograd_loops();
+
+// Frees a block of winograd_block (conv_winograd_weights.cc).
+struct WinogradBlockFree {
+  void operator()(void* p) const { std::free(p); }
+};
+template <class T>
+using WinogradBlock = std::unique_ptr<T[], WinogradBlockFree>;
 
 // The transformed weights of one weight version: U[k][o panel][c][nr] (k < A^2, c < cp, the
 // engine tile's nr columns of output channels per panel), zero past c and o.
@@ -61,7 +71,7 @@ struct WinogradWeights {
   int64_t o, c, cp, op, nr, size;
   bool finite;        // every U finite (else the direct engine runs: see conv_winograd_forward)
   const T* u;         // own's, or a per-thread buffer's (uncached: valid during the call)
-  std::unique_ptr<T[]> own;
+  WinogradBlock<T> own;
 };
 
 // U of w (O x C x 3 x 3) for F(m x m, 3x3); cache: look it up in (and add it to) the bounded
@@ -123,16 +133,29 @@ void winograd_cache_clear();
 // The mode: kWinogradOff (the direct engine everywhere), kWinogradAuto (the measured rule of
 // winograd_tile, the default), or F(2x2) / F(4x4) wherever the geometry allows (tests,
 // benchmarks). MINDLITE_WINOGRAD=0 / 2 / 4 sets it at import.
-enum WinogradMode : int { kWinogradOff = 0, kWinogradAuto = 1, kWinogradF2 = 2, kWinogradF4 = 4 };
+enum WinogradMode : int {
+  kWinogradOff = 0, kWinogradAuto = 1, kWinogradF2 = 2, kWinogradF4 = 4,
+  kWinogradF2x4 = 24,                // F(2x4, 3x3): tiles of 2 output rows x 4 columns
+};
 int winograd_mode();
 int set_winograd_mode(int mode);     // returns the previous mode
 
-// The output tile m (2 or 4) conv_winograd_forward uses for g (with `taps` its live taps), or
+// A tile code (2, 4, 24) -> its output rows (my) and columns (mx) per tile and its index in
+// WinogradLoops.
+struct WinogradTile {
+  int my, mx, index;
+};
+inline WinogradTile winograd_dims(int m) {
+  return m == kWinogradF2 ? WinogradTile{2, 2, 0}
+         : m == kWinogradF4 ? WinogradTile{4, 4, 1} : WinogradTile{2, 4, 2};
+}
+
+// The output tile m (2, 4 or 24) conv_winograd_forward uses for g (with `taps` its live taps), or
 // 0 where the direct engine runs it: 3 x 3, stride 1, dilation 1, one group, every tap live.
 int winograd_tile(const ConvGeom& g, const std::vector<Tap>& taps);
 
-// out = act(conv(x, w) + bias + residual) for w in OIHW with F(m x m, 3x3); stable_weights:
-// w is a caller's weight buffer (cache its transform), not a per-call temporary. Returns false,
+// out = act(conv(x, w) + bias + residual) for w in OIHW with tile m (winograd_dims);
+// stable_weights: w is a caller's weight buffer (cache its transform), not a per-call temporary. Returns false,
 // computing nothing, when x or the transformed weights hold a NaN or an infinity: the
 // transforms mix a tile's inputs with opposite signs (inf - inf = NaN), so such values would
 // reach outputs whose own terms are finite; the direct engine then runs it, with its rules.

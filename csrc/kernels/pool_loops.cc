@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "runtime/thread_pool.h"
+
 namespace mindlite {
 
 namespace {
@@ -41,10 +43,11 @@ void max_row_interior(const T* src, int64_t h, int64_t w, int64_t r0, int64_t c0
 
 }  // namespace
 
+// max_pool of the planes [p0, p1) (of n c).
 template <typename T>
-void max_pool(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
-              int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
-              int64_t dw, int64_t top, int64_t left) {
+void max_pool_planes(const T* x, T* out, int64_t p0, int64_t p1, int64_t h, int64_t w,
+                     int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                     int64_t dh, int64_t dw, int64_t top, int64_t left) {
   const T ninf = -std::numeric_limits<T>::infinity();
   const T vnan = std::numeric_limits<T>::quiet_NaN();
   // interior output columns [qa, qb): q sw - left >= 0 and q sw - left + (kw - 1) dw < w
@@ -55,7 +58,7 @@ void max_pool(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, in
   std::vector<T> nbuf(static_cast<size_t>(ow));   // 1 where a NaN was seen
   T* m = mbuf.data();
   T* nanq = nbuf.data();
-  for (int64_t nc = 0; nc < n * c; ++nc) {
+  for (int64_t nc = p0; nc < p1; ++nc) {
     const T* src = x + nc * h * w;
     T* dst = out + nc * oh * ow;
     for (int64_t y = 0; y < oh; ++y) {
@@ -95,6 +98,31 @@ void max_pool(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, in
       }
     }
   }
+}
+
+// NOTE: planes split evenly over the pool from 2**17 window taps (ResNet18's 64 x 112 x 112
+// MaxPool at 224: 0.54 ms on one thread); each plane is computed as on one thread.
+template <typename T>
+void max_pool(const T* x, T* out, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+              int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+              int64_t dw, int64_t top, int64_t left) {
+  const int64_t planes = n * c;
+  const int forced = get_num_threads();
+  const bool big = planes * oh * ow * kh * kw >= (int64_t(1) << 17);
+  const int want = !big ? 1 : forced > 0 ? forced : max_threads();
+  const int nth = static_cast<int>(std::min<int64_t>(want, planes));
+  auto body = [&](int64_t p0, int64_t p1) {
+    max_pool_planes(x, out, p0, p1, h, w, oh, ow, kh, kw, sh, sw, dh, dw, top, left);
+  };
+  if (nth <= 1) return body(0, planes);
+  struct Ctx {
+    decltype(body)* f;
+    int64_t planes;
+  } ctx{&body, planes};
+  pool_run(nth, nth, [](void* p, int i, int k) {
+    Ctx& cx = *static_cast<Ctx*>(p);
+    (*cx.f)(cx.planes * i / k, cx.planes * (i + 1) / k);
+  }, &ctx);
 }
 
 template <typename T>
