@@ -8,5 +8,5 @@ from .ops import functional
 tensor.bind_functional(functional)
 
 api.PYNATIVE.provided_by("mindlite.pynative.executor")
-api.GRAPH.provided_by("mindlite.jit.api", "mindlite.jit.ad.entry")
+api.GRAPH.provided_by("mindlite.jit.cell_graph", "mindlite.jit.ad.entry")
 api.DEVICES.provided_by("mindlite.device.registry")

@@ -222,7 +222,7 @@ def eager_above_mixed_cells(root):
     their casts, in float32. Cells with no mixed-precision cell below still compile."""
     for _, cell in root.cells_and_names():
         if not _marked(cell) and any(_marked(c) for _, c in cell.cells_and_names()):
-            GRAPH.run_eagerly(cell)          # jit/api.py, through its slot (common/api.py)
+            GRAPH.run_eagerly(cell)          # jit/cell_graph.py, through its slot (common/api.py)
     return root
 
 

@@ -69,7 +69,7 @@ def test_graph_mode_training_step_equals_cpu(ort):
     got = train_steps("ORT")
     assert_trained_alike(got, ref)
     step = got[2]
-    from mindlite.jit.api import _CELL_JIT
+    from mindlite.jit.cell_graph import _CELL_JIT
     progs = [c._device_program[2] for c in _CELL_JIT[step].cache.values()
              if getattr(c, "_device_program", None) and c._device_program[2]]
     steps = progs[-1].compiled_graph.steps

@@ -11,6 +11,7 @@ from mindlite import nn, ops
 from mindlite.ir import dump_ir, lint
 from mindlite.jit import UnsupportedSyntaxError
 from mindlite.jit import api as jit_api
+from mindlite.jit import cell_graph
 from models import LeNet
 
 
@@ -77,7 +78,7 @@ def test_parameters_are_graph_parameters_read_live(graph_mode):
     net = Branchy(True, 1)
     x = ms.Tensor(np.ones((2, 6), np.float32))
     net(x)
-    jf = jit_api._CELL_JIT[net]
+    jf = cell_graph._CELL_JIT[net]
     graph = jf.graph(net, x)
     lint(graph)
     assert graph.parameters[0].name == "x" and graph.parameters[0].default is None
@@ -273,7 +274,7 @@ def test_in_place_primitives_are_kept_and_ordered(graph_mode):
     for _ in range(3):
         assert net(x).asnumpy().tolist() == [2.0, 4.0]
     assert net.total.asnumpy().tolist() == [3.0, 6.0]
-    graph = jit_api._CELL_JIT[net].graph(net, x)
+    graph = cell_graph._CELL_JIT[net].graph(net, x)
     assert [n.inputs[0].value.name for n in graph.order] == ["AssignAdd", "Mul"]
     assert graph.order[0].side_effect
 

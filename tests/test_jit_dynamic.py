@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 import mindlite as ms
 from mindlite import Tensor, nn, ops
 from mindlite.ir import dump_ir, lint
-from mindlite.jit import api as jit_api
+from mindlite.jit import cell_graph
 from models import LeNet
 
 
@@ -146,7 +146,7 @@ def test_cell_set_inputs_compiles_once(graph_mode):
     assert net.get_inputs() == (ph,)
     for x, want in zip(xs, eager):
         np.testing.assert_array_equal(net(x).asnumpy(), want)
-    assert len(jit_api._CELL_JIT[net].cache) == 1
+    assert len(cell_graph._CELL_JIT[net].cache) == 1
     with pytest.raises(ValueError, match=r"input 'x' must have shape \[-1, 1, 32, 32\]"):
         net(_x(2, 1, 28, 28))
     with pytest.raises(ValueError, match="at least one input"):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import mindlite as ms
 from mindlite import nn, ops
-from mindlite.jit import api as jit_api
+from mindlite.jit import cell_graph
 from mindlite.jit import kernel_graph as kgm
 
 
@@ -55,7 +55,7 @@ def test_cell_with_custom_attrs_graph_mode(graph_mode, func_type):
     got = net(x).asnumpy()
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(got, np.arange(12, dtype=np.float32).reshape(3, 4) * 3 + 0.5)
-    prog = jit_api._CELL_JIT[net].compiled((net, x), {})._program
+    prog = cell_graph._CELL_JIT[net].compiled((net, x), {})._program
     assert prog.runner is not None, prog.reason
     step = next(s for s in prog.kg.steps if s.prim.name == "Custom")
     assert step.kind == kgm.KERNEL

@@ -10,7 +10,7 @@ import pytest
 import mindlite as ms
 from mindlite import nn, ops
 from mindlite.ir.manager import reachable_graphs
-from mindlite.jit import api as jit_api
+from mindlite.jit import cell_graph
 from mindlite.jit.errors import UnsupportedSyntaxError
 
 
@@ -77,7 +77,7 @@ def _compare(holder, *inputs):
         got = [holder(x).asnumpy() for x in inputs]
     for w, g in zip(want, got):
         np.testing.assert_allclose(g, w, rtol=1e-6)
-    assert jit_api._CELL_JIT[holder] is not jit_api._EAGER
+    assert cell_graph._CELL_JIT[holder] is not cell_graph._EAGER
 
 
 def test_holder_of_loaded_dense_compiles(graph_mode, tmp_path):
@@ -86,7 +86,7 @@ def test_holder_of_loaded_dense_compiles(graph_mode, tmp_path):
     before = _nodes(gc.graph)
     h = Holder(gc)
     _compare(h, x)
-    prog = jit_api._CELL_JIT[h].compiled((h, x), {})._program
+    prog = cell_graph._CELL_JIT[h].compiled((h, x), {})._program
     assert prog.runner is not None, prog.reason
     assert _nodes(gc.graph) == before
     w = next(iter(gc.parameters_dict().values()))

@@ -71,8 +71,8 @@ def test_train_one_step_cell_in_graph_mode_is_one_graph_and_equals_eager(name):
         assert int(opt.global_step.asnumpy()[0]) == 5
     np.testing.assert_allclose(losses[1], losses[0], rtol=1e-5)
     _same_params(*nets)
-    from mindlite.jit import api
-    compiled = api._CELL_JIT[step]
+    from mindlite.jit import cell_graph
+    compiled = cell_graph._CELL_JIT[step]
     graph = next(iter(compiled.cache.values())).graph
     effects = [n for n in graph.order if n.side_effect]
     assert len(effects) >= len(net.trainable_params()) + 1       # updates + global step

@@ -9,6 +9,7 @@ import pytest
 import mindlite as ms
 from mindlite import nn, ops
 from mindlite.jit import api as jit_api
+from mindlite.jit import cell_graph
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ def _eager(net, x):
 
 
 def _entry(net, x):
-    return jit_api._CELL_JIT[net].compiled((net, x), {})
+    return cell_graph._CELL_JIT[net].compiled((net, x), {})
 
 
 X = ms.Tensor(np.array([[1.0, -2.0, 0.5]], np.float32))
@@ -132,7 +133,7 @@ def test_cells_called_in_graph_mode_are_freed_and_copies_compile_their_own(graph
     want = net(X).asnumpy()
     for other in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
         np.testing.assert_array_equal(other(X).asnumpy(), want)
-        assert jit_api._CELL_JIT[other] is not jit_api._CELL_JIT[net]
+        assert cell_graph._CELL_JIT[other] is not cell_graph._CELL_JIT[net]
     del net, other
     gc.collect()
     assert all(r() is None for r in refs)

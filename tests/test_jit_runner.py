@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import mindlite as ms
 from mindlite import nn, ops
 from mindlite.jit import api as jit_api
+from mindlite.jit import cell_graph
 from mindlite.jit import kernel_graph as kgm
 from mindlite.kernels import registry
 from models import LeNet
@@ -57,7 +58,7 @@ def test_networks_equal_eager_and_the_interpreter(monkeypatch, make, shape):
         interp = _interpreted(monkeypatch, net, x)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
-    prog = jit_api._CELL_JIT[net].compiled((net, x), {})._program
+    prog = cell_graph._CELL_JIT[net].compiled((net, x), {})._program
     assert prog.runner is not None, prog.reason
     assert all(s.kind != kgm.PRIM for s in prog.kg.steps)     # every op a kernel step
     _same(got, eager)
@@ -153,7 +154,7 @@ def test_parameters_are_read_live_and_updated_in_place_inside_the_graph(monkeypa
                 outs[-1].append(net(x).asnumpy())
         finally:
             ms.set_context(mode=ms.PYNATIVE_MODE)
-    prog = jit_api._CELL_JIT[nets[0]].compiled((nets[0], x), {})._program
+    prog = cell_graph._CELL_JIT[nets[0]].compiled((nets[0], x), {})._program
     assert prog.runner is not None, prog.reason
     # the writes are kernel steps that own the written Parameters first (copy-on-write)
     written = {s.prim.name: s.own for s in prog.kg.steps if s.own}
@@ -175,7 +176,7 @@ def test_in_place_steps_leave_live_views_of_a_parameter_unchanged():
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
         net(x)
-        prog = jit_api._CELL_JIT[net].compiled((net, x), {})._program
+        prog = cell_graph._CELL_JIT[net].compiled((net, x), {})._program
         assert prog.runner is not None, prog.reason
         before = net.total.asnumpy().copy()
         array = net.total._arr

@@ -62,3 +62,27 @@ def test_keys():
     assert value_key(0.0) != value_key(-0.0)
     assert value_key(2.0) == value_key(2.0)
     assert value_key(float("nan")) is None
+
+
+class _Scaled(ms.nn.Cell):
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+
+    def construct(self, x):
+        return 1 / (x * self.c)
+
+
+def test_graph_cell_attribute_changing_zero_sign_recompiles():
+    x = Tensor(np.ones(2, np.float32))
+    net = _Scaled(0.0)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for c, want in ((0.0, np.inf), (-0.0, -np.inf), (2.0, 0.5), (0.0, np.inf),
+                            (-0.0, -np.inf)):
+                net.c = c
+                np.testing.assert_array_equal(net(x).asnumpy(), [want, want])
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -15,7 +15,7 @@ MindSpore's own tests and older scripts import `jit` from: mindlite/__init__.py 
                                   the running backward, in-place writers the open tapes
       log_write(t, op), snapshot(t), adopt(t, result)
                                   in-place writes under the recorder (pynative/inplace.py)
-    GRAPH      graph mode (filled by jit/api.py and jit/ad/entry.py)
+    GRAPH      graph mode (filled by jit/cell_graph.py and jit/ad/entry.py)
       cell_call(cell, args)       a Cell's call under GRAPH_MODE
       run_eagerly(cell)           GRAPH_MODE leaves this cell's construct eager (amp)
       grad_entry                  jit/ad/entry: a grad function compiled with its forward,

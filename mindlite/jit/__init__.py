@@ -1,6 +1,7 @@
 """Graph mode (MindSpore's jit): `mindlite.jit` and GRAPH_MODE Cells.
 
-    api.py              JitFunction: per-signature compile cache, the GRAPH_MODE Cell hook
+    api.py              JitFunction: per-signature compile cache
+    cell_graph.py       the GRAPH_MODE Cell hook (a cell's construct as a JitFunction)
     parse*.py           Python source (ast) -> FuncGraph specialized to the call's signature
     standard_method.py  graph-mode versions of eager functions that keep runtime state
     executor.py         run a FuncGraph through the normal op path

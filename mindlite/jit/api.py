@@ -10,17 +10,15 @@
     f.graph(x, y)                the compiled FuncGraph (print it with ir.dump_ir)
 Under set_context(mode=GRAPH_MODE), Cell.__call__ runs `construct` this way (the
 cell's Parameters are graph parameters read at every run, so updates are seen); a
-construct the parser cannot compile yet runs eagerly with a warning (cell_graph_call).
+construct the parser cannot compile yet runs eagerly with a warning (jit/cell_graph.py).
 """
 import functools
 import itertools
 import re
 import types
-import warnings
 from collections import OrderedDict
 
 from .._C import guards_hold
-from ..common import api
 from ..common.tensor import Tensor
 from ..context import CONTEXT
 from .passes.device import device_passes
@@ -140,6 +138,8 @@ def _same_value(a, b):
                                                      types.BuiltinMethodType)):
         return False
     try:
+        if isinstance(a, (float, tuple)):
+            return _hashable(a) == _hashable(b)     # -0.0 is not 0.0 (1 / -0.0 is -inf)
         return bool(a == b)
     except Exception:
         return False
@@ -329,85 +329,3 @@ def _as_params(parser, value, name, hint=None):
                               hint.get(k) if isinstance(hint, dict) else None)
                 for k in sorted(value)}
     return value
-
-
-class _Holder:
-    """A cell's compiled construct (a JitFunction, or _EAGER), kept in the cell's own __dict__
-    so that it goes with the cell (a cycle the collector frees; as the value of a
-    WeakKeyDictionary keyed by the cell it referred back to its key through its guards and
-    cache, and every cell ever called under GRAPH_MODE stayed alive). copy.deepcopy, copy and
-    pickling of the cell give an empty holder: a copy compiles its own graphs."""
-    __slots__ = ("value",)
-
-    def __init__(self, value=None):
-        self.value = value
-
-    def __deepcopy__(self, memo):
-        return _Holder()
-
-    def __copy__(self):
-        return _Holder()
-
-    def __reduce__(self):
-        return (_Holder, ())
-
-
-class _CellGraphs:
-    """cell -> its compiled construct: `get(cell)`, `graphs[cell]`, `graphs[cell] = value`."""
-    KEY = "_ml_graphs"
-
-    def get(self, cell, default=None):
-        holder = cell.__dict__.get(self.KEY)
-        return default if holder is None or holder.value is None else holder.value
-
-    def __getitem__(self, cell):
-        value = self.get(cell)
-        if value is None:
-            raise KeyError(cell)
-        return value
-
-    def __contains__(self, cell):
-        return self.get(cell) is not None
-
-    def __setitem__(self, cell, value):
-        holder = cell.__dict__.get(self.KEY)
-        if holder is None:
-            object.__setattr__(cell, self.KEY, _Holder(value))
-        else:
-            holder.value = value
-
-
-_CELL_JIT = _CellGraphs()
-_EAGER = "eager"        # a cell whose construct cannot be compiled (yet): runs eagerly
-
-
-def cell_graph_call(cell, args, kwargs):
-    """GRAPH_MODE: Cell.__call__ runs its construct as a compiled graph. A construct that
-    uses what the parser does not support yet (UnsupportedSyntaxError: e.g. a training step
-    calling value_and_grad, until graph autodiff exists) runs eagerly instead, with one
-    warning naming the construct and the line; @jit itself never falls back."""
-    jf = _CELL_JIT.get(cell)
-    if jf is _EAGER:
-        return cell.construct(*args, **kwargs)
-    sig = getattr(cell, "_dynamic_shape_inputs", None)
-    if jf is None or jf.fn is not type(cell).construct or jf.input_signature is not sig:
-        jf = _CELL_JIT[cell] = JitFunction(type(cell).construct, sig)
-    try:
-        return jf(cell, *args, **kwargs)
-    except UnsupportedSyntaxError as err:
-        if jf.cache and not getattr(err, "recompiling", False):
-            raise                          # compiled before for another signature: strict
-        _CELL_JIT[cell] = _EAGER
-        warnings.warn(f"mindlite: GRAPH_MODE could not compile {type(cell).__name__}.construct"
-                      f", so it runs eagerly (its sub-cells are still compiled): {err}",
-                      stacklevel=3)
-        return cell.construct(*args, **kwargs)
-
-
-def run_eagerly(cell):
-    """Under GRAPH_MODE, `cell` runs its construct eagerly (amp: it holds mixed-precision
-    cells whose casts a compiled graph would not keep)."""
-    _CELL_JIT[cell] = _EAGER
-
-
-api.GRAPH.fill(cell_call=cell_graph_call, run_eagerly=run_eagerly)

@@ -277,7 +277,7 @@ BPROPS[CellBprop] = _cell_bprop
 
 
 def _graph_call(cell, args, kwargs):
-    """GRAPH_MODE: construct runs as a compiled graph (mindlite/jit/api.py, through its slot
+    """GRAPH_MODE: construct runs as a compiled graph (mindlite/jit/cell_graph.py, through its slot
     common/api.GRAPH: graph mode sits above nn)."""
     return GRAPH.cell_call(cell, args, kwargs)
 

@@ -43,7 +43,7 @@ def graph_grad_call(grad_fn, args):
     if jf == _TAPE:
         return NOT_COMPILED
     if jf is None:
-        from ..api import _CELL_JIT, _EAGER
+        from ..cell_graph import _CELL_JIT, _EAGER
         fn = grad_fn._ml_grad.fn
         if hasattr(fn, "construct") and _CELL_JIT.get(fn) is _EAGER:
             grad_fn._ml_joint = _TAPE      # a cell that runs eagerly (amp, or it failed to
