@@ -25,9 +25,11 @@ def _plane(h, k, s, p, d=1):
 
 def _unfused(x, w1, b1, w2, b2, w3, b3, res, stride, dil, pads, acts):
     n, _, h, w = x.shape
-    e = w1.shape[0]
-    t = np.empty((n, e, h, w), x.dtype)
-    _C.conv_forward_fused(x, w1, b1, None, t, (1, 1), (1, 1), (0, 0, 0, 0), 1, acts[0])
+    e = w2.shape[0]
+    t = x                                   # w1 None: no expansion
+    if w1 is not None:
+        t = np.empty((n, e, h, w), x.dtype)
+        _C.conv_forward_fused(x, w1, b1, None, t, (1, 1), (1, 1), (0, 0, 0, 0), 1, acts[0])
     kh, kw = w2.shape[2:]
     oh = (h + pads[0] + pads[1] - dil[0] * (kh - 1) - 1) // stride[0] + 1
     ow = (w + pads[2] + pads[3] - dil[1] * (kw - 1) - 1) // stride[1] + 1
@@ -96,6 +98,46 @@ def test_fused_block_is_the_unfused_kernels_bit_for_bit(n, c, mult, o, h, w, s, 
         assert (got == 7.0).all()
         return
     _same_bits(want, got)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 2), c=st.integers(1, 40), o=st.integers(1, 40), h=st.integers(1, 40),
+       w=st.integers(9, 60), s=st.sampled_from([1, 2]), k=st.sampled_from([3, 5]),
+       residual=st.booleans(), threads=st.sampled_from([1, 2, 3]),
+       acts=st.tuples(*[st.sampled_from([0, 1, 2])] * 2), biases=st.tuples(*[st.booleans()] * 2),
+       f64=st.booleans(), seed=st.integers(0, 99))
+def test_block_without_expansion_is_the_unfused_kernels_bit_for_bit(n, c, o, h, w, s, k,
+                                                                    residual, threads, acts,
+                                                                    biases, f64, seed):
+    """w1 None (MobileNetV2's block 0: depthwise -> project, the depthwise layer reading x's
+    rows in place): the two unfused kernels' bits, NaN / inf / -0 inputs, 1-3 threads."""
+    rng = np.random.default_rng(seed)
+    dt = np.float64 if f64 else np.float32
+    p = k // 2
+    ops = list(_operands(rng, dt, n, c, c, o, h, w, k, s, p, residual, (False,) + biases,
+                         seed % 3 == 0))
+    ops[1] = None
+    pads, acts = (p, p, p, p), (0,) + acts
+    ok, got = _fused(ops, (s, s), pads, acts, threads)
+    if not ok:
+        assert _plane(w, k, s, p) <= 8 or n > 1
+        assert (got == 7.0).all()
+        return
+    _same_bits(_unfused(*ops, (s, s), (1, 1), pads, acts), got)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mobilenet_v2_block0_without_expansion(threads):
+    ops = list(_operands(np.random.default_rng(0), np.float32, 1, 32, 32, 16, 112, 112, 3, 1,
+                         1, False))
+    ops[1], ops[2] = None, None
+    ok, got = _fused(ops, (1, 1), (1, 1, 1, 1), (0, 2, 0), threads)
+    assert ok
+    _same_bits(_unfused(*ops, (1, 1), (1, 1), (1, 1, 1, 1), (0, 2, 0)), got)
+    with pytest.raises(ValueError, match="b1"):
+        bad = ops.copy()
+        bad[2] = np.zeros(32, np.float32)
+        _C.inverted_residual_forward(*bad, got, (1, 1), (1, 1), (1, 1, 1, 1), (0, 2, 0))
 
 
 @pytest.mark.parametrize("c, e, o, h, s, residual", [
