@@ -6,8 +6,9 @@
 //       (E, C, 1, 1), w2 (E, 1, kh, kw) with the depthwise stride / dilation / pads (top,
 //       bottom, left, right), w3 (O, E, 1, 1); biases (E,) / (E,) / (O,) or None, residual
 //       out's shape or None, acts three ConvAct codes. w1 None (and b1 None): no expansion
-//       (E == C: depthwise -> project, MobileNetV2's block 0). False (out untouched) when the geometry
-//       is one whose unfused kernels the fused one does not mirror (the caller then runs them).
+//       (E == C: depthwise -> project, MobileNetV2's block 0). False (out untouched) when the
+//       geometry is one whose unfused kernels the fused one does not mirror (the caller then
+//       runs them).
 // Shapes are checked before any memory is touched; inputs of any layout are copied
 // C-contiguous; the loops run without the GIL on the thread pool.
 #include <algorithm>
