@@ -172,3 +172,39 @@ def test_non_contiguous_or_read_only():
     check(ValueError, r"conv_to_batch_inner', 'd' must be C-contiguous",
           _C.conv_to_batch_inner, d.transpose(0, 2, 1).copy().transpose(0, 2, 1),
           np.zeros((3, 8)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_long_k_filter_gradient_and_channels_last(dtype, monkeypatch):
+    """The filter gradient of a long-K GEMM (batch x positions >= 2048: ResNet18's stem at 32 x
+    32) as cols @ dout channels-last (_C.conv_channels_last): the float64 reference's values
+    (within the GEMM's rounding), the same bits on 1 and 2 threads, and close to the NT GEMM it
+    replaced."""
+    from mindlite.kernels.cpu import conv_cpp
+    from mindlite.kernels.cpu import conv_numpy as ref
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((16, 3, 32, 32)).astype(dtype)
+    d = rng.standard_normal((16, 8, 16, 16)).astype(dtype)
+    geo = ((2, 2), (1, 1), (3, 3, 3, 3), 1)
+    want = np.empty((8, 3, 7, 7))
+    ref.conv2d_backprop_filter_numpy(d.astype(np.float64), x.astype(np.float64), want, *geo)
+    got = {}
+    try:
+        for t in (1, 2):
+            _C.set_num_threads(t)
+            got[t] = np.empty((8, 3, 7, 7), dtype)
+            conv_cpp.conv2d_backprop_filter_cpp(d, x, got[t], *geo)
+    finally:
+        _C.set_num_threads(0)
+    np.testing.assert_array_equal(got[2], got[1])
+    tol = 1e-3 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(got[1], want, rtol=tol, atol=tol)
+    monkeypatch.setattr(conv_cpp, "_LONG_K", 1 << 40)
+    old = np.empty((8, 3, 7, 7), dtype)
+    conv_cpp.conv2d_backprop_filter_cpp(d, x, old, *geo)
+    np.testing.assert_allclose(got[1], old, rtol=tol, atol=tol)
+    dl = np.empty((16, 256, 8), dtype)
+    _C.conv_channels_last(d.reshape(16, 8, 256), dl)
+    np.testing.assert_array_equal(dl, d.reshape(16, 8, 256).transpose(0, 2, 1))
+    with pytest.raises(ValueError, match="conv_channels_last"):
+        _C.conv_channels_last(d.reshape(16, 8, 256), np.empty((16, 8, 256), dtype))

@@ -79,3 +79,37 @@ def test_nan_or_inf_in_dout_reaches_the_dead_taps():
     dead[1, 1] = False
     assert np.isnan(got[0][:, dead]).all() and np.isnan(got[2][:, dead]).all()
     assert not np.isnan(got[1]).any() and not np.isnan(got[3]).any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_expand_taps_matches_numpy_scatter_and_threads(dtype):
+    """_C.conv_expand_taps (the dead taps' zeros and the live values in one pass, rows split over
+    the pool) writes what numpy's fill + fancy-index store wrote, on 1 and 2 threads; a
+    non-contiguous out keeps the numpy path."""
+    from mindlite import _C
+    rng = np.random.default_rng(4)
+    live = np.array([0, 4, 5, 8], np.intp)
+    src = rng.standard_normal((70, 33 * 4)).astype(dtype)
+    want = np.zeros((70, 33, 9), dtype)
+    want[:, :, live] = src.reshape(70, 33, 4)
+    try:
+        for t in (1, 2):
+            _C.set_num_threads(t)
+            got = np.full((70, 33, 3, 3), 7, dtype)
+            _C.conv_expand_taps(src, got, live)
+            np.testing.assert_array_equal(got.reshape(70, 33, 9), want)
+    finally:
+        _C.set_num_threads(0)
+    with pytest.raises(ValueError, match="conv_expand_taps"):
+        _C.conv_expand_taps(src, np.empty((70, 33, 3, 3), dtype), live[::-1].copy())
+    with pytest.raises(ValueError, match="conv_expand_taps"):
+        _C.conv_expand_taps(src, np.empty((70, 32, 3, 3), dtype), live)
+    with pytest.raises(ValueError, match="conv_expand_taps"):
+        _C.conv_expand_taps(src, np.empty((70, 33, 3, 3), dtype), np.array([0, 4, 5, 9], np.intp))
+    x = rng.standard_normal((2, 3, 1, 1)).astype(dtype)
+    d = rng.standard_normal((2, 4, 1, 1)).astype(dtype)
+    geo = ((1, 1), (1, 1), (1, 1, 1, 1), 1)
+    dense, strided = np.empty((4, 3, 3, 3), dtype), np.empty((4, 3, 3, 6), dtype)[..., ::2]
+    conv_cpp.conv2d_backprop_filter_cpp(d, x, dense, *geo)
+    conv_cpp.conv2d_backprop_filter_cpp(d, x, strided, *geo)
+    np.testing.assert_array_equal(strided, dense)

@@ -14,6 +14,7 @@
 #include "bind/blas_bind.h"
 #include "bind/conv_bind.h"
 #include "bind/conv_engine_bind.h"
+#include "bind/conv_filter_bind.h"
 #include "bind/conv_fused_bind.h"
 #include "bind/conv_small_bind.h"
 #include "bind/copy_bind.h"
@@ -101,7 +102,7 @@ PYBIND11_MODULE(_C, m) {
       !ml::add_reduce_functions(m.ptr()) || !ml::add_fast_path(m.ptr()) ||
       !ml::add_conv_functions(m.ptr()) ||
       !ml::add_conv_small_functions(m.ptr()) || !ml::add_conv_fused_functions(m.ptr()) ||
-      !ml::add_conv_engine_functions(m.ptr()) ||
+      !ml::add_conv_engine_functions(m.ptr()) || !ml::add_conv_filter_functions(m.ptr()) ||
       !ml::add_inverted_residual_functions(m.ptr()) || !ml::add_batch_norm_functions(m.ptr()) ||
       !ml::add_pool_functions(m.ptr()) || !ml::add_pool_argmax_functions(m.ptr()) ||
       !ml::add_loss_functions(m.ptr()) || !ml::add_optim_functions(m.ptr()) ||

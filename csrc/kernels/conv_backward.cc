@@ -13,10 +13,13 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/conv_pairs.h"
 #include "kernels/conv_engine.h"
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_geom.h"
 #include "kernels/conv_pack.h"
+#include "kernels/conv_winograd.h"
+#include "kernels/elementwise.h"
 #include "runtime/thread_pool.h"
 
 namespace mindlite {
@@ -211,6 +214,28 @@ void fill_chunk(const ChunkIo<T>& c, int64_t r0, int64_t r1) {
   }
 }
 
+// Winograd F(2x2, 3x3) for a stride-1 input gradient (t: its forward geometry on dout) where
+// the forward rule (winograd_tile: F(4x4) from 7 x 7 planes) leaves the direct engine: 3 x 3,
+// every tap live, 16+ channels each way and 128 x 128 pairs, planes of 4 x 4 to 6 x 6 with at
+// least 64 tiles in the batch, AVX-512. Measured with AVX-512 (the weights transformed at every
+// call, as the input gradient always does), batch 16, one thread: 128 ch at 4 x 4 860-884 ->
+// 605-630 us (two threads 451-454 -> 380-384), at 5 x 5 1.37 -> 1.06-1.07 ms (two: 742-745 ->
+// 601-604 us), at 6 x 6 1.84 -> 1.06 ms, 256 ch at 4 x 4 3.21 -> 2.31 ms; left direct: 64
+// channels (one thread 1.3-1.45x, but two 0.94-1.0x: 64 at 5 x 5 215-217 -> 228-230 us),
+// 3 x 3 planes (half of each 2 x 2 tile wasted: 0.92-0.96x), batch 1 or 4 at 4 x 4 (4 / 16
+// tiles: 0.60x / 0.67x). A function of the geometry only, like winograd_tile.
+bool input_winograd_f2(const ConvGeom& t, const std::vector<Tap>& taps) {
+  static const bool wide = std::strcmp(kernel_isa(), "avx512") == 0;
+  if (!wide || winograd_mode() != kWinogradAuto || winograd_tile(t, taps) != 0 ||
+      t.kh != 3 || t.kw != 3 || t.sh != 1 || t.sw != 1 || t.dh != 1 || t.dw != 1 ||
+      t.group != 1 || taps.size() != 9 || t.c < 16 || t.o < 16 || t.c * t.o < 128 * 128 ||
+      t.c * t.o > (int64_t(1) << 20)) {
+    return false;
+  }
+  return t.oh >= 4 && t.oh <= 6 && t.ow >= 4 && t.ow <= 6 &&
+         t.n * ((t.oh + 1) / 2) * ((t.ow + 1) / 2) >= 64;
+}
+
 }  // namespace
 
 template <class T>
@@ -219,12 +244,17 @@ void conv_gemm_backprop_input(const T* dout, const T* w, T* dx, const ConvGeom& 
   const int64_t cg = g.c / g.group, og = g.o / g.group, kt = g.kh * g.kw;
   const int64_t plane = g.oh * g.ow;
   if (g.n * g.c * g.h * g.w == 0) return;
+  if (conv_backprop_input_pairs(dout, w, dx, g, threads)) return;   // planes up to 4 positions
   if (g.sh == 1 && g.sw == 1) {
     const ConvGeom t{g.n, g.o, g.oh, g.ow, g.c, g.kh, g.kw, g.h, g.w, 1, 1, g.dh, g.dw,
                      g.dh * (g.kh - 1) - g.pt, g.dw * (g.kw - 1) - g.pl, g.group};
     const std::vector<Tap> ttaps = live_taps(t);
     T* wt = conv_buffer<T>(kBufFlippedW, g.c * og * static_cast<int64_t>(ttaps.size()));
     flip_weights(w, g, ttaps, wt, threads);
+    if (input_winograd_f2(t, ttaps) &&
+        conv_winograd_forward(dout, wt, dx, t, ConvEpilogue<T>{}, threads, 2, false)) {
+      return;
+    }
     conv_forward_taps<T>(dout, wt, false, dx, t, ttaps, ConvEpilogue<T>{}, threads, false);
     return;
   }

@@ -11,6 +11,7 @@
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_geom.h"
 #include "kernels/conv_pack.h"
+#include "kernels/conv_pairs.h"
 #include "kernels/conv_winograd.h"
 #include "runtime/thread_pool.h"
 
@@ -250,6 +251,8 @@ void conv_forward_taps(const T* x, const T* a, bool packed, T* out, const ConvGe
 template <class T>
 void conv_gemm_forward(const T* x, const T* w, const T* packed, T* out, const ConvGeom& g,
                        const ConvEpilogue<T>& ep, int threads) {
+  // tiny output planes (<= 4 positions, 64+ channels): GEMMs per pair of positions (conv_pairs.h)
+  if (!packed && conv_forward_pairs(x, w, out, g, ep, threads)) return;
   const std::vector<Tap> taps = live_taps(g);
   // without prepacked weights A is read in place: w, or its live-tap columns
   const T* a = packed ? packed : live_weights(w, g, taps);

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "runtime/thread_pool.h"
+
 namespace mindlite {
 
 // xp (N, C, Hp, Wp) = 0, then xp[:, :, top:top + H, left:left + W] = x (N, C, H, W).
@@ -55,5 +57,32 @@ void conv_to_batch_inner(const T* d, T* dt, int64_t n, int64_t o, int64_t p);
 // d[n, o, p] = dt[o, p N + n] (the inverse of conv_to_batch_inner).
 template <typename T>
 void conv_from_batch_inner(const T* dt, T* d, int64_t n, int64_t o, int64_t p);
+
+// dst[n, p, o] = src[n, o, p] for the samples [n0, n1): src (N, O, P), dst (N, P, O), each
+// sample's (O, P) matrix transposed in 16 x 16 blocks.
+template <typename T>
+void conv_to_channels_last(const T* src, T* dst, int64_t n0, int64_t n1, int64_t o, int64_t p);
+
+// Runs body(r0, r1) over [0, rows) in `threads` even chunks on the pool (parallel_for's chunks
+// start on multiples of 64, meant for elements, not rows).
+template <class F>
+void conv_split_rows(int64_t rows, int threads, F& body) {
+  struct Ctx {
+    F* body;
+    int64_t rows;
+  } ctx{&body, rows};
+  pool_run(threads, threads, [](void* q, int t, int nt) {
+    const Ctx& x = *static_cast<const Ctx*>(q);
+    const int64_t r0 = x.rows * t / nt, r1 = x.rows * (t + 1) / nt;
+    if (r0 < r1) (*x.body)(r0, r1);
+  }, &ctx);
+}
+
+// dw[o, c, t] = src[o, c L + l] where t == live[l], else 0, for o in [o0, o1): the filter
+// gradient of the live taps (src (O, C L)) written out with zeros at the dead ones, dw
+// (O, C, T).
+template <typename T>
+void conv_expand_taps(const T* src, T* dw, const int64_t* live, int64_t o0, int64_t o1,
+                      int64_t c, int64_t l, int64_t t);
 
 }  // namespace mindlite

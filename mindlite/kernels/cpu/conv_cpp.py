@@ -185,19 +185,45 @@ def _live_plan(x_shape, kernel, stride, dilation, pads, out_hw):
     return ((hp, wp), live_tab), live
 
 
+# NOTE: a filter gradient GEMM of long K (the batch x output positions) and a small dW runs as
+# dW^T = cols @ dout^T with dout transposed channels-last first: OpenBLAS's NN product beat the
+# NT one dW = dout_t @ cols^T there (one thread, ResNet18's 7 x 7 stem at 32 x 32, 64 x 4096 x
+# 147: 1078 -> 815 us; 128 x 256 x 576 gained nothing once the transposes were paid).
+_LONG_K = 2048
+_LONG_K_OUT = 1 << 16
+
+
 @register_kernel("Conv2DBackpropFilter", provider="cpp", dtypes=FLOATS)
 def conv2d_backprop_filter_cpp(dout, x, out, stride, dilation, pads, group):
-    """dW = dout @ im2col(x).T per group. Taps that read only padding get 0 without a GEMM
-    over them (as the engine's filter gradient, csrc/kernels/conv_backward.cc): ResNet18's
-    512 -> 512 3 x 3 layers on 1 x 1 planes (batch 16) spent 1.1-1.4 ms each in a GEMM of
-    K = 9 x 512 whose rows were 8/9 zeros."""
+    """dW = dout @ im2col(x).T per group. 3 x 3 stride-1 undilated one-group convolutions of
+    output planes from 2 x 2 run as Winograd F(2x2, 3x3) instead (_C.conv_winograd_filter,
+    csrc/kernels/conv_winograd_filter.h; finite inputs only, else the GEMM below): ResNet18's
+    3 x 3 layers of a 32 x 32 train step, one thread, 64 @ 8 x 8 1.19-1.25 -> 0.44 ms, 128 @
+    4 x 4 0.96 -> 0.42 ms, 256 @ 2 x 2 0.84 -> 0.58 ms (two threads 0.82 -> 0.28, 0.62 ->
+    0.25, 0.48 -> 0.32 ms). Taps that read only padding get 0 without a GEMM over them (as the
+    engine's filter gradient, csrc/kernels/conv_backward.cc): ResNet18's 512 -> 512 3 x 3
+    layers on 1 x 1 planes (batch 16) spent 1.1-1.4 ms each in a GEMM of K = 9 x 512 whose
+    rows were 8/9 zeros."""
     if _empty(dout, x, out):
         return base.conv2d_backprop_filter_numpy(dout, x, out, stride, dilation, pads, group)
+    if out.shape[2:] == (3, 3) and out.flags.c_contiguous and out.flags.aligned and \
+            _C.conv_winograd_filter(_c(dout), _c(x), out, stride, dilation, pads, group):
+        return
     o = out.shape[0]
     inner = _batch_inner(dout.shape[0], dout.shape[2] * dout.shape[3])
     key = (x.shape, out.shape[2:], stride, dilation, pads, dout.shape[2:])
     live = _live_plan(*key)
     cols = _cols(x, _plan(*key) if live is None else live[0], pads, inner)
+    n, p = dout.shape[0], dout.shape[2] * dout.shape[3]
+    if live is None and group == 1 and not inner and n * p >= _LONG_K and \
+            o * cols.shape[0] <= _LONG_K_OUT and out.flags.c_contiguous:
+        # dW^T (C T, O) = cols (C T, N P) @ dout as (N P, O): both operands row-major
+        d_last = np.empty((n, p, o), dtype=out.dtype)
+        _C.conv_channels_last(_c(dout).reshape(n, o, p), d_last)
+        dw_t = np.empty((cols.shape[0], o), dtype=out.dtype)
+        _gemm(cols, d_last.reshape(n * p, o), dw_t)
+        np.copyto(out.reshape(o, -1), dw_t.T)
+        return
     d3 = _channels_first(dout, inner).reshape(group, o // group, -1)
     cols3 = cols.reshape(group, -1, cols.shape[1])
     dst = out if live is None else np.empty((o, cols.shape[0] // group), out.dtype)
@@ -206,8 +232,11 @@ def conv2d_backprop_filter_cpp(dout, x, out, stride, dilation, pads, group):
         _gemm(d3[g], cols3[g].T, out3[g])
     if live is not None:
         taps = out.reshape(o, out.shape[1], -1)
-        taps[...] = 0
-        taps[:, :, live[1]] = dst.reshape(o, out.shape[1], live[1].size)
+        if out.flags.c_contiguous and out.flags.aligned:
+            _C.conv_expand_taps(dst, out, live[1])
+        else:
+            taps[...] = 0
+            taps[:, :, live[1]] = dst.reshape(o, out.shape[1], live[1].size)
         # a dead tap's sum is dout's row times zeros: NaN where that row holds NaN or inf
         bad = ~np.isfinite(d3.reshape(o, -1)).all(axis=1)
         if bad.any():
