@@ -146,6 +146,36 @@ def test_matmul_of_a_row_or_two_against_a_stored_weight(dtype, data):
     np.testing.assert_allclose(out[finite], want[finite], rtol=tol, atol=tol * 2 * (k + 1))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_row_against_a_large_stored_weight_splits_with_the_same_bits(dtype):
+    """A batch-1 Dense layer with a weight past 2**17 elements (MobileNetV2's 1000 x 1280 FC,
+    and odd sizes) takes the dot-product loop (the when predicate), split across the pool:
+    the same bits at 1, 2, 3 threads and the measured split; NaN / inf where they fall."""
+    rng = np.random.default_rng(0)
+    kernel = cpp_kernel("MatMul")
+    from mindlite.abstract import AbstractTensor
+    for m, n, k in ((1, 1000, 1280), (2, 1001, 1283), (1, 129, 1031)):
+        a = rng.standard_normal((m, k)).astype(dtype)
+        b = rng.standard_normal((n, k)).astype(dtype)
+        a[0, 5], b[7, 3], b[n - 1, k - 1] = np.nan, np.inf, -np.inf
+        assert kernel.when(AbstractTensor(mstype.float32, (m, k)),
+                           AbstractTensor(mstype.float32, (n, k)))
+        outs = []
+        for threads in SPLITS + [3]:
+            out = np.empty((m, n), dtype)
+            with split(threads):
+                kernel.fn(a, b, out, transpose_a=False, transpose_b=True)
+            outs.append(out)
+        for out in outs[1:]:
+            np.testing.assert_array_equal(out, outs[0])
+        with np.errstate(all="ignore"):
+            want = a.astype(np.float64) @ b.T.astype(np.float64)
+        np.testing.assert_array_equal(np.isnan(outs[0]), np.isnan(want))
+        tol = 1e-5 if dtype == np.float32 else 1e-12
+        fin = np.isfinite(want)
+        np.testing.assert_allclose(outs[0][fin], want[fin], rtol=tol, atol=tol * 2 * (k + 1))
+
+
 def test_when_predicates_pick_small_sizes_only():
     when = cpp_kernel("MatMul").when
     f32 = mstype.float32
@@ -157,6 +187,10 @@ def test_when_predicates_pick_small_sizes_only():
     assert when(AbstractTensor(f32, (1, 400)), AbstractTensor(f32, (120, 400)))   # batch 1
     assert not when(AbstractTensor(f32, (4, 400)), AbstractTensor(f32, (120, 400)))
     assert not when(AbstractTensor(f32, (1, 1024)), AbstractTensor(f32, (1024, 1024)))
+    assert when(AbstractTensor(f32, (1, 1280)), AbstractTensor(f32, (1000, 1280)))  # an FC
+    assert not when(AbstractTensor(f32, (1, 1280)), AbstractTensor(f32, (1280, 1000)))
+    assert not when(AbstractTensor(f32, (3, 1280)), AbstractTensor(f32, (1000, 1280)))
+    assert not when(AbstractTensor(f32, (2, 70000)), AbstractTensor(f32, (2, 70000)))  # aT b
     pow_when = cpp_kernel("Pow").when
     assert pow_when(AbstractTensor(f32, (4, 4)), AbstractTensor(f32, ()))
     assert not pow_when(AbstractTensor(f32, (1024, 1024)), AbstractTensor(f32, ()))

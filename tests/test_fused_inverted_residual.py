@@ -25,9 +25,11 @@ def _plane(h, k, s, p, d=1):
 
 def _unfused(x, w1, b1, w2, b2, w3, b3, res, stride, dil, pads, acts):
     n, _, h, w = x.shape
-    e = w1.shape[0]
-    t = np.empty((n, e, h, w), x.dtype)
-    _C.conv_forward_fused(x, w1, b1, None, t, (1, 1), (1, 1), (0, 0, 0, 0), 1, acts[0])
+    e = w2.shape[0]
+    t = x                                   # w1 None: no expansion
+    if w1 is not None:
+        t = np.empty((n, e, h, w), x.dtype)
+        _C.conv_forward_fused(x, w1, b1, None, t, (1, 1), (1, 1), (0, 0, 0, 0), 1, acts[0])
     kh, kw = w2.shape[2:]
     oh = (h + pads[0] + pads[1] - dil[0] * (kh - 1) - 1) // stride[0] + 1
     ow = (w + pads[2] + pads[3] - dil[1] * (kw - 1) - 1) // stride[1] + 1
@@ -98,6 +100,46 @@ def test_fused_block_is_the_unfused_kernels_bit_for_bit(n, c, mult, o, h, w, s, 
     _same_bits(want, got)
 
 
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 2), c=st.integers(1, 40), o=st.integers(1, 40), h=st.integers(1, 40),
+       w=st.integers(9, 60), s=st.sampled_from([1, 2]), k=st.sampled_from([3, 5]),
+       residual=st.booleans(), threads=st.sampled_from([1, 2, 3]),
+       acts=st.tuples(*[st.sampled_from([0, 1, 2])] * 2), biases=st.tuples(*[st.booleans()] * 2),
+       f64=st.booleans(), seed=st.integers(0, 99))
+def test_block_without_expansion_is_the_unfused_kernels_bit_for_bit(n, c, o, h, w, s, k,
+                                                                    residual, threads, acts,
+                                                                    biases, f64, seed):
+    """w1 None (MobileNetV2's block 0: depthwise -> project, the depthwise layer reading x's
+    rows in place): the two unfused kernels' bits, NaN / inf / -0 inputs, 1-3 threads."""
+    rng = np.random.default_rng(seed)
+    dt = np.float64 if f64 else np.float32
+    p = k // 2
+    ops = list(_operands(rng, dt, n, c, c, o, h, w, k, s, p, residual, (False,) + biases,
+                         seed % 3 == 0))
+    ops[1] = None
+    pads, acts = (p, p, p, p), (0,) + acts
+    ok, got = _fused(ops, (s, s), pads, acts, threads)
+    if not ok:
+        assert _plane(w, k, s, p) <= 8 or n > 1
+        assert (got == 7.0).all()
+        return
+    _same_bits(_unfused(*ops, (s, s), (1, 1), pads, acts), got)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mobilenet_v2_block0_without_expansion(threads):
+    ops = list(_operands(np.random.default_rng(0), np.float32, 1, 32, 32, 16, 112, 112, 3, 1,
+                         1, False))
+    ops[1], ops[2] = None, None
+    ok, got = _fused(ops, (1, 1), (1, 1, 1, 1), (0, 2, 0), threads)
+    assert ok
+    _same_bits(_unfused(*ops, (1, 1), (1, 1), (1, 1, 1, 1), (0, 2, 0)), got)
+    with pytest.raises(ValueError, match="b1"):
+        bad = ops.copy()
+        bad[2] = np.zeros(32, np.float32)
+        _C.inverted_residual_forward(*bad, got, (1, 1), (1, 1), (1, 1, 1, 1), (0, 2, 0))
+
+
 @pytest.mark.parametrize("c, e, o, h, s, residual", [
     (16, 96, 24, 112, 2, False), (24, 144, 24, 56, 1, True), (24, 144, 32, 56, 2, False),
     (32, 192, 32, 28, 1, True), (64, 384, 64, 14, 1, True), (96, 576, 96, 14, 1, True),
@@ -158,7 +200,7 @@ class Block(nn.Cell):
 
     def __init__(self, c, e, o, stride):
         super().__init__()
-        self.expand = nn.Conv2d(c, e, 1, has_bias=True)
+        self.expand = nn.Conv2d(c, e, 1, has_bias=True) if e != c else None
         self.dw = nn.Conv2d(e, e, 3, stride, pad_mode="pad", padding=1, group=e,
                             has_bias=True)
         self.project = nn.Conv2d(e, o, 1, has_bias=True)
@@ -166,18 +208,22 @@ class Block(nn.Cell):
         self.residual = stride == 1 and c == o
 
     def construct(self, x):
-        y = self.project(self.act(self.dw(self.act(self.expand(x)))))
+        t = self.act(self.expand(x)) if self.expand is not None else x
+        y = self.project(self.act(self.dw(t)))
         return x + y if self.residual else y
 
 
 class Net(nn.Cell):
     def __init__(self):
         super().__init__()
-        self.a = Block(24, 144, 24, 1)
-        self.b = Block(24, 144, 32, 2)
+        # block 0's form first: no expansion (its 1 x 1 of 2**21 multiply-adds or more, so a
+        # FusedConvAct on the engine, as MobileNetV2's 32 -> 16 at 112 x 112)
+        self.z = Block(24, 24, 48, 1)
+        self.a = Block(48, 144, 48, 1)
+        self.b = Block(48, 144, 32, 2)
 
     def construct(self, x):
-        return self.b(self.a(x))
+        return self.b(self.a(self.z(x)))
 
 
 def _steps(model):
@@ -187,12 +233,13 @@ def _steps(model):
 
 
 def test_lite_runtime_fuses_the_blocks(monkeypatch):
-    """Converted to .ms and run by the Lite runtime: both blocks fused, the output bit for bit
-    the runtime's without the pass, and eager mindlite's within float32 rounding."""
+    """Converted to .ms and run by the Lite runtime: the three blocks fused (one without
+    expansion), the output bit for bit the runtime's without the pass, and eager mindlite's
+    within float32 rounding."""
     net = Net()
     x = np.random.default_rng(0).standard_normal((1, 24, 45, 41)).astype(np.float32)
     got, want, model = round_trip(net, x)
-    assert _steps(model)["FusedInvertedResidual"] == 2
+    assert _steps(model)["FusedInvertedResidual"] == 3
     monkeypatch.setattr(fuse_inverted_residual, "run", lambda g, m: False)
     plain, _, model0 = round_trip(net, x)
     assert _steps(model0)["FusedInvertedResidual"] == 0
@@ -217,8 +264,9 @@ def _jit_graph(fn, args):
 
 def test_pass_on_a_graph_and_what_it_leaves():
     """The pass on a graph mode program (the Lite runtime runs it the same way): the block
-    becomes one node giving the same bits; a returned intermediate, or one under
-    MIN_EXPANDED_BYTES, keeps the three nodes."""
+    becomes one node giving the same bits; a returned expansion stays a node of its own, the
+    depthwise -> project pair after it fused without expansion; an intermediate under
+    MIN_EXPANDED_BYTES keeps the three nodes."""
     rng = np.random.default_rng(2)
     args = [ms.Tensor(a) for a in _operands(rng, np.float32, 1, 24, 144, 32, 56, 56, 3, 2, 1,
                                             False)[:7]]
@@ -226,8 +274,11 @@ def test_pass_on_a_graph_and_what_it_leaves():
     assert changed and kinds["FusedInvertedResidual"] == 1 and kinds["FusedConvAct"] == 0
     got = run_graph(graph, args)
     _same_bits(got.asnumpy(), _block_fn(*args)[0].asnumpy())
-    _, changed, kinds = _jit_graph(_block_fn, args)                  # t is returned too
-    assert not changed and kinds["FusedConvAct"] == 3
+    graph, changed, kinds = _jit_graph(_block_fn, args)              # t is returned too
+    assert changed and kinds["FusedConvAct"] == 1 and kinds["FusedInvertedResidual"] == 1
+    got = run_graph(graph, args)
+    for a, b in zip(got, _block_fn(*args)):
+        _same_bits(a.asnumpy(), b.asnumpy())
     big = fuse_inverted_residual.MIN_EXPANDED_BYTES
     fuse_inverted_residual.MIN_EXPANDED_BYTES = 144 * 56 * 56 * 4 + 1
     try:
@@ -237,18 +288,30 @@ def test_pass_on_a_graph_and_what_it_leaves():
     assert not changed
 
 
-@pytest.mark.parametrize("residual, acts, biases", [
-    (True, ("relu6", "relu6", "none"), (True, True, True)),
-    (False, ("relu", "none", "relu6"), (False, True, False))])
-def test_float64_gradients(residual, acts, biases):
+@pytest.mark.parametrize("residual, acts, biases, expand", [
+    (True, ("relu6", "relu6", "none"), (True, True, True), True),
+    (False, ("relu", "none", "relu6"), (False, True, False), True),
+    (True, ("none", "relu6", "none"), (False, True, True), False)])
+def test_float64_gradients(residual, acts, biases, expand):
     rng = np.random.default_rng(11)
-    ops_ = _operands(rng, np.float64, 1, 2, 4, 2, 3, 10, 3, 1, 1, residual, biases)
-    prim = FusedInvertedResidual(4, 2, 3, "pad", 1, 1, 1, biases, residual, acts)
+    e = 4 if expand else 2
+    ops_ = list(_operands(rng, np.float64, 1, 2, e, 2, 3, 10, 3, 1, 1, residual, biases))
+    if not expand:
+        ops_[1] = None
+    prim = FusedInvertedResidual(e, 2, 3, "pad", 1, 1, 1, biases, residual, acts, expand)
     arrays = [a for a in ops_ if a is not None]
 
     def fn(*args):
         return prim(*args)
     check_grad(fn, *arrays)
+
+
+def test_block_without_expansion_rejects_an_expansion_bias_or_activation():
+    with pytest.raises(ValueError, match="without expansion"):
+        FusedInvertedResidual(4, 2, 3, has_biases=(True, True, True), expand=False)
+    with pytest.raises(ValueError, match="without expansion"):
+        FusedInvertedResidual(4, 2, 3, has_biases=(False, True, True),
+                              activations=("relu6", "relu6", "none"), expand=False)
 
 
 def test_concurrent_callers_get_their_own_results():

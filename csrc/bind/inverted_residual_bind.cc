@@ -5,8 +5,10 @@
 //       out = act3(w3 @ act2(dwconv(act1(w1 @ x + b1), w2) + b2) + b3 + residual); w1
 //       (E, C, 1, 1), w2 (E, 1, kh, kw) with the depthwise stride / dilation / pads (top,
 //       bottom, left, right), w3 (O, E, 1, 1); biases (E,) / (E,) / (O,) or None, residual
-//       out's shape or None, acts three ConvAct codes. False (out untouched) when the geometry
-//       is one whose unfused kernels the fused one does not mirror (the caller then runs them).
+//       out's shape or None, acts three ConvAct codes. w1 None (and b1 None): no expansion
+//       (E == C: depthwise -> project, MobileNetV2's block 0). False (out untouched) when the
+//       geometry is one whose unfused kernels the fused one does not mirror (the caller then
+//       runs them).
 // Shapes are checked before any memory is touched; inputs of any layout are copied
 // C-contiguous; the loops run without the GIL on the thread pool.
 #include <algorithm>
@@ -55,7 +57,7 @@ template <class T>
 bool launch(const Arrays& a, const int64_t* acts, const ConvGeom& g, int64_t cin, int64_t cout,
             int threads) {
   if (!inverted_residual_supported<T>(g)) return false;
-  const IrStage<T> s1{data<T>(a.w1), opt<T>(a.b1), static_cast<int>(acts[0])};
+  const IrStage<T> s1{opt<T>(a.w1), opt<T>(a.b1), static_cast<int>(acts[0])};
   const IrStage<T> s2{data<T>(a.w2), opt<T>(a.b2), static_cast<int>(acts[1])};
   const IrStage<T> s3{data<T>(a.w3), opt<T>(a.b3), static_cast<int>(acts[2])};
   inverted_residual_forward<T>(data<T>(a.x), s1, s2, s3, opt<T>(a.res), data<T>(a.out), g, cin,
@@ -70,8 +72,9 @@ PyObject* py_forward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return nullptr;
   }
   PyArrayObject* x0 = float_nd(&cx, "x", args[0], 4);
-  PyArrayObject* w10 = x0 ? float_nd(&cx, "w1", args[1], 4) : nullptr;
-  PyArrayObject* w20 = w10 ? float_nd(&cx, "w2", args[3], 4) : nullptr;
+  const bool expand = args[1] != Py_None;
+  PyArrayObject* w10 = x0 && expand ? float_nd(&cx, "w1", args[1], 4) : nullptr;
+  PyArrayObject* w20 = x0 && (w10 || !expand) ? float_nd(&cx, "w2", args[3], 4) : nullptr;
   PyArrayObject* w30 = w20 ? float_nd(&cx, "w3", args[5], 4) : nullptr;
   PyArrayObject* out = w30 ? float_array(&cx, "out", args[8], 4, true) : nullptr;
   int64_t st[2], dl[2], pads[4], acts[3];
@@ -89,10 +92,15 @@ PyObject* py_forward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
   }
   const npy_intp* xs = PyArray_DIMS(x0);
-  const int64_t e = PyArray_DIMS(w10)[0], cout = PyArray_DIMS(w30)[0];
+  const int64_t e = expand ? PyArray_DIMS(w10)[0] : xs[1], cout = PyArray_DIMS(w30)[0];
   const int64_t kh = PyArray_DIMS(w20)[2], kw = PyArray_DIMS(w20)[3];
-  if (!dims_are(cx, "w1", w10, e, xs[1], 1, 1) || !dims_are(cx, "w2", w20, e, 1, kh, kw) ||
-      !dims_are(cx, "w3", w30, cout, e, 1, 1)) {
+  if ((expand && !dims_are(cx, "w1", w10, e, xs[1], 1, 1)) ||
+      !dims_are(cx, "w2", w20, e, 1, kh, kw) || !dims_are(cx, "w3", w30, cout, e, 1, 1)) {
+    return nullptr;
+  }
+  if (!expand && args[2] != Py_None) {
+    PyErr_Format(PyExc_ValueError, "For '%s', 'b1' must be None when 'w1' is None (no "
+                 "expansion)", cx.fn);
     return nullptr;
   }
   constexpr int64_t kMaxExtent = int64_t(1) << 40;
@@ -129,14 +137,14 @@ PyObject* py_forward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   PyArrayObject *x = nullptr, *w1 = nullptr, *w2 = nullptr, *w3 = nullptr;
   if (ok) {
     x = dense_in(x0, out, nullptr);
-    w1 = x ? dense_in(w10, out, nullptr) : nullptr;
-    w2 = w1 ? dense_in(w20, out, nullptr) : nullptr;
+    w1 = x && expand ? dense_in(w10, out, nullptr) : nullptr;
+    w2 = x && (w1 || !expand) ? dense_in(w20, out, nullptr) : nullptr;
     w3 = w2 ? dense_in(w30, out, nullptr) : nullptr;
     ok = w3 != nullptr;
   }
   bool supported = false, no_memory = false;
   if (ok) {
-    const double macs = static_cast<double>(g.n) * (g.h * g.w * e * xs[1] +
+    const double macs = static_cast<double>(g.n) * (g.h * g.w * e * (expand ? xs[1] : 0) +
                         g.oh * g.ow * e * (kh * kw + cout));
     const int threads = conv_threads(macs);
     Py_BEGIN_ALLOW_THREADS

@@ -52,7 +52,8 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
   const DwLoops<T>& f = dw_loops<T>();
   const int64_t hw = g.h * g.w, ohw = g.oh * g.ow, kt = g.kh * g.kw;
   const int64_t es = bk.cap * g.w, ds = bk.rows * g.ow;     // channel strides of E and D
-  T* ebuf = conv_buffer<T>(kBufDwSmallA, std::max<int64_t>(1, bk.e * es));
+  // no expansion (block 0): the depthwise layer reads x's rows in place, no ring
+  T* ebuf = bk.ex.w ? conv_buffer<T>(kBufDwSmallA, std::max<int64_t>(1, bk.e * es)) : nullptr;
   T* dbuf = conv_buffer<T>(kBufDwSmallB, std::max<int64_t>(1, bk.e * ds));
   const DwPlane& p0 = bk.plane;
   const int64_t phs = p0.sw * p0.hp * p0.wq + 2 * f.lanes;
@@ -70,7 +71,7 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
     //    expanded are still there
     auto slot_of = [&](int64_t iy) { return ((iy - bk.base) % bk.cap + bk.cap) % bk.cap; };
     int64_t from = e_n == n && ys >= e_lo && ys < e_hi ? e_hi : ys;
-    while (from < ye) {
+    while (from < ye && bk.ex.w) {
       const int64_t slot = slot_of(from), seg = std::min(ye - from, bk.cap - slot);
       pointwise_cols(bk.ex.w, bk.e, bk.cin, bk.x + n * bk.cin * hw + from * g.w, hw, seg * g.w,
                      ebuf + slot * g.w, es, bk.ex.bias, static_cast<const T*>(nullptr),
@@ -86,14 +87,21 @@ void run_bands(const Block<T>& bk, int64_t u0, int64_t u1) {
     p.h = ye - ys;
     p.pt = ys - iy_lo;
     const int64_t top = std::min(hp, p.pt), bottom = std::min(hp, p.pt + p.h);
+    const T* xn = bk.x + n * bk.cin * hw;
     for (int64_t ch = 0; ch < bk.e && bk.small; ++ch) {   // one band: the plane from slot 0
-      small_channel(bk, ch, ebuf + ch * es, dbuf + ch * ds);
+      small_channel(bk, ch, ebuf ? ebuf + ch * es : xn + ch * hw, dbuf + ch * ds);
     }
     for (int64_t ch = 0; ch < bk.e && !bk.small; ++ch) {
       for (int64_t q = 0; q < p.sw; ++q) {   // padding rows: zero (another band wrote them)
         T* phq = ph + q * p.hp * p.wq;
         std::fill(phq, phq + top * p.wq, T(0));
         std::fill(phq + bottom * p.wq, phq + hp * p.wq, T(0));
+      }
+      if (!ebuf) {
+        f.phases(xn + ch * hw + ys * g.w, p.h, g.w, p, ph);
+        f.forward(ph, bk.dw.w + ch * kt, dbuf + ch * ds, p, bk.dw.bias ? bk.dw.bias[ch] : T(0),
+                  bk.dw.act, false);
+        continue;
       }
       const int64_t slot = slot_of(ys), first = std::min(p.h, bk.cap - slot);
       f.phases(ebuf + ch * es + slot * g.w, first, g.w, p, ph);
@@ -147,21 +155,25 @@ void run_by_channels(const Block<T>& bk, int threads) {
       const int64_t c0 = std::min(b.e, cx.units * c / nc * m);
       const int64_t c1 = std::min(b.e, cx.units * (c + 1) / nc * m), kt = gg.kh * gg.kw;
       if (c1 <= c0) return;
-      T* ebuf = conv_buffer<T>(kBufDwSmallA, (c1 - c0) * hw2);
+      T* ebuf = b.ex.w ? conv_buffer<T>(kBufDwSmallA, (c1 - c0) * hw2) : nullptr;
       const DwPlane& pp = *cx.p;
       const int64_t phs = pp.sw * pp.hp * pp.wq + 2 * f.lanes;
       T* ph = conv_buffer<T>(kBufDwPhases, phs);
       std::fill(ph, ph + phs, T(0));
       for (int64_t n = 0; n < gg.n; ++n) {
-        pointwise_cols(b.ex.w + c0 * b.cin, c1 - c0, b.cin, b.x + n * b.cin * hw2, hw2, hw2,
-                       ebuf, hw2, b.ex.bias ? b.ex.bias + c0 : nullptr,
-                       static_cast<const T*>(nullptr), b.ex.act, hw2 - b.dot_ex);
+        const T* src = b.x + (n * b.cin + c0) * hw2;     // no expansion: x's planes
+        if (ebuf) {
+          pointwise_cols(b.ex.w + c0 * b.cin, c1 - c0, b.cin, b.x + n * b.cin * hw2, hw2, hw2,
+                         ebuf, hw2, b.ex.bias ? b.ex.bias + c0 : nullptr,
+                         static_cast<const T*>(nullptr), b.ex.act, hw2 - b.dot_ex);
+          src = ebuf;
+        }
         for (int64_t ch = c0; ch < c1; ++ch) {
           if (b.small) {
-            small_channel(b, ch, ebuf + (ch - c0) * hw2, cx.dbuf + (n * b.e + ch) * ohw2);
+            small_channel(b, ch, src + (ch - c0) * hw2, cx.dbuf + (n * b.e + ch) * ohw2);
             continue;
           }
-          f.phases(ebuf + (ch - c0) * hw2, gg.h, gg.w, pp, ph);
+          f.phases(src + (ch - c0) * hw2, gg.h, gg.w, pp, ph);
           f.forward(ph, b.dw.w + ch * kt, cx.dbuf + (n * b.e + ch) * ohw2, pp,
                     b.dw.bias ? b.dw.bias[ch] : T(0), b.dw.act, false);
         }

@@ -31,7 +31,8 @@ struct IrStage {
 
 // g: the depthwise convolution's geometry (c == o == the expanded channels, group == c; h, w
 // the input plane, oh, ow the output plane). x (n, cin, h, w); out and residual (null: none)
-// (n, cout, oh, ow).
+// (n, cout, oh, ow). expand.w null: no expansion (MobileNetV2's block 0: depthwise ->
+// project), cin == g.c, the depthwise layer reading x's rows in place.
 template <class T>
 void inverted_residual_forward(const T* x, const IrStage<T>& expand, const IrStage<T>& dw,
                                const IrStage<T>& project, const T* residual, T* out,

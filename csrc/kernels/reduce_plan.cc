@@ -93,7 +93,13 @@ bool reduce_plan(ReducePlan* p, int op, int dt, const char* x, int nd, const int
   }
   // NOTE: a reduction reads each element once and writes little: measured on the 2-core VM,
   // a second thread pays off from about 8x the elementwise threshold (512K elements).
-  const bool par = will_parallelize(total, 1) && total >= 8 * parallel_threshold();
+  // Short float32 rows under one kept dim (reduce_loops.inc's short-row loop: a global
+  // average pool's 7 x 7 rows) cost ~4x that per element: searched from the elementwise
+  // threshold (MobileNetV2's 1280 x 49 mean, 62720 elements).
+  const bool short_rows = dt == kF32 && p->row && p->inner < 128 && p->nk == 1 &&
+                          p->n_red == 1 && (op == kRSum || op == kRMean);
+  const bool par = will_parallelize(total, short_rows ? 2 : 1) &&
+                   (short_rows || total >= 8 * parallel_threshold());
   p->total = total;
   p->searching = false;
   if (par) {

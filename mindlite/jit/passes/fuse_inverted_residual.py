@@ -4,6 +4,9 @@ runs this pass after the pipeline's conv_act_fusion made one FusedConvAct per co
     FusedConvAct 1x1 (expand) -> FusedConvAct depthwise -> FusedConvAct 1x1 (project,
     optional residual)  ->  FusedInvertedResidual (ops/operations/inverted_residual_ops.py)
 
+and, where the depthwise input is not such an expansion (MobileNetV2's block 0), the
+depthwise -> project pair into FusedInvertedResidual(..., expand=False)
+
 whose kernel runs the block over bands of output rows with the 6C-channel intermediates in L2
 (kernels/cpu/inverted_residual_cpp.py), bit for bit what the three nodes give.
 
@@ -58,7 +61,8 @@ def _shape(node):
 
 
 def _block(proj, ctx):
-    """(expand node, depthwise node) when `proj` ends a fusable block, else None."""
+    """(expand node or None, depthwise node) when `proj` ends a fusable block (None: one
+    without expansion), else None."""
     pp = _fused_conv(proj)
     if pp is None or not _pointwise(pp):
         return None
@@ -71,10 +75,10 @@ def _block(proj, ctx):
     ep = _fused_conv(ex)
     if ep is None or not _pointwise(ep) or ep.attrs["has_residual"] or \
             single_user(ex, ctx) is not dw:
+        ex = None                         # the block without expansion: dw reads its input
+    mid, out = _shape(dw.inputs[1]), _shape(dw)
+    if len({ctx.epoch[n.id] for n in (ex, dw, proj) if n is not None}) != 1:
         return None
-    if len({ctx.epoch[n.id] for n in (ex, dw, proj)}) != 1:
-        return None
-    mid, out = _shape(ex), _shape(dw)
     if len(mid) != 4 or len(out) != 4 or getattr(proj.abstract, "dtype", None) not in \
             FLOAT_DTYPES or any(not isinstance(d, int) or d < 0 for d in mid + out):
         return None
@@ -99,22 +103,24 @@ def _find(g, ctx):
         if found is None:
             continue
         ex, dw = found
-        prims = [_fused_conv(n) for n in (ex, dw, proj)]
+        nodes = [n for n in (ex, dw, proj) if n is not None]
+        prims = [_fused_conv(n) if n is not None else None for n in (ex, dw, proj)]
         a = prims[1].conv.attrs
         prim = FusedInvertedResidual(
             a["out_channel"], prims[2].conv.attrs["out_channel"], a["kernel_size"],
             a["pad_mode"], a["pad"], a["stride"][2:], a["dilation"][2:],
-            tuple(p.attrs["has_bias"] for p in prims), prims[2].attrs["has_residual"],
-            tuple(p.attrs["activation"] for p in prims))
-        inputs = [ValueNode(prim, prim), ex.inputs[1]]
-        for node in (ex, dw, proj):
+            tuple(bool(p and p.attrs["has_bias"]) for p in prims),
+            prims[2].attrs["has_residual"],
+            tuple(p.attrs["activation"] if p else "none" for p in prims), ex is not None)
+        inputs = [ValueNode(prim, prim), nodes[0].inputs[1]]
+        for node in nodes:
             inputs += node.inputs[2:]
         node = CNode(g, inputs, proj.abstract, proj.debug, proj.name)
-        fused[proj.id] = (node, {ex.id, dw.id}, proj)
+        fused[proj.id] = (node, {n.id for n in nodes[:-1]}, proj)
     return fused
 
 
 def run(graph, manager):
-    """Fuse every expand -> depthwise -> project chain of FusedConvAct nodes reachable from
-    `graph` (fusion.py's walk)."""
+    """Fuse every expand -> depthwise -> project chain (or depthwise -> project pair) of
+    FusedConvAct nodes reachable from `graph` (fusion.py's walk)."""
     return run_fusion(graph, manager, _find)

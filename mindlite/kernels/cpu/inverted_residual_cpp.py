@@ -21,44 +21,47 @@ FLOATS = (mstype.float32, mstype.float64)
 _ONE = {"stride": (1, 1), "dilation": (1, 1), "pads": (0, 0, 0, 0), "group": 1}
 
 
-def _operands(arrays, has_biases, has_residual):
-    """x, [(w, bias or None)] * 3, residual or None, out."""
+def _operands(arrays, has_biases, has_residual, expand):
+    """x, [(w, bias or None)] * 3 ((None, None) first without expansion), residual or None,
+    out."""
     x, *rest = arrays
     out = rest.pop()
-    stages = []
-    for has in has_biases:
+    stages = [] if expand else [(None, None)]
+    for has in has_biases[0 if expand else 1:]:
         w = rest.pop(0)
         stages.append((w, rest.pop(0) if has else None))
     return x, stages, rest[0] if has_residual else None, out
 
 
-def _one_by_one(conv, arrays, stride, dilation, pads, acts, has_biases, has_residual):
-    """The three FusedConvAct kernels `conv` (cpp or numpy) in turn."""
-    x, stages, residual, out = _operands(arrays, has_biases, has_residual)
-    e = stages[0][0].shape[0]
+def _one_by_one(conv, arrays, stride, dilation, pads, acts, has_biases, has_residual, expand):
+    """The three (two without expansion) FusedConvAct kernels `conv` (cpp or numpy) in turn."""
+    x, stages, residual, out = _operands(arrays, has_biases, has_residual, expand)
+    e = stages[1][0].shape[0]
     n, _, h, w = x.shape
-    mid = np.empty((n, e, h, w), x.dtype)
+    mid = np.empty((n, e, h, w), x.dtype) if expand else x
     dw = np.empty((n, e) + out.shape[2:], x.dtype)
     geoms = (_ONE, {"stride": stride, "dilation": dilation, "pads": pads, "group": e}, _ONE)
     for (wt, b), src, dst, geo, act, res in zip(stages, (x, mid, dw), (mid, dw, out), geoms,
                                                 acts, (None, None, residual)):
+        if wt is None:                       # no expansion
+            continue
         inputs = [src, wt] + [a for a in (b, res) if a is not None] + [dst]
         conv(*inputs, **geo, act=act, has_bias=b is not None, has_residual=res is not None)
 
 
 @register_kernel("FusedInvertedResidual", provider="cpp", dtypes=FLOATS)
 def fused_inverted_residual_cpp(*arrays, stride, dilation, pads, acts, has_biases,
-                                has_residual):
+                                has_residual, expand=True):
     x, ((w1, b1), (w2, b2), (w3, b3)), residual, out = _operands(arrays, has_biases,
-                                                                 has_residual)
+                                                                 has_residual, expand)
     if not _C.inverted_residual_forward(x, w1, b1, w2, b2, w3, b3, residual, out, stride,
                                         dilation, pads, acts):
         _one_by_one(fused_conv_act_cpp, arrays, stride, dilation, pads, acts, has_biases,
-                    has_residual)
+                    has_residual, expand)
 
 
 @register_kernel("FusedInvertedResidual", provider="numpy")
 def fused_inverted_residual_numpy(*arrays, stride, dilation, pads, acts, has_biases,
-                                  has_residual):
+                                  has_residual, expand=True):
     _one_by_one(fused_conv_act_numpy, arrays, stride, dilation, pads, acts, has_biases,
-                has_residual)
+                has_residual, expand)

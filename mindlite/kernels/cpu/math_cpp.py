@@ -63,8 +63,17 @@ register_kernel("Pow", provider="cpp", dtypes=FLOATS, when=_small_pow)(_C.BINARY
 # 3.0 us); at 48 x 48 BLAS is faster (3.6 vs 2.9 us).
 # A batch of 1-2 rows against a weight of up to 2**17 elements (a Dense layer at batch 1:
 # with transpose_b the C++ loop takes dot products of the weight's rows as stored) measured
-# 400 x 120: 2.3 us (numpy 3.3), 120 x 84: 0.7 (1.6), 256 x 256: 3.5 (4.4); at 1024 x 1024
-# BLAS's gemv is faster (30 vs 55 us), and so it is from 4 rows on (256 x 256: 6.1 vs 11.6).
+# 400 x 120: 2.3 us (numpy 3.3), 120 x 84: 0.7 (1.6), 256 x 256: 3.5 (4.4); from 4 rows on
+# BLAS is faster (256 x 256: 6.1 vs 11.6).
+# NOTE: larger weights, only where the shapes say the weight is transposed (x (M, K), y (N, K),
+# N != K, so transpose_b; N, K > 2 rule out transpose_a): the dot loop is level with or faster
+# than OpenBLAS's gemv on this Zen 4 (one thread, thread CPU, warm: 1024 x 1024 54.9 vs
+# 54.7-60.0 us, 1000 x 1280 56-62 vs 65, 2048 x 2048 292-300 vs 343-380; MobileNetV2's FC with
+# its 5 MB weight from memory 116-131 vs 165-184 us), and it splits the weight's rows across
+# the pool (kernels/matmul.cc), which BLAS's call on one thread below _blas.ST_MNK never does:
+# the FC was a 290 us serial step of the 2-thread Lite predict. Summation order: the loop's
+# (its outputs differ from BLAS's by float rounding, ~1e-7 relative; the same at any thread
+# count).
 MATMUL_MAX_DIM = 32
 MATMUL_FEW_ROWS = 2
 MATMUL_FEW_ROWS_MAX_WEIGHT = 1 << 17
@@ -72,13 +81,16 @@ MATMUL_FEW_ROWS_MAX_WEIGHT = 1 << 17
 
 def _small_matmul(x, y):
     """Both operands 2-D with every dim <= MATMUL_MAX_DIM, or x of at most MATMUL_FEW_ROWS
-    rows against y of at most MATMUL_FEW_ROWS_MAX_WEIGHT elements."""
+    rows against y of at most MATMUL_FEW_ROWS_MAX_WEIGHT elements, or against a larger weight
+    the shapes say is transposed (the dot-product loop on its rows as stored)."""
     if len(x.shape) != 2 or len(y.shape) != 2:
         return False
     if max(x.shape + y.shape) <= MATMUL_MAX_DIM:
         return True
-    return x.shape[0] <= MATMUL_FEW_ROWS and y.shape[0] * y.shape[1] <= \
-        MATMUL_FEW_ROWS_MAX_WEIGHT
+    if x.shape[0] > MATMUL_FEW_ROWS:
+        return False
+    return y.shape[0] * y.shape[1] <= MATMUL_FEW_ROWS_MAX_WEIGHT or \
+        x.shape[1] == y.shape[1] != y.shape[0] and min(y.shape) > MATMUL_FEW_ROWS
 
 
 register_kernel("MatMul", provider="cpp", dtypes=FLOATS, when=_small_matmul)(_C.matmul)
