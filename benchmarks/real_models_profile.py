@@ -4,7 +4,7 @@ PyTorch's own kernels for the same layer, both on one thread, in thread CPU time
 load-robust clock on a shared machine; min of `--reps` calls).
 
     python benchmarks/real_models_profile.py [--net resnet18] [--infer] [--reps 7] [--top 15]
-    python benchmarks/real_models_profile.py --lite [--net resnet18] [--threads 2]
+    python benchmarks/real_models_profile.py --lite [--net resnet18] [--threads 2] [--insitu]
 
 Train mode (3x32x32, batch 16): per layer the forward, input gradient and filter gradient
 (PyTorch: conv2d and aten.convolution_backward; BatchNorm: native_batch_norm and its
@@ -16,7 +16,11 @@ by mindlite.lite on one thread): the whole predict in thread CPU time, then ever
 of its compiled program (after the runtime's fusions) replayed alone on arrays of its shapes,
 grouped by kind (pointwise / depthwise / dense convolutions by plane, the other ops), so the
 per-layer shares of what the runtime runs show (alone, a step's operands are warm in cache:
-the sum is below the whole predict, whose weights stream from memory).
+the sum is below the whole predict, whose weights stream from memory). --insitu: each step also
+timed inside the real predict (its kernel wrapped by a timer, min over the calls), so the gap
+between a step alone and the same step in the predict shows step by step, and what the predict
+spends outside its kernel steps (Python, the runner, the input and output copies) shows as the
+whole predict less the in-situ steps.
 """
 import argparse
 import tempfile
@@ -170,7 +174,37 @@ def _step_kind(step, ins):
     return f"{w[2]}x{w[3]} {x[1]}->{w[0]} at {x[2]}x{x[3]}"
 
 
-def lite_profile(net_name, reps, threads=1):
+def insitu_us(prog, call, reps):
+    """{step index: min CLOCK us of that kernel step inside the real predict}: the program's
+    kernels wrapped by a timer (a program of its own, so the model's is untouched)."""
+    from mindlite.backend.program import GraphProgram
+    kg, best = prog.kg, {}
+
+    def timed(i, fn):
+        def run(*args, **kwargs):
+            t0 = CLOCK()
+            out = fn(*args, **kwargs)
+            best[i] = min(best.get(i, float("inf")), CLOCK() - t0)
+            return out
+        return run
+    fns = [s.fn for s in kg.steps]
+    for i, s in enumerate(kg.steps):
+        s.fn = timed(i, s.fn)
+    try:
+        wrapped = GraphProgram(kg, prog.prog.epoch)
+    finally:
+        for s, fn in zip(kg.steps, fns):
+            s.fn = fn
+    own, prog.prog = prog.prog, wrapped
+    try:
+        for _ in range(reps + 1):
+            call()
+    finally:
+        prog.prog = own
+    return {i: t / 1e3 for i, t in best.items()}
+
+
+def lite_profile(net_name, reps, threads=1, insitu=False):
     """The Lite runtime's predict and its kernel steps, one thread, thread CPU ms (threads > 1:
     wall ms)."""
     import _real_models_child
@@ -182,12 +216,13 @@ def lite_profile(net_name, reps, threads=1):
     call, _ = _real_models_child._lite_infer(net_name, folder, 1, threads)
     whole = cpu_us(call, reps) / 1e3
     model = call.model
-    rows = {}
+    rows, situ = {}, {}
     for unit in model._session.main.units:
         prog = getattr(unit, "program", None) if isinstance(unit, SubGraphKernel) else None
         if prog is None or prog.kg is None:
             continue
         kg, arrays = prog.kg, {}
+        inside = insitu_us(prog, call, reps) if insitu and prog.prog is not None else {}
 
         def array(i):
             if i not in arrays:
@@ -197,7 +232,7 @@ def lite_profile(net_name, reps, threads=1):
                     np.random.default_rng(i).standard_normal(v.abstract.shape).astype(
                         v.abstract.np)
             return arrays[i]
-        for s in kg.steps:
+        for i, s in enumerate(kg.steps):
             if s.kind != KERNEL:
                 continue
             ins, outs = [array(i) for i in s.ins], [array(o) for o in s.outs]
@@ -208,13 +243,21 @@ def lite_profile(net_name, reps, threads=1):
             kind = _step_kind(s, ins)
             n, t = rows.get(kind, (0, 0.0))
             rows[kind] = (n + 1, t + us)
+            situ[kind] = situ.get(kind, 0.0) + inside.get(i, 0.0)
     total = sum(t for _, t in rows.values())
     how = "one thread, thread CPU" if threads == 1 else f"{threads} threads, wall"
     print(f"{net_name} Lite inference 1x3x224x224, {how} (min of {reps}): "
-          f"whole predict {whole:.2f} ms; its kernel steps alone {total / 1e3:.2f} ms\n")
-    print("| kernel steps | count | ms | share |\n|---|---:|---:|---:|")
+          f"whole predict {whole:.2f} ms; its kernel steps alone {total / 1e3:.2f} ms")
+    if insitu:
+        inside = sum(situ.values())
+        print(f"its kernel steps in the predict {inside / 1e3:.2f} ms; outside the steps "
+              f"{whole - inside / 1e3:.2f} ms")
+    print("\n| kernel steps | count | ms | share |" + (" in situ ms | in situ - alone |"
+                                                      if insitu else ""))
+    print("|---|---:|---:|---:|" + ("---:|---:|" if insitu else ""))
     for kind, (n, t) in sorted(rows.items(), key=lambda kv: -kv[1][1]):
-        print(f"| {kind} | {n} | {t / 1e3:.2f} | {t / total:.1%} |")
+        more = f" {situ[kind] / 1e3:.2f} | {(situ[kind] - t) / 1e3:+.2f} |" if insitu else ""
+        print(f"| {kind} | {n} | {t / 1e3:.2f} | {t / total:.1%} |{more}")
 
 
 def main():
@@ -226,6 +269,8 @@ def main():
     p.add_argument("--lite", action="store_true", help="the Lite runtime's inference steps")
     p.add_argument("--threads", type=int, default=1,
                    help="--lite: threads (> 1: wall clock; run it in an autogroup of its own)")
+    p.add_argument("--insitu", action="store_true",
+                   help="--lite: also time each step inside the real predict")
     args = p.parse_args()
     torch.set_num_threads(1)
     _C.set_num_threads(args.threads if args.lite else 1)
@@ -233,7 +278,7 @@ def main():
         global CLOCK
         if args.threads > 1:
             CLOCK = time.perf_counter_ns
-        return lite_profile(args.net, args.reps, args.threads)
+        return lite_profile(args.net, args.reps, args.threads, args.insitu)
     train = not args.infer
     shape = (16, 3, 32, 32) if train else (1, 3, 224, 224)
     net = cnn_nets.mindlite_net(args.net)
