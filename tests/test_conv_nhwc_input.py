@@ -147,9 +147,9 @@ def test_primitive_matches_fused_conv_act_and_gradients():
 class Stem(nn.Cell):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2d(3, 8, 3, stride=2, pad_mode="pad", padding=1, has_bias=True)
+        self.conv = nn.Conv2d(3, 32, 3, stride=2, pad_mode="pad", padding=1, has_bias=True)
         self.act = nn.ReLU6()
-        self.conv2 = nn.Conv2d(8, 8, 1, has_bias=True)
+        self.conv2 = nn.Conv2d(32, 8, 1, has_bias=True)
 
     def construct(self, x):
         return self.conv2(self.act(self.conv(x)))
@@ -166,7 +166,7 @@ def test_lite_runtime_reads_the_nhwc_input(monkeypatch):
     in place (no Transpose step before it), the output bit for bit the runtime's without the
     pass, and eager mindlite's within float32 rounding."""
     net = Stem()
-    x = np.random.default_rng(0).standard_normal((1, 3, 33, 30)).astype(np.float32)
+    x = np.random.default_rng(0).standard_normal((1, 3, 66, 61)).astype(np.float32)
     got, want, model = round_trip(net, x)
     steps = _steps(model)
     assert steps["FusedConvActNHWC"] == 1
