@@ -11,10 +11,6 @@
 //       None, act 0 none / 1 ReLU / 2 ReLU6 / 3 HSwish / 4 SiLU / 5 Clip(0, 6)
 //       (kernels/conv_engine.h); a
 //       depthwise geometry (group == input channels > 1) runs the depthwise loops.
-//   _C.conv_forward_fused_nhwc(x, w, bias, residual, out, stride, dilation, pads, group, act)
-//       the same with x channels-last (N, H, W, C) and out NCHW, group 1: the engine's B panels
-//       packed from x's pixel rows (conv_gemm_forward_nhwc), bit for bit conv_forward_fused of
-//       x's NCHW transpose (the Lite runtime's stem, which then needs no Transpose)
 // Shapes are checked as the small-convolution entry points check them (bind/conv_args.h)
 // before any memory is touched; inputs of any layout are copied C-contiguous; the loops run
 // without the GIL on the thread pool (conv_threads picks how many threads).
@@ -43,7 +39,6 @@ constexpr ConvNames kNames[2][3] = {
      {"mindlite._C.conv_depthwise_filter", "dout", "x", "dw"}},
 };
 constexpr ConvNames kFusedNames = {"mindlite._C.conv_forward_fused", "x", "w", "out"};
-constexpr ConvNames kFusedNhwcNames = {"mindlite._C.conv_forward_fused_nhwc", "x", "w", "out"};
 
 // Reads stride, dilation, pads, group from args[0..4) and checks the geometry.
 bool params(Ctx& cx, const ConvNames& nm, ConvKind kind, PyArrayObject* a, PyArrayObject* b,
@@ -164,9 +159,8 @@ bool optional_arg(Ctx* cx, const char* arg, PyObject* o, int nd, const npy_intp*
   return *dense != nullptr;
 }
 
-PyObject* fused(PyObject* const* args, Py_ssize_t nargs, bool nhwc) {
-  const ConvNames& nm = nhwc ? kFusedNhwcNames : kFusedNames;
-  Ctx cx{nm.fn};
+PyObject* py_fused(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  Ctx cx{kFusedNames.fn};
   if (!nargs_ok(cx, nargs, 10, "(x, w, bias, residual, out, stride, dilation, pads, group, "
                 "act)")) {
     return nullptr;
@@ -176,19 +170,8 @@ PyObject* fused(PyObject* const* args, Py_ssize_t nargs, bool nhwc) {
   PyArrayObject* out = w0 ? float_array(&cx, "out", args[4], 4, true) : nullptr;
   ConvGeom g;
   int64_t act;
-  // NHWC x: the geometry is read from its NCHW view (a transposed view, no copy)
-  PyArray_Dims perm{nullptr, 0};
-  npy_intp to_nchw[4] = {0, 3, 1, 2};
-  perm.ptr = to_nchw;
-  perm.len = 4;
-  const bool view = out && nhwc;         // xg: a new reference only when a view
-  PyArrayObject* xg = view ? reinterpret_cast<PyArrayObject*>(PyArray_Transpose(x0, &perm)) : x0;
-  const bool geom_ok = out && xg && params(cx, nm, kConvForward, xg, w0, out, args + 5, &g);
-  if (view) Py_XDECREF(xg);
-  if (!geom_ok || !int_arg(cx, "act", args[9], 0, &act)) return nullptr;
-  if (nhwc && g.group != 1) {
-    PyErr_Format(PyExc_ValueError, "For '%s', 'group' must be 1 for an NHWC x, but got %lld",
-                 cx.fn, static_cast<long long>(g.group));
+  if (!out || !params(cx, kFusedNames, kConvForward, x0, w0, out, args + 5, &g) ||
+      !int_arg(cx, "act", args[9], 0, &act)) {
     return nullptr;
   }
   if (act >= kConvNumActs) {
@@ -214,9 +197,7 @@ PyObject* fused(PyObject* const* args, Py_ssize_t nargs, bool nhwc) {
         ep.bias = bias ? data<T>(bias) : nullptr;
         ep.residual = res ? data<T>(res) : nullptr;
         ep.act = static_cast<int>(act);
-        if (nhwc) {
-          conv_gemm_forward_nhwc<T>(data<T>(x), data<T>(w), data<T>(out), g, ep, threads);
-        } else if (g.group > 1 && g.group == g.c) {          // depthwise: its own loops
+        if (g.group > 1 && g.group == g.c) {          // depthwise: its own loops
           depthwise_forward<T>(data<T>(x), data<T>(w), ep.bias, data<T>(out), g,
                                ep.residual ? 0 : ep.act, threads);
           if (ep.residual) {                          // then + residual, act, in place
@@ -236,14 +217,6 @@ PyObject* fused(PyObject* const* args, Py_ssize_t nargs, bool nhwc) {
   Py_XDECREF(res);
   if (!ok) return nullptr;
   Py_RETURN_NONE;
-}
-
-PyObject* py_fused(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  return fused(args, nargs, false);
-}
-
-PyObject* py_fused_nhwc(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  return fused(args, nargs, true);
 }
 
 // _C.conv_winograd([mode]) -> the Winograd mode (0 off, 1 the measured rule, 2 / 4 / 24
@@ -311,9 +284,6 @@ PyMethodDef g_methods[] = {
      "conv_forward_fused(x, w, bias, residual, out, stride, dilation, pads, group, act): "
      "out = act(Conv2D(x, w) + bias + residual); bias / residual may be None; act 0 none, "
      "1 ReLU, 2 ReLU6, 3 HSwish, 4 SiLU, 5 Maximum(., 0) then Minimum(., 6)."},
-    {"conv_forward_fused_nhwc", MINDLITE_FASTCALL(py_fused_nhwc),
-     "conv_forward_fused_nhwc(x, w, bias, residual, out, stride, dilation, pads, group, act): "
-     "conv_forward_fused with x channels-last (N, H, W, C), out NCHW; group 1."},
     {"conv_winograd", MINDLITE_FASTCALL(py_winograd),
      "conv_winograd([mode]) -> int: how 3 x 3 stride-1 convolutions use Winograd (0 never, "
      "1 the measured rule (default), 2 / 4 / 24 F(2x2) / F(4x4) / F(2x4) wherever it applies; "

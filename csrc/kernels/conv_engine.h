@@ -85,15 +85,6 @@ template <class T>
 void conv_gemm_forward(const T* x, const T* w, const T* packed, T* out, const ConvGeom& g,
                        const ConvEpilogue<T>& ep, int threads);
 
-// conv_gemm_forward with x channels-last (N, H, W, C) C-contiguous, g its NCHW geometry, out
-// NCHW: the same B panels packed straight from x's pixel rows (the same K order, channel then
-// tap, so the same sums: bit for bit conv_gemm_forward of x's NCHW transpose). Geometries for
-// which conv_gemm_forward takes another path (pointwise, Winograd, pairs, groups) run it on an
-// NCHW copy of x.
-template <class T>
-void conv_gemm_forward_nhwc(const T* x, const T* w, T* out, const ConvGeom& g,
-                            const ConvEpilogue<T>& ep, int threads);
-
 // conv_gemm_forward's core for the live taps `taps` of g: a the weights restricted to them,
 // row-major (O, C / group * taps), or packed for g when `packed`. stable_weights: a is the
 // caller's weight buffer (Winograd may cache its transform), not a per-call temporary.

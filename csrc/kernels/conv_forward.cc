@@ -259,35 +259,6 @@ void conv_gemm_forward(const T* x, const T* w, const T* packed, T* out, const Co
   conv_forward_taps(x, a, packed != nullptr, out, g, taps, ep, threads);
 }
 
-template <class T>
-void conv_gemm_forward_nhwc(const T* x, const T* w, T* out, const ConvGeom& g,
-                            const ConvEpilogue<T>& ep, int threads) {
-  const int64_t plane = g.oh * g.ow;
-  if (g.n * g.o * plane == 0) return;
-  const std::vector<Tap> taps = live_taps(g);
-  if (g.group != 1 || is_pointwise(g) || plane <= 4 || winograd_tile(g, taps)) {
-    // the geometries conv_gemm_forward gives another path (pointwise tile, Winograd, pairs):
-    // theirs on an NCHW copy, so that the bits are the NCHW kernel's whatever the geometry
-    std::vector<T> xt(static_cast<size_t>(g.n * g.c * g.h * g.w));
-    const int64_t hw = g.h * g.w;
-    for (int64_t n = 0; n < g.n; ++n) {
-      for (int64_t p = 0; p < hw; ++p) {
-        for (int64_t ch = 0; ch < g.c; ++ch) {
-          xt[(n * g.c + ch) * hw + p] = x[(n * hw + p) * g.c + ch];
-        }
-      }
-    }
-    return conv_gemm_forward(xt.data(), w, static_cast<const T*>(nullptr), out, g, ep, threads);
-  }
-  const T* a = live_weights(w, g, taps);
-  const int64_t nt = static_cast<int64_t>(taps.size()), k = g.c * nt;
-  ConvFwdIo<T> c{x, g.c * g.h * g.w, g.h, g.w, g.ow, plane, g.sh, g.sw, taps.data(), nt, false,
-                 gemm_tile<T>().nr, out, g.o * plane, ep.bias, ep.residual, ep.act, g.c};
-  GemmJob<T> job{g.o, g.n * plane, k, a, conv_pack<T>().im2col, conv_pack<T>().store_out, &c,
-                 k};
-  gemm_parallel(job, threads);
-}
-
 template int64_t conv_packed_size<float>(const ConvGeom&);
 template int64_t conv_packed_size<double>(const ConvGeom&);
 template void conv_pack_weights<float>(const float*, const ConvGeom&, float*);
@@ -302,9 +273,5 @@ template void conv_gemm_forward<float>(const float*, const float*, const float*,
                                        const ConvGeom&, const ConvEpilogue<float>&, int);
 template void conv_gemm_forward<double>(const double*, const double*, const double*, double*,
                                         const ConvGeom&, const ConvEpilogue<double>&, int);
-template void conv_gemm_forward_nhwc<float>(const float*, const float*, float*, const ConvGeom&,
-                                            const ConvEpilogue<float>&, int);
-template void conv_gemm_forward_nhwc<double>(const double*, const double*, double*,
-                                             const ConvGeom&, const ConvEpilogue<double>&, int);
 
 }  // namespace mindlite

@@ -33,7 +33,6 @@ struct ConvFwdIo {
   const T* bias;          // the group's bias, or null
   const T* residual;      // laid out as out (group offset applied), or null
   int act;
-  int64_t ps = 1;         // x's pixel stride: 1 (NCHW), or C (NHWC x: channel stride 1)
 };
 
 template <class T>

@@ -7,9 +7,7 @@
                                            mindlite's pass pipeline (its fusions: fused
                                            MatMul+BiasAdd+ReLU, elementwise groups; no user
                                            converter passes; then MobileNetV2's inverted-residual
-                                           blocks as one node each, fuse_inverted_residual;
-                                           a convolution of a transposed NHWC input of <= 4
-                                           channels reads it in place, nhwc_conv_input),
+                                           blocks as one node each, fuse_inverted_residual),
                                            then lowering to a KernelGraph
                                            with kernels selected through mindlite's kernel
                                            registry and buffers preplanned (backend/memory_plan.py),
@@ -29,7 +27,7 @@ from ..ir.infer import Folded, infer_call
 from ..backend import lowering as kernel_graph
 from ..backend.interpreter import run_graph
 from ..ir.manager import FuncGraphManager
-from ..jit.passes import fuse_inverted_residual, nhwc_conv_input
+from ..jit.passes import fuse_inverted_residual
 from ..jit.passes.pipeline import run_pipeline, skipping
 from .transposes import reshape_trivial_transposes, sink_transposes
 from .ops_map import IMPORT
@@ -182,7 +180,6 @@ class GraphBuilder:
         with skipping(user_passes=True):
             run_pipeline(self.fg)
         fuse_inverted_residual.run(self.fg, FuncGraphManager(self.fg))   # inference only
-        nhwc_conv_input.run(self.fg, FuncGraphManager(self.fg))   # the stem reads NHWC x
         return Program(self.fg, self.sources, outputs)
 
 

@@ -10,10 +10,6 @@ BiasAdd, Add and ReLU give; one pass over the output instead of four.
 
 numpy (the reference): the Conv2D kernel eager selects, then the bias, the residual and the
 activation in numpy.
-
-FusedConvActNHWC (x channels-last, out NCHW): cpp `_C.conv_forward_fused_nhwc`, the engine's
-B panels packed straight from x's NHWC rows, bit for bit the cpp kernel above on x's NCHW
-transpose; numpy: the numpy kernel above on that transpose.
 """
 import numpy as np
 
@@ -70,18 +66,3 @@ def fused_conv_act_numpy(*arrays, stride, dilation, pads, group, act, has_bias, 
         np.maximum(out, 0, out=out)
         if act == 2:
             np.minimum(out, 6, out=out)
-
-
-@register_kernel("FusedConvActNHWC", provider="cpp", dtypes=FLOATS)
-def fused_conv_act_nhwc_cpp(*arrays, stride, dilation, pads, group, act, has_bias,
-                            has_residual):
-    x, w, bias, residual, bounds, out = _split(arrays, has_bias, has_residual, act)
-    if bounds is not None and not (float(bounds[0]) == 0 and float(bounds[1]) == 6):
-        _C.conv_forward_fused_nhwc(x, w, bias, residual, out, stride, dilation, pads, group, 0)
-        return _clip(out, bounds)
-    _C.conv_forward_fused_nhwc(x, w, bias, residual, out, stride, dilation, pads, group, act)
-
-
-@register_kernel("FusedConvActNHWC", provider="numpy")
-def fused_conv_act_nhwc_numpy(x, *arrays, **params):
-    fused_conv_act_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)), *arrays, **params)

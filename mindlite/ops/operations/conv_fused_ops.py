@@ -13,12 +13,6 @@ FusedConvAct(out_channel, kernel_size, pad_mode, pad, stride, dilation, group, h
     engine or the depthwise kernel with the bias, the residual and the activation applied in
     its output loop, bit for bit what Conv2D, BiasAdd, Add and ReLU / ReLU6 give one by one.
 
-FusedConvActNHWC(same attributes)
-    FusedConvAct of x given channels-last (N, H, W, C), the output NCHW: FusedConvAct of x's
-    NCHW transpose, bit for bit (its kernel packs the engine's B panels straight from the NHWC
-    rows, in the NCHW kernel's K order). One group. The Lite runtime's stem (lite/graph_build.py
-    runs jit/passes/nhwc_conv_input.py), which then needs no Transpose of its NHWC input.
-
 Gradient: the activation's gradient (ReluGrad from the output; ReLU6, which passes the
 gradient at exactly 6, and clip, whose ties at lo and hi the output cannot tell, recompute
 the unactivated value and apply ReLU6Grad / Maximum's and Minimum's bprop rules to it), then
@@ -31,10 +25,9 @@ from ..validator import check_bool, check_same_dtype, check_tensor, tensor
 from ._base import cached_prim, needs_grad
 from ._grad_ops import BiasAddGrad, ReLU6Grad, ReluGrad
 from .conv_ops import Conv2D, _family
-from .array_ops import Transpose
 from .math_ops import Maximum, min_max_grads
 
-__all__ = ["FusedConvAct", "FusedConvActNHWC", "CONV_ACTIVATIONS"]
+__all__ = ["FusedConvAct", "CONV_ACTIVATIONS"]
 
 # the kernels' act codes; "clip" is Minimum(Maximum(v, lo), hi) of two more inputs (ONNX's
 # Clip as imported), act 5 (its kernel form for lo = 0, hi = 6) when they hold those values
@@ -94,33 +87,6 @@ class FusedConvAct(Primitive):
                 "has_bias": a["has_bias"], "has_residual": a["has_residual"]}
 
 
-class FusedConvActNHWC(FusedConvAct):
-    """FusedConvAct of x channels-last (N, H, W, C); the output NCHW (module docstring)."""
-
-    @prim_attr_register
-    def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, stride=1, dilation=1,
-                 group=1, has_bias=True, has_residual=False, activation="none"):
-        super().__init__(out_channel, kernel_size, pad_mode, pad, stride, dilation, group,
-                         has_bias, has_residual, activation)
-        if group != 1:
-            raise ValueError(f"For 'FusedConvActNHWC', 'group' must be 1, but got {group}")
-
-    def infer(self, x, w, *rest):
-        check_tensor(self, "x", x)
-        if len(x.shape) != 4:
-            raise ValueError(f"For 'FusedConvActNHWC', 'x' must be 4-D (N, H, W, C), but got "
-                             f"shape {list(x.shape)}")
-        return super().infer(_nchw(x), w, *rest)
-
-    def kernel_params(self, x, w, *rest):
-        return super().kernel_params(_nchw(x), w, *rest)
-
-
-def _nchw(x):
-    n, h, w, c = x.shape
-    return tensor(x.dtype, (n, c, h, w))
-
-
 def _unactivated(prim):
     """`prim` without its activation (the value the activation reads)."""
     a = prim.attrs
@@ -131,19 +97,6 @@ def _unactivated(prim):
 
 @bprop_for(FusedConvAct)
 def fused_conv_act_bprop(prim, x, w, *rest):
-    return _fused_grads(prim, x, w, rest, needs_grad(x))
-
-
-@bprop_for(FusedConvActNHWC)
-def fused_conv_act_nhwc_bprop(prim, x, w, *rest):
-    """FusedConvAct's gradients at x's NCHW transpose; dx transposed back to NHWC."""
-    grads = _fused_grads(prim, cached_prim(Transpose)(x, (0, 3, 1, 2)), w, rest, needs_grad(x))
-    dx = grads[0]
-    return (None if dx is None else cached_prim(Transpose)(dx, (0, 2, 3, 1)),) + grads[1:]
-
-
-def _fused_grads(prim, x, w, rest, want_dx):
-    """The gradients of FusedConvAct `prim` (NCHW x); dx only when want_dx."""
     *inputs, out, dout = rest
     act = prim.attrs["activation"]
     if act == "relu":
@@ -160,7 +113,7 @@ def _fused_grads(prim, x, w, rest, want_dx):
     else:
         dz = dout
     _, bp_input, bp_filter = _family(prim.conv)
-    grads = [bp_input(dz, w, x.shape) if want_dx else None,
+    grads = [bp_input(dz, w, x.shape) if needs_grad(x) else None,
              bp_filter(dz, x, w.shape) if needs_grad(w) else None]
     if prim.attrs["has_bias"]:
         grads.append(cached_prim(BiasAddGrad)(dz) if needs_grad(inputs[0]) else None)
