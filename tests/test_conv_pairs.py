@@ -23,6 +23,14 @@ def restore_threads():
     _C.set_num_threads(0)
 
 
+def _out_hw(h, w, k, s, dil, pads):
+    """The output plane of a k x k convolution (stride s, dilation dil), None when empty."""
+    span = dil * (k - 1) + 1
+    if h + pads[0] + pads[1] < span or w + pads[2] + pads[3] < span:
+        return None
+    return (h + pads[0] + pads[1] - span) // s + 1, (w + pads[2] + pads[3] - span) // s + 1
+
+
 def _dx(d, w, shape, dil, pads, stride=(1, 1)):
     dx = np.full(shape, 7, d.dtype)
     _C.conv_backprop_input(d, w, dx, stride, dil, pads, 1)
@@ -45,11 +53,10 @@ def _ref(d, w, shape, dil, pads, stride=(1, 1), absolute=False):
        seed=st.integers(0, 2**31))
 def test_matches_reference(n, c, o, hw, k, s, dil, pads, dtype, seed):
     h, w = hw
-    span = dil * (k - 1) + 1
-    if h + pads[0] + pads[1] < span or w + pads[2] + pads[3] < span:
+    out_hw = _out_hw(h, w, k, s, dil, pads)
+    if out_hw is None:
         return
-    oh = (h + pads[0] + pads[1] - span) // s + 1
-    ow = (w + pads[2] + pads[3] - span) // s + 1
+    oh, ow = out_hw
     rng = np.random.default_rng(seed)
     d = rng.standard_normal((n, o, oh, ow)).astype(dtype)
     wt = rng.standard_normal((o, c, k, k)).astype(dtype)
@@ -126,11 +133,10 @@ def _fwd_ref(x, w, shape, stride, dil, pads, absolute=False):
        seed=st.integers(0, 2**31))
 def test_forward_matches_reference(n, c, o, hw, k, s, dil, pads, dtype, seed):
     h, w = hw
-    span = dil * (k - 1) + 1
-    if h + pads[0] + pads[1] < span or w + pads[2] + pads[3] < span:
+    out_hw = _out_hw(h, w, k, s, dil, pads)
+    if out_hw is None:
         return
-    oh = (h + pads[0] + pads[1] - span) // s + 1
-    ow = (w + pads[2] + pads[3] - span) // s + 1
+    oh, ow = out_hw
     if oh * ow > 4:
         return
     rng = np.random.default_rng(seed)

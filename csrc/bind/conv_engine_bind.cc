@@ -16,7 +16,6 @@
 // without the GIL on the thread pool (conv_threads picks how many threads).
 #include "bind/conv_engine_bind.h"
 
-#include <exception>
 
 #include "bind/array_args.h"
 #include "bind/conv_args.h"
@@ -49,24 +48,6 @@ bool params(Ctx& cx, const ConvNames& nm, ConvKind kind, PyArrayObject* a, PyArr
          conv_ints_arg(cx, "pads", args[2], 4, 0, pads) &&
          int_arg(cx, "group", args[3], 1, &group) &&
          conv_geometry(cx, nm, kind, a, b, out, st, dl, pads, group, g);
-}
-
-// Runs f() without the GIL; false with MemoryError when a work buffer could not be allocated.
-template <class F>
-bool run_nogil(const Ctx& cx, F&& f) {
-  bool no_memory = false;
-  Py_BEGIN_ALLOW_THREADS
-  try {
-    f();
-  } catch (const std::exception&) {
-    no_memory = true;
-  }
-  Py_END_ALLOW_THREADS
-  if (no_memory) {
-    PyErr_Format(PyExc_MemoryError, "For '%s', the work buffers of this geometry could not be "
-                 "allocated", cx.fn);
-  }
-  return !no_memory;
 }
 
 PyObject* call(ConvKind kind, bool depthwise, PyObject* const* args, Py_ssize_t nargs) {

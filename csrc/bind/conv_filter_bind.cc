@@ -11,7 +11,6 @@
 // without the GIL on the thread pool.
 #include "bind/conv_filter_bind.h"
 
-#include <exception>
 
 #include "bind/array_args.h"
 #include "bind/conv_args.h"
@@ -126,18 +125,11 @@ PyObject* py_winograd_filter(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   }
   if (!winograd_filter_applies(g)) Py_RETURN_FALSE;
   const int threads = conv_threads(conv_macs(g));
-  bool done = false, no_memory = false;
-  Py_BEGIN_ALLOW_THREADS
-  try {
-    MINDLITE_FLOAT_DISPATCH(cx.dt, done = conv_winograd_filter<T>(data<T>(d), data<T>(x),
-                                                                 data<T>(dw), g, threads));
-  } catch (const std::exception&) {
-    no_memory = true;
-  }
-  Py_END_ALLOW_THREADS
-  if (no_memory) {
-    PyErr_Format(PyExc_MemoryError, "For '%s', the work buffers of this geometry could not be "
-                 "allocated", cx.fn);
+  bool done = false;
+  if (!run_nogil(cx, [&] {
+        MINDLITE_FLOAT_DISPATCH(cx.dt, done = conv_winograd_filter<T>(data<T>(d), data<T>(x),
+                                                                     data<T>(dw), g, threads));
+      })) {
     return nullptr;
   }
   return PyBool_FromLong(done);

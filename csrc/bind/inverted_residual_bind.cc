@@ -12,7 +12,6 @@
 // Shapes are checked before any memory is touched; inputs of any layout are copied
 // C-contiguous; the loops run without the GIL on the thread pool.
 #include <algorithm>
-#include <exception>
 
 #include "bind/inverted_residual_bind.h"
 
@@ -142,25 +141,16 @@ PyObject* py_forward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     w3 = w2 ? dense_in(w30, out, nullptr) : nullptr;
     ok = w3 != nullptr;
   }
-  bool supported = false, no_memory = false;
+  bool supported = false;
   if (ok) {
     const double macs = static_cast<double>(g.n) * (g.h * g.w * e * (expand ? xs[1] : 0) +
                         g.oh * g.ow * e * (kh * kw + cout));
     const int threads = conv_threads(macs);
-    Py_BEGIN_ALLOW_THREADS
-    try {
+    ok = run_nogil(cx, [&] {
       MINDLITE_FLOAT_DISPATCH(cx.dt, supported = launch<T>(Arrays{x, w1, b1, w2, b2, w3, b3, res,
                                                                   out}, acts, g, xs[1], cout,
                                                            threads));
-    } catch (const std::exception&) {
-      no_memory = true;
-    }
-    Py_END_ALLOW_THREADS
-    if (no_memory) {
-      PyErr_Format(PyExc_MemoryError, "For '%s', the work buffers of this geometry could not "
-                   "be allocated", cx.fn);
-      ok = false;
-    }
+    });
   }
   for (PyArrayObject* a : {x, w1, w2, w3, b1, b2, b3, res}) Py_XDECREF(a);
   if (!ok) return nullptr;
