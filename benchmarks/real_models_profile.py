@@ -196,11 +196,18 @@ def insitu_us(prog, call, reps):
         for s, fn in zip(kg.steps, fns):
             s.fn = fn
     own, prog.prog = prog.prog, wrapped
+    direct = call.model._session.direct          # the direct run holds the runner itself
+    if direct is not None and direct.runner is not own.runner:
+        direct = None
+    if direct is not None:
+        direct.runner, direct.pool = wrapped.runner, []
     try:
         for _ in range(reps + 1):
             call()
     finally:
         prog.prog = own
+        if direct is not None:
+            direct.runner, direct.pool = own.runner, []
     return {i: t / 1e3 for i, t in best.items()}
 
 

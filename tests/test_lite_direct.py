@@ -1,8 +1,9 @@
 """The Lite runtime's direct run (session.DirectRun): a main subgraph that is one CPU program
 on the C graph runner runs as one call from the model's inputs. It must give what the
 general path (env dict, units, callbacks) gives, map several and repeated outputs right,
-hand out fresh output buffers, step aside for control flow, delegates, callbacks and
-thread_num, and stay correct from several threads at once."""
+hand out fresh output buffers (not views pinning the arena's slots), step aside for control
+flow, delegates and callbacks, run with a context's thread_num (restoring the process's thread
+settings after), and stay correct from several threads at once."""
 
 import numpy as np
 import pytest
@@ -91,8 +92,8 @@ def test_direct_run_outputs_are_fresh_buffers(net):
 
 
 def test_direct_run_steps_aside():
-    """Control flow and delegated models have no direct run; callbacks and thread_num take
-    the general path (callbacks see every kernel)."""
+    """Control flow and delegated models have no direct run; callbacks take the general path
+    (callbacks see every kernel)."""
     _, _, branchy = round_trip(Branchy(), np.abs(rand(2, 4)), rand(2, 4, seed=1))
     assert branchy._session.direct is None
     ctx = mslite.Context()
@@ -108,10 +109,58 @@ def test_direct_run_steps_aside():
     out = model.predict(ins, before_callback=lambda i, o, info: seen.append(info.node_type))
     np.testing.assert_array_equal(out[0].get_data_to_numpy(), want[0])
     assert seen == ["MatMulFusion"] * 2
+
+
+def _base_bytes(a):
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a.nbytes if a.base is None else None
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_direct_run_with_thread_num(threads):
+    """A context's thread_num runs on the direct run too, with the general path's results; the
+    outputs own just their bytes (the general path hands out views of the arena's slots, as
+    large as the largest value planned into them); the process's thread settings come back."""
+    net, x = LeNet(), rand(2, 1, 32, 32)
     ctx = mslite.Context()
-    ctx.cpu.thread_num = 1
-    _, want, threaded = round_trip(net, x, context=ctx)
-    np.testing.assert_array_equal(run(threaded, x)[0], want[0])
+    ctx.cpu.thread_num = threads
+    _, want, model = round_trip(net, x, context=ctx)
+    assert model._session.direct is not None
+    before = ms._C.get_num_threads()
+    got = run(model, x)[0]
+    assert ms._C.get_num_threads() == before
+    np.testing.assert_array_equal(got, want[0])
+    np.testing.assert_array_equal(got, _general(model, x)[0])
+    ins = model.get_inputs()
+    ins[0].set_data_from_numpy(nhwc(x))
+    out = model.predict(ins)[0].get_data_to_numpy()
+    assert _base_bytes(out) in (None, out.nbytes)
+
+
+def test_direct_run_with_thread_num_from_four_threads():
+    """4 threads predicting at once with thread_num set: each its own result, and the counted
+    thread override leaves the process's setting as it was."""
+    net = LeNet()
+    ctx = mslite.Context()
+    ctx.cpu.thread_num = 2
+    _, _, model = round_trip(net, rand(1, 1, 32, 32), context=ctx)
+    assert model._session.direct is not None
+    xs = [rand(1, 1, 32, 32, seed=k) for k in range(4)]
+    wants = [net(ms.Tensor(x)).asnumpy() for x in xs]
+    before = ms._C.get_num_threads()
+    errors = []
+
+    def work(k):
+        for _ in range(20):
+            got = model.predict([mslite.Tensor(nhwc(xs[k]))])[0].get_data_to_numpy()
+            if not np.array_equal(got, wants[k]):
+                errors.append((k, got))
+                return
+
+    errors += run_threads(work)
+    assert not errors
+    assert ms._C.get_num_threads() == before
 
 
 def _has_ort():

@@ -15,9 +15,15 @@ MindSpore Lite's LiteModel::ConstructModel and LiteSession::CompileGraph / RunGr
 Subgraphs called by PartialFusion/Call are scheduled on first call per argument signature.
 A main subgraph that is one CPU SubGraph kernel on the C graph runner (no delegate, no
 control flow) also gets a DirectRun: the runner's argument list prepared once, so a run
-without callbacks or thread_num is one C call and an output copy (the general path builds an
-env dict, walks the units and hands the arena's output buffers off: ~3 us of Python more at
-batch 1, measured on LeNet and the 10x256 MLP).
+without callbacks is one C call and an output copy (the general path builds an env dict,
+walks the units and hands the arena's output buffers off: ~3 us of Python more at batch 1,
+measured on LeNet and the 10x256 MLP). A context's thread_num is set around it as around the
+general path.
+NOTE: the hand-off also costs the next run a fresh buffer for each escaping slot, and a
+slot is as large as the largest value planned into it: MobileNetV2's logits share a 1.6 MB
+slot with its stem's output, so every general-path predict wrote the stem's output to memory
+not touched since two predicts before (the previous result holds the old buffer). Runs with
+thread_num (benchmarks/real_models.py sets it) took that path until the direct run took them.
 """
 import threading
 
@@ -150,16 +156,27 @@ class LiteSession:
         return compiled.run(env, self, *callbacks)
 
     def _direct(self, before=None, after=None):
-        """The DirectRun a run takes, or None: without callbacks or a context thread count."""
-        if before is None and after is None and not self.context.cpu.thread_num:
+        """The DirectRun a run takes, or None: a run with callbacks takes the general path."""
+        if before is None and after is None:
             return self.direct
         return None
+
+    def _run_direct(self, run, inputs):
+        """run(inputs) (a DirectRun's), with the context's thread count for its launches."""
+        threads = self.context.cpu.thread_num
+        if not threads:
+            return run(inputs)
+        _thread_override_enter(threads)
+        try:
+            return run(inputs)
+        finally:
+            _thread_override_exit()
 
     def run_arrays(self, inputs, before=None, after=None):
         """run, with the outputs as fresh numpy arrays (Model.predict's)."""
         direct = self._direct(before, after)
         if direct is not None:
-            return direct.arrays(inputs)
+            return self._run_direct(direct.arrays, inputs)
         return [o.asnumpy() for o in self.run(inputs, before, after)]
 
     def run(self, inputs, before=None, after=None):
@@ -169,7 +186,7 @@ class LiteSession:
                              f"{self.input_dims}: call Model.resize(inputs, shapes) first")
         direct = self._direct(before, after)
         if direct is not None:
-            return direct(inputs)
+            return self._run_direct(direct, inputs)
         threads = self.context.cpu.thread_num
         env = dict(zip(self.model.inputs, inputs))
         env[CALLBACKS] = (before, after)
