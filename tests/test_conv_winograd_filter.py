@@ -1,6 +1,6 @@
 """Winograd F(2x2, 3x3) filter gradient (csrc/kernels/conv_winograd_filter.cc, through
 _C.conv_winograd_filter and conv_cpp.py's Conv2DBackpropFilter): against the float64
-reference within the documented bound (docs/conv_engine.md: 8 eps times the sum, over the 9
+reference within the documented bound (docs/conv_engine_rounds.md: 8 eps times the sum, over the 9
 taps of the (output, input) channel pair, of the terms' magnitudes; the G^T U G transform mixes
 the pair's taps, so a tap next to padding, whose own terms are few, carries the others'
 rounding; measured up to 0.57), any plane, padding and channel count, float32 and float64,

@@ -23,7 +23,7 @@ narrow planes run channels-last, which the kernel does not mirror), each plane
 at least 16 positions or batch 1 (the pointwise kernel's path), and the expanded activations
 at least MIN_EXPANDED_BYTES (0: every block; MobileNetV2's 14 x 14 blocks, whose expansion fits
 L2 unfused, gain nothing on one thread but take one launch instead of three on two threads,
-which is what a loaded machine's preempted worker costs; docs/conv_engine.md).
+which is what a loaded machine's preempted worker costs; docs/conv_engine_rounds.md).
 
 Not in the `@jit` pipeline: there a training graph's intermediates have other users (the
 backward), and where they do not, the node's gradient recomputes both intermediates.
