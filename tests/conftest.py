@@ -41,3 +41,14 @@ def policy(request):
     ms.set_context(backend_policy=request.param)
     yield request.param
     ms.set_context(backend_policy="ms")
+
+
+@pytest.fixture
+def conv_engine_settings_restored():
+    """The convolution engine's process-wide settings (Winograd mode, thread count) as they were
+    before the test (the Winograd tests force modes and thread counts)."""
+    from mindlite import _C
+    was = _C.conv_winograd()
+    yield
+    _C.conv_winograd(was)
+    _C.set_num_threads(0)

@@ -14,12 +14,7 @@ from mindlite.kernels.cpu import conv_numpy as ref
 WIDE = _C.kernel_isa() == "avx512"
 
 
-@pytest.fixture(autouse=True)
-def restore():
-    was = _C.conv_winograd()
-    yield
-    _C.conv_winograd(was)
-    _C.set_num_threads(0)
+pytestmark = pytest.mark.usefixtures("conv_engine_settings_restored")     # conftest.py
 
 
 def _dx(d, w, mode):

@@ -23,12 +23,7 @@ BOUND = {2: 32, 4: 64, 24: 64}
 TILE = {2: (2, 2), 4: (4, 4), 24: (2, 4)}
 
 
-@pytest.fixture(autouse=True)
-def restore_mode():
-    was = _C.conv_winograd()
-    yield
-    _C.conv_winograd(was)
-    _C.set_num_threads(0)
+pytestmark = pytest.mark.usefixtures("conv_engine_settings_restored")     # conftest.py
 
 
 def _conv(fn, a, w, out_shape, pads, out=None):

@@ -25,12 +25,7 @@ BOUND = 8           # eps x the pair's sum of |terms| over its 9 taps (measured 
 ONE = ((1, 1), (1, 1))
 
 
-@pytest.fixture(autouse=True)
-def restore():
-    was = _C.conv_winograd()
-    yield
-    _C.conv_winograd(was)
-    _C.set_num_threads(0)
+pytestmark = pytest.mark.usefixtures("conv_engine_settings_restored")     # conftest.py
 
 
 def _reference(d, x, pads, absolute=False):

@@ -126,21 +126,8 @@ void pointwise_run(const PointwiseIo<T>& c, int64_t p0, int64_t p1, int64_t i0, 
     const GemmDirectFn<T> tile = width == nr ? t.direct : t.direct1;
     const T* x = c.x + n * g.c * plane;
     const T* b = x + j0;
-    int64_t ldb = plane, shift = 0;           // our columns start at window column `shift`
-    if (cols < width) {
-      if (plane >= width) {
-        shift = width - cols;
-        b = x + plane - width;
-      } else {                                // a plane narrower than the window: a copy
-        T* bt = conv_buffer<T>(kBufPanelB, k * width);
-        for (int64_t kk = 0; kk < k; ++kk) {
-          std::copy(b + kk * plane, b + kk * plane + cols, bt + kk * width);
-          std::fill(bt + kk * width + cols, bt + (kk + 1) * width, T(0));
-        }
-        b = bt;
-        ldb = width;
-      }
-    }
+    int64_t ldb = plane, shift;               // our columns start at window column `shift`
+    partial_panel(&b, &ldb, &shift, x, plane, cols, width, k);
     const int64_t at = n * g.o * plane + j0;       // out offset of row 0 of this panel
     for (int64_t i = i0; i < i1; i += mr) {
       const int rows = static_cast<int>(std::min(mr, i1 - i));

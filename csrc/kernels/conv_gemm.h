@@ -104,6 +104,29 @@ T* conv_buffer(ConvBuf which, int64_t count);
 
 inline int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
+// The B operand of a partial column panel: `cols` (< width) columns starting at *b of rows
+// `k` x `ld`, `total` columns in a row. A tile of `width` columns reads a window ending at the
+// row's last column in place (*shift = width - cols: our columns start there), or, when the
+// rows are narrower than the window, a zero-padded copy in kBufPanelB (*ld = width).
+template <class T>
+void partial_panel(const T** b, int64_t* ld, int64_t* shift, const T* row0, int64_t total,
+                   int64_t cols, int64_t width, int64_t k) {
+  *shift = 0;
+  if (cols >= width) return;
+  if (total >= width) {
+    *shift = width - cols;
+    *b = row0 + total - width;
+    return;
+  }
+  T* bt = conv_buffer<T>(kBufPanelB, k * width);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    std::copy(*b + kk * *ld, *b + kk * *ld + cols, bt + kk * width);
+    std::fill(bt + kk * width + cols, bt + (kk + 1) * width, T(0));
+  }
+  *b = bt;
+  *ld = width;
+}
+
 // Elements of a packed A of m x k for the current tile.
 template <class T>
 int64_t packed_a_size(int64_t m, int64_t k) {

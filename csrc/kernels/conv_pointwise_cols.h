@@ -54,21 +54,8 @@ void pointwise_cols(const T* w, int64_t m, int64_t k, const T* b, int64_t ldb, i
     const int64_t width = rem <= half ? half : nr;
     const GemmDirectFn<T> tile = width == nr ? t.direct : t.direct1;
     const T* bb = b + j;
-    int64_t lb = ldb, shift = 0;
-    if (rem < width) {
-      if (nt >= width) {                     // a window ending at the last column, in place
-        shift = width - rem;
-        bb = b + nt - width;
-      } else {                               // fewer columns than the window: a copy
-        T* bt = conv_buffer<T>(kBufPanelB, k * width);
-        for (int64_t kk = 0; kk < k; ++kk) {
-          std::copy(bb + kk * ldb, bb + kk * ldb + rem, bt + kk * width);
-          std::fill(bt + kk * width + rem, bt + (kk + 1) * width, T(0));
-        }
-        bb = bt;
-        lb = width;
-      }
-    }
+    int64_t lb = ldb, shift;
+    partial_panel(&bb, &lb, &shift, b, nt, rem, width, k);
     for (int64_t i = 0; i < m; i += mr) {
       const int rows = static_cast<int>(std::min(mr, m - i));
       T* o = c + i * ldc + j;
